@@ -1,0 +1,53 @@
+"""Type stub of the compiled core (private: import from edge_agent.native)."""
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+kernel_isa: str
+
+_F32 = npt.NDArray[np.float32]
+_I64 = npt.NDArray[np.int64]
+_I32 = npt.NDArray[np.int32]
+
+class ByteTracker:
+    def __init__(
+        self,
+        high_conf_det_threshold: float,
+        low_conf_det_threshold: float,
+        new_track_threshold: float,
+        minimum_iou_threshold: float,
+        lost_track_buffer: int,
+        frame_rate: float,
+        class_aware: bool,
+    ) -> None: ...
+    def update(
+        self, xyxy: _F32, scores: _F32, class_ids: _I32 | None, return_predicted: bool
+    ) -> tuple[_I64, _F32, _F32, _I32, _I64]:
+        """Returns (track_id, xyxy, score, class_id, det_index)."""
+    def reset(self) -> None: ...
+    @property
+    def frame_id(self) -> int: ...
+    @property
+    def num_tracked(self) -> int: ...
+    @property
+    def num_lost(self) -> int: ...
+
+def iou_matrix(a: _F32, b: _F32) -> _F32: ...
+def separation(
+    frames_a: _I64,
+    boxes_a: _F32,
+    frames_b: _I64,
+    boxes_b: _F32,
+    iou_threshold: float,
+    min_shared_frames: int,
+    min_fraction: float,
+) -> tuple[bool, int, float]: ...
+def association_test(
+    queries: _F32, refs: _F32, ref_owner: _I64, tau_low: float, tau_high: float
+) -> tuple[_I64, npt.NDArray[np.bool_], _F32, _F32, _F32]:
+    """Returns (owner, qualifies, min_sim, max_sim, mean_sim), per-owner arrays of shape (Q, U)."""
+def cosine_topk(
+    queries: _F32, base: _F32 | npt.NDArray[np.float16], k: int, threads: int
+) -> tuple[_I64, _F32]: ...
+def linear_assignment(similarity: _F32, min_similarity: float) -> tuple[_I64, _I64]: ...

@@ -1,0 +1,267 @@
+"""Public API of the native core: within-clip tracking (ByteTrack), box IoU and GEB's separation test,
+and embedding similarity for conservative identity association (GEB section 3.3).
+
+One rule for inputs (as in faiss's Python layer): arrays are float32 (boxes, scores, embeddings),
+int64 (frames, owners) or int32 (class ids), C-contiguous. Other real dtypes and non-contiguous views
+are converted where that is unambiguous; anything else raises ``TypeError``. Wrong shapes, NaN, inf and
+impossible values raise ``ValueError`` naming the argument and the expected shape. Boxes are
+``(x1, y1, x2, y2)`` in pixels. The C++ loops release the GIL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from edge_agent import _native
+
+__all__ = [
+    "AssociationResult",
+    "ByteTracker",
+    "Separation",
+    "Tracks",
+    "association_test",
+    "cosine_topk",
+    "iou_matrix",
+    "kernel_isa",
+    "linear_assignment",
+    "separation",
+]
+
+#: Instruction set of the similarity kernels chosen for this CPU ("avx+fma" or "baseline").
+kernel_isa: str = _native.kernel_isa
+
+
+def _real_array(name: str, value: Any) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a real-valued numeric array, got dtype {arr.dtype}")
+    return arr
+
+
+def _float32(name: str, value: Any) -> np.ndarray:
+    arr = _real_array(name, value)
+    if arr.dtype == np.float32 and arr.flags.c_contiguous:
+        return arr
+    return np.ascontiguousarray(arr, dtype=np.float32)
+
+
+def _integers(name: str, value: Any, dtype: type[np.integer]) -> np.ndarray:
+    arr = _real_array(name, value)
+    if arr.dtype.kind == "f":
+        raise TypeError(f"{name} must be an integer array, got dtype {arr.dtype}")
+    if arr.dtype == dtype and arr.flags.c_contiguous:
+        return arr
+    converted = np.ascontiguousarray(arr, dtype=dtype)
+    if not np.array_equal(converted, arr):
+        raise ValueError(f"{name} has values that do not fit in {np.dtype(dtype).name}")
+    return converted
+
+
+@dataclass(frozen=True, slots=True)
+class Tracks:
+    """Tracks reported for one frame, as parallel arrays of length M.
+
+    ``det_index`` is the row of the input detection that updated the track this frame, or -1 for a
+    lost track reported with its predicted box (``update(..., return_predicted=True)``).
+    """
+
+    track_id: npt.NDArray[np.int64]
+    xyxy: npt.NDArray[np.float32]
+    score: npt.NDArray[np.float32]
+    class_id: npt.NDArray[np.int32]
+    det_index: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.track_id.shape[0])
+
+    def __repr__(self) -> str:
+        ids = ", ".join(str(i) for i in self.track_id[:8].tolist())
+        more = ", ..." if len(self) > 8 else ""
+        predicted = int(np.count_nonzero(self.det_index < 0))
+        return f"Tracks(n={len(self)}, track_id=[{ids}{more}], predicted={predicted})"
+
+
+class ByteTracker:
+    """ByteTrack multi-object tracker for one camera stream or clip.
+
+    Args:
+        high_conf_det_threshold: detections scoring at least this (0-1) take part in the first
+            association pass and may start tracks. Default 0.5.
+        low_conf_det_threshold: detections scoring in [low, high) are used only to keep existing tracks
+            alive in the second pass; lower scores are ignored. Default 0.1.
+        new_track_threshold: an unmatched high detection starts a new track only if it scores at least
+            this. Default 0.6.
+        minimum_iou_threshold: first-pass matches need IoU x detection score (ByteTrack's score fusion)
+            above this. The second pass needs plain IoU above 0.5, the pass for tracks seen only once
+            IoU x score above 0.3, both fixed as in ByteTrack. Default 0.2.
+        lost_track_buffer: frames, counted at 30 fps, that a lost track waits to be found again before it
+            is removed. Default 30.
+        frame_rate: frames per second of the stream; scales ``lost_track_buffer``. Default 30.
+        class_aware: if true a track matches only detections of its own class id. Default False.
+
+    A new track is confirmed (gets a ``track_id``, 1, 2, ...) when it is matched again in the next frame
+    (immediately on the first frame after construction or :meth:`reset`).
+    """
+
+    def __init__(
+        self,
+        high_conf_det_threshold: float = 0.5,
+        low_conf_det_threshold: float = 0.1,
+        new_track_threshold: float = 0.6,
+        minimum_iou_threshold: float = 0.2,
+        lost_track_buffer: int = 30,
+        frame_rate: float = 30.0,
+        class_aware: bool = False,
+    ) -> None:
+        self._tracker = _native.ByteTracker(
+            float(high_conf_det_threshold),
+            float(low_conf_det_threshold),
+            float(new_track_threshold),
+            float(minimum_iou_threshold),
+            int(lost_track_buffer),
+            float(frame_rate),
+            bool(class_aware),
+        )
+
+    def update(
+        self,
+        xyxy: npt.ArrayLike,
+        scores: npt.ArrayLike,
+        class_ids: npt.ArrayLike | None = None,
+        *,
+        return_predicted: bool = False,
+    ) -> Tracks:
+        """Advance one frame with detections ``xyxy`` (N, 4), ``scores`` (N,) in [0, 1] and optional
+        ``class_ids`` (N,). Returns the confirmed tracks updated this frame, with their Kalman-filtered
+        boxes; with ``return_predicted`` also the lost tracks still waiting, at their predicted boxes."""
+        classes = None if class_ids is None else _integers("class_ids", class_ids, np.int32)
+        track_id, boxes, score, class_id, det_index = self._tracker.update(
+            _float32("xyxy", xyxy), _float32("scores", scores), classes, bool(return_predicted)
+        )
+        return Tracks(track_id, boxes, score, class_id, det_index)
+
+    def reset(self) -> None:
+        """Forget every track and restart ids at 1."""
+        self._tracker.reset()
+
+    @property
+    def frame_id(self) -> int:
+        """Frames processed since construction or the last reset."""
+        return int(self._tracker.frame_id)
+
+    def __repr__(self) -> str:
+        t = self._tracker
+        return f"ByteTracker(frame_id={t.frame_id}, tracked={t.num_tracked}, lost={t.num_lost})"
+
+
+def iou_matrix(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """IoU of every box in ``a`` (N, 4) with every box in ``b`` (M, 4), as float32 (N, M).
+    Boxes without area have IoU 0 with everything."""
+    return _native.iou_matrix(_float32("a", a), _float32("b", b))
+
+
+class Separation(NamedTuple):
+    """Result of :func:`separation`."""
+
+    separated: bool  #: the two observations are proven to be different physical instances
+    shared: int  #: number of frames both observations have a box on
+    fraction: float  #: fraction of shared frames whose boxes have IoU below the threshold
+
+
+def separation(
+    frames_a: npt.ArrayLike,
+    boxes_a: npt.ArrayLike,
+    frames_b: npt.ArrayLike,
+    boxes_b: npt.ArrayLike,
+    iou_threshold: float = 0.3,
+    min_shared_frames: int = 2,
+    min_fraction: float = 0.5,
+) -> Separation:
+    """GEB's separation test: observation A (boxes on ``frames_a``, strictly increasing) and B are
+    different instances if, on at least ``min_shared_frames`` frames they share, their boxes have
+    IoU < ``iou_threshold`` in at least ``min_fraction`` of them. Such evidence vetoes an identity
+    match whatever the embeddings say."""
+    separated, shared, fraction = _native.separation(
+        _integers("frames_a", frames_a, np.int64),
+        _float32("boxes_a", boxes_a),
+        _integers("frames_b", frames_b, np.int64),
+        _float32("boxes_b", boxes_b),
+        float(iou_threshold),
+        int(min_shared_frames),
+        float(min_fraction),
+    )
+    return Separation(bool(separated), int(shared), float(fraction))
+
+
+@dataclass(frozen=True, slots=True)
+class AssociationResult:
+    """Per distinct owner (ascending ``owner``): whether the query qualifies under the two-threshold
+    rule and its min / max / mean cosine similarity to the owner's references. For a single query the
+    per-owner arrays have shape (U,); for a batch of Q queries, (Q, U)."""
+
+    owner: npt.NDArray[np.int64]
+    qualifies: npt.NDArray[np.bool_]
+    min_sim: npt.NDArray[np.float32]
+    max_sim: npt.NDArray[np.float32]
+    mean_sim: npt.NDArray[np.float32]
+
+    def __repr__(self) -> str:
+        return (
+            f"AssociationResult(owners={self.owner.shape[0]}, "
+            f"qualifying={int(np.count_nonzero(self.qualifies))})"
+        )
+
+
+def association_test(
+    query: npt.ArrayLike,
+    refs: npt.ArrayLike,
+    ref_owner: npt.ArrayLike,
+    tau_low: float,
+    tau_high: float,
+) -> AssociationResult:
+    """GEB's two-threshold test. ``query`` (D,) or a batch (Q, D); ``refs`` (R, D) reference embeddings,
+    ``ref_owner`` (R,) the entity each reference belongs to. An owner qualifies iff the cosine similarity
+    to every one of its references is >= ``tau_low`` and to at least one is >= ``tau_high`` (compared
+    in float32). Zero-norm rows raise ``ValueError``."""
+    q = _float32("query", query)
+    single = q.ndim == 1
+    owner, qualifies, lo, hi, mean = _native.association_test(
+        q.reshape(1, -1) if single else q,
+        _float32("refs", refs),
+        _integers("ref_owner", ref_owner, np.int64),
+        float(tau_low),
+        float(tau_high),
+    )
+    if single:
+        qualifies, lo, hi, mean = qualifies[0], lo[0], hi[0], mean[0]
+    return AssociationResult(owner, qualifies, lo, hi, mean)
+
+
+def cosine_topk(
+    queries: npt.ArrayLike, base: npt.ArrayLike, k: int, *, threads: int = 0
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The ``k`` rows of ``base`` (N, D; float32, or float16 to halve memory) most cosine-similar to each
+    of ``queries`` (Q, D; a single (D,) query is treated as Q = 1). Returns ``(indices, scores)`` of
+    shape (Q, min(k, N)), best first, ties broken by lower index. Base rows are scanned in cache-sized
+    blocks so a batch of queries becomes matrix products; a NaN, inf or zero-norm row raises.
+    ``threads``: how many threads share a large scan (0: one per core when the scan is big enough)."""
+    q = _float32("queries", queries)
+    if q.ndim == 1:
+        q = q.reshape(1, -1)
+    b = _real_array("base", base)
+    if not (b.dtype == np.float16 and b.flags.c_contiguous):
+        b = _float32("base", b)
+    return _native.cosine_topk(q, b, int(k), int(threads))
+
+
+def linear_assignment(
+    similarity: npt.ArrayLike, min_similarity: float
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Exact maximum-weight matching: pairs (row, col) with ``similarity > min_similarity`` that
+    maximise the total of ``similarity - min_similarity`` (LAPJV with ByteTrack's cost limit). Returns
+    ``(rows, cols)`` sorted by row. Solved per connected component of the allowed pairs."""
+    return _native.linear_assignment(_float32("similarity", similarity), float(min_similarity))

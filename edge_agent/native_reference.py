@@ -1,0 +1,278 @@
+"""Short NumPy references of every native function (edge_agent.native), written for clarity rather
+than speed. Tests compare the native core against them; ``edge-agent bench native`` times them as the
+baseline. The assignment step uses SciPy's exact solver, an implementation independent of ours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+__all__ = [
+    "ByteTrackerReference",
+    "association_test",
+    "cosine_topk",
+    "iou_matrix",
+    "linear_assignment",
+    "separation",
+]
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    iw = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    ih = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    inter = np.where((iw > 0) & (ih > 0), iw * ih, 0.0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((inter > 0) & (union > 0), inter / union, 0.0)
+
+
+def separation(frames_a, boxes_a, frames_b, boxes_b, iou_threshold, min_shared_frames, min_fraction):
+    frames_a, frames_b = np.asarray(frames_a), np.asarray(frames_b)
+    shared, ia, ib = np.intersect1d(frames_a, frames_b, return_indices=True)
+    if shared.size == 0:
+        return False, 0, 0.0
+    ious = np.diag(iou_matrix(np.asarray(boxes_a)[ia], np.asarray(boxes_b)[ib]))
+    fraction = float(np.mean(ious < iou_threshold))
+    return bool(shared.size >= min_shared_frames and fraction >= min_fraction), int(shared.size), fraction
+
+
+def _cosine(queries: np.ndarray, base: np.ndarray) -> np.ndarray:
+    q = np.asarray(queries, dtype=np.float64)
+    b = np.asarray(base, dtype=np.float64)
+    return (q @ b.T) / np.outer(np.linalg.norm(q, axis=1), np.linalg.norm(b, axis=1))
+
+
+def association_test(queries, refs, ref_owner, tau_low, tau_high):
+    """Returns (owner, qualifies, min_sim, max_sim, mean_sim) with per-owner arrays of shape (Q, U)."""
+    sims = _cosine(np.atleast_2d(queries), refs).astype(np.float32)
+    owners = np.unique(ref_owner)
+    columns = [sims[:, np.asarray(ref_owner) == o] for o in owners]
+    lo = np.stack([c.min(axis=1) for c in columns], axis=1)
+    hi = np.stack([c.max(axis=1) for c in columns], axis=1)
+    mean = np.stack([c.astype(np.float64).mean(axis=1) for c in columns], axis=1).astype(np.float32)
+    qualifies = (lo >= np.float32(tau_low)) & (hi >= np.float32(tau_high))
+    return owners.astype(np.int64), qualifies, lo, hi, mean
+
+
+def cosine_topk(queries, base, k):
+    sims = _cosine(np.atleast_2d(queries), base).astype(np.float32)
+    k = min(int(k), sims.shape[1])
+    n = sims.shape[1]
+    # Sort by score descending, then index ascending.
+    order = np.lexsort((np.broadcast_to(np.arange(n), sims.shape), -sims), axis=1)[:, :k]
+    return order.astype(np.int64), np.take_along_axis(sims, order, axis=1)
+
+
+def linear_assignment(similarity, min_similarity):
+    sim = np.asarray(similarity, dtype=np.float64)
+    if sim.size == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    allowed = sim > min_similarity
+    cost = np.where(allowed, min_similarity - sim, 0.0)
+    rows, cols = linear_sum_assignment(cost)
+    keep = allowed[rows, cols]
+    return rows[keep].astype(np.int64), cols[keep].astype(np.int64)
+
+
+# --- ByteTrack -------------------------------------------------------------------------------------
+
+_STD_POSITION = 1.0 / 20.0
+_STD_VELOCITY = 1.0 / 160.0
+_SECOND_PASS_MIN_IOU = 0.5
+_UNCONFIRMED_PASS_MIN_IOU = 0.3
+_DUPLICATE_MIN_IOU = 0.85
+_F = np.eye(8) + np.eye(8, k=4)
+_H = np.eye(4, 8)
+
+
+def _xyah(box: np.ndarray) -> np.ndarray:
+    w, h = box[2] - box[0], box[3] - box[1]
+    return np.array([box[0] + w / 2, box[1] + h / 2, w / h, h])
+
+
+@dataclass
+class _Track:
+    internal_id: int
+    mean: np.ndarray
+    cov: np.ndarray
+    score: float
+    class_id: int
+    frame_id: int
+    start_frame: int
+    det_index: int
+    state: str = "tracked"  # tracked | lost | removed
+    is_activated: bool = False
+    public_id: int = -1
+
+    def box(self) -> np.ndarray:
+        x, y, a, h = self.mean[:4]
+        w = a * h
+        x1, y1 = x - w / 2, y - h / 2
+        return np.array([x1, y1, x1 + w, y1 + h])
+
+    def predict(self) -> None:
+        h = self.mean[3]
+        std = np.array([_STD_POSITION * h] * 2 + [1e-2, _STD_POSITION * h] + [_STD_VELOCITY * h] * 2 + [1e-5, _STD_VELOCITY * h])
+        self.mean = _F @ self.mean
+        self.cov = _F @ self.cov @ _F.T + np.diag(std**2)
+
+    def correct(self, z: np.ndarray) -> None:
+        h = self.mean[3]
+        r = np.array([_STD_POSITION * h, _STD_POSITION * h, 1e-1, _STD_POSITION * h])
+        s = _H @ self.cov @ _H.T + np.diag(r**2)
+        gain = np.linalg.solve(s, (self.cov @ _H.T).T).T
+        self.mean = self.mean + gain @ (z - _H @ self.mean)
+        self.cov = self.cov - gain @ s @ gain.T
+
+
+@dataclass
+class ByteTrackerReference:
+    """ByteTrack exactly as the native tracker runs it; same parameters and outputs
+    (track_id, xyxy, score, class_id, det_index)."""
+
+    high_conf_det_threshold: float = 0.5
+    low_conf_det_threshold: float = 0.1
+    new_track_threshold: float = 0.6
+    minimum_iou_threshold: float = 0.2
+    lost_track_buffer: int = 30
+    frame_rate: float = 30.0
+    class_aware: bool = False
+    tracked: list[_Track] = field(default_factory=list)
+    lost: list[_Track] = field(default_factory=list)
+    frame_id: int = 0
+    _next_internal: int = 0
+    _next_public: int = 0
+
+    def reset(self) -> None:
+        self.tracked, self.lost = [], []
+        self.frame_id = self._next_internal = self._next_public = 0
+
+    def _confirm(self, t: _Track) -> None:
+        if not t.is_activated:
+            t.is_activated = True
+            self._next_public += 1
+            t.public_id = self._next_public
+
+    def _update(self, t: _Track, det: tuple) -> None:
+        box, score, cls, index = det
+        t.correct(_xyah(box))
+        t.frame_id, t.state, t.score, t.class_id, t.det_index = self.frame_id, "tracked", score, cls, index
+        self._confirm(t)
+
+    def _match(self, tracks: list[_Track], dets: list[tuple], fuse: bool, threshold: float):
+        if not tracks or not dets:
+            return [], list(range(len(tracks))), list(range(len(dets)))
+        sim = iou_matrix(np.array([t.box() for t in tracks]), np.array([d[0] for d in dets]))
+        if fuse:
+            sim = sim * np.array([d[1] for d in dets])[None, :]
+        if self.class_aware:
+            sim = np.where(np.array([t.class_id for t in tracks])[:, None] == np.array([d[2] for d in dets])[None, :], sim, 0.0)
+        rows, cols = linear_assignment(sim, threshold)
+        pairs = sorted(zip(rows.tolist(), cols.tolist()))
+        matched_rows = {r for r, _ in pairs}
+        matched_cols = {c for _, c in pairs}
+        return (
+            pairs,
+            [r for r in range(len(tracks)) if r not in matched_rows],
+            [c for c in range(len(dets)) if c not in matched_cols],
+        )
+
+    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False):
+        self.frame_id += 1
+        xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4).astype(np.float64)
+        scores = np.asarray(scores, dtype=np.float32).astype(np.float64)
+        classes = np.zeros(len(scores), np.int32) if class_ids is None else np.asarray(class_ids, np.int32)
+        dets = [(xyxy[i], float(scores[i]), int(classes[i]), i) for i in range(len(scores))]
+        high = [d for d in dets if d[1] >= self.high_conf_det_threshold]
+        low = [d for d in dets if self.low_conf_det_threshold <= d[1] < self.high_conf_det_threshold]
+
+        for t in self.tracked + self.lost:
+            t.det_index = -1
+        unconfirmed = [t for t in self.tracked if not t.is_activated]
+        pool = [t for t in self.tracked if t.is_activated] + self.lost
+        for t in pool:
+            if t.state != "tracked":
+                t.mean[7] = 0.0
+            t.predict()
+
+        activated, refound, newly_lost = [], [], []
+        pairs, unmatched_rows, unmatched_high = self._match(pool, high, True, self.minimum_iou_threshold)
+        for r, c in pairs:
+            was_tracked = pool[r].state == "tracked"
+            self._update(pool[r], high[c])
+            (activated if was_tracked else refound).append(pool[r])
+
+        remaining = [pool[r] for r in unmatched_rows if pool[r].state == "tracked"]
+        pairs, unmatched_rows, _ = self._match(remaining, low, False, _SECOND_PASS_MIN_IOU)
+        for r, c in pairs:
+            self._update(remaining[r], low[c])
+            activated.append(remaining[r])
+        for r in unmatched_rows:
+            if remaining[r].state != "lost":
+                remaining[r].state = "lost"
+                newly_lost.append(remaining[r])
+
+        left = [high[c] for c in unmatched_high]
+        pairs, unmatched_rows, unmatched_left = self._match(unconfirmed, left, True, _UNCONFIRMED_PASS_MIN_IOU)
+        for r, c in pairs:
+            self._update(unconfirmed[r], left[c])
+            activated.append(unconfirmed[r])
+        for r in unmatched_rows:
+            unconfirmed[r].state = "removed"
+
+        for c in unmatched_left:
+            box, score, cls, index = left[c]
+            if score < self.new_track_threshold:
+                continue
+            self._next_internal += 1
+            z = _xyah(box)
+            h = z[3]
+            std = np.array([2 * _STD_POSITION * h] * 2 + [1e-2, 2 * _STD_POSITION * h]
+                           + [10 * _STD_VELOCITY * h] * 2 + [1e-5, 10 * _STD_VELOCITY * h])
+            t = _Track(self._next_internal, np.r_[z, np.zeros(4)], np.diag(std**2), score, cls,
+                       self.frame_id, self.frame_id, index)
+            if self.frame_id == 1:
+                self._confirm(t)
+            activated.append(t)
+
+        for t in self.lost:
+            if t.state == "lost" and self.frame_id - t.frame_id > int(self.frame_rate / 30.0 * self.lost_track_buffer):
+                t.state = "removed"
+
+        new_tracked: list[_Track] = []
+        for t in [t for t in self.tracked if t.state == "tracked"] + activated + refound:
+            if not any(t is u for u in new_tracked):
+                new_tracked.append(t)
+        new_lost: list[_Track] = []
+        for t in [t for t in self.lost if t.state == "lost" and not any(t is u for u in new_tracked)] + newly_lost:
+            if t.state == "lost" and not any(t is u for u in new_lost):
+                new_lost.append(t)
+
+        drop_tracked, drop_lost = set(), set()
+        if new_tracked and new_lost:
+            overlap = iou_matrix(np.array([t.box() for t in new_tracked]), np.array([t.box() for t in new_lost]))
+            for p, q in zip(*np.nonzero(overlap > _DUPLICATE_MIN_IOU)):
+                a, b = new_tracked[p], new_lost[q]
+                if self.class_aware and a.class_id != b.class_id:
+                    continue
+                if a.frame_id - a.start_frame > b.frame_id - b.start_frame:
+                    drop_lost.add(int(q))
+                else:
+                    drop_tracked.add(int(p))
+        self.tracked = [t for i, t in enumerate(new_tracked) if i not in drop_tracked]
+        self.lost = [t for i, t in enumerate(new_lost) if i not in drop_lost]
+
+        out = [t for t in self.tracked if t.is_activated] + (self.lost if return_predicted else [])
+        return (
+            np.array([t.public_id for t in out], dtype=np.int64),
+            np.array([t.box() for t in out], dtype=np.float32).reshape(-1, 4),
+            np.array([t.score for t in out], dtype=np.float32),
+            np.array([t.class_id for t in out], dtype=np.int32),
+            np.array([t.det_index for t in out], dtype=np.int64),
+        )

@@ -1,0 +1,118 @@
+// ByteTrack (Zhang et al., ECCV 2022) for within-clip tracking: one tracklet in one clip becomes one
+// observation (GEB section 3.1). Three association passes, exact assignment, Kalman motion model.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "assignment.hpp"
+#include "geometry.hpp"
+#include "kalman.hpp"
+
+namespace edge_agent {
+
+struct TrackerParams {
+    double high_conf_det_threshold = 0.5;  // score >= this: first pass and new tracks
+    double low_conf_det_threshold = 0.1;   // low <= score < high: second (recovery) pass only
+    double new_track_threshold = 0.6;      // an unmatched high detection starts a track if score >= this
+    double minimum_iou_threshold = 0.2;    // first pass: IoU x score must exceed this
+    int lost_track_buffer = 30;            // frames (at 30 fps) a lost track waits to be found again
+    double frame_rate = 30.0;
+    bool class_aware = false;              // match only detections of the track's class
+};
+
+// ByteTrack's fixed thresholds for the second pass (plain IoU) and the unconfirmed pass (IoU x score).
+inline constexpr double kSecondPassMinIou = 0.5;
+inline constexpr double kUnconfirmedPassMinIou = 0.3;
+// A tracked and a lost track overlapping more than this are duplicates; the younger one is dropped.
+inline constexpr double kDuplicateMinIou = 0.85;
+
+struct TrackOutput {
+    std::vector<std::int64_t> track_id;
+    std::vector<float> xyxy;
+    std::vector<float> score;
+    std::vector<std::int32_t> class_id;
+    std::vector<std::int64_t> det_index;
+};
+
+enum class TrackState { Tracked, Lost, Removed };
+
+struct Track {
+    std::int64_t internal_id = 0;
+    std::int64_t public_id = -1;  // allocated when the track is confirmed
+    KalmanState kf{};
+    TrackState state = TrackState::Tracked;
+    bool is_activated = false;
+    double score = 0;
+    std::int32_t class_id = 0;
+    std::int64_t frame_id = 0;  // last frame with a detection
+    std::int64_t start_frame = 0;
+    std::int64_t det_index = -1;  // detection matched in the current frame
+    std::int64_t in_tracked = 0;  // frame stamps: member of the rebuilt lists of that frame
+    std::int64_t in_lost = 0;
+    BoxD box() const;
+};
+
+class ByteTracker {
+public:
+    explicit ByteTracker(const TrackerParams& params);
+
+    // xyxy: n x 4, scores: n, class_ids: n. Inputs are validated by the caller.
+    TrackOutput update(const float* xyxy, const float* scores, const std::int32_t* class_ids, std::int64_t n,
+                       bool return_predicted);
+    void reset();
+
+    const TrackerParams& params() const { return params_; }
+    std::int64_t frame_id() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return frame_id_;
+    }
+    std::size_t num_tracked() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return tracked_.size();
+    }
+    std::size_t num_lost() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return lost_.size();
+    }
+
+private:
+    struct Detection {
+        BoxD box;
+        double score;
+        std::int32_t class_id;
+        std::int64_t index;
+    };
+
+    // Pairs (track, detection) whose boxes overlap, with IoU (times the detection score if fuse_score)
+    // as similarity, into edges_; then the exact matching above `threshold` into matches_.
+    void associate(const std::vector<Track*>& tracks, const std::vector<const Detection*>& dets, bool fuse_score,
+                   double threshold);
+    void update_track(Track& t, const Detection& d);
+    void confirm(Track& t);
+
+    TrackerParams params_;
+    int max_time_lost_;
+    std::int64_t frame_id_ = 0;
+    std::int64_t next_internal_id_ = 0;
+    std::int64_t next_public_id_ = 0;
+    std::vector<std::unique_ptr<Track>> store_;  // owns every live track
+    std::vector<Track*> tracked_;                 // ByteTrack's tracked list (confirmed and not), in order
+    std::vector<Track*> lost_;                    // ByteTrack's lost list, in order
+    mutable std::mutex mutex_;
+
+    // Per-frame buffers, kept to avoid allocating every frame.
+    std::vector<Detection> detections_;
+    std::vector<const Detection*> high_, low_, left_;
+    std::vector<Track*> unconfirmed_, pool_, remaining_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
+    std::vector<Edge> edges_;
+    std::vector<Match> matches_;
+    std::vector<std::int32_t> order_;
+    std::vector<double> starts_;
+    std::vector<char> used_a_, used_b_;
+    MatchWorkspace workspace_;
+};
+
+}  // namespace edge_agent

@@ -1,0 +1,290 @@
+// pybind11 bindings: NumPy arrays in and out, shapes and values checked here (ValueError naming the
+// argument and the expected shape), the GIL released while C++ loops run. Dtype conversion is done by
+// edge_agent/native.py, so these functions take exact dtypes and C-contiguous arrays only.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "assignment.hpp"
+#include "byte_tracker.hpp"
+#include "geometry.hpp"
+#include "similarity.hpp"
+
+namespace py = pybind11;
+using namespace edge_agent;
+
+namespace {
+
+template <typename T>
+using carray = py::array_t<T, py::array::c_style>;
+
+std::string shape_text(const py::array& a) {
+    std::ostringstream s;
+    s << "(";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) s << (i ? ", " : "") << a.shape(i);
+    if (a.ndim() == 1) s << ",";
+    s << ")";
+    return s.str();
+}
+
+// dims: required extent per axis, -1 for any. expected: how the shape is written in messages.
+void require_shape(const py::array& a, const char* name, std::initializer_list<py::ssize_t> dims, const char* expected) {
+    bool ok = a.ndim() == static_cast<py::ssize_t>(dims.size());
+    py::ssize_t axis = 0;
+    for (py::ssize_t want : dims) {
+        if (ok && want >= 0 && a.shape(axis) != want) ok = false;
+        ++axis;
+    }
+    if (!ok) throw py::value_error(std::string(name) + " must have shape " + expected + ", got " + shape_text(a));
+}
+
+void require_finite(const float* p, py::ssize_t count, py::ssize_t row_width, const char* name) {
+    for (py::ssize_t i = 0; i < count; ++i)
+        if (!std::isfinite(p[i]))
+            throw py::value_error(std::string(name) + " contains NaN or inf (row " + std::to_string(i / row_width) + ")");
+}
+
+void require_boxes(const carray<float>& xyxy, const char* name, bool positive_area) {
+    require_shape(xyxy, name, {-1, 4}, "(N, 4) as x1, y1, x2, y2");
+    const float* p = xyxy.data();
+    require_finite(p, xyxy.size(), 4, name);
+    for (py::ssize_t i = 0; i < xyxy.shape(0); ++i) {
+        const float* b = p + 4 * i;
+        if (b[2] < b[0] || b[3] < b[1])
+            throw py::value_error(std::string(name) + " row " + std::to_string(i) + " has x2 < x1 or y2 < y1");
+        if (positive_area && (b[2] == b[0] || b[3] == b[1]))
+            throw py::value_error(std::string(name) + " row " + std::to_string(i) +
+                                  " has zero width or height; a tracker cannot follow a box without area");
+    }
+}
+
+void require_increasing(const carray<std::int64_t>& frames, const char* name) {
+    const std::int64_t* f = frames.data();
+    for (py::ssize_t i = 1; i < frames.shape(0); ++i)
+        if (f[i] <= f[i - 1])
+            throw py::value_error(std::string(name) + " must be strictly increasing (one box per frame); row " +
+                                  std::to_string(i) + " is not");
+}
+
+void require_unit_or_less(double v, const char* name) {
+    if (!(v >= 0.0 && v <= 1.0)) throw py::value_error(std::string(name) + " must be in [0, 1]");
+}
+
+template <typename T>
+py::array_t<T> to_array(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
+    py::array_t<T> a(shape);
+    if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(T));
+    return a;
+}
+
+py::array_t<bool> to_bool_array(const std::vector<char>& v, std::vector<py::ssize_t> shape) {
+    py::array_t<bool> a(shape);
+    bool* out = a.mutable_data();
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i] != 0;
+    return a;
+}
+
+[[noreturn]] void raise_bad_row(const BadRow& bad) {
+    throw py::value_error(bad.argument + " row " + std::to_string(bad.row) + " " + bad.problem);
+}
+
+py::tuple tracker_update(ByteTracker& tracker, const carray<float>& xyxy, const carray<float>& scores,
+                         const std::optional<carray<std::int32_t>>& class_ids, bool return_predicted) {
+    require_boxes(xyxy, "xyxy", true);
+    const py::ssize_t n = xyxy.shape(0);
+    require_shape(scores, "scores", {n}, "(N,) matching xyxy");
+    require_finite(scores.data(), n, 1, "scores");
+    for (py::ssize_t i = 0; i < n; ++i)
+        if (scores.data()[i] < 0.0f || scores.data()[i] > 1.0f)
+            throw py::value_error("scores must be in [0, 1] (row " + std::to_string(i) + ")");
+    const std::int32_t* classes = nullptr;
+    if (class_ids) {
+        require_shape(*class_ids, "class_ids", {n}, "(N,) matching xyxy");
+        classes = class_ids->data();
+    }
+    TrackOutput out;
+    {
+        py::gil_scoped_release release;
+        out = tracker.update(xyxy.data(), scores.data(), classes, n, return_predicted);
+    }
+    const auto m = static_cast<py::ssize_t>(out.track_id.size());
+    return py::make_tuple(to_array(std::move(out.track_id), {m}), to_array(std::move(out.xyxy), {m, 4}),
+                          to_array(std::move(out.score), {m}), to_array(std::move(out.class_id), {m}),
+                          to_array(std::move(out.det_index), {m}));
+}
+
+py::array_t<float> py_iou_matrix(const carray<float>& a, const carray<float>& b) {
+    require_boxes(a, "a", false);
+    require_boxes(b, "b", false);
+    const py::ssize_t n = a.shape(0), m = b.shape(0);
+    py::array_t<float> out({n, m});
+    float* o = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        iou_matrix(a.data(), n, b.data(), m, o);
+    }
+    return out;
+}
+
+py::tuple py_separation(const carray<std::int64_t>& frames_a, const carray<float>& boxes_a,
+                        const carray<std::int64_t>& frames_b, const carray<float>& boxes_b, double iou_threshold,
+                        std::int64_t min_shared_frames, double min_fraction) {
+    require_shape(frames_a, "frames_a", {-1}, "(K,)");
+    require_boxes(boxes_a, "boxes_a", false);
+    require_shape(boxes_a, "boxes_a", {frames_a.shape(0), 4}, "(K, 4) matching frames_a");
+    require_shape(frames_b, "frames_b", {-1}, "(L,)");
+    require_boxes(boxes_b, "boxes_b", false);
+    require_shape(boxes_b, "boxes_b", {frames_b.shape(0), 4}, "(L, 4) matching frames_b");
+    require_increasing(frames_a, "frames_a");
+    require_increasing(frames_b, "frames_b");
+    require_unit_or_less(iou_threshold, "iou_threshold");
+    require_unit_or_less(min_fraction, "min_fraction");
+    if (min_shared_frames < 1) throw py::value_error("min_shared_frames must be >= 1");
+    SeparationResult r;
+    {
+        py::gil_scoped_release release;
+        r = separation(frames_a.data(), boxes_a.data(), frames_a.shape(0), frames_b.data(), boxes_b.data(),
+                       frames_b.shape(0), iou_threshold, min_shared_frames, min_fraction);
+    }
+    return py::make_tuple(r.separated, r.shared, r.fraction);
+}
+
+py::tuple py_association_test(const carray<float>& queries, const carray<float>& refs,
+                              const carray<std::int64_t>& ref_owner, double tau_low, double tau_high) {
+    require_shape(queries, "query", {-1, -1}, "(Q, D)");
+    const py::ssize_t d = queries.shape(1);
+    if (d == 0) throw py::value_error("query must have D >= 1 dimensions");
+    require_shape(refs, "refs", {-1, d}, "(R, D) with D matching query");
+    require_shape(ref_owner, "ref_owner", {refs.shape(0)}, "(R,) matching refs");
+    // NaN and inf are caught per row by the norm check inside the single pass over the data.
+    if (!(tau_low >= -1.0 && tau_low <= 1.0)) throw py::value_error("tau_low must be in [-1, 1]");
+    if (!(tau_high >= -1.0 && tau_high <= 1.0)) throw py::value_error("tau_high must be in [-1, 1]");
+    if (tau_low > tau_high) throw py::value_error("tau_low must not exceed tau_high");
+    AssociationOutput out;
+    BadRow bad;
+    bool failed = false;
+    {
+        py::gil_scoped_release release;
+        try {
+            out = association_test(queries.data(), queries.shape(0), refs.data(), refs.shape(0), ref_owner.data(), d,
+                                   static_cast<float>(tau_low), static_cast<float>(tau_high));
+        } catch (const BadRow& e) {
+            bad = e;
+            failed = true;
+        }
+    }
+    if (failed) raise_bad_row(bad);
+    const py::ssize_t q = queries.shape(0), u = static_cast<py::ssize_t>(out.owner.size());
+    return py::make_tuple(to_array(std::move(out.owner), {u}), to_bool_array(out.qualifies, {q, u}),
+                          to_array(std::move(out.min_sim), {q, u}), to_array(std::move(out.max_sim), {q, u}),
+                          to_array(std::move(out.mean_sim), {q, u}));
+}
+
+py::tuple py_cosine_topk(const carray<float>& queries, const py::array& base, std::int64_t k, int threads) {
+    require_shape(queries, "queries", {-1, -1}, "(Q, D)");
+    const py::ssize_t d = queries.shape(1);
+    if (d == 0) throw py::value_error("queries must have D >= 1 dimensions");
+    const bool is_f32 = py::isinstance<carray<float>>(base) && py::dtype::of<float>().is(base.dtype());
+    const bool is_f16 = base.dtype().kind() == 'f' && base.dtype().itemsize() == 2;
+    if (!is_f32 && !is_f16) throw py::type_error("base must be float32 or float16");
+    if (!(base.flags() & py::array::c_style)) throw py::type_error("base must be C-contiguous");
+    require_shape(base, "base", {-1, d}, "(N, D) with D matching queries");
+    if (k < 1) throw py::value_error("k must be >= 1");
+    if (threads < 0) throw py::value_error("threads must be >= 0 (0: one per core)");
+    const py::ssize_t q = queries.shape(0), n = base.shape(0);
+    const py::ssize_t kk = std::min<py::ssize_t>(k, n);
+    py::array_t<std::int64_t> indices({q, kk});
+    py::array_t<float> scores({q, kk});
+    const float* base_f32 = is_f32 ? static_cast<const float*>(base.data()) : nullptr;
+    const auto* base_f16 = is_f16 ? static_cast<const std::uint16_t*>(base.data()) : nullptr;
+    std::int64_t* idx = indices.mutable_data();
+    float* sc = scores.mutable_data();
+    BadRow bad;
+    bool failed = false;
+    {
+        py::gil_scoped_release release;
+        try {
+            cosine_topk(queries.data(), q, base_f32, base_f16, n, d, k, idx, sc, threads);
+        } catch (const BadRow& e) {
+            bad = e;
+            failed = true;
+        }
+    }
+    if (failed) raise_bad_row(bad);
+    return py::make_tuple(indices, scores);
+}
+
+py::tuple py_linear_assignment(const carray<float>& similarity, double min_similarity) {
+    require_shape(similarity, "similarity", {-1, -1}, "(N, M)");
+    require_finite(similarity.data(), similarity.size(), std::max<py::ssize_t>(similarity.shape(1), 1), "similarity");
+    if (!std::isfinite(min_similarity)) throw py::value_error("min_similarity must be finite");
+    const py::ssize_t n = similarity.shape(0), m = similarity.shape(1);
+    if (n > INT32_MAX || m > INT32_MAX) throw py::value_error("similarity is too large");
+    std::vector<Match> matches;
+    {
+        py::gil_scoped_release release;
+        std::vector<Edge> edges;
+        const float* s = similarity.data();
+        for (py::ssize_t i = 0; i < n; ++i)
+            for (py::ssize_t j = 0; j < m; ++j)
+                if (s[i * m + j] > min_similarity)
+                    edges.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), s[i * m + j]});
+        MatchWorkspace workspace;
+        match_edges(static_cast<int>(n), static_cast<int>(m), edges, min_similarity, workspace, matches);
+    }
+    const auto k = static_cast<py::ssize_t>(matches.size());
+    py::array_t<std::int64_t> rows({k}), cols({k});
+    for (py::ssize_t t = 0; t < k; ++t) {
+        rows.mutable_data()[t] = matches[t].first;
+        cols.mutable_data()[t] = matches[t].second;
+    }
+    return py::make_tuple(rows, cols);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+    m.doc() = "edge-agent native core: tracking, box geometry and embedding similarity (private; use edge_agent.native)";
+    m.attr("__version__") = EDGE_AGENT_VERSION;
+    m.attr("kernel_isa") = kernel_isa();
+
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const std::invalid_argument& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+
+    py::class_<ByteTracker>(m, "ByteTracker")
+        .def(py::init([](double high, double low, double new_track, double min_iou, int lost_track_buffer,
+                         double frame_rate, bool class_aware) {
+                 return new ByteTracker(TrackerParams{high, low, new_track, min_iou, lost_track_buffer, frame_rate,
+                                                      class_aware});
+             }),
+             py::arg("high_conf_det_threshold"), py::arg("low_conf_det_threshold"), py::arg("new_track_threshold"),
+             py::arg("minimum_iou_threshold"), py::arg("lost_track_buffer"), py::arg("frame_rate"),
+             py::arg("class_aware"))
+        .def("update", &tracker_update, py::arg("xyxy"), py::arg("scores"), py::arg("class_ids"),
+             py::arg("return_predicted"))
+        .def("reset", &ByteTracker::reset, py::call_guard<py::gil_scoped_release>())
+        .def_property_readonly("frame_id", &ByteTracker::frame_id)
+        .def_property_readonly("num_tracked", &ByteTracker::num_tracked)
+        .def_property_readonly("num_lost", &ByteTracker::num_lost);
+
+    m.def("iou_matrix", &py_iou_matrix, py::arg("a"), py::arg("b"));
+    m.def("separation", &py_separation, py::arg("frames_a"), py::arg("boxes_a"), py::arg("frames_b"),
+          py::arg("boxes_b"), py::arg("iou_threshold"), py::arg("min_shared_frames"), py::arg("min_fraction"));
+    m.def("association_test", &py_association_test, py::arg("queries"), py::arg("refs"), py::arg("ref_owner"),
+          py::arg("tau_low"), py::arg("tau_high"));
+    m.def("cosine_topk", &py_cosine_topk, py::arg("queries"), py::arg("base"), py::arg("k"), py::arg("threads"));
+    m.def("linear_assignment", &py_linear_assignment, py::arg("similarity"), py::arg("min_similarity"));
+}

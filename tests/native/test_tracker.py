@@ -1,0 +1,181 @@
+"""ByteTracker (edge_agent.native) against the NumPy reference, and its behaviour on fixed scenes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edge_agent.native import ByteTracker, Tracks
+from edge_agent.native_reference import ByteTrackerReference
+
+SCENES = ["crossing", "occlusion", "low_score_recovery", "crowd"]  # built in conftest.py
+
+PARAMS = [
+    {},
+    {"lost_track_buffer": 5, "frame_rate": 15.0},
+    {"class_aware": True, "minimum_iou_threshold": 0.1},
+    {"high_conf_det_threshold": 0.6, "low_conf_det_threshold": 0.2, "new_track_threshold": 0.7},
+]
+
+
+def run(tracker, frames, classes=True, return_predicted=False):
+    for xyxy, scores, class_ids in frames:
+        yield tracker.update(xyxy, scores, class_ids if classes else None, return_predicted=return_predicted)
+
+
+@pytest.mark.parametrize("scene", SCENES)
+@pytest.mark.parametrize("params", PARAMS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+@pytest.mark.parametrize("return_predicted", [False, True])
+def test_native_matches_reference(tracker_scenes, scene, params, return_predicted):
+    native, reference = ByteTracker(**params), ByteTrackerReference(**params)
+    frames = tracker_scenes[scene]
+    total = 0
+    for f, (got, (track_id, xyxy, score, class_id, det_index)) in enumerate(
+        zip(run(native, frames, return_predicted=return_predicted),
+            (reference.update(*frame, return_predicted=return_predicted) for frame in frames))
+    ):
+        assert got.track_id.tolist() == track_id.tolist(), f"frame {f}"
+        assert got.det_index.tolist() == det_index.tolist(), f"frame {f}"
+        assert got.class_id.tolist() == class_id.tolist(), f"frame {f}"
+        np.testing.assert_allclose(got.xyxy, xyxy, atol=1e-4, rtol=0, err_msg=f"frame {f}")
+        np.testing.assert_array_equal(got.score, score)
+        total += len(got)
+    assert total >= len(frames) // 2  # the scene was actually tracked
+
+
+def test_output_types_and_dtypes():
+    tracks = ByteTracker().update([[10, 10, 50, 90]], [0.9])
+    assert isinstance(tracks, Tracks) and len(tracks) == 1
+    assert tracks.track_id.dtype == np.int64 and tracks.det_index.dtype == np.int64
+    assert tracks.xyxy.dtype == np.float32 and tracks.xyxy.shape == (1, 4)
+    assert tracks.score.dtype == np.float32 and tracks.class_id.dtype == np.int32
+    assert "Tracks(n=1" in repr(tracks)
+
+
+def test_identities_survive_crossing(tracker_scenes):
+    tracker = ByteTracker()
+    ids_per_object: dict[int, set[int]] = {0: set(), 1: set(), 2: set()}
+    for tracks in run(tracker, tracker_scenes["crossing"]):
+        for tid, det in zip(tracks.track_id.tolist(), tracks.det_index.tolist()):
+            ids_per_object[det].add(tid)
+    assert [len(v) for v in ids_per_object.values()] == [1, 1, 1]
+    assert len(set().union(*ids_per_object.values())) == 3
+
+
+def test_occlusion_gap_refinds_same_id_within_buffer(tracker_scenes):
+    tracker = ByteTracker(lost_track_buffer=30)
+    seen = [dict(zip(t.det_index.tolist(), t.track_id.tolist())) for t in run(tracker, tracker_scenes["occlusion"])]
+    before, after = seen[19][0], seen[40][0]  # detection 0 is the occluded object outside the gap
+    assert before == after
+
+
+def test_occlusion_longer_than_buffer_gives_new_id(tracker_scenes):
+    tracker = ByteTracker(lost_track_buffer=5)
+    seen = [dict(zip(t.det_index.tolist(), t.track_id.tolist())) for t in run(tracker, tracker_scenes["occlusion"])]
+    assert seen[19][0] != seen[40][0]
+
+
+def test_low_score_detections_keep_a_track_but_never_start_one(tracker_scenes):
+    tracker = ByteTracker()
+    ids = set()
+    for f, tracks in enumerate(run(tracker, tracker_scenes["low_score_recovery"])):
+        if 15 <= f < 30:  # the object scores in the low band here: kept alive by the second pass
+            assert 0 in tracks.det_index.tolist(), f"frame {f}"
+        ids.update(tracks.track_id.tolist())
+    assert ids == {1}  # clutter (all low score) never became a track
+
+
+def test_new_track_needs_second_frame_to_confirm():
+    tracker = ByteTracker()
+    tracker.update([[0, 0, 10, 10]], [0.9])  # frame 1 confirms at once
+    assert len(tracker.update(np.empty((0, 4)), np.empty(0))) == 0
+    first = tracker.update([[500, 500, 540, 560]], [0.9])
+    assert len(first) == 0  # unconfirmed
+    second = tracker.update([[501, 501, 541, 561]], [0.9])
+    assert second.track_id.tolist() == [2]
+
+
+def test_return_predicted_reports_lost_tracks_with_minus_one():
+    tracker = ByteTracker()
+    for f in range(5):
+        tracker.update([[100 + 5 * f, 100, 150 + 5 * f, 200]], [0.9])
+    tracks = tracker.update(np.empty((0, 4)), np.empty(0), return_predicted=True)
+    assert tracks.track_id.tolist() == [1] and tracks.det_index.tolist() == [-1]
+    assert tracks.xyxy[0, 0] > 120  # carried forward by the motion model
+    assert len(tracker.update(np.empty((0, 4)), np.empty(0))) == 0
+
+
+def test_class_aware_does_not_match_across_classes():
+    tracker = ByteTracker(class_aware=True)
+    tracker.update([[0, 0, 40, 80]], [0.9], [1])
+    tracks = tracker.update([[1, 1, 41, 81]], [0.9], [2])
+    assert len(tracks) == 0  # class 2 starts its own, unconfirmed, track
+    tracks = tracker.update([[2, 2, 42, 82]], [0.9], [2])
+    assert tracks.track_id.tolist() == [2] and tracks.class_id.tolist() == [2]
+
+
+def test_reset_restarts_ids():
+    tracker = ByteTracker()
+    for f in range(3):
+        tracker.update([[f, 0, 40 + f, 80]], [0.9])
+    assert tracker.frame_id == 3
+    tracker.reset()
+    assert tracker.frame_id == 0
+    assert tracker.update([[300, 300, 340, 380]], [0.9]).track_id.tolist() == [1]
+    assert "ByteTracker(frame_id=1" in repr(tracker)
+
+
+def test_accepts_float64_lists_and_noncontiguous_views():
+    wide = np.zeros((1, 8))
+    wide[:, ::2] = [[10, 10, 50, 90]]
+    assert not wide[:, ::2].flags.c_contiguous
+    tracks = ByteTracker().update(wide[:, ::2], [0.9], np.array([3], dtype=np.int64))
+    assert tracks.class_id.tolist() == [3]
+    np.testing.assert_allclose(tracks.xyxy, [[10, 10, 50, 90]])
+
+
+@pytest.mark.parametrize(
+    ("xyxy", "scores", "classes", "error", "match"),
+    [
+        ([[0, 0, 10]], [0.9], None, ValueError, r"xyxy must have shape \(N, 4\).*got \(1, 3\)"),
+        ([[0, 0, 10, 10]], [0.9, 0.8], None, ValueError, r"scores must have shape \(N,\) matching xyxy, got \(2,\)"),
+        ([[0, 0, np.nan, 10]], [0.9], None, ValueError, "xyxy contains NaN or inf"),
+        ([[0, 0, np.inf, 10]], [0.9], None, ValueError, "xyxy contains NaN or inf"),
+        ([[0, 0, 10, 10]], [np.nan], None, ValueError, "scores contains NaN or inf"),
+        ([[0, 0, 10, 10]], [1.5], None, ValueError, r"scores must be in \[0, 1\]"),
+        ([[10, 0, 0, 10]], [0.9], None, ValueError, "xyxy row 0 has x2 < x1"),
+        ([[5, 5, 5, 10]], [0.9], None, ValueError, "zero width or height"),
+        ([["a", "b", "c", "d"]], [0.9], None, TypeError, "xyxy must be a real-valued numeric array"),
+        ([[0, 0, 10, 10]], [0.9], [1.5], TypeError, "class_ids must be an integer array"),
+        ([[0, 0, 10, 10]], [0.9], [2**40], ValueError, "class_ids has values that do not fit in int32"),
+        ([[0, 0, 10, 10]], [0.9], [1, 2], ValueError, r"class_ids must have shape \(N,\)"),
+    ],
+)
+def test_bad_input_raises_and_keeps_state(xyxy, scores, classes, error, match):
+    tracker = ByteTracker()
+    tracker.update([[100, 100, 140, 180]], [0.9])
+    with pytest.raises(error, match=match):
+        tracker.update(xyxy, scores, classes)
+    assert tracker.frame_id == 1  # a rejected frame does not advance the tracker
+    assert tracker.update([[101, 101, 141, 181]], [0.9]).track_id.tolist() == [1]
+
+
+def test_empty_frames_are_fine():
+    tracker = ByteTracker()
+    for _ in range(3):
+        assert len(tracker.update(np.empty((0, 4), np.float32), np.empty(0, np.float32))) == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"high_conf_det_threshold": 1.5}, "high_conf_det_threshold must be in"),
+        ({"low_conf_det_threshold": 0.7, "high_conf_det_threshold": 0.5}, "must not exceed"),
+        ({"lost_track_buffer": -1}, "lost_track_buffer must be >= 0"),
+        ({"frame_rate": 0}, "frame_rate must be > 0"),
+        ({"minimum_iou_threshold": float("nan")}, "minimum_iou_threshold must be in"),
+    ],
+)
+def test_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ByteTracker(**kwargs)

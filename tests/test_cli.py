@@ -1,0 +1,63 @@
+"""The edge-agent command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import edge_agent
+from edge_agent.cli import main
+
+TRACKER_KEYS = {
+    "n", "native_ms_p50", "native_ms_p95", "reference_ms_p50", "reference_ms_p95", "roboflow_ms_p50",
+    "roboflow_ms_p95", "solver_ms_p50", "scipy_solver_ms_p50", "reference_over_native", "roboflow_over_native",
+}
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"edge-agent {edge_agent.__version__}"
+
+
+def test_console_script_is_installed():
+    out = subprocess.run([sys.executable, "-m", "edge_agent.cli", "--version"], capture_output=True, text=True, check=True)
+    assert edge_agent.__version__ in out.stdout
+
+
+def test_bench_native_json_keys(capsys):
+    assert main(["bench", "native", "--json", "--frames", "12", "--sizes", "5", "50", "--topk-rows", "3000"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert {"benchmark", "version", "kernel_isa", "machine", "scene", "tracker", "tracker_growth_50_to_200",
+            "association_test", "cosine_topk", "targets", "duration_s"} <= set(result)
+    assert [row["n"] for row in result["tracker"]] == [5, 50]
+    assert all(TRACKER_KEYS <= set(row) for row in result["tracker"])
+    assert result["tracker"][0]["native_ms_p50"] > 0 and result["tracker"][0]["reference_ms_p50"] > 0
+    assert {"q1", "q64"} <= set(result["cosine_topk"])
+    assert set(result["targets"]) == {
+        "tracker_vs_roboflow_at_50", "tracker_growth_50_to_200_vs_solver", "association_test_ms",
+        "cosine_topk_q1_vs_numpy", "cosine_topk_q64_throughput_vs_q1",
+    }
+
+
+def test_bench_native_table(capsys):
+    assert main(["bench", "native", "--frames", "8", "--sizes", "5", "--topk-rows", "2000", "--no-reference"]) == 0
+    out = capsys.readouterr().out
+    assert "tracker update, ms per frame" in out and "targets:" in out
+
+
+@pytest.mark.parametrize("argv", [["bench", "native", "--frames", "0"], ["bench"], ["bench", "nothing"]])
+def test_bad_arguments_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "bench" in capsys.readouterr().out
