@@ -4,9 +4,13 @@ needs, and it adds no dependency to an embedded install."""
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
 
 from edge_agent import __version__
 
@@ -24,7 +28,32 @@ def build_parser() -> argparse.ArgumentParser:
         description="On-device agent that remembers the physical things a camera sees.",
     )
     parser.add_argument("--version", action="version", version=f"edge-agent {__version__}")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="data folder of the memory (default: $EDGE_AGENT_HOME, else the per-user data folder)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    entities = commands.add_parser("entities", help="inspect and correct the remembered entities")
+    entity_commands = entities.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = entity_commands.add_parser("list", help="every entity, most recently seen first")
+    listing.add_argument("--kind", choices=["person", "animal", "object"])
+    show = entity_commands.add_parser("show", help="an entity's biography: observations in time order")
+    show.add_argument("entity", type=int)
+    merge = entity_commands.add_parser("merge", help="move every observation of ABSORB into KEEP")
+    merge.add_argument("keep", type=int)
+    merge.add_argument("absorb", type=int)
+    merge.add_argument("--force", action="store_true", help="override a 'not the same' constraint")
+    split = entity_commands.add_parser("split", help="move the observations from OBSERVATION on to a new entity")
+    split.add_argument("entity", type=int)
+    split.add_argument("observation", type=int)
+    rename = entity_commands.add_parser("rename", help='name an entity ("this is Alice"); --clear removes the name')
+    rename.add_argument("entity", type=int)
+    rename.add_argument("name", nargs="?")
+    rename.add_argument("--clear", action="store_true")
+    forget = entity_commands.add_parser("forget", help="erase an entity and every trace of it (asks for --yes)")
+    forget.add_argument("entity", type=int)
+    forget.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
+    for sub in (listing, show, merge, split, rename, forget):
+        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     bench = commands.add_parser("bench", help="benchmarks with ratios against baselines measured in the same run")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -45,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "entities":
+        return _entities(args)
     if args.command == "bench" and args.target == "native":
         from edge_agent.bench import native as bench_native
 
@@ -59,6 +90,68 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _entity_line(e: Any) -> str:
+    name = f" {e.name!r}" if e.name else ""
+    return f"#{e.id:<6} {e.kind:<7} {e.category:<14}{name} seen {e.observations}x, {_time(e.first_seen)} .. {_time(e.last_seen)} UTC"
+
+
+def _fail(message: str) -> int:
+    print(f"edge-agent: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _entities(args: argparse.Namespace) -> int:
+    from edge_agent.memory import NotFoundError, Store
+    from edge_agent.memory import corrections
+    from edge_agent.memory.corrections import CorrectionError
+
+    if args.action == "forget" and not args.yes:
+        return _fail(f"forgetting entity #{args.entity} erases it for good; run again with --yes")
+    if args.action == "rename" and args.clear == (args.name is not None):
+        return _fail("give either a NAME or --clear")
+    try:
+        with Store(args.home) as store:
+            out: Any
+            if args.action == "list":
+                found = store.entities(args.kind)
+                out = [asdict(e) for e in found] if args.json else "\n".join(map(_entity_line, found)) or "no entities yet"
+            elif args.action == "show":
+                bio = store.biography(args.entity)
+                if args.json:
+                    out = {"entity": asdict(bio.entity), "observations": [asdict(o) for o in bio.observations],
+                           "references": store.reference_ids(args.entity)}
+                else:
+                    lines = [_entity_line(bio.entity)]
+                    for o in bio.observations:
+                        crop = store.media_path(o.crop_path) if o.crop_path else "-"
+                        lines.append(f"  obs {o.id:<7} {_time(o.t_start)} .. {_time(o.t_end)[11:]}  {o.camera:<12} "
+                                     f"{o.description or '(no description)'}  crop: {crop}")
+                    out = "\n".join(lines)
+            elif args.action == "merge":
+                e = corrections.merge(store, args.keep, args.absorb, force=args.force)
+                out = asdict(e) if args.json else f"merged #{args.absorb} into {_entity_line(e)}"
+            elif args.action == "split":
+                a, b = corrections.split(store, args.entity, args.observation)
+                out = {"entity": asdict(a), "new_entity": asdict(b)} if args.json else f"{_entity_line(a)}\n{_entity_line(b)} (new)"
+            elif args.action == "rename":
+                e = corrections.rename(store, args.entity, None if args.clear else args.name)
+                out = asdict(e) if args.json else _entity_line(e)
+            else:
+                report = corrections.forget(store, args.entity)
+                out = asdict(report) if args.json else (
+                    f"forgot entity #{report.entity_id}: {report.observations} observations, {report.files} files")
+    except (NotFoundError, CorrectionError) as exc:
+        return _fail(str(exc.args[0]) if exc.args else str(exc))
+    print(json.dumps(out, indent=2) if args.json else out)
+    return 0
 
 
 if __name__ == "__main__":

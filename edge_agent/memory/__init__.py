@@ -1,0 +1,39 @@
+"""Long-term memory: SQLite + sqlite-vec store of clips, observations and entities (GEB's memory graph),
+with conservative identity association at write time, the user's corrections and retention."""
+
+from edge_agent.memory.associate import AssociationConfig, Thresholds
+from edge_agent.memory.db import Database, DatabaseError, MissingDependencyError
+from edge_agent.memory.records import (
+    AssociationDecision,
+    Biography,
+    CandidateScore,
+    Clip,
+    ClipRecord,
+    Entity,
+    IngestResult,
+    InvalidRecordError,
+    Observation,
+    ObservationRecord,
+)
+from edge_agent.memory.store import NotFoundError, Store, default_home
+
+__all__ = [
+    "AssociationConfig",
+    "AssociationDecision",
+    "Biography",
+    "CandidateScore",
+    "Clip",
+    "ClipRecord",
+    "Database",
+    "DatabaseError",
+    "Entity",
+    "IngestResult",
+    "InvalidRecordError",
+    "MissingDependencyError",
+    "NotFoundError",
+    "Observation",
+    "ObservationRecord",
+    "Store",
+    "Thresholds",
+    "default_home",
+]

@@ -1,0 +1,416 @@
+"""GEB section 3.3: conservative cross-clip identity association, decided once at write time.
+
+Observations arrive in time order. Candidate entities are the top ``candidate_entities`` by KNN over
+the entities' reference embeddings (same embedding space and kind). Each entity keeps a bounded FIFO of
+its most recent references (``reference_set_size``). A candidate qualifies iff the observation's cosine
+similarity is >= ``tau_low`` to every reference and >= ``tau_high`` to at least one, and no reference
+shows separation evidence against it: on frames both have (same camera), boxes with IoU below
+``separation_iou_threshold`` in at least ``separation_min_fraction`` of at least
+``separation_min_shared_frames`` shared frames prove two physical instances, whatever the embeddings
+say. The qualifying candidate with the highest mean similarity wins; none qualifies -> a new entity.
+Every decision goes to association_log with its numbers.
+
+Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
+scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
+bench memory`` measures both; the matrix is the faster (see the README).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+from edge_agent import native
+from edge_agent.memory.db import Database
+from edge_agent.memory.records import KINDS, AssociationDecision, CandidateScore, ObservationRecord
+
+__all__ = [
+    "AssociationConfig",
+    "Associator",
+    "MatrixIndex",
+    "ReferenceIndex",
+    "Thresholds",
+    "VecTableIndex",
+]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Cosine similarity thresholds of one entity kind."""
+
+    tau_low: float  #: every reference must be at least this similar
+    tau_high: float  #: at least one reference must be at least this similar
+
+    def __post_init__(self) -> None:
+        if not (-1.0 <= self.tau_low <= self.tau_high <= 1.0):
+            raise ValueError(f"thresholds need -1 <= tau_low <= tau_high <= 1, got {self.tau_low}, {self.tau_high}")
+
+
+#: Defaults per kind. People use a re-identification embedding (OSNet: same person across views
+#: typically > 0.7); animals and objects an appearance embedding where look-alikes sit close, so the
+#: bar is higher. Tune with ``edge-agent eval identity``.
+DEFAULT_THRESHOLDS: Mapping[str, Thresholds] = {
+    "person": Thresholds(tau_low=0.55, tau_high=0.70),
+    "animal": Thresholds(tau_low=0.70, tau_high=0.85),
+    "object": Thresholds(tau_low=0.75, tau_high=0.88),
+}
+
+
+@dataclass(frozen=True)
+class AssociationConfig:
+    """Parameters of the association rule; each is defined in the module docstring."""
+
+    thresholds: Mapping[str, Thresholds] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    reference_set_size: int = 4  #: references per entity (FIFO)
+    candidate_entities: int = 8  #: entities examined per observation (M)
+    separation_iou_threshold: float = 0.3  #: IoU below this on a shared frame counts as apart
+    separation_min_shared_frames: int = 2  #: fewer shared frames than this are no evidence
+    separation_min_fraction: float = 0.5  #: fraction of shared frames apart that proves two instances
+    use_separation: bool = True  #: False only for the no-veto ablation
+    index: Literal["matrix", "sqlite-vec"] = "matrix"
+
+    def __post_init__(self) -> None:
+        missing = [k for k in KINDS if k not in self.thresholds]
+        if missing:
+            raise ValueError(f"thresholds missing for kind(s): {', '.join(missing)}")
+        if self.reference_set_size < 1:
+            raise ValueError("reference_set_size must be >= 1")
+        if self.candidate_entities < 1:
+            raise ValueError("candidate_entities must be >= 1")
+        if not 0.0 <= self.separation_iou_threshold <= 1.0 or not 0.0 <= self.separation_min_fraction <= 1.0:
+            raise ValueError("separation_iou_threshold and separation_min_fraction must be in [0, 1]")
+        if self.separation_min_shared_frames < 1:
+            raise ValueError("separation_min_shared_frames must be >= 1")
+        if self.index not in ("matrix", "sqlite-vec"):
+            raise ValueError(f"index must be 'matrix' or 'sqlite-vec', got {self.index!r}")
+
+
+@dataclass
+class References:
+    """Reference rows of some entities: parallel arrays."""
+
+    vectors: np.ndarray  # float32 (R, D)
+    owners: np.ndarray  # int64 (R,)
+    observation_ids: np.ndarray  # int64 (R,)
+
+
+class ReferenceIndex(Protocol):
+    """Where association finds candidate entities. The vec_ref tables are the truth; an index may
+    mirror them and is told of every change (and reloads after a rollback or another writer)."""
+
+    def candidates(self, space_id: int, kind: str, vector: np.ndarray, m: int) -> list[int]: ...
+    def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References: ...
+    def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None: ...
+    def remove(self, space_id: int, kind: str, observation_id: int) -> None: ...
+    def reload(self) -> None: ...
+
+
+class _Matrix:
+    """Reference vectors of one (space, kind), with swap-remove and amortised growth."""
+
+    def __init__(self, dims: int) -> None:
+        self.vectors = np.empty((16, dims), dtype=np.float32)
+        self.owners = np.empty(16, dtype=np.int64)
+        self.observation_ids = np.empty(16, dtype=np.int64)
+        self.size = 0
+        self.row_of: dict[int, int] = {}
+        self.rows_of_entity: dict[int, set[int]] = {}  # entity -> observation ids
+
+    def add(self, entity_id: int, observation_id: int, vector: np.ndarray) -> None:
+        if observation_id in self.row_of:
+            return
+        if self.size == len(self.owners):
+            grow = max(16, self.size)
+            self.vectors = np.concatenate([self.vectors, np.empty((grow, self.vectors.shape[1]), np.float32)])
+            self.owners = np.concatenate([self.owners, np.empty(grow, np.int64)])
+            self.observation_ids = np.concatenate([self.observation_ids, np.empty(grow, np.int64)])
+        row = self.size
+        self.vectors[row] = vector
+        self.owners[row] = entity_id
+        self.observation_ids[row] = observation_id
+        self.row_of[observation_id] = row
+        self.rows_of_entity.setdefault(entity_id, set()).add(observation_id)
+        self.size += 1
+
+    def remove(self, observation_id: int) -> None:
+        row = self.row_of.pop(observation_id, None)
+        if row is None:
+            return
+        owner = int(self.owners[row])
+        refs = self.rows_of_entity.get(owner)
+        if refs is not None:
+            refs.discard(observation_id)
+            if not refs:
+                del self.rows_of_entity[owner]
+        last = self.size - 1
+        if row != last:
+            self.vectors[row] = self.vectors[last]
+            self.owners[row] = self.owners[last]
+            self.observation_ids[row] = self.observation_ids[last]
+            self.row_of[int(self.observation_ids[row])] = row
+        self.size = last
+
+
+class MatrixIndex:
+    """In-memory reference matrices searched with the native blocked cosine top-k."""
+
+    def __init__(self, db: Database, reference_set_size: int) -> None:
+        self._db = db
+        self._reference_set_size = reference_set_size
+        self._matrices: dict[tuple[int, str], _Matrix] = {}
+        self.reload()
+
+    def reload(self) -> None:
+        self._matrices = {}
+        for space_id, dims in self._db.query("SELECT id, dims FROM embedding_spaces"):
+            if not _table_exists(self._db, f"vec_ref_{space_id}"):
+                continue
+            for observation_id, kind, entity_id, blob in self._db.query(
+                f"SELECT observation_id, kind, entity_id, embedding FROM vec_ref_{int(space_id)}"
+            ):
+                self._matrix(space_id, kind, dims).add(entity_id, observation_id, np.frombuffer(blob, dtype=np.float32))
+
+    def _matrix(self, space_id: int, kind: str, dims: int) -> _Matrix:
+        key = (space_id, kind)
+        if key not in self._matrices:
+            self._matrices[key] = _Matrix(dims)
+        return self._matrices[key]
+
+    def candidates(self, space_id: int, kind: str, vector: np.ndarray, m: int) -> list[int]:
+        matrix = self._matrices.get((space_id, kind))
+        if matrix is None or matrix.size == 0:
+            return []
+        k = min(matrix.size, m * self._reference_set_size)
+        rows, _ = native.cosine_topk(vector, matrix.vectors[: matrix.size], k, threads=1)
+        return _first_distinct(matrix.owners[rows[0]].tolist(), m)
+
+    def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
+        matrix = self._matrices.get((space_id, kind))
+        rows = [] if matrix is None else [
+            matrix.row_of[o] for e in entity_ids for o in sorted(matrix.rows_of_entity.get(e, ()))
+        ]
+        if matrix is None or not rows:
+            return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
+        index = np.asarray(rows, dtype=np.int64)
+        return References(matrix.vectors[index], matrix.owners[index], matrix.observation_ids[index])
+
+    def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None:
+        self._matrix(space_id, kind, vector.shape[0]).add(entity_id, observation_id, vector)
+
+    def remove(self, space_id: int, kind: str, observation_id: int) -> None:
+        matrix = self._matrices.get((space_id, kind))
+        if matrix is not None:
+            matrix.remove(observation_id)
+
+
+class VecTableIndex:
+    """sqlite-vec KNN over the vec_ref tables themselves (partitioned by kind)."""
+
+    def __init__(self, db: Database, reference_set_size: int) -> None:
+        self._db = db
+        self._reference_set_size = reference_set_size
+
+    def reload(self) -> None:
+        pass
+
+    def candidates(self, space_id: int, kind: str, vector: np.ndarray, m: int) -> list[int]:
+        rows = self._db.query(
+            f"SELECT entity_id FROM vec_ref_{int(space_id)} WHERE embedding MATCH ? AND k = ? AND kind = ? "
+            "ORDER BY distance",
+            (np.ascontiguousarray(vector, np.float32).tobytes(), m * self._reference_set_size, kind),
+        )
+        return _first_distinct([r[0] for r in rows], m)
+
+    def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
+        if not entity_ids:
+            return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
+        marks = ",".join("?" * len(entity_ids))
+        rows = self._db.query(
+            f"SELECT observation_id, entity_id, embedding FROM vec_ref_{int(space_id)} "
+            f"WHERE kind = ? AND entity_id IN ({marks}) ORDER BY entity_id, observation_id",
+            (kind, *entity_ids),
+        )
+        if not rows:
+            return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
+        return References(
+            np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows]),
+            np.array([r[1] for r in rows], dtype=np.int64),
+            np.array([r[0] for r in rows], dtype=np.int64),
+        )
+
+    def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None:
+        pass
+
+    def remove(self, space_id: int, kind: str, observation_id: int) -> None:
+        pass
+
+
+def _first_distinct(owners: Sequence[int], m: int) -> list[int]:
+    seen: list[int] = []
+    for owner in owners:
+        if owner not in seen:
+            seen.append(int(owner))
+            if len(seen) == m:
+                break
+    return seen
+
+
+def _table_exists(db: Database, name: str) -> bool:
+    return db.query_one("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) is not None
+
+
+class Associator:
+    """Decides the entity of each new observation and maintains the entities' reference sets."""
+
+    def __init__(self, db: Database, config: AssociationConfig) -> None:
+        self.db = db
+        self.config = config
+        size = config.reference_set_size
+        self.index: ReferenceIndex = MatrixIndex(db, size) if config.index == "matrix" else VecTableIndex(db, size)
+
+    def associate(self, observation_id: int, record: ObservationRecord, camera: str, space_id: int) -> AssociationDecision:
+        """GEB's rule for one observation already written (without entity); writes its entity,
+        the reference FIFO update and the log row. Call inside the ingest transaction."""
+        cfg = self.config
+        thresholds = cfg.thresholds[record.kind]
+        scores: list[CandidateScore] = []
+        candidates = self.index.candidates(space_id, record.kind, record.embedding, cfg.candidate_entities)
+        if candidates:
+            refs = self.index.references(space_id, record.kind, candidates)
+            test = native.association_test(record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high)
+            for owner, qualifies, lo, hi, mean in zip(
+                test.owner.tolist(), test.qualifies.tolist(), test.min_sim.tolist(), test.max_sim.tolist(), test.mean_sim.tolist()
+            ):
+                veto = None
+                if qualifies and cfg.use_separation:
+                    veto = self._separation_veto(record, camera, refs.observation_ids[refs.owners == owner].tolist())
+                scores.append(
+                    CandidateScore(int(owner), lo, hi, mean, bool(qualifies),
+                                   None if veto is None else veto[0], None if veto is None else veto[1])
+                )
+        qualified = [s for s in scores if s.qualifies and s.vetoed_by is None]
+        now = time.time()
+        if qualified:
+            winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
+            entity_id, created = winner.entity_id, False
+            self.db.execute(
+                "UPDATE entities SET first_seen = min(first_seen, ?), last_seen = max(last_seen, ?) WHERE id = ?",
+                (record.t_start, record.t_end, entity_id),
+            )
+        else:
+            entity_id = self.db.insert(
+                "INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
+                (record.kind, record.category, record.t_start, record.t_end, now),
+            )
+            created = True
+        self.db.execute("UPDATE observations SET entity_id = ? WHERE id = ?", (entity_id, observation_id))
+        self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
+        scores.sort(key=lambda s: -s.mean_sim)
+        self.db.execute(
+            "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, decided_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (observation_id, entity_id, int(created), json.dumps([_score_json(s) for s in scores]), now),
+        )
+        return AssociationDecision(observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high)
+
+    def _separation_veto(self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]) -> tuple[int, float] | None:
+        if not reference_ids:
+            return None
+        marks = ",".join("?" * len(reference_ids))
+        overlapping = [
+            row[0]
+            for row in self.db.query(
+                f"SELECT id FROM observations WHERE id IN ({marks}) AND camera = ? AND t_start <= ? AND t_end >= ? "
+                "ORDER BY id",
+                (*reference_ids, camera, record.t_end, record.t_start),
+            )
+        ]
+        frames = record.frame_ms
+        for ref_id in overlapping:
+            ref_frames, ref_boxes = self.boxes(ref_id)
+            result = native.separation(
+                frames, record.boxes, ref_frames, ref_boxes,
+                self.config.separation_iou_threshold,
+                self.config.separation_min_shared_frames,
+                self.config.separation_min_fraction,
+            )
+            if result.separated:
+                return ref_id, result.fraction
+        return None
+
+    def boxes(self, observation_id: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = self.db.query(
+            "SELECT frame_ms, x1, y1, x2, y2 FROM observation_boxes WHERE observation_id = ? ORDER BY frame_ms",
+            (observation_id,),
+        )
+        frames = np.array([r[0] for r in rows], dtype=np.int64)
+        boxes = np.array([r[1:] for r in rows], dtype=np.float32).reshape(-1, 4)
+        return frames, boxes
+
+    def add_reference(self, entity_id: int, observation_id: int, kind: str, space_id: int, vector: np.ndarray) -> None:
+        """Appends to the entity's FIFO and evicts the oldest beyond ``reference_set_size``."""
+        seq = self.db.query_one("SELECT coalesce(max(seq), 0) + 1 FROM entity_refs WHERE entity_id = ?", (entity_id,))[0]
+        self.db.execute("INSERT INTO entity_refs (entity_id, observation_id, seq) VALUES (?, ?, ?)", (entity_id, observation_id, seq))
+        self.db.execute(
+            f"INSERT INTO vec_ref_{int(space_id)} (observation_id, embedding, kind, entity_id) VALUES (?, ?, ?, ?)",
+            (observation_id, np.ascontiguousarray(vector, np.float32).tobytes(), kind, entity_id),
+        )
+        self.index.add(space_id, kind, entity_id, observation_id, vector)
+        evicted = self.db.query(
+            "SELECT r.observation_id, o.space_id FROM entity_refs r JOIN observations o ON o.id = r.observation_id "
+            "WHERE r.entity_id = ? ORDER BY r.seq DESC LIMIT -1 OFFSET ?",
+            (entity_id, self.config.reference_set_size),
+        )
+        for old_id, old_space in evicted:
+            self.remove_reference(old_id, old_space, kind)
+
+    def remove_reference(self, observation_id: int, space_id: int, kind: str) -> None:
+        self.db.execute("DELETE FROM entity_refs WHERE observation_id = ?", (observation_id,))
+        self.db.execute(f"DELETE FROM vec_ref_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+        self.index.remove(space_id, kind, observation_id)
+
+    def clear_references(self, entity_id: int) -> None:
+        """Removes every reference of the entity (rows, vectors and the index mirror)."""
+        for observation_id, space_id, kind in self.db.query(
+            "SELECT r.observation_id, o.space_id, o.kind FROM entity_refs r JOIN observations o ON o.id = r.observation_id "
+            "WHERE r.entity_id = ?",
+            (entity_id,),
+        ):
+            self.remove_reference(observation_id, space_id, kind)
+
+    def rebuild_references(self, entity_id: int) -> None:
+        """After a merge or split: the entity's references become its most recent observations."""
+        self.clear_references(entity_id)
+        recent = self.db.query(
+            "SELECT id, space_id, kind FROM observations WHERE entity_id = ? ORDER BY t_start DESC, id DESC LIMIT ?",
+            (entity_id, self.config.reference_set_size),
+        )
+        for observation_id, space_id, kind in reversed(recent):
+            blob = self.db.query_one(f"SELECT embedding FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+            if blob is not None:
+                self.add_reference(entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy())
+
+
+def _score_json(s: CandidateScore) -> dict[str, object]:
+    return {
+        "entity": s.entity_id,
+        "min": s.min_sim,
+        "max": s.max_sim,
+        "mean": s.mean_sim,
+        "qualifies": s.qualifies,
+        "vetoed_by": s.vetoed_by,
+        "separation_fraction": s.separation_fraction,
+    }
+
+
+def score_from_json(d: Mapping[str, object]) -> CandidateScore:
+    return CandidateScore(
+        int(d["entity"]), float(d["min"]), float(d["max"]), float(d["mean"]), bool(d["qualifies"]),
+        None if d.get("vetoed_by") is None else int(d["vetoed_by"]),  # type: ignore[arg-type]
+        None if d.get("separation_fraction") is None else float(d["separation_fraction"]),  # type: ignore[arg-type]
+    )

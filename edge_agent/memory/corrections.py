@@ -1,0 +1,172 @@
+"""The user's corrections of identity: merge two entities, split one at an observation, name it,
+state that two are not the same, or forget one entirely. Each runs in one transaction and is written
+to the audit trail (the corrections table). A split stores a "not the same" constraint, which a later
+merge must explicitly override, so that what the user separated is never joined back by itself."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from edge_agent.memory.records import Entity
+from edge_agent.memory.store import Store
+
+__all__ = ["CorrectionError", "ForgetReport", "forget", "merge", "not_same", "rename", "split"]
+
+MAX_NAME = 100
+
+
+class CorrectionError(ValueError):
+    """A correction that cannot be applied as asked."""
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    entity_id: int
+    observations: int
+    files: int
+    bytes_freed: int
+
+
+def _audit(store: Store, action: str, **details: object) -> None:
+    store.db.execute(
+        "INSERT INTO corrections (action, details, at) VALUES (?, ?, ?)", (action, json.dumps(details), time.time())
+    )
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def _constrained(store: Store, a: int, b: int) -> bool:
+    return store.db.query_one(
+        "SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ? AND relation = 'not_same'", _pair(a, b)
+    ) is not None
+
+
+def _refresh_span(store: Store, entity_id: int) -> None:
+    store.db.execute(
+        "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1), "
+        "last_seen = (SELECT max(t_end) FROM observations WHERE entity_id = ?1) WHERE id = ?1",
+        (entity_id,),
+    )
+
+
+def rename(store: Store, entity_id: int, name: str | None) -> Entity:
+    """Gives the entity a name ("this is Alice"), or removes it with ``None``."""
+    if name is not None:
+        name = " ".join(str(name).split())
+        if not name or len(name) > MAX_NAME:
+            raise CorrectionError(f"a name must be 1 to {MAX_NAME} characters")
+    with store.write():
+        old = store.entity(entity_id).name
+        store.db.execute("UPDATE entities SET name = ? WHERE id = ?", (name, entity_id))
+        _audit(store, "rename", entity=entity_id, old=old, new=name)
+    return store.entity(entity_id)
+
+
+def not_same(store: Store, a: int, b: int) -> None:
+    """Records that entities ``a`` and ``b`` are different physical instances."""
+    if a == b:
+        raise CorrectionError("an entity cannot be different from itself")
+    with store.write():
+        store.entity(a), store.entity(b)
+        store.db.execute(
+            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+            (*_pair(a, b), time.time()),
+        )
+        _audit(store, "not_same", entities=list(_pair(a, b)))
+
+
+def merge(store: Store, keep: int, absorb: int, *, force: bool = False) -> Entity:
+    """Moves every observation of ``absorb`` into ``keep`` and deletes ``absorb``. Refused when the two
+    are of different kinds, or when the user said they are not the same (unless ``force``)."""
+    if keep == absorb:
+        raise CorrectionError("cannot merge an entity with itself")
+    with store.write():
+        a, b = store.entity(keep), store.entity(absorb)
+        if a.kind != b.kind:
+            raise CorrectionError(f"cannot merge a {a.kind} (#{keep}) with a {b.kind} (#{absorb})")
+        if _constrained(store, keep, absorb):
+            if not force:
+                raise CorrectionError(f"#{keep} and #{absorb} were marked as not the same; merge with force to override")
+            store.db.execute("DELETE FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", _pair(keep, absorb))
+        moved = b.observations
+        store.db.execute("UPDATE observations SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
+        store.db.execute("UPDATE facts SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
+        store.db.execute("UPDATE rule_events SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
+        for x, y in store.db.query(
+            "SELECT entity_a, entity_b FROM entity_constraints WHERE entity_a = ?1 OR entity_b = ?1", (absorb,)
+        ):
+            other = y if x == absorb else x
+            if other != keep:
+                store.db.execute(
+                    "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+                    (*_pair(keep, other), time.time()),
+                )
+        if a.name is None and b.name is not None:
+            store.db.execute("UPDATE entities SET name = ? WHERE id = ?", (b.name, keep))
+        store.associator.clear_references(absorb)
+        store.db.execute("DELETE FROM entities WHERE id = ?", (absorb,))
+        store.associator.rebuild_references(keep)
+        _refresh_span(store, keep)
+        _audit(store, "merge", keep=keep, absorb=absorb, observations_moved=moved, forced=force)
+    return store.entity(keep)
+
+
+def split(store: Store, entity_id: int, at_observation: int) -> tuple[Entity, Entity]:
+    """Moves the entity's observations from ``at_observation`` on (in time order) to a new entity, and
+    records that the two are not the same. Returns (the original, the new one)."""
+    with store.write():
+        entity = store.entity(entity_id)
+        observations = store.observations(entity_id)
+        position = next((i for i, o in enumerate(observations) if o.id == at_observation), None)
+        if position is None:
+            raise CorrectionError(f"observation {at_observation} does not belong to entity #{entity_id}")
+        if position == 0:
+            raise CorrectionError("splitting at the first observation would leave the entity empty")
+        moving = [o.id for o in observations[position:]]
+        new_id = store.db.insert(
+            "INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
+            (entity.kind, entity.category, observations[position].t_start, observations[-1].t_end, time.time()),
+        )
+        marks = ",".join("?" * len(moving))
+        store.db.execute(f"UPDATE observations SET entity_id = ? WHERE id IN ({marks})", (new_id, *moving))
+        store.associator.rebuild_references(entity_id)
+        store.associator.rebuild_references(new_id)
+        _refresh_span(store, entity_id)
+        _refresh_span(store, new_id)
+        store.db.execute(
+            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+            (*_pair(entity_id, new_id), time.time()),
+        )
+        _audit(store, "split", entity=entity_id, new_entity=new_id, at_observation=at_observation, moved=len(moving))
+    return store.entity(entity_id), store.entity(new_id)
+
+
+def forget(store: Store, entity_id: int) -> ForgetReport:
+    """Erases the entity: its observations, boxes, vectors, crops, the keyframes of the clips it was
+    in, its facts and rule events. Afterwards no search finds a trace of it. The audit keeps only the
+    id and counts."""
+    with store.write():
+        store.entity(entity_id)
+        observations = store.db.query(
+            "SELECT id, space_id, crop_path, clip_id FROM observations WHERE entity_id = ?", (entity_id,)
+        )
+        files = [crop for _, _, crop, _ in observations if crop]
+        clip_ids = sorted({clip for *_, clip in observations})
+        for clip_id in clip_ids:
+            files.extend(store.clip(clip_id).keyframes)
+        store.associator.clear_references(entity_id)
+        for observation_id, space_id, _, _ in observations:
+            store.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+            store.db.execute(f"DELETE FROM vec_ref_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+        store.db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))  # cascades to its rows
+        if clip_ids:
+            marks = ",".join("?" * len(clip_ids))
+            store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
+        _audit(store, "forget", entity=entity_id, observations=len(observations), files=len(files))
+    freed = store.delete_media(files)  # only once the records are gone for good
+    return ForgetReport(entity_id, len(observations), len(files), freed)
+

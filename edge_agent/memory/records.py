@@ -1,0 +1,219 @@
+"""Typed records going into and out of the memory store (dataclasses in, dataclasses out). Input
+records validate themselves: a bad field raises ``InvalidRecordError`` naming it, before anything is
+written."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "AssociationDecision",
+    "Biography",
+    "CandidateScore",
+    "Clip",
+    "ClipRecord",
+    "Entity",
+    "IngestResult",
+    "InvalidRecordError",
+    "Kind",
+    "KINDS",
+    "Observation",
+    "ObservationRecord",
+]
+
+Kind = Literal["person", "animal", "object"]
+KINDS: tuple[str, ...] = get_args(Kind)
+MAX_TEXT = 4000
+
+
+class InvalidRecordError(ValueError):
+    """An input record has a field the memory cannot store."""
+
+
+def _finite_time(name: str, value: float) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecordError(f"{name} must be a number of seconds, got {value!r}") from exc
+    if not math.isfinite(value):
+        raise InvalidRecordError(f"{name} must be finite, got {value}")
+    return value
+
+
+def _relative_path(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or value.startswith("/") or ".." in value.split("/"):
+        raise InvalidRecordError(f"{name} must be a path relative to the media folder, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ClipRecord:
+    """A clip to ingest: one short span of one camera. ``keyframes`` are paths relative to the media
+    folder (written there by perception before ingest)."""
+
+    camera: str
+    t_start: float
+    t_end: float
+    keyframes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.camera, str) or not self.camera.strip() or len(self.camera) > 200:
+            raise InvalidRecordError(f"camera must be a non-empty name of at most 200 characters, got {self.camera!r}")
+        object.__setattr__(self, "t_start", _finite_time("t_start", self.t_start))
+        object.__setattr__(self, "t_end", _finite_time("t_end", self.t_end))
+        if self.t_end < self.t_start:
+            raise InvalidRecordError(f"clip t_end ({self.t_end}) is before t_start ({self.t_start})")
+        object.__setattr__(self, "keyframes", tuple(_relative_path("keyframes", k) for k in self.keyframes))
+
+
+@dataclass(frozen=True, eq=False)
+class ObservationRecord:
+    """One tracked subject in one clip, as perception produces it.
+
+    ``frame_times`` (K,) are the wall-clock seconds of the sampled frames with a box; ``boxes`` (K, 4)
+    float32 x1, y1, x2, y2 pixels; ``scores`` (K,). ``embedding`` (D,) is the appearance vector in
+    ``embedding_space`` (the embedder's name: vectors of different spaces are never compared).
+    """
+
+    track_id: int
+    kind: Kind
+    category: str
+    frame_times: npt.NDArray[np.float64]
+    boxes: npt.NDArray[np.float32]
+    scores: npt.NDArray[np.float32]
+    embedding: npt.NDArray[np.float32]
+    embedding_space: str
+    description: str = ""
+    crop_path: str | None = None
+    t_start: float = field(init=False)
+    t_end: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InvalidRecordError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if not isinstance(self.category, str) or not self.category.strip() or len(self.category) > 100:
+            raise InvalidRecordError(f"category must be a non-empty class name, got {self.category!r}")
+        if not isinstance(self.embedding_space, str) or not self.embedding_space.strip():
+            raise InvalidRecordError("embedding_space must name the embedder")
+        if not isinstance(self.description, str) or len(self.description) > MAX_TEXT:
+            raise InvalidRecordError(f"description must be text of at most {MAX_TEXT} characters")
+        try:
+            object.__setattr__(self, "track_id", int(self.track_id))
+        except (TypeError, ValueError) as exc:
+            raise InvalidRecordError(f"track_id must be an integer, got {self.track_id!r}") from exc
+        object.__setattr__(self, "crop_path", _relative_path("crop_path", self.crop_path))
+
+        times = np.asarray(self.frame_times, dtype=np.float64).reshape(-1)
+        boxes = np.ascontiguousarray(self.boxes, dtype=np.float32)
+        scores = np.ascontiguousarray(self.scores, dtype=np.float32).reshape(-1)
+        if times.size == 0:
+            raise InvalidRecordError("an observation needs at least one frame with a box")
+        if boxes.shape != (times.size, 4):
+            raise InvalidRecordError(f"boxes must have shape ({times.size}, 4) matching frame_times, got {boxes.shape}")
+        if scores.shape != (times.size,):
+            raise InvalidRecordError(f"scores must have shape ({times.size},) matching frame_times, got {scores.shape}")
+        for name, arr in (("frame_times", times), ("boxes", boxes), ("scores", scores)):
+            if not np.all(np.isfinite(arr)):
+                raise InvalidRecordError(f"{name} contains NaN or inf")
+        frame_ms = np.round(times * 1000.0).astype(np.int64)
+        if np.any(np.diff(frame_ms) <= 0):
+            raise InvalidRecordError("frame_times must be strictly increasing (one box per frame, millisecond resolution)")
+        if np.any(boxes[:, 2] < boxes[:, 0]) or np.any(boxes[:, 3] < boxes[:, 1]):
+            raise InvalidRecordError("boxes must have x2 >= x1 and y2 >= y1")
+
+        embedding = np.asarray(self.embedding, dtype=np.float32).reshape(-1)
+        if embedding.size == 0 or not np.all(np.isfinite(embedding)):
+            raise InvalidRecordError("embedding must be a non-empty finite vector")
+        norm = float(np.linalg.norm(embedding))
+        if norm == 0.0:
+            raise InvalidRecordError("embedding has zero norm")
+        object.__setattr__(self, "frame_times", times)
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "embedding", (embedding / norm).astype(np.float32))
+        object.__setattr__(self, "t_start", float(times[0]))
+        object.__setattr__(self, "t_end", float(times[-1]))
+
+    @property
+    def frame_ms(self) -> npt.NDArray[np.int64]:
+        return np.round(self.frame_times * 1000.0).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Clip:
+    id: int
+    camera: str
+    t_start: float
+    t_end: float
+    keyframes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One inferred physical instance."""
+
+    id: int
+    kind: str
+    category: str
+    name: str | None
+    first_seen: float
+    last_seen: float
+    observations: int
+
+
+@dataclass(frozen=True)
+class Observation:
+    id: int
+    clip_id: int
+    entity_id: int | None
+    track_id: int
+    camera: str
+    kind: str
+    category: str
+    t_start: float
+    t_end: float
+    description: str
+    crop_path: str | None
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """How one candidate entity fared in an association decision."""
+
+    entity_id: int
+    min_sim: float
+    max_sim: float
+    mean_sim: float
+    qualifies: bool  #: passed both thresholds
+    vetoed_by: int | None = None  #: reference observation with separation evidence, if any
+    separation_fraction: float | None = None
+
+
+@dataclass(frozen=True)
+class AssociationDecision:
+    observation_id: int
+    entity_id: int
+    created_entity: bool
+    candidates: tuple[CandidateScore, ...]
+    tau_low: float
+    tau_high: float
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    clip_id: int
+    created: bool  #: False when the clip was already in memory (nothing written)
+    decisions: tuple[AssociationDecision, ...]
+
+
+@dataclass(frozen=True)
+class Biography:
+    entity: Entity
+    observations: tuple[Observation, ...]

@@ -1,0 +1,226 @@
+"""Versioned schema of the memory database (ARCHITECTURE.md, "Memory data model"). Each released
+version is one migration, applied in order on open and recorded in PRAGMA user_version; a released
+migration is never edited, later changes add a new one. Vector tables (sqlite-vec vec0) are created per
+embedding space by the store, since their dimension comes from the embedder.
+
+Times are Unix seconds (UTC) as REAL; frame times inside observation_boxes are integer milliseconds so
+that "the same frame" is an exact key. Media paths are relative to the store's media folder.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+_V1 = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE embedding_spaces (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    dims INTEGER NOT NULL CHECK (dims > 0)
+);
+
+CREATE TABLE clips (
+    id INTEGER PRIMARY KEY,
+    camera TEXT NOT NULL,
+    t_start REAL NOT NULL,
+    t_end REAL NOT NULL,
+    keyframes TEXT NOT NULL DEFAULT '[]',
+    media_bytes INTEGER NOT NULL DEFAULT 0,
+    ingested_at REAL NOT NULL,
+    UNIQUE (camera, t_start),
+    CHECK (t_end >= t_start)
+);
+CREATE INDEX clips_by_time ON clips (t_start);
+
+CREATE TABLE ingest_log (
+    id INTEGER PRIMARY KEY,
+    camera TEXT NOT NULL,
+    clip_t_start REAL NOT NULL,
+    clip_t_end REAL NOT NULL,
+    clip_id INTEGER REFERENCES clips (id) ON DELETE SET NULL,
+    observations INTEGER NOT NULL,
+    committed_at REAL NOT NULL,
+    UNIQUE (camera, clip_t_start)
+);
+
+CREATE TABLE entities (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('person', 'animal', 'object')),
+    category TEXT NOT NULL,
+    name TEXT,
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX entities_by_name ON entities (name);
+
+CREATE TABLE observations (
+    id INTEGER PRIMARY KEY,
+    clip_id INTEGER NOT NULL REFERENCES clips (id) ON DELETE CASCADE,
+    entity_id INTEGER REFERENCES entities (id) ON DELETE CASCADE,
+    track_id INTEGER NOT NULL,
+    camera TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('person', 'animal', 'object')),
+    category TEXT NOT NULL,
+    t_start REAL NOT NULL,
+    t_end REAL NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    crop_path TEXT,
+    media_bytes INTEGER NOT NULL DEFAULT 0,
+    space_id INTEGER NOT NULL REFERENCES embedding_spaces (id),
+    UNIQUE (clip_id, track_id)
+);
+CREATE INDEX observations_by_entity ON observations (entity_id, t_start);
+CREATE INDEX observations_by_time ON observations (t_start);
+
+CREATE TABLE observation_boxes (
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    frame_ms INTEGER NOT NULL,
+    x1 REAL NOT NULL,
+    y1 REAL NOT NULL,
+    x2 REAL NOT NULL,
+    y2 REAL NOT NULL,
+    score REAL NOT NULL,
+    PRIMARY KEY (observation_id, frame_ms)
+) WITHOUT ROWID;
+
+CREATE TABLE entity_refs (
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    observation_id INTEGER NOT NULL UNIQUE REFERENCES observations (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (entity_id, seq)
+);
+
+CREATE TABLE association_log (
+    id INTEGER PRIMARY KEY,
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    entity_id INTEGER NOT NULL,
+    created_entity INTEGER NOT NULL,
+    candidates TEXT NOT NULL,
+    decided_at REAL NOT NULL
+);
+CREATE INDEX association_log_by_observation ON association_log (observation_id);
+CREATE INDEX association_log_by_entity ON association_log (entity_id);
+
+CREATE TABLE entity_constraints (
+    entity_a INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    entity_b INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    relation TEXT NOT NULL CHECK (relation = 'not_same'),
+    created_at REAL NOT NULL,
+    PRIMARY KEY (entity_a, entity_b, relation),
+    CHECK (entity_a < entity_b)
+);
+
+CREATE TABLE corrections (
+    id INTEGER PRIMARY KEY,
+    action TEXT NOT NULL,
+    details TEXT NOT NULL,
+    at REAL NOT NULL
+);
+
+CREATE TABLE episodes (
+    id INTEGER PRIMARY KEY,
+    scale TEXT NOT NULL CHECK (scale IN ('clip', '10min', 'hour', 'day')),
+    camera TEXT,
+    t_start REAL NOT NULL,
+    t_end REAL NOT NULL,
+    parent_id INTEGER REFERENCES episodes (id) ON DELETE SET NULL,
+    clip_id INTEGER REFERENCES clips (id) ON DELETE CASCADE,
+    text TEXT NOT NULL
+);
+CREATE INDEX episodes_by_time ON episodes (scale, t_start);
+
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY,
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    text TEXT NOT NULL,
+    importance REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
+    first_confirmed REAL NOT NULL,
+    last_confirmed REAL NOT NULL,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'retracted'))
+);
+CREATE INDEX facts_by_entity ON facts (entity_id);
+
+CREATE TABLE rules (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    cooldown_s REAL NOT NULL DEFAULT 600,
+    created_at REAL NOT NULL
+);
+
+CREATE TABLE rule_events (
+    id INTEGER PRIMARY KEY,
+    rule_id INTEGER NOT NULL REFERENCES rules (id) ON DELETE CASCADE,
+    entity_id INTEGER REFERENCES entities (id) ON DELETE CASCADE,
+    t REAL NOT NULL,
+    state TEXT NOT NULL,
+    details TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE notifications (
+    id INTEGER PRIMARY KEY,
+    rule_event_id INTEGER REFERENCES rule_events (id) ON DELETE CASCADE,
+    sink TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    sent_at REAL
+);
+
+CREATE VIRTUAL TABLE observation_fts USING fts5 (
+    description, content = 'observations', content_rowid = 'id'
+);
+CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+    INSERT INTO observation_fts (rowid, description) VALUES (new.id, new.description);
+END;
+CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
+    INSERT INTO observation_fts (observation_fts, rowid, description) VALUES ('delete', old.id, old.description);
+END;
+CREATE TRIGGER observations_fts_update AFTER UPDATE OF description ON observations BEGIN
+    INSERT INTO observation_fts (observation_fts, rowid, description) VALUES ('delete', old.id, old.description);
+    INSERT INTO observation_fts (rowid, description) VALUES (new.id, new.description);
+END;
+
+CREATE VIRTUAL TABLE episode_fts USING fts5 (
+    text, content = 'episodes', content_rowid = 'id'
+);
+CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    INSERT INTO episode_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO episode_fts (episode_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER episodes_fts_update AFTER UPDATE OF text ON episodes BEGIN
+    INSERT INTO episode_fts (episode_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO episode_fts (rowid, text) VALUES (new.id, new.text);
+END;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1}
+
+
+def vector_table_ddl(space_id: int, dims: int) -> str:
+    """The two vec0 tables of one embedding space: every observation's embedding (filterable by kind,
+    camera and time), and the entities' current reference embeddings that association searches."""
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS vec_obs_{space_id} USING vec0 (
+    observation_id INTEGER PRIMARY KEY,
+    embedding float[{dims}] distance_metric=cosine,
+    kind TEXT PARTITION KEY,
+    camera TEXT,
+    t FLOAT
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS vec_ref_{space_id} USING vec0 (
+    observation_id INTEGER PRIMARY KEY,
+    embedding float[{dims}] distance_metric=cosine,
+    kind TEXT PARTITION KEY,
+    entity_id INTEGER
+);
+"""

@@ -1,0 +1,313 @@
+"""The memory store: biographies of physical instances in SQLite + sqlite-vec, written one clip per
+transaction. A clip and everything derived from it (observations, boxes, vectors, identity decisions)
+commit together, keyed by (camera, clip start): writing the same clip again after a crash neither
+duplicates nor loses, and the ingest log says where each camera resumes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from edge_agent.memory.associate import AssociationConfig, Associator, score_from_json
+from edge_agent.memory.db import Database
+from edge_agent.memory.records import (
+    KINDS,
+    AssociationDecision,
+    Biography,
+    Clip,
+    ClipRecord,
+    Entity,
+    IngestResult,
+    InvalidRecordError,
+    Observation,
+    ObservationRecord,
+)
+from edge_agent.memory.schema import vector_table_ddl
+
+__all__ = ["NotFoundError", "Store", "default_home"]
+
+_ENTITY_COLUMNS = "e.id, e.kind, e.category, e.name, e.first_seen, e.last_seen"
+_OBSERVATION_COLUMNS = "id, clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, description, crop_path"
+
+
+class NotFoundError(LookupError):
+    """No entity, observation or clip with that id."""
+
+
+def default_home() -> Path:
+    """``$EDGE_AGENT_HOME``, else the per-user data folder (``$XDG_DATA_HOME/edge-agent``)."""
+    if os.environ.get("EDGE_AGENT_HOME"):
+        return Path(os.environ["EDGE_AGENT_HOME"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "edge-agent"
+
+
+class Store:
+    """The agent's memory under ``home``: ``memory.db`` and the ``media/`` folder of crops and keyframes.
+
+    Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, home: str | Path | None = None, *, config: AssociationConfig | None = None, driver: str | None = None) -> None:
+        self.home = Path(home) if home is not None else default_home()
+        self.media_dir = self.home / "media"
+        self.media_dir.mkdir(parents=True, exist_ok=True)
+        self.db = Database(self.home / "memory.db", driver=driver)
+        self.config = config or AssociationConfig()
+        self.associator = Associator(self.db, self.config)
+        self._spaces: dict[str, tuple[int, int]] = {}
+        self._load_spaces()
+        self._seen_version = self.db.data_version()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def sync(self) -> None:
+        """Reloads in-memory state if another process committed since we last looked."""
+        version = self.db.data_version()
+        if version != self._seen_version:
+            self._load_spaces()
+            self.associator.index.reload()
+            self._seen_version = version
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """A write transaction. On rollback the in-memory mirrors (embedding spaces, the reference
+        index) are reloaded from the database, so they never hold rows that were not committed."""
+        self.sync()
+        try:
+            with self.db.transaction():
+                yield
+        except BaseException:
+            self._load_spaces()
+            self.associator.index.reload()
+            raise
+
+    def _load_spaces(self) -> None:
+        self._spaces = {name: (int(i), int(d)) for i, name, d in self.db.query("SELECT id, name, dims FROM embedding_spaces")}
+
+    def _space(self, name: str, dims: int) -> int:
+        known = self._spaces.get(name)
+        if known is not None:
+            if known[1] != dims:
+                raise InvalidRecordError(f"embedding space {name!r} has {known[1]} dimensions, got a vector of {dims}")
+            return known[0]
+        space_id = self.db.insert("INSERT INTO embedding_spaces (name, dims) VALUES (?, ?)", (name, dims))
+        self.db.script(vector_table_ddl(space_id, dims))
+        self._spaces[name] = (space_id, dims)
+        return space_id
+
+    def media_path(self, relative: str) -> Path:
+        return self.media_dir / relative
+
+    def _file_bytes(self, relative: str | None) -> int:
+        if relative is None:
+            return 0
+        path = self.media_path(relative)
+        return path.stat().st_size if path.is_file() else 0
+
+    # -- write path --------------------------------------------------------------------------------
+
+    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord]) -> IngestResult:
+        """Writes a clip, its observations and their identity decisions in one transaction. A clip
+        already in memory (same camera and start) is left as it is and its decisions returned."""
+        records = sorted(observations, key=lambda o: (o.t_start, o.track_id))
+        tracks = [r.track_id for r in records]
+        if len(set(tracks)) != len(tracks):
+            raise InvalidRecordError(f"track ids repeat within the clip: {sorted(tracks)}")
+        for r in records:
+            if r.t_start < clip.t_start - 1e-3 or r.t_end > clip.t_end + 1e-3:
+                raise InvalidRecordError(
+                    f"observation of track {r.track_id} spans {r.t_start}..{r.t_end}, outside its clip {clip.t_start}..{clip.t_end}"
+                )
+        with self.write():
+            existing = self.db.query_one("SELECT id FROM clips WHERE camera = ? AND t_start = ?", (clip.camera, clip.t_start))
+            if existing is not None:
+                return IngestResult(int(existing[0]), False, tuple(self._clip_decisions(int(existing[0]))))
+            now = time.time()
+            clip_id = self.db.insert(
+                "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (clip.camera, clip.t_start, clip.t_end, json.dumps(list(clip.keyframes)),
+                 sum(self._file_bytes(k) for k in clip.keyframes), now),
+            )
+            decisions = [self._write_observation(clip_id, clip.camera, r) for r in records]
+            self.db.execute(
+                "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (clip.camera, clip.t_start, clip.t_end, clip_id, len(records), now),
+            )
+        return IngestResult(clip_id, True, tuple(decisions))
+
+    def _write_observation(self, clip_id: int, camera: str, r: ObservationRecord) -> AssociationDecision:
+        space_id = self._space(r.embedding_space, int(r.embedding.size))
+        observation_id = self.db.insert(
+            "INSERT INTO observations (clip_id, track_id, camera, kind, category, t_start, t_end, description, "
+            "crop_path, media_bytes, space_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (clip_id, r.track_id, camera, r.kind, r.category, r.t_start, r.t_end, r.description,
+             r.crop_path, self._file_bytes(r.crop_path), space_id),
+        )
+        frames = r.frame_ms.tolist()
+        self.db.executemany(
+            "INSERT INTO observation_boxes (observation_id, frame_ms, x1, y1, x2, y2, score) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(observation_id, f, *map(float, b), float(s)) for f, b, s in zip(frames, r.boxes, r.scores)],
+        )
+        self.db.execute(
+            f"INSERT INTO vec_obs_{space_id} (observation_id, embedding, kind, camera, t) VALUES (?, ?, ?, ?, ?)",
+            (observation_id, r.embedding.tobytes(), r.kind, camera, r.t_start),
+        )
+        return self.associator.associate(observation_id, r, camera, space_id)
+
+    def resume_point(self, camera: str) -> float | None:
+        """End time of the last clip of ``camera`` committed to memory; a source resumes after it."""
+        row = self.db.query_one("SELECT max(clip_t_end) FROM ingest_log WHERE camera = ?", (camera,))
+        return None if row is None or row[0] is None else float(row[0])
+
+    # -- read path ---------------------------------------------------------------------------------
+
+    def entities(self, kind: str | None = None) -> list[Entity]:
+        """Every entity, most recently seen first."""
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        rows = self.db.query(
+            f"SELECT {_ENTITY_COLUMNS}, count(o.id) FROM entities e LEFT JOIN observations o ON o.entity_id = e.id "
+            "WHERE (? IS NULL OR e.kind = ?) GROUP BY e.id ORDER BY e.last_seen DESC, e.id DESC",
+            (kind, kind),
+        )
+        return [Entity(*row) for row in rows]
+
+    def entity(self, entity_id: int) -> Entity:
+        row = self.db.query_one(
+            f"SELECT {_ENTITY_COLUMNS}, count(o.id) FROM entities e LEFT JOIN observations o ON o.entity_id = e.id "
+            "WHERE e.id = ? GROUP BY e.id",
+            (int(entity_id),),
+        )
+        if row is None:
+            raise NotFoundError(f"no entity {entity_id}")
+        return Entity(*row)
+
+    def observations(self, entity_id: int) -> list[Observation]:
+        """The entity's observations in time order."""
+        self.entity(entity_id)
+        rows = self.db.query(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE entity_id = ? ORDER BY t_start, id", (int(entity_id),)
+        )
+        return [Observation(*row) for row in rows]
+
+    def observation(self, observation_id: int) -> Observation:
+        row = self.db.query_one(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE id = ?", (int(observation_id),))
+        if row is None:
+            raise NotFoundError(f"no observation {observation_id}")
+        return Observation(*row)
+
+    def biography(self, entity_id: int) -> Biography:
+        return Biography(self.entity(entity_id), tuple(self.observations(entity_id)))
+
+    def clip(self, clip_id: int) -> Clip:
+        row = self.db.query_one("SELECT id, camera, t_start, t_end, keyframes FROM clips WHERE id = ?", (int(clip_id),))
+        if row is None:
+            raise NotFoundError(f"no clip {clip_id}")
+        return Clip(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])))
+
+    def reference_ids(self, entity_id: int) -> list[int]:
+        """The entity's current reference observations, oldest first."""
+        return [r[0] for r in self.db.query("SELECT observation_id FROM entity_refs WHERE entity_id = ? ORDER BY seq", (int(entity_id),))]
+
+    def decisions(self, *, entity_id: int | None = None, observation_id: int | None = None) -> list[AssociationDecision]:
+        """Association decisions, oldest first, for an entity (as chosen at the time) or an observation."""
+        rows = self.db.query(
+            "SELECT a.observation_id, a.entity_id, a.created_entity, a.candidates, o.kind FROM association_log a "
+            "JOIN observations o ON o.id = a.observation_id "
+            "WHERE (? IS NULL OR a.entity_id = ?) AND (? IS NULL OR a.observation_id = ?) ORDER BY a.id",
+            (entity_id, entity_id, observation_id, observation_id),
+        )
+        return [self._decision(*row) for row in rows]
+
+    def _decision(self, observation_id: int, entity_id: int, created: int, candidates: str, kind: str) -> AssociationDecision:
+        t = self.config.thresholds[kind]
+        return AssociationDecision(
+            observation_id, entity_id, bool(created), tuple(score_from_json(c) for c in json.loads(candidates)), t.tau_low, t.tau_high
+        )
+
+    def _clip_decisions(self, clip_id: int) -> list[AssociationDecision]:
+        rows = self.db.query(
+            "SELECT a.observation_id, a.entity_id, a.created_entity, a.candidates, o.kind FROM association_log a "
+            "JOIN observations o ON o.id = a.observation_id WHERE o.clip_id = ? ORDER BY a.id",
+            (clip_id,),
+        )
+        return [self._decision(*row) for row in rows]
+
+    def corrections(self) -> list[dict[str, object]]:
+        """The audit trail of the user's corrections, oldest first."""
+        return [
+            {"id": i, "action": a, "details": json.loads(d), "at": t}
+            for i, a, d, t in self.db.query("SELECT id, action, details, at FROM corrections ORDER BY id")
+        ]
+
+    def search_text(self, query: str, limit: int = 20) -> list[Observation]:
+        """Observations whose description matches an FTS5 query (BM25 order)."""
+        rows = self.db.query(
+            f"SELECT {', '.join('o.' + c for c in _OBSERVATION_COLUMNS.split(', '))} FROM observation_fts f "
+            "JOIN observations o ON o.id = f.rowid WHERE observation_fts MATCH ? ORDER BY bm25(observation_fts) LIMIT ?",
+            (query, int(limit)),
+        )
+        return [Observation(*row) for row in rows]
+
+    def nearest_observations(self, vector: np.ndarray, space: str, k: int = 10, kind: str | None = None) -> list[tuple[int, float]]:
+        """(observation id, cosine distance) of the k nearest stored embeddings in ``space`` (sqlite-vec)."""
+        known = self._spaces.get(space)
+        if known is None:
+            return []
+        vector = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        if vector.size != known[1]:
+            raise ValueError(f"embedding space {space!r} has {known[1]} dimensions, got a vector of {vector.size}")
+        sql = f"SELECT observation_id, distance FROM vec_obs_{known[0]} WHERE embedding MATCH ? AND k = ?"
+        params: list[object] = [vector.tobytes(), int(k)]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        return [(int(i), float(d)) for i, d in self.db.query(sql + " ORDER BY distance", params)]
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table (vector tables summed), for audits and benchmarks."""
+        tables = ["clips", "observations", "observation_boxes", "entities", "entity_refs", "association_log",
+                  "entity_constraints", "corrections", "episodes", "facts", "rules", "rule_events", "notifications"]
+        out = {t: int(self.db.query_one(f"SELECT count(*) FROM {t}")[0]) for t in tables}
+        out["vec_obs"] = sum(int(self.db.query_one(f"SELECT count(*) FROM vec_obs_{i}")[0]) for i, _ in self._spaces.values())
+        out["vec_ref"] = sum(int(self.db.query_one(f"SELECT count(*) FROM vec_ref_{i}")[0]) for i, _ in self._spaces.values())
+        return out
+
+    def vector_tables(self) -> list[tuple[int, int]]:
+        """(space id, dims) of every embedding space."""
+        return sorted(self._spaces.values())
+
+    def media_files(self) -> list[str]:
+        """Every media path the memory refers to (crops and keyframes), relative to the media folder."""
+        paths = [r[0] for r in self.db.query("SELECT crop_path FROM observations WHERE crop_path IS NOT NULL")]
+        for (keyframes,) in self.db.query("SELECT keyframes FROM clips WHERE keyframes != '[]'"):
+            paths.extend(json.loads(keyframes))
+        return paths
+
+    def delete_media(self, paths: Sequence[str]) -> int:
+        """Removes media files (after the records that named them are committed); returns bytes freed."""
+        freed = 0
+        for relative in paths:
+            path = self.media_path(relative)
+            try:
+                freed += path.stat().st_size
+                path.unlink()
+            except FileNotFoundError:
+                continue
+        return freed

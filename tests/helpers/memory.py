@@ -1,0 +1,60 @@
+"""Builders for memory tests: observation records from a box and an embedding, clips, vectors at a
+chosen cosine similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge_agent.memory import ClipRecord, ObservationRecord
+
+DAY = 86400.0
+SPACE = "test-appearance"
+
+
+def unit(v) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def near(base: np.ndarray, cosine: float, seed: int) -> np.ndarray:
+    """A unit vector at the given cosine similarity to ``base``."""
+    rng = np.random.default_rng(seed)
+    other = rng.normal(size=base.shape).astype(np.float64)
+    other -= other.dot(base) * base
+    other /= np.linalg.norm(other)
+    return unit(cosine * base + np.sqrt(1 - cosine**2) * other)
+
+
+def observation(track_id, t0, box, embedding, *, kind="object", category="cup", frames=4, step=0.5,
+                description="", crop_path=None, space=SPACE) -> ObservationRecord:
+    times = t0 + np.arange(frames) * step
+    return ObservationRecord(
+        track_id=track_id, kind=kind, category=category, frame_times=times,
+        boxes=np.tile(np.asarray(box, np.float32), (frames, 1)), scores=np.full(frames, 0.9, np.float32),
+        embedding=embedding, embedding_space=space, description=description, crop_path=crop_path,
+    )
+
+
+def clip(t0, length=10.0, camera="kitchen", keyframes=()) -> ClipRecord:
+    return ClipRecord(camera, t0, t0 + length, tuple(keyframes))
+
+
+def synthetic_clip(index: int, observations: int = 30, frames: int = 20) -> tuple[ClipRecord, list[ObservationRecord]]:
+    """A deterministic, heavy clip (for crash tests): ``observations`` objects side by side, each with
+    ``frames`` boxes and an embedding drawn from a small set of look-alike prototypes."""
+    rng = np.random.default_rng(index)
+    t0 = index * 10.0
+    prototypes = np.eye(observations, 64, dtype=np.float32) + 0.05
+    records = [
+        observation(
+            track,
+            t0,
+            [track * 50, 0, track * 50 + 40, 40],
+            prototypes[track] + rng.normal(0, 0.01, 64).astype(np.float32),
+            frames=frames,
+            step=0.25,
+            description=f"object {track} in clip {index}",
+        )
+        for track in range(observations)
+    ]
+    return clip(t0), records

@@ -1,0 +1,170 @@
+"""GEB section 3.3 association on a real store: look-alikes, re-identification days later, the
+two-threshold rule, the bounded FIFO, the audit log and both candidate indexes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.memory import DAY, SPACE, clip, near, observation, unit
+
+from edge_agent.memory import AssociationConfig, InvalidRecordError, Store, Thresholds, corrections
+
+INDEXES = ["matrix", "sqlite-vec"]
+
+
+@pytest.fixture(params=INDEXES)
+def any_store(request, tmp_path):
+    with Store(tmp_path / "home", config=AssociationConfig(index=request.param)) as s:
+        yield s
+
+
+def test_lookalike_mugs_apart_on_shared_frames_are_two_entities(any_store, red_mug):
+    striped, plain = red_mug, near(red_mug, 0.97, seed=1)  # embeddings alone would merge them
+    result = any_store.ingest_clip(clip(0), [
+        observation(1, 0.0, [100, 100, 140, 160], striped),
+        observation(2, 0.0, [400, 100, 440, 160], plain),
+    ])
+    first, second = result.decisions
+    assert first.created_entity and second.created_entity and first.entity_id != second.entity_id
+    (candidate,) = second.candidates
+    assert candidate.qualifies and candidate.vetoed_by == first.observation_id
+    assert candidate.separation_fraction == 1.0
+    assert len(any_store.entities()) == 2
+
+
+def test_same_mug_days_later_is_one_entity(any_store, red_mug):
+    first = any_store.ingest_clip(clip(0), [observation(1, 0.0, [100, 100, 140, 160], red_mug)])
+    later = any_store.ingest_clip(clip(3 * DAY), [observation(1, 3 * DAY, [300, 50, 340, 110], near(red_mug, 0.95, seed=2))])
+    assert later.decisions[0].entity_id == first.decisions[0].entity_id
+    assert not later.decisions[0].created_entity
+    entity = any_store.entity(first.decisions[0].entity_id)
+    assert entity.observations == 2 and entity.first_seen == 0.0 and entity.last_seen == pytest.approx(3 * DAY + 1.5)
+
+
+def test_one_supporting_reference_does_not_outvote_a_contradicting_one(any_store, red_mug):
+    thresholds = any_store.config.thresholds["object"]
+    other = near(red_mug, 0.5, seed=3)
+    e = any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)]).decisions[0].entity_id
+    # A second, dissimilar reference joins the same entity through the user's merge.
+    f = any_store.ingest_clip(clip(100), [observation(1, 100.0, [0, 0, 40, 40], other)]).decisions[0].entity_id
+    assert e != f
+    corrections.merge(any_store, e, f)
+    probe = near(red_mug, 0.97, seed=4)  # >= tau_high to one reference, < tau_low to the other
+    assert float(probe @ red_mug) >= thresholds.tau_high and float(probe @ other) < thresholds.tau_low
+    decision = any_store.ingest_clip(clip(200), [observation(1, 200.0, [0, 0, 40, 40], probe)]).decisions[0]
+    assert decision.created_entity
+    (candidate,) = decision.candidates
+    assert candidate.entity_id == e and not candidate.qualifies
+    assert candidate.max_sim >= thresholds.tau_high and candidate.min_sim < thresholds.tau_low
+
+
+def test_reference_fifo_stays_bounded_and_keeps_the_newest(any_store, red_mug):
+    ids = []
+    for day in range(10):
+        r = any_store.ingest_clip(clip(day * DAY), [observation(1, day * DAY, [0, 0, 40, 40], near(red_mug, 0.96, seed=day))])
+        ids.append(r.decisions[0].observation_id)
+    (entity,) = any_store.entities()
+    assert entity.observations == 10
+    assert any_store.reference_ids(entity.id) == ids[-4:]
+    assert any_store.counts()["vec_ref"] == 4 and any_store.counts()["entity_refs"] == 4
+
+
+def test_highest_mean_similarity_wins(any_store, red_mug):
+    a = any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)]).decisions[0].entity_id
+    blue = near(red_mug, 0.93, seed=5)
+    b = any_store.ingest_clip(clip(20), [observation(1, 20.0, [0, 0, 40, 40], blue)]).decisions[0]
+    assert b.entity_id == a  # 0.93 >= tau_high: same entity
+    probe = near(blue, 0.99, seed=6)
+    decision = any_store.ingest_clip(clip(40), [observation(1, 40.0, [0, 0, 40, 40], probe)]).decisions[0]
+    assert decision.entity_id == a
+
+
+def test_no_veto_ablation_merges_lookalikes(tmp_path, red_mug):
+    with Store(tmp_path / "h", config=AssociationConfig(use_separation=False)) as s:
+        result = s.ingest_clip(clip(0), [
+            observation(1, 0.0, [100, 100, 140, 160], red_mug),
+            observation(2, 0.0, [400, 100, 440, 160], near(red_mug, 0.97, seed=1)),
+        ])
+        assert result.decisions[0].entity_id == result.decisions[1].entity_id
+
+
+def test_kinds_spaces_and_cameras(any_store, red_mug):
+    person = any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 90], red_mug, kind="person", category="person")])
+    cup = any_store.ingest_clip(clip(20), [observation(1, 20.0, [0, 0, 40, 40], red_mug)])
+    other_space = any_store.ingest_clip(clip(40), [observation(1, 40.0, [0, 0, 40, 40], red_mug, space="other")])
+    ids = {person.decisions[0].entity_id, cup.decisions[0].entity_id, other_space.decisions[0].entity_id}
+    assert len(ids) == 3  # never compared across kinds or embedding spaces
+    # Same kind and space, another camera at the same time: no shared frames, so no veto.
+    again = any_store.ingest_clip(clip(20, camera="hall"), [observation(1, 20.0, [300, 0, 340, 40], red_mug)])
+    assert again.decisions[0].entity_id == cup.decisions[0].entity_id
+
+
+def test_decisions_are_logged_with_numbers(any_store, red_mug):
+    any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)])
+    r = any_store.ingest_clip(clip(50), [observation(1, 50.0, [0, 0, 40, 40], near(red_mug, 0.95, seed=7))])
+    (logged,) = any_store.decisions(observation_id=r.decisions[0].observation_id)
+    assert logged == r.decisions[0]
+    assert logged.candidates[0].min_sim == pytest.approx(0.95, abs=1e-4)
+    assert len(any_store.decisions(entity_id=logged.entity_id)) == 2
+
+
+def test_failed_clip_rolls_back_and_leaves_the_index_clean(any_store, red_mug):
+    any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)])
+    before = any_store.counts()
+    bad = observation(2, 10.0, [0, 0, 40, 40], np.ones(5, np.float32))  # 5 dims in a 32-dim space
+    with pytest.raises(InvalidRecordError, match="has 32 dimensions, got a vector of 5"):
+        any_store.ingest_clip(clip(10), [observation(1, 10.0, [100, 0, 140, 40], near(red_mug, 0.5, seed=8)), bad])
+    assert any_store.counts() == before
+    # The rolled-back observation never became anybody's reference.
+    probe = any_store.ingest_clip(clip(20), [observation(1, 20.0, [100, 0, 140, 40], near(red_mug, 0.5, seed=8))])
+    assert probe.decisions[0].created_entity
+
+
+def test_another_writer_is_seen(tmp_path, red_mug):
+    home = tmp_path / "shared"
+    with Store(home) as a, Store(home) as b:
+        first = b.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)])
+        seen = a.ingest_clip(clip(30), [observation(1, 30.0, [0, 0, 40, 40], near(red_mug, 0.96, seed=9))])
+        assert seen.decisions[0].entity_id == first.decisions[0].entity_id
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"reference_set_size": 0}, "reference_set_size must be >= 1"),
+        ({"candidate_entities": 0}, "candidate_entities must be >= 1"),
+        ({"thresholds": {"person": Thresholds(0.5, 0.7)}}, "thresholds missing for kind"),
+        ({"index": "faiss"}, "index must be 'matrix' or 'sqlite-vec'"),
+        ({"separation_min_fraction": 2.0}, r"must be in \[0, 1\]"),
+    ],
+)
+def test_bad_config(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        AssociationConfig(**kwargs)
+
+
+def test_bad_thresholds():
+    with pytest.raises(ValueError, match="tau_low <= tau_high"):
+        Thresholds(0.9, 0.5)
+
+
+def test_indexes_agree_on_a_stream(tmp_path):
+    rng = np.random.default_rng(11)
+    prototypes = [unit(rng.normal(size=32)) for _ in range(6)]
+    decisions = {}
+    for index in INDEXES:
+        with Store(tmp_path / index, config=AssociationConfig(index=index)) as s:
+            out = []
+            for i in range(40):
+                p = prototypes[i % 6]
+                r = s.ingest_clip(clip(i * 60.0), [observation(1, i * 60.0, [0, 0, 40, 40], near(p, 0.98, seed=i))])
+                out.append(r.decisions[0].entity_id)
+            decisions[index] = out
+    assert decisions["matrix"] == decisions["sqlite-vec"]
+    assert len(set(decisions["matrix"])) == 6
+
+
+def test_space_name_is_recorded(store, red_mug):
+    store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)])
+    assert store.vector_tables() == [(1, 32)]
+    assert SPACE in store._spaces

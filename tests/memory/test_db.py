@@ -1,0 +1,110 @@
+"""The database layer: driver, sqlite-vec, pragmas, migrations and older schemas."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from edge_agent.memory import Database, DatabaseError, Store, corrections
+from edge_agent.memory.db import available_driver
+from edge_agent.memory.schema import MIGRATIONS, SCHEMA_VERSION
+
+FIXTURES = Path(__file__).with_name("fixtures")
+
+
+def test_opens_with_wal_foreign_keys_and_sqlite_vec(tmp_path):
+    with Database(tmp_path / "m" / "memory.db") as db:
+        assert db.query_one("PRAGMA journal_mode")[0] == "wal"
+        assert db.query_one("PRAGMA foreign_keys")[0] == 1
+        assert db.query_one("PRAGMA busy_timeout")[0] == 10_000
+        assert db.query_one("PRAGMA auto_vacuum")[0] == 2  # incremental
+        assert db.user_version == SCHEMA_VERSION
+        assert tuple(int(p) for p in db.sqlite_vec_version.lstrip("v").split(".")) >= (0, 1, 9)
+        assert db.driver == available_driver()
+
+
+def test_transactions_are_all_or_nothing(tmp_path):
+    with Database(tmp_path / "memory.db") as db:
+        with pytest.raises(RuntimeError):
+            with db.transaction():
+                db.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+                raise RuntimeError("crash in the middle")
+        assert db.query("SELECT * FROM meta") == []
+        with db.transaction():
+            db.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+            with db.transaction():  # nested: joins the outer one
+                db.execute("INSERT INTO meta (key, value) VALUES ('b', '2')")
+        assert db.query("SELECT key FROM meta ORDER BY key") == [("a",), ("b",)]
+
+
+def test_newer_schema_is_refused_without_touching_it(tmp_path):
+    path = tmp_path / "memory.db"
+    with Database(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(DatabaseError, match="newer than this edge-agent understands"):
+        Database(path)
+
+
+def test_unknown_or_second_driver_is_refused(tmp_path):
+    with pytest.raises(DatabaseError, match="already uses the"):
+        Database(tmp_path / "x.db", driver="pysqlite3" if available_driver() != "pysqlite3" else "apsw")
+
+
+@pytest.mark.parametrize("version", sorted(MIGRATIONS))
+def test_every_released_schema_opens_without_loss(tmp_path, version):
+    fixture = FIXTURES / f"schema_v{version}.db"
+    if not fixture.exists():
+        pytest.fail(f"missing fixture {fixture.name}: run tests/memory/fixtures/make_fixture.py when releasing a schema")
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copyfile(fixture, home / "memory.db")
+    with Store(home) as store:
+        assert store.db.user_version == SCHEMA_VERSION
+        entities = {e.name: e for e in store.entities()}
+        assert entities["coffee mug"].observations == 2 and len(entities) == 2
+        assert [o.description for o in store.search_text("sink")] == ["mug in the sink"]
+        assert store.counts()["vec_obs"] == 3 and store.counts()["observation_boxes"] == 12
+        assert [c["action"] for c in store.corrections()] == ["rename"]
+        corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pysqlite3") is None, reason="pysqlite3-binary is not installed")
+def test_sqlite3_module_driver_path(tmp_path):
+    """The path taken where the standard library's sqlite3 can load extensions, exercised with the
+    API-identical pysqlite3 in a separate process (one SQLite library per process)."""
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from edge_agent.memory import Store, ClipRecord, ObservationRecord
+        with Store({str(tmp_path / 'home')!r}, driver="pysqlite3") as s:
+            assert s.db.driver == "pysqlite3"
+            e = np.r_[np.ones(4), np.zeros(12)].astype(np.float32)
+            obs = lambda tid, box: ObservationRecord(tid, "object", "cup", [0.0, 0.5], [box, box], [0.9, 0.9], e, "s")
+            r = s.ingest_clip(ClipRecord("cam", 0.0, 10.0), [obs(1, [0, 0, 40, 40]), obs(2, [200, 0, 240, 40])])
+            assert [d.created_entity for d in r.decisions] == [True, True]
+            assert r.decisions[1].candidates[0].vetoed_by == r.decisions[0].observation_id
+            assert not s.ingest_clip(ClipRecord("cam", 0.0, 10.0), []).created
+            print("ok", s.db.user_version)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ok", str(SCHEMA_VERSION)]
+
+
+def test_missing_pieces_are_named(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys
+        sys.modules["sqlite_vec"] = None  # as if not installed
+        from edge_agent.memory import Database, MissingDependencyError
+        try:
+            Database({str(tmp_path / 'x.db')!r})
+        except MissingDependencyError as exc:
+            print(exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "sqlite-vec is not installed" in out.stdout, out.stderr
