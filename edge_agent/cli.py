@@ -22,6 +22,26 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _byte_size(text: str) -> int:
+    """Bytes, with an optional K, M, G or T suffix (powers of 1024): 500M, 2G."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    text = text.strip().upper().removesuffix("B")
+    try:
+        value = float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 500M or 2G, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return int(value)
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edge-agent",
@@ -55,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (listing, show, merge, split, rename, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    memory = commands.add_parser("memory", help="size of the memory and its retention")
+    memory_commands = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = memory_commands.add_parser("stats", help="rows, bytes, schema and driver")
+    prune = memory_commands.add_parser("prune", help="enforce a cap in bytes and/or days, oldest first (media before records)")
+    prune.add_argument("--max-bytes", type=_byte_size, help="cap on database + media, e.g. 20G")
+    prune.add_argument("--max-age-days", type=_positive_float, help="delete clips older than this")
+    for sub in (stats, prune):
+        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     bench = commands.add_parser("bench", help="benchmarks with ratios against baselines measured in the same run")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
     native = targets.add_parser("native", help="native core: tracker, association test, cosine top-k")
@@ -65,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     native.add_argument("--topk-rows", type=_positive_int, default=100_000, help="rows in the cosine top-k base (100000)")
     native.add_argument("--seed", type=int, default=0)
     native.add_argument("--no-reference", action="store_true", help="skip the slow NumPy reference tracker")
+    memory = targets.add_parser("memory", help="association throughput and bytes per observation vs existing entities")
+    memory.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    memory.add_argument("--entities", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000],
+                        help="existing entities to measure at (1000 10000 100000)")
+    memory.add_argument("--dims", type=_positive_int, default=256, help="embedding dimensions (256)")
+    memory.add_argument("--probes", type=_positive_int, default=200, help="observations ingested per measurement (200)")
+    memory.add_argument("--seed", type=int, default=0)
     return parser
 
 
@@ -76,6 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "entities":
         return _entities(args)
+    if args.command == "memory":
+        return _memory(args)
+    if args.command == "bench" and args.target == "memory":
+        from edge_agent.bench import memory as bench_memory
+
+        result = bench_memory.run(sizes=tuple(args.entities), dims=args.dims, probes=args.probes, seed=args.seed)
+        print(json.dumps(result, indent=2) if args.json else bench_memory.format_table(result))
+        return 0
     if args.command == "bench" and args.target == "native":
         from edge_agent.bench import native as bench_native
 
@@ -151,6 +195,33 @@ def _entities(args: argparse.Namespace) -> int:
     except (NotFoundError, CorrectionError) as exc:
         return _fail(str(exc.args[0]) if exc.args else str(exc))
     print(json.dumps(out, indent=2) if args.json else out)
+    return 0
+
+
+def _memory(args: argparse.Namespace) -> int:
+    from edge_agent.memory import Store, retention
+
+    if args.action == "prune" and args.max_bytes is None and args.max_age_days is None:
+        return _fail("give --max-bytes and/or --max-age-days")
+    with Store(args.home) as store:
+        if args.action == "stats":
+            out: dict[str, Any] = {
+                "home": str(store.home),
+                "schema_version": store.db.user_version,
+                "driver": store.db.driver,
+                "sqlite_vec": store.db.sqlite_vec_version,
+                "candidate_index": store.config.index,
+                "bytes": retention.usage(store),
+                "rows": store.counts(),
+            }
+            text = "\n".join([f"{k}: {v}" for k, v in out.items() if k != "rows"] + [f"  {k}: {v}" for k, v in out["rows"].items()])
+        else:
+            report = retention.enforce(store, retention.RetentionPolicy(args.max_bytes, args.max_age_days))
+            out = asdict(report)
+            text = (f"{report.bytes_before} -> {report.bytes_after} bytes: {report.media_files_deleted} media files, "
+                    f"{report.clips_deleted} clips, {report.observations_deleted} observations, "
+                    f"{report.entities_deleted} entities deleted, {report.orphans_removed} orphans swept")
+    print(json.dumps(out, indent=2) if args.json else text)
     return 0
 
 

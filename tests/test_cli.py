@@ -61,3 +61,14 @@ def test_bad_arguments_exit_2(argv, capsys):
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "bench" in capsys.readouterr().out
+
+
+def test_bench_memory_json_keys(capsys):
+    assert main(["bench", "memory", "--json", "--entities", "40", "80", "--probes", "10", "--dims", "16"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["entities"] for r in result["sizes"]] == [40, 80]
+    for row in result["sizes"]:
+        assert {"matrix_obs_per_s", "sqlite_vec_obs_per_s", "matrix_knn_ms_p50", "sqlite_vec_knn_ms_p50",
+                "bytes_per_observation", "matrix_resighting_accuracy", "sqlite_vec_resighting_accuracy"} <= set(row)
+        assert row["matrix_resighting_accuracy"] == row["sqlite_vec_resighting_accuracy"] == 1.0
+    assert result["knn_path"]["chosen"] == "matrix"

@@ -186,7 +186,7 @@ class MatrixIndex:
         if matrix is None or matrix.size == 0:
             return []
         k = min(matrix.size, m * self._reference_set_size)
-        rows, _ = native.cosine_topk(vector, matrix.vectors[: matrix.size], k, threads=1)
+        rows, _ = native.cosine_topk(vector, matrix.vectors[: matrix.size], k)  # large scans use every core
         return _first_distinct(matrix.owners[rows[0]].tolist(), m)
 
     def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
@@ -230,10 +230,13 @@ class VecTableIndex:
         if not entity_ids:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
         marks = ",".join("?" * len(entity_ids))
-        rows = self._db.query(
+        ids = [r[0] for r in self._db.query(f"SELECT observation_id FROM entity_refs WHERE entity_id IN ({marks})", tuple(entity_ids))]
+        if not ids:
+            return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
+        rows = self._db.query(  # by primary key: a vec0 metadata filter without MATCH would scan the table
             f"SELECT observation_id, entity_id, embedding FROM vec_ref_{int(space_id)} "
-            f"WHERE kind = ? AND entity_id IN ({marks}) ORDER BY entity_id, observation_id",
-            (kind, *entity_ids),
+            f"WHERE observation_id IN ({','.join('?' * len(ids))}) ORDER BY entity_id, observation_id",
+            tuple(ids),
         )
         if not rows:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
