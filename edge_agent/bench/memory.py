@@ -28,9 +28,12 @@ def _probes(rng: np.random.Generator, prototypes: np.ndarray, count: int, t0: fl
     for c in range(0, count, 5):
         start = t0 + c * 2.0
         records = []
+        # Distinct targets within a clip: two sightings of one entity side by side on the same frames
+        # would rightly be vetoed as two instances.
+        targets = rng.choice(len(prototypes), size=5, replace=False)
         for j in range(min(5, count - c)):
             if (c + j) % 2 == 0:
-                target = int(rng.integers(len(prototypes)))
+                target = int(targets[j])
                 vector = prototypes[target] + rng.normal(0, 0.02, dims).astype(np.float32)
                 expected.append(target)
             else:
