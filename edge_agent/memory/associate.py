@@ -315,9 +315,10 @@ class Associator:
         self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
         scores.sort(key=lambda s: -s.mean_sim)
         self.db.execute(
-            "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, decided_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (observation_id, entity_id, int(created), json.dumps([_score_json(s) for s in scores]), now),
+            "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, decided_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (observation_id, entity_id, int(created), json.dumps([_score_json(s) for s in scores]),
+             thresholds.tau_low, thresholds.tau_high, now),
         )
         return AssociationDecision(observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high)
 

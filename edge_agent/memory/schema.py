@@ -101,6 +101,8 @@ CREATE TABLE association_log (
     entity_id INTEGER NOT NULL,
     created_entity INTEGER NOT NULL,
     candidates TEXT NOT NULL,
+    tau_low REAL NOT NULL,
+    tau_high REAL NOT NULL,
     decided_at REAL NOT NULL
 );
 CREATE INDEX association_log_by_observation ON association_log (observation_id);

@@ -25,6 +25,7 @@ def seed_entities(store: Store, n: int, *, dims: int = 256, references: int = 4,
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True)
     t0 = float(store.db.query_one("SELECT coalesce(max(t_end), 0) FROM clips")[0]) + 10.0
     entity_ids: list[int] = []
+    thresholds = store.config.thresholds["object"]
     for start in range(0, n, batch):
         with store.write():
             space_id = store._space(space, dims)  # noqa: SLF001 - same package
@@ -56,9 +57,9 @@ def seed_entities(store: Store, n: int, *, dims: int = 256, references: int = 4,
                         (observation_id, vector.tobytes(), camera, t0),
                     )
                     store.db.execute(
-                        "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, decided_at) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (observation_id, entity_id, int(r == 0), json.dumps([]), time.time()),
+                        "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, "
+                        "tau_high, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (observation_id, entity_id, int(r == 0), json.dumps([]), thresholds.tau_low, thresholds.tau_high, time.time()),
                     )
                     store.associator.add_reference(entity_id, observation_id, "object", space_id, vector)
             store.db.execute(

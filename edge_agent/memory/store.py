@@ -36,6 +36,14 @@ _ENTITY_COLUMNS = "e.id, e.kind, e.category, e.name, e.first_seen, e.last_seen"
 _OBSERVATION_COLUMNS = "id, clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, description, crop_path"
 
 
+_DECISION_COLUMNS = "a.observation_id, a.entity_id, a.created_entity, a.candidates, a.tau_low, a.tau_high"
+
+
+def _decision(observation_id: int, entity_id: int, created: int, candidates: str, tau_low: float, tau_high: float) -> AssociationDecision:
+    scores = tuple(score_from_json(c) for c in json.loads(candidates))
+    return AssociationDecision(observation_id, entity_id, bool(created), scores, tau_low, tau_high)
+
+
 class NotFoundError(LookupError):
     """No entity, observation or clip with that id."""
 
@@ -228,26 +236,19 @@ class Store:
     def decisions(self, *, entity_id: int | None = None, observation_id: int | None = None) -> list[AssociationDecision]:
         """Association decisions, oldest first, for an entity (as chosen at the time) or an observation."""
         rows = self.db.query(
-            "SELECT a.observation_id, a.entity_id, a.created_entity, a.candidates, o.kind FROM association_log a "
-            "JOIN observations o ON o.id = a.observation_id "
+            f"SELECT {_DECISION_COLUMNS} FROM association_log a JOIN observations o ON o.id = a.observation_id "
             "WHERE (? IS NULL OR a.entity_id = ?) AND (? IS NULL OR a.observation_id = ?) ORDER BY a.id",
             (entity_id, entity_id, observation_id, observation_id),
         )
-        return [self._decision(*row) for row in rows]
-
-    def _decision(self, observation_id: int, entity_id: int, created: int, candidates: str, kind: str) -> AssociationDecision:
-        t = self.config.thresholds[kind]
-        return AssociationDecision(
-            observation_id, entity_id, bool(created), tuple(score_from_json(c) for c in json.loads(candidates)), t.tau_low, t.tau_high
-        )
+        return [_decision(*row) for row in rows]
 
     def _clip_decisions(self, clip_id: int) -> list[AssociationDecision]:
         rows = self.db.query(
-            "SELECT a.observation_id, a.entity_id, a.created_entity, a.candidates, o.kind FROM association_log a "
-            "JOIN observations o ON o.id = a.observation_id WHERE o.clip_id = ? ORDER BY a.id",
+            f"SELECT {_DECISION_COLUMNS} FROM association_log a JOIN observations o ON o.id = a.observation_id "
+            "WHERE o.clip_id = ? ORDER BY a.id",
             (clip_id,),
         )
-        return [self._decision(*row) for row in rows]
+        return [_decision(*row) for row in rows]
 
     def corrections(self) -> list[dict[str, object]]:
         """The audit trail of the user's corrections, oldest first."""
@@ -265,8 +266,11 @@ class Store:
         )
         return [Observation(*row) for row in rows]
 
-    def nearest_observations(self, vector: np.ndarray, space: str, k: int = 10, kind: str | None = None) -> list[tuple[int, float]]:
-        """(observation id, cosine distance) of the k nearest stored embeddings in ``space`` (sqlite-vec)."""
+    def nearest_observations(self, vector: np.ndarray, space: str, k: int = 10, *, kind: str | None = None,
+                             camera: str | None = None, after: float | None = None,
+                             before: float | None = None) -> list[tuple[int, float]]:
+        """(observation id, cosine distance) of the k nearest stored embeddings in ``space`` (sqlite-vec
+        KNN), optionally only of one kind (partition key), camera, or start time in [after, before)."""
         known = self._spaces.get(space)
         if known is None:
             return []
@@ -275,9 +279,10 @@ class Store:
             raise ValueError(f"embedding space {space!r} has {known[1]} dimensions, got a vector of {vector.size}")
         sql = f"SELECT observation_id, distance FROM vec_obs_{known[0]} WHERE embedding MATCH ? AND k = ?"
         params: list[object] = [vector.tobytes(), int(k)]
-        if kind is not None:
-            sql += " AND kind = ?"
-            params.append(kind)
+        for column, op, value in (("kind", "=", kind), ("camera", "=", camera), ("t", ">=", after), ("t", "<", before)):
+            if value is not None:
+                sql += f" AND {column} {op} ?"
+                params.append(float(value) if column == "t" else value)
         return [(int(i), float(d)) for i, d in self.db.query(sql + " ORDER BY distance", params)]
 
     def counts(self) -> dict[str, int]:

@@ -106,6 +106,7 @@ def test_decisions_are_logged_with_numbers(any_store, red_mug):
     assert logged == r.decisions[0]
     assert logged.candidates[0].min_sim == pytest.approx(0.95, abs=1e-4)
     assert len(any_store.decisions(entity_id=logged.entity_id)) == 2
+    assert (logged.tau_low, logged.tau_high) == (0.75, 0.88)  # the thresholds used, as they were
 
 
 def test_failed_clip_rolls_back_and_leaves_the_index_clean(any_store, red_mug):

@@ -38,6 +38,11 @@ def test_reads(store, red_mug):
     nearest = store.nearest_observations(red_mug, "test-appearance", k=1)
     assert nearest[0][0] == bio.observations[1].id and nearest[0][1] == pytest.approx(0.0, abs=1e-5)
     assert store.nearest_observations(red_mug, "unknown-space") == []
+    # Metadata filters: kind (partition key), camera and time.
+    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, before=50.0)] == [bio.observations[0].id]
+    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, after=50.0)] == [bio.observations[1].id]
+    assert store.nearest_observations(red_mug, "test-appearance", k=5, camera="hall") == []
+    assert store.nearest_observations(red_mug, "test-appearance", k=5, kind="person") == []
     assert store.entities(kind="person") == []
     assert store.clip(bio.observations[0].clip_id).t_start == 0.0
     with pytest.raises(NotFoundError, match="no entity 999"):
