@@ -52,7 +52,9 @@ def _consistent(home: Path) -> int:
 def test_sigkill_mid_write_then_reingest(tmp_path, kill_after):
     home = tmp_path / "home"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(home), str(CLIPS)], stdout=subprocess.PIPE, text=True, env=env)
+    # cwd: not the repository root, whose source tree (without the compiled core) would shadow the install
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(home), str(CLIPS)], stdout=subprocess.PIPE, text=True,
+                              env=env, cwd=tmp_path)
     try:
         for line in writer.stdout:
             if line.split() == ["begin", str(kill_after)]:

@@ -93,7 +93,7 @@ def test_sqlite3_module_driver_path(tmp_path):
             assert not s.ingest_clip(ClipRecord("cam", 0.0, 10.0), []).created
             print("ok", s.db.user_version)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["ok", str(SCHEMA_VERSION)]
 
@@ -108,5 +108,5 @@ def test_missing_pieces_are_named(tmp_path):
         except MissingDependencyError as exc:
             print(exc)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert "sqlite-vec is not installed" in out.stdout, out.stderr
