@@ -75,6 +75,22 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (listing, show, merge, split, rename, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    for name, text in (("ingest", "run a recording (or a live source, until stopped) through perception into memory"),
+                       ("watch", "run a live source continuously; Ctrl-C or SIGTERM stop after the current clip")):
+        run = commands.add_parser(name, help=text)
+        run.add_argument("source", help="video file, image folder, MOT sequence folder, camera index (0) or stream URL")
+        run.add_argument("--camera", help="camera name in memory (default: from the source)")
+        run.add_argument("--start", help="wall-clock time of the recording's first frame, ISO 8601 (default: file metadata)")
+        run.add_argument("--detector", choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+                         help="detector backend (default: the configuration's, else auto: YOLOX if its file is there, else OpenCV)")
+        run.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
+        run.add_argument("--config", type=Path, help="configuration file (TOML)")
+        run.add_argument("--json", action="store_true", help="print the run report as JSON")
+        run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
+    demo.add_argument("folder", type=Path)
+
     memory = commands.add_parser("memory", help="size of the memory and its retention")
     memory_commands = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
     stats = memory_commands.add_parser("stats", help="rows, bytes, schema and driver")
@@ -94,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     native.add_argument("--topk-rows", type=_positive_int, default=100_000, help="rows in the cosine top-k base (100000)")
     native.add_argument("--seed", type=int, default=0)
     native.add_argument("--no-reference", action="store_true", help="skip the slow NumPy reference tracker")
+    ingest_bench = targets.add_parser("ingest", help="x real time and per-stage ms of the write path on a recording")
+    ingest_bench.add_argument("source", help="video file, image folder or MOT sequence")
+    ingest_bench.add_argument("--detector", choices=["auto", "yolox", "tensorrt", "opencv", "gt"])
+    ingest_bench.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
+    ingest_bench.add_argument("--config", type=Path, help="configuration file (TOML)")
+    ingest_bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     memory = targets.add_parser("memory", help="association throughput and bytes per observation vs existing entities")
     memory.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     memory.add_argument("--entities", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000],
@@ -112,8 +134,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "entities":
         return _entities(args)
+    if args.command in ("ingest", "watch"):
+        return _ingest(args)
+    if args.command == "demo":
+        from edge_agent.demo import write_demo_scene
+
+        for path in write_demo_scene(args.folder):
+            print(path)
+        return 0
     if args.command == "memory":
         return _memory(args)
+    if args.command == "bench" and args.target == "ingest":
+        from edge_agent.bench import ingest as bench_ingest
+        from edge_agent.capture import CaptureError
+        from edge_agent.config import ConfigError, load_config, models_dir
+        from edge_agent.memory import default_home
+        from edge_agent.perception.detect import ModelError
+
+        try:
+            config = load_config(args.config, **({"detector": {"type": args.detector}} if args.detector else {}))
+            home = args.home or config.home or default_home()
+            result = bench_ingest.run(args.source, config, models_dir(config, Path(home), args.models))
+        except (ConfigError, CaptureError, ModelError) as exc:
+            return _fail(str(exc))
+        print(json.dumps(result, indent=2) if args.json else bench_ingest.format_table(result))
+        return 0
     if args.command == "bench" and args.target == "memory":
         from edge_agent.bench import memory as bench_memory
 
@@ -195,6 +240,92 @@ def _entities(args: argparse.Namespace) -> int:
     except (NotFoundError, CorrectionError) as exc:
         return _fail(str(exc.args[0]) if exc.args else str(exc))
     print(json.dumps(out, indent=2) if args.json else out)
+    return 0
+
+
+def _parse_start(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"--start must be an ISO 8601 time such as 2026-03-02T07:00:00+01:00, got {text!r}") from None
+    return moment.astimezone().timestamp() if moment.tzinfo is None else moment.timestamp()
+
+
+def _camera_name(source: str) -> str:
+    if source.isdigit():
+        return f"camera{source}"
+    if "://" in source:
+        return source.split("://", 1)[1].split("/", 1)[0].split("@")[-1] or "stream"
+    return Path(source).expanduser().resolve().stem or "camera"
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    import signal
+
+    from edge_agent.capture import CaptureError, open_source
+    from edge_agent.config import ConfigError, load_config, models_dir
+    from edge_agent.memory import Store, default_home
+    from edge_agent.perception.detect import ModelError
+    from edge_agent.perception.pipeline import Pipeline, build_backends
+
+    try:
+        config = load_config(args.config, **({"detector": {"type": args.detector}} if args.detector else {}))
+        start = _parse_start(args.start)
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    home = args.home or config.home or default_home()
+    camera = args.camera or _camera_name(args.source)
+    try:
+        source = open_source(args.source, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps)
+        backends = build_backends(config, models_dir(config, Path(home), args.models), source)
+    except (CaptureError, ModelError) as exc:
+        return _fail(str(exc))
+    if args.command == "watch" and not source.live:
+        print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)
+
+    with Store(home) as store:
+        pipeline = Pipeline(store, backends, config)
+
+        def stop(signum: int, _frame: object) -> None:
+            print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
+            pipeline.stop.set()
+            if source.live:
+                source.close()  # ends the frame stream; the partial clip is still written
+
+        previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        bar = None
+        if not args.quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=None, unit="clip", file=sys.stderr, desc=camera)
+        entities_before = len(store.entities())
+
+        def progress(report: Any) -> None:
+            if bar is not None:
+                bar.update(report.clips + report.clips_skipped - bar.n)
+                bar.set_postfix(fps=f"{report.frames / max(report.wall_seconds, 1e-9):.1f}", obs=report.observations,
+                                entities=entities_before + report.new_entities, x_rt=f"{report.x_realtime:.1f}")
+
+        try:
+            report = pipeline.run(source, camera, progress)
+        except (CaptureError, ModelError) as exc:
+            return _fail(f"{exc} (clips already written stay in memory; run again to resume)")
+        finally:
+            if bar is not None:
+                bar.close()
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        entities = len(store.entities())
+    summary = {**asdict(report), "x_realtime": report.x_realtime, "entities_in_memory": entities, "home": str(home)}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
+              f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
+              f"({report.x_realtime:.1f}x real time)")
+        print("backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items()))
     return 0
 
 

@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install edge-agent (with the benchmark baselines) into .venv and run it.
-# Until the ingest/ask pipeline exists the main job is the native-core benchmark. Arguments pass through,
-# e.g. scripts/run.sh --json
+# The main job on a fresh machine: install edge-agent into .venv, ingest, and show what memory holds.
+#
+#   scripts/run.sh                      the generated demo scene: a kitchen counter on two days with two
+#                                       look-alike red mugs (one striped, one plain) and a person; boxes
+#                                       replayed from its ground truth, everything after detection real.
+#                                       Expect the striped mug as one entity across both days, the plain
+#                                       one as another. Memory in .demo/home.
+#   scripts/run.sh SOURCE [OPTIONS]     a video file, image or MOT folder, camera index or stream URL,
+#                                       with `edge-agent ingest` options (--camera, --start, --detector,
+#                                       --models ...); memory in $EDGE_AGENT_HOME or the per-user folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/venv.sh bench
-exec edge-agent bench native "$@"
+. scripts/venv.sh ""
+if [ $# -gt 0 ]; then
+  edge-agent ingest "$@"
+  exec edge-agent entities list
+fi
+rm -rf .demo
+edge-agent demo .demo/scene
+edge-agent --home .demo/home ingest .demo/scene/day1 --detector gt --start 2026-03-02T08:00:00+00:00 --quiet
+edge-agent --home .demo/home ingest .demo/scene/day2 --detector gt --start 2026-03-03T08:00:00+00:00 --quiet
+edge-agent --home .demo/home entities list
+exec edge-agent --home .demo/home entities show 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by run.sh and test.sh: a project virtual environment at .venv with pinned installer tools.
-# Usage: . scripts/venv.sh EXTRAS   (installs ".[EXTRAS]" with the pins of constraints.txt)
+# Usage: . scripts/venv.sh [EXTRAS]   (installs ".[EXTRAS]", or "." without, with the pins of constraints.txt)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/system-deps.sh"
 python3 -m venv "$root/.venv"
@@ -8,4 +8,4 @@ python3 -m venv "$root/.venv"
 . "$root/.venv/bin/activate"
 export PIP_CONSTRAINT="$root/constraints.txt" PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install -q --upgrade pip
-python -m pip install "$root[$1]"
+python -m pip install "$root${1:+[$1]}"

@@ -129,9 +129,12 @@ class Store:
 
     # -- write path --------------------------------------------------------------------------------
 
-    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord]) -> IngestResult:
-        """Writes a clip, its observations and their identity decisions in one transaction. A clip
-        already in memory (same camera and start) is left as it is and its decisions returned."""
+    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord], *, caption: str | None = None) -> IngestResult:
+        """Writes a clip, its observations and their identity decisions in one transaction (and the
+        clip's caption as a clip-scale episode). A clip already in memory (same camera and start) is
+        left as it is and its decisions returned."""
+        if caption is not None and (not isinstance(caption, str) or len(caption) > 4000):
+            raise InvalidRecordError("caption must be text of at most 4000 characters")
         records = sorted(observations, key=lambda o: (o.t_start, o.track_id))
         tracks = [r.track_id for r in records]
         if len(set(tracks)) != len(tracks):
@@ -152,6 +155,11 @@ class Store:
                  sum(self._file_bytes(k) for k in clip.keyframes), now),
             )
             decisions = [self._write_observation(clip_id, clip.camera, r) for r in records]
+            if caption:
+                self.db.execute(
+                    "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
+                    (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
+                )
             self.db.execute(
                 "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -255,6 +263,15 @@ class Store:
         return [
             {"id": i, "action": a, "details": json.loads(d), "at": t}
             for i, a, d, t in self.db.query("SELECT id, action, details, at FROM corrections ORDER BY id")
+        ]
+
+    def clip_captions(self, camera: str | None = None) -> list[tuple[int, float, str]]:
+        """(clip id, start, caption) of clip-scale episodes, in time order."""
+        return [
+            (int(c), float(t), str(x)) for c, t, x in self.db.query(
+                "SELECT clip_id, t_start, text FROM episodes WHERE scale = 'clip' AND (? IS NULL OR camera = ?) ORDER BY t_start",
+                (camera, camera),
+            )
         ]
 
     def search_text(self, query: str, limit: int = 20) -> list[Observation]:

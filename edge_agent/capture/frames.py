@@ -1,0 +1,42 @@
+"""Frames and frame sources: every source yields timestamped frames, already sampled at the rate
+perception asks for, and says what it is. Timestamps are wall-clock Unix seconds (a wearable
+recording spans days, so the time of day matters, not the offset into a file)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+__all__ = ["CaptureError", "Frame", "FrameSource"]
+
+
+class CaptureError(RuntimeError):
+    """A source cannot be opened or read."""
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """One decoded frame: ``index`` in the source's own numbering (MOT frame numbers, or the frame
+    position in a file), ``t`` wall-clock seconds, ``image`` BGR uint8 (H, W, 3)."""
+
+    index: int
+    t: float
+    image: np.ndarray
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height)"""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+class FrameSource(Protocol):
+    """Yields sampled frames in time order until the source ends (files) or is closed (live)."""
+
+    name: str  #: what it reads, for messages
+    live: bool  #: a camera or stream (runs until stopped) rather than a recording
+
+    def frames(self) -> Iterator[Frame]: ...
+    def close(self) -> None: ...

@@ -1,0 +1,184 @@
+"""The one configuration file (TOML), validated by pydantic: every field documented with its default,
+unknown keys refused (``extra="forbid"``), backends chosen by a ``type`` field. A mistake is reported
+with the key, the value and what was expected.
+
+Example (every key optional):
+
+    [capture]
+    clip_seconds = 10
+    sample_fps = 2
+
+    [detector]
+    type = "yolox"            # auto | yolox | tensorrt | opencv | gt
+    model = "yolox_nano.onnx"
+    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+
+    [embedders.person]
+    type = "osnet"            # auto | osnet | color-texture | onnx
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["Config", "ConfigError", "load_config", "models_dir"]
+
+
+class ConfigError(ValueError):
+    """The configuration file cannot be used; the message names the key and what was expected."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CaptureConfig(_Strict):
+    clip_seconds: float = Field(10.0, gt=0, description="length of a clip, the unit memory ingests (seconds)")
+    sample_fps: float = Field(2.0, gt=0, le=60, description="frames per second given to perception")
+    image_fps: float = Field(1.0, gt=0, description="frame rate assumed for an image folder")
+
+
+class AutoDetector(_Strict):
+    type: Literal["auto"] = "auto"
+    model: str = Field("yolox_nano.onnx", description="YOLOX model tried first, in the models folder")
+
+
+class YOLOXDetectorConfig(_Strict):
+    type: Literal["yolox"]
+    model: str = Field("yolox_nano.onnx", description="ONNX file, absolute or in the models folder")
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+    score_threshold: float = Field(0.1, ge=0, le=1, description="lowest detection score kept (ByteTrack uses low scores)")
+    nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box")
+
+
+class TensorRTDetectorConfig(_Strict):
+    type: Literal["tensorrt"]
+    engine: str = Field(..., description="TensorRT engine file, absolute or in the models folder")
+    score_threshold: float = Field(0.1, ge=0, le=1)
+    nms_iou: float = Field(0.45, gt=0, le=1)
+
+
+class OpenCVDetectorConfig(_Strict):
+    type: Literal["opencv"]
+    people: bool = Field(True, description="run the HOG people detector")
+    cascades: dict[str, str] = Field({"haarcascade_frontalcatface.xml": "cat"}, description="Haar cascade file -> category")
+
+
+class GroundTruthDetectorConfig(_Strict):
+    type: Literal["gt"]
+    miss_rate: float = Field(0.0, ge=0, le=1)
+    jitter_px: float = Field(0.0, ge=0)
+    false_positive_rate: float = Field(0.0, ge=0, le=1)
+    seed: int = 0
+
+
+DetectorConfig = Annotated[
+    Union[AutoDetector, YOLOXDetectorConfig, TensorRTDetectorConfig, OpenCVDetectorConfig, GroundTruthDetectorConfig],
+    Field(discriminator="type"),
+]
+
+
+class TrackerConfig(_Strict):
+    high_conf_det_threshold: float = Field(0.5, ge=0, le=1)
+    low_conf_det_threshold: float = Field(0.1, ge=0, le=1)
+    new_track_threshold: float = Field(0.6, ge=0, le=1)
+    minimum_iou_threshold: float = Field(0.1, ge=0, le=1, description="first-pass IoU x score (low at 2 fps: boxes move)")
+    lost_track_buffer: int = Field(30, ge=0)
+    min_frames: int = Field(2, ge=1, description="sampled frames a tracklet needs to become an observation")
+    crops_per_observation: int = Field(3, ge=1)
+
+
+class AutoEmbedder(_Strict):
+    type: Literal["auto"] = "auto"
+
+
+class OSNetEmbedderConfig(_Strict):
+    type: Literal["osnet"]
+    model: str = Field("osnet_x0_25_msmt17.onnx", description="ONNX person re-id model, absolute or in the models folder")
+
+
+class ColorTextureEmbedderConfig(_Strict):
+    type: Literal["color-texture"]
+
+
+class ONNXEmbedderConfig(_Strict):
+    type: Literal["onnx"]
+    model: str
+    size: tuple[int, int] | None = Field(None, description="(height, width) when the model's input is dynamic")
+    rgb: bool = True
+    mean: tuple[float, float, float] = (0.485, 0.456, 0.406)
+    std: tuple[float, float, float] = (0.229, 0.224, 0.225)
+
+
+EmbedderConfig = Annotated[
+    Union[AutoEmbedder, OSNetEmbedderConfig, ColorTextureEmbedderConfig, ONNXEmbedderConfig], Field(discriminator="type")
+]
+
+
+class EmbeddersConfig(_Strict):
+    person: EmbedderConfig = Field(default_factory=AutoEmbedder, description="auto: OSNet if its file is there")
+    animal: EmbedderConfig = Field(default_factory=lambda: ColorTextureEmbedderConfig(type="color-texture"))
+    object: EmbedderConfig = Field(default_factory=lambda: ColorTextureEmbedderConfig(type="color-texture"))
+
+
+class TemplateDescriberConfig(_Strict):
+    type: Literal["template"] = "template"
+
+
+class Config(_Strict):
+    home: Path | None = Field(None, description="memory folder (else --home, $EDGE_AGENT_HOME, the per-user folder)")
+    models: Path | None = Field(None, description="models folder (else --models, $EDGE_AGENT_MODELS, <home>/models)")
+    capture: CaptureConfig = Field(default_factory=CaptureConfig)
+    detector: DetectorConfig = Field(default_factory=AutoDetector)
+    tracker: TrackerConfig = Field(default_factory=TrackerConfig)
+    embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
+    describer: TemplateDescriberConfig = Field(default_factory=TemplateDescriberConfig)
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for e in error.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        given = e.get("input")
+        shown = "" if isinstance(given, dict) else f" (got {given!r})"
+        lines.append(f"{key}: {e['msg']}{shown}")
+    return "; ".join(lines)
+
+
+def load_config(path: str | Path | None = None, **overrides: object) -> Config:
+    """The configuration from a TOML file (or defaults), with command-line overrides applied."""
+    data: dict[str, object] = {}
+    if path is not None:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"configuration file not found: {path}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    for key, value in overrides.items():
+        if value is not None:
+            data[key] = value
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        where = f"{path}: " if path is not None else ""
+        raise ConfigError(f"{where}{_describe(exc)}") from None
+
+
+def models_dir(config: Config, home: Path, override: Path | None = None) -> Path:
+    if override is not None:
+        return override
+    if os.environ.get("EDGE_AGENT_MODELS"):
+        return Path(os.environ["EDGE_AGENT_MODELS"]).expanduser()
+    return config.models if config.models is not None else home / "models"

@@ -1,0 +1,173 @@
+"""Appearance embeddings (GEB section 3.3 compares these): one ``Embedder`` protocol turning crops
+into L2-normalised vectors of a named space. Backends:
+
+- ``OSNetEmbedder``: ONNX person re-identification (OSNet-style: 256x128 RGB, ImageNet-normalised).
+- ``ColorTextureEmbedder``: needs no model file: spatial colour histograms (hue/saturation per cell of
+  a 2x2 grid plus the whole crop) and a gradient-orientation texture histogram; it tells a striped from
+  a plain red mug, which a colour-only histogram or a category name cannot.
+- ``ONNXImageEmbedder``: any image-embedding export (CLIP or DINOv2 image towers), configured by
+  input size, colour order and normalisation.
+
+An observation's embedding is the normalised mean over its best crops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from edge_agent.perception.detect import ModelError
+
+__all__ = ["ColorTextureEmbedder", "Embedder", "ONNXImageEmbedder", "OSNetEmbedder", "observation_embedding"]
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+
+class Embedder(Protocol):
+    space: str  #: name of the embedding space; vectors of different spaces are never compared
+    dims: int
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, dims) float32, rows L2-normalised, for N BGR crops."""
+        ...
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def observation_embedding(embedder: Embedder, crops: Sequence[np.ndarray]) -> np.ndarray:
+    """One vector for an observation: the normalised mean of its crops' embeddings."""
+    vectors = embedder.embed(crops)
+    return _normalise(vectors.mean(axis=0, keepdims=True))[0]
+
+
+class ColorTextureEmbedder:
+    """Hue-saturation histograms (8 x 3 bins, weighted by saturation so grey pixels count little) of
+    the whole crop and of each cell of a 2x2 grid, a value histogram, and a 9-bin histogram of gradient
+    orientations weighted by magnitude (stripes, checks and print show up here), each block
+    normalised, the whole L2-normalised. 149 dimensions."""
+
+    space = "color-texture-v1"
+    dims = 5 * 24 + 8 + 9 + 12
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+
+    def _one(self, patch: np.ndarray) -> np.ndarray:
+        image = cv2.resize(patch, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+        hue = hsv[..., 0].astype(np.float32) / 180.0
+        sat = hsv[..., 1].astype(np.float32) / 255.0
+        val = hsv[..., 2].astype(np.float32) / 255.0
+        hue_bin = np.minimum((hue * 8).astype(int), 7)
+        sat_bin = np.minimum((sat * 3).astype(int), 2)
+        weight = sat * val  # colourless or dark pixels say little about hue
+        blocks = []
+        half = self.size // 2
+        cells = [(slice(None), slice(None))] + [(slice(r, r + half), slice(c, c + half)) for r in (0, half) for c in (0, half)]
+        for rows, cols in cells:
+            hist = np.bincount((hue_bin[rows, cols] * 3 + sat_bin[rows, cols]).ravel(), weights=weight[rows, cols].ravel(), minlength=24)
+            blocks.append(hist / max(hist.sum(), 1e-6))
+        value_hist = np.bincount(np.minimum((val * 8).astype(int), 7).ravel(), minlength=8).astype(np.float64)
+        blocks.append(value_hist / value_hist.sum())
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1)
+        magnitude, angle = cv2.cartToPolar(gx, gy, angleInDegrees=True)
+        orientation = np.minimum(((angle % 180.0) / 20.0).astype(int), 8)
+        texture = np.bincount(orientation.ravel(), weights=magnitude.ravel(), minlength=9)
+        energy = float(magnitude.mean()) / 255.0
+        blocks.append(texture / max(texture.sum(), 1e-6) * min(1.0, energy * 4))  # flat surfaces: little texture
+        # Coarse edge density per 2x2 cell: where the pattern is.
+        density = [float(magnitude[r, c].mean()) / 255.0 for r, c in cells[1:]]
+        blocks.append(np.repeat(np.asarray(density), 3))
+        # Weights: lighting moves the value histogram most, so it counts least; texture tells patterns apart.
+        vector = np.concatenate([b * w for b, w in zip(blocks, [1.0, 0.4, 0.4, 0.4, 0.4, 0.15, 1.5, 0.6])])
+        return vector.astype(np.float32)
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.empty((0, self.dims), np.float32)
+        return _normalise(np.stack([self._one(c) for c in crops]))
+
+
+class ONNXImageEmbedder:
+    """An image-embedding ONNX model: input (N or 1, 3, H, W), output (N, D). ``rgb``: the model takes
+    RGB (most do); ``mean`` / ``std``: per-channel normalisation of 0-1 pixel values."""
+
+    def __init__(self, model_path: str | Path, *, space: str | None = None, size: tuple[int, int] | None = None,
+                 rgb: bool = True, mean: Sequence[float] = IMAGENET_MEAN, std: Sequence[float] = IMAGENET_STD,
+                 providers: Sequence[str] = ("CPUExecutionProvider",)) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelError(f"embedding model not found: {path}")
+        available = set(ort.get_available_providers())
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(path), sess_options=options,
+                                                 providers=[p for p in providers if p in available] or ["CPUExecutionProvider"])
+        except Exception as exc:
+            raise ModelError(f"cannot load {path} with ONNX Runtime: {exc}") from exc
+        (inp,) = self._session.get_inputs()
+        shape = inp.shape
+        if len(shape) != 4 or shape[1] != 3:
+            raise ModelError(f"{path.name}: expected an input of shape (N, 3, H, W), got {shape}")
+        fixed = tuple(d for d in shape[2:] if isinstance(d, int))
+        if size is None:
+            if len(fixed) != 2:
+                raise ModelError(f"{path.name}: input size is dynamic ({shape}); give size=(height, width)")
+            size = (int(shape[2]), int(shape[3]))
+        elif len(fixed) == 2 and tuple(fixed) != tuple(size):
+            raise ModelError(f"{path.name}: model input is {fixed[0]}x{fixed[1]}, configured size is {size[0]}x{size[1]}")
+        out = self._session.get_outputs()[0].shape
+        if len(out) != 2 or not isinstance(out[1], int):
+            raise ModelError(f"{path.name}: expected an output of shape (N, D), got {out}")
+        self._batch = shape[0] if isinstance(shape[0], int) else None
+        self._input = inp.name
+        self.size = size
+        self.rgb = rgb
+        self.mean = np.asarray(mean, np.float32).reshape(1, 3, 1, 1)
+        self.std = np.asarray(std, np.float32).reshape(1, 3, 1, 1)
+        self.dims = int(out[1])
+        self.space = space or f"onnx:{path.stem}"
+
+    def _blob(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        h, w = self.size
+        images = [cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
+        if self.rgb:
+            images = [cv2.cvtColor(i, cv2.COLOR_BGR2RGB) for i in images]
+        x = np.stack(images).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        return np.ascontiguousarray((x - self.mean) / self.std, dtype=np.float32)
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.empty((0, self.dims), np.float32)
+        blob = self._blob(crops)
+        if self._batch is None:
+            out = self._session.run(None, {self._input: blob})[0]
+        else:  # a fixed batch size: run in chunks, padding the last
+            parts = []
+            for i in range(0, len(blob), self._batch):
+                chunk = blob[i:i + self._batch]
+                pad = self._batch - len(chunk)
+                if pad:
+                    chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), np.float32)])
+                parts.append(self._session.run(None, {self._input: chunk})[0][: self._batch - pad])
+            out = np.concatenate(parts)
+        return _normalise(np.asarray(out, np.float32))
+
+
+class OSNetEmbedder(ONNXImageEmbedder):
+    """Person re-identification: OSNet-style ONNX (1 or N x 3 x 256 x 128, RGB, ImageNet-normalised)."""
+
+    def __init__(self, model_path: str | Path, *, providers: Sequence[str] = ("CPUExecutionProvider",)) -> None:
+        super().__init__(model_path, size=(256, 128), rgb=True, providers=providers, space=f"reid:{Path(model_path).stem}")

@@ -1,0 +1,94 @@
+"""Appearance embeddings and template descriptions."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from helpers.shared import data, model
+
+from edge_agent.capture import MOTSequenceSource
+from edge_agent.memory.associate import DEFAULT_THRESHOLDS
+from edge_agent.perception.describe import ObservationContext, TemplateDescriber, colour_name
+from edge_agent.perception.detect import GroundTruthDetector, ModelError
+from edge_agent.perception.embed import ColorTextureEmbedder, ONNXImageEmbedder, OSNetEmbedder, observation_embedding
+from edge_agent.perception.observe import crop
+
+
+def mug(striped: bool, shift: int = 0, light: float = 1.0, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    image = np.full((120, 100, 3), 200, np.uint8)
+    cv2.rectangle(image, (20 + shift, 20), (80 + shift, 110), (30, 30, 200), -1)
+    if striped:
+        for y in range(25, 110, 16):
+            cv2.rectangle(image, (20 + shift, y), (80 + shift, y + 6), (240, 240, 240), -1)
+    return np.clip(image * light + rng.normal(0, 4, image.shape), 0, 255).astype(np.uint8)
+
+
+def test_color_texture_separates_a_striped_from_a_plain_red_mug():
+    e = ColorTextureEmbedder()
+    striped = e.embed([mug(True), mug(True, shift=5, light=0.8, seed=1), mug(True, shift=-3, light=1.2, seed=3)])
+    plain = e.embed([mug(False), mug(False, shift=-5, light=1.15, seed=2), mug(False, shift=4, light=0.75, seed=4)])
+    assert striped.shape == (3, e.dims) and np.allclose(np.linalg.norm(striped, axis=1), 1.0, atol=1e-5)
+    same = np.concatenate([(striped @ striped.T)[np.triu_indices(3, 1)], (plain @ plain.T)[np.triu_indices(3, 1)]])
+    different = (striped @ plain.T).ravel()
+    tau = DEFAULT_THRESHOLDS["object"]
+    assert same.min() >= tau.tau_high  # the same mug in other light and place would be re-identified
+    assert different.max() < tau.tau_high  # the look-alike never qualifies
+    assert e.embed([]).shape == (0, e.dims)
+
+
+def test_osnet_same_person_closer_than_others():
+    sequence = data("mot17-mini/MOT17-02-FRCNN")
+    frames = list(MOTSequenceSource(sequence, sample_fps=30).frames())
+    first, last = frames[0], frames[-1]
+    truth = GroundTruthDetector.from_mot(sequence)
+    import numpy as np
+
+    rows = np.loadtxt(sequence / "gt" / "gt.txt", delimiter=",")
+    def boxes(frame_no):
+        r = rows[(rows[:, 0] == frame_no) & (rows[:, 6] == 1) & (rows[:, 7] == 1) & (rows[:, 8] > 0.7) & (rows[:, 5] > 120)]
+        return {int(i): np.array([x, y, x + w, y + h]) for i, x, y, w, h in r[:, 1:6]}
+    a, b = boxes(first.index), boxes(last.index)
+    ids = sorted(set(a) & set(b))[:4]
+    assert len(ids) >= 3 and truth is not None
+    e = OSNetEmbedder(model("osnet_x0_25_msmt17.onnx"))
+    assert e.dims == 512 and e.space == "reid:osnet_x0_25_msmt17"
+    va = e.embed([crop(first.image, a[i]) for i in ids])
+    vb = e.embed([crop(last.image, b[i]) for i in ids])
+    sims = va @ vb.T
+    assert np.all(np.diag(sims) > sims.max(axis=1, where=~np.eye(len(ids), dtype=bool), initial=-1))
+
+
+def test_onnx_embedder_checks_the_model(tmp_path):
+    with pytest.raises(ModelError, match="embedding model not found"):
+        ONNXImageEmbedder(tmp_path / "none.onnx")
+    with pytest.raises(ModelError, match=r"model input is 256x128, configured size is 224x224"):
+        ONNXImageEmbedder(model("osnet_x0_25_msmt17.onnx"), size=(224, 224))
+    with pytest.raises(ModelError, match=r"expected an output of shape \(N, D\)"):
+        ONNXImageEmbedder(model("yolox_nano.onnx"))
+
+
+def test_observation_embedding_is_a_normalised_mean():
+    e = ColorTextureEmbedder()
+    v = observation_embedding(e, [mug(True), mug(True, seed=5)])
+    assert v.shape == (e.dims,) and np.linalg.norm(v) == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize(("bgr", "name"), [((30, 30, 200), "red"), ((200, 60, 30), "blue"), ((40, 180, 40), "green"),
+                                           ((240, 240, 240), "white"), ((10, 10, 10), "black"), ((0, 200, 230), "yellow")])
+def test_colour_names(bgr, name):
+    assert colour_name(np.full((20, 20, 3), bgr, np.uint8)) == name
+
+
+def test_template_description_and_caption():
+    d = TemplateDescriber()
+    moving = ObservationContext("cup", [mug(True)], np.array([[10, 100, 60, 160], [300, 100, 350, 160]], np.float32),
+                                [0.0, 5.0], (640, 360), ["person"])
+    text = d.describe(moving)
+    assert text == "a red cup in the centre, moving right; with a person"
+    still = ObservationContext("person", [np.full((40, 20, 3), (200, 60, 30), np.uint8)], np.array([[500, 10, 560, 100]] * 2, np.float32),
+                               [0.0, 5.0], (640, 360))
+    assert d.describe(still) == "a person in blue at the top right, staying in place"
+    assert d.caption("kitchen", [moving, still]) == "kitchen: a cup, a person; 1 moving"
+    assert d.caption("kitchen", []) == "kitchen: nothing detected"

@@ -1,0 +1,72 @@
+"""End to end on the generated scenario: capture -> ground-truth detector -> native tracker ->
+embeddings -> descriptions -> memory with association, through the edge-agent command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from edge_agent.cli import main
+from edge_agent.demo import write_demo_scene
+from edge_agent.memory import Store
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    return write_demo_scene(tmp_path_factory.mktemp("scene"), seconds=12, fps=4)
+
+
+def ingest(capsys, home, day, start, *extra):
+    code = main(["--home", str(home), "ingest", str(day), "--detector", "gt", "--start", start, "--json", "--quiet", *extra])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_lookalikes_over_two_days(tmp_path, capsys, scene):
+    day1, day2 = scene
+    home = tmp_path / "home"
+    first = ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
+    assert first["clips"] == 2 and first["new_entities"] == 3 and first["backends"]["detector"].startswith("ground truth")
+    assert set(first["stage_ms"]) == {"decode", "detect", "track", "embed", "describe", "write"}
+    second = ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
+    assert second["new_entities"] == 0 and second["observations"] >= 2
+    with Store(home) as store:
+        cups = [e for e in store.entities() if e.category == "cup"]
+        assert len(cups) == 2
+        striped = max(cups, key=lambda e: e.last_seen)
+        days = {int(o.t_start // 86400) for o in store.observations(striped.id)}
+        assert len(days) == 2  # the striped mug: one entity across both days
+        plain = min(cups, key=lambda e: e.last_seen)
+        assert all(o.t_start < striped.last_seen - 3600 for o in store.observations(plain.id))
+        obs = store.observations(striped.id)[0]
+        assert "red cup" in obs.description and store.media_path(obs.crop_path).is_file()
+        clip = store.clip(obs.clip_id)
+        assert clip.keyframes and store.media_path(clip.keyframes[0]).is_file()
+        assert store.clip_captions()[0][2].startswith("day1: 2 cups")
+    # Running the same recording again resumes: nothing is redone or duplicated.
+    again = ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
+    assert again["clips"] == 0 and again["clips_skipped"] == 2 and again["observations"] == 0
+
+
+def test_bad_inputs_are_named(tmp_path, capsys, scene):
+    home = tmp_path / "home"
+    cases = [
+        (["ingest", str(tmp_path / "none.mp4")], "no such source"),
+        (["ingest", str(scene[0]), "--start", "yesterday"], "--start must be an ISO 8601 time"),
+        (["ingest", str(scene[0] / "img1"), "--detector", "gt"], "needs a MOT-format sequence"),
+        (["ingest", str(scene[0]), "--detector", "yolox", "--models", str(tmp_path)], "detector model not found"),
+    ]
+    for argv, message in cases:
+        assert main(["--home", str(home), *argv]) == 1
+        assert message in capsys.readouterr().err
+    config = tmp_path / "edge-agent.toml"
+    config.write_text("[capture]\nclip_secs = 5\n")
+    assert main(["--home", str(home), "ingest", str(scene[0]), "--config", str(config)]) == 1
+    assert "capture.clip_secs: Extra inputs are not permitted" in capsys.readouterr().err
+
+
+def test_demo_command(tmp_path, capsys):
+    assert main(["demo", str(tmp_path / "d")]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "d" / "day1"), str(tmp_path / "d" / "day2")]
