@@ -135,6 +135,20 @@ class TemplateDescriberConfig(_Strict):
     type: Literal["template"] = "template"
 
 
+class VLMDescriberConfig(_Strict):
+    type: Literal["vlm"]
+    model: str = Field(..., description="GGUF language model of the VLM, absolute or in the models folder")
+    mmproj: str = Field(..., description="GGUF vision projector (mmproj) matching the model")
+    handler: Literal["llava-1.5", "llava-1.6", "moondream", "nanollava", "llama-3-vision-alpha", "minicpm-v-2.6", "qwen2.5-vl"] = Field(
+        "llava-1.5", description="llama-cpp-python chat handler for the model family")
+    n_ctx: int = Field(4096, ge=512, description="context length (images take hundreds of tokens)")
+    max_tokens: int = Field(96, ge=8, le=1024, description="longest description, in tokens")
+    n_gpu_layers: int = Field(0, ge=-1, description="layers offloaded to the GPU (-1: all; Jetson with CUDA build)")
+
+
+DescriberConfig = Annotated[Union[TemplateDescriberConfig, VLMDescriberConfig], Field(discriminator="type")]
+
+
 class Config(_Strict):
     home: Path | None = Field(None, description="memory folder (else --home, $EDGE_AGENT_HOME, the per-user folder)")
     models: Path | None = Field(None, description="models folder (else --models, $EDGE_AGENT_MODELS, <home>/models)")
@@ -142,7 +156,7 @@ class Config(_Strict):
     detector: DetectorConfig = Field(default_factory=AutoDetector)
     tracker: TrackerConfig = Field(default_factory=TrackerConfig)
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
-    describer: TemplateDescriberConfig = Field(default_factory=TemplateDescriberConfig)
+    describer: DescriberConfig = Field(default_factory=TemplateDescriberConfig)
 
 
 def _describe(error: ValidationError) -> str:

@@ -322,6 +322,19 @@ class Associator:
         )
         return AssociationDecision(observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high)
 
+    def propose(self, kind: str, space_id: int, embedding: np.ndarray) -> int | None:
+        """The entity an embedding would most likely join (the two-threshold test only, nothing
+        written): the context that ReflectWorld-MM's context-enhanced perception gives the describer
+        before the decision is made at ingest."""
+        thresholds = self.config.thresholds[kind]
+        candidates = self.index.candidates(space_id, kind, embedding, self.config.candidate_entities)
+        if not candidates:
+            return None
+        refs = self.index.references(space_id, kind, candidates)
+        test = native.association_test(embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high)
+        qualified = [(float(m), int(o)) for o, q, m in zip(test.owner.tolist(), test.qualifies.tolist(), test.mean_sim.tolist()) if q]
+        return max(qualified)[1] if qualified else None
+
     def _separation_veto(self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]) -> tuple[int, float] | None:
         if not reference_ids:
             return None

@@ -186,6 +186,19 @@ class Store:
         )
         return self.associator.associate(observation_id, r, camera, space_id)
 
+    def propose(self, kind: str, space: str, embedding: np.ndarray) -> Entity | None:
+        """The entity this appearance most likely belongs to, without deciding anything (the decision
+        is made at ingest, with the separation test)."""
+        known = self._spaces.get(space)
+        if known is None or kind not in KINDS:
+            return None
+        vector = np.ascontiguousarray(embedding, dtype=np.float32).reshape(-1)
+        if vector.size != known[1]:
+            return None
+        self.sync()
+        entity_id = self.associator.propose(kind, known[0], vector / max(float(np.linalg.norm(vector)), 1e-12))
+        return None if entity_id is None else self.entity(entity_id)
+
     def resume_point(self, camera: str) -> float | None:
         """End time of the last clip of ``camera`` committed to memory; a source resumes after it."""
         row = self.db.query_one("SELECT max(clip_t_end) FROM ingest_log WHERE camera = ?", (camera,))

@@ -1,8 +1,13 @@
 """Grounded descriptions (GEB section 3.2): one ``Describer`` protocol writing an observation's
-description and a clip's caption. The ``TemplateDescriber`` needs no model: category, colour name,
-position in the frame, motion and the entities seen with it, all read off the pixels and boxes, so it
-never states what it did not see. (A llama.cpp VLM describer with GEB's grounding prompt and
-ReflectWorld-MM's memory context is the configured upgrade.)"""
+description and a clip's caption.
+
+- ``TemplateDescriber`` needs no model: category, colour name, position in the frame, motion and the
+  entities seen with it, all read off the pixels and boxes, so it never states what it did not see.
+- ``LlamaVLMDescriber``: a GGUF vision-language model and its mmproj through llama-cpp-python's
+  multimodal chat handlers, with GEB's grounding prompt (establish the subject from its crops, use the
+  scene only for interactions, use speech only where it concerns the subject) and ReflectWorld-MM's
+  context-enhanced perception (what memory already knows of the proposed entity goes into the prompt).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import base64
+from pathlib import Path
+from typing import Any
+
 import cv2
 import numpy as np
 
-__all__ = ["Describer", "ObservationContext", "TemplateDescriber", "colour_name"]
+__all__ = ["Describer", "LlamaVLMDescriber", "ObservationContext", "TemplateDescriber", "colour_name"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,10 +37,14 @@ class ObservationContext:
     times: Sequence[float]
     frame_size: tuple[int, int]  # (width, height)
     others: Sequence[str] = ()
+    scene: np.ndarray | None = None  #: a frame of the clip, for interactions
+    memory: str | None = None  #: what memory knows of the entity this probably is
+    speech: Sequence[tuple[float, str]] = ()  #: timestamped transcript of the clip
 
 
 class Describer(Protocol):
     name: str
+    wants_context: bool  #: whether it reads the scene frame and the memory note (they cost a lookup)
 
     def describe(self, observation: ObservationContext) -> str: ...
     def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str: ...
@@ -84,6 +97,7 @@ def _plural(category: str, n: int) -> str:
 
 class TemplateDescriber:
     name = "template"
+    wants_context = False
 
     def describe(self, observation: ObservationContext) -> str:
         boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
@@ -103,3 +117,107 @@ class TemplateDescriber:
         moving = sum(1 for o in observations if _motion(np.asarray(o.boxes).reshape(-1, 4), o.frame_size).startswith("moving"))
         seen = ", ".join(_plural(c, n) for c, n in counts.most_common())
         return f"{camera}: {seen}" + (f"; {moving} moving" if moving else "")
+
+
+GROUNDING_PROMPT = (
+    "You describe one physical thing seen by a home camera, for a long-term memory that must stay true. "
+    "Establish the subject from its close-up crops (the first images): what it is, its colours, patterns, "
+    "marks, and what it is doing. Use the whole-scene frame only for what the subject interacts with or "
+    "where it is. Use the timestamped speech only where it clearly concerns this subject. The memory note "
+    "says what was seen before and may be wrong: trust the images. Never invent names. Answer in one or "
+    "two plain sentences."
+)
+CAPTION_PROMPT = (
+    "You caption a 10-second clip from a home camera for a long-term memory. Say what happens, who and "
+    "what is involved, in one or two plain sentences, grounded in the frame and the list of detections."
+)
+
+# llama-cpp-python's multimodal chat handlers, by the name used in the configuration.
+VLM_HANDLERS = {
+    "llava-1.5": "Llava15ChatHandler",
+    "llava-1.6": "Llava16ChatHandler",
+    "moondream": "MoondreamChatHandler",
+    "nanollava": "NanoLlavaChatHandler",
+    "llama-3-vision-alpha": "Llama3VisionAlphaChatHandler",
+    "minicpm-v-2.6": "MiniCPMv26ChatHandler",
+    "qwen2.5-vl": "Qwen25VLChatHandler",
+}
+
+
+def _data_uri(image: np.ndarray, max_side: int = 384) -> str:
+    scale = min(1.0, max_side / max(image.shape[:2]))
+    if scale < 1.0:
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("cannot encode an image for the VLM")
+    return "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode("ascii")
+
+
+def _clean(text: str, limit: int = 400) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+class LlamaVLMDescriber:
+    """Descriptions from a local vision-language model. ``llm`` lets tests pass a stand-in with
+    ``create_chat_completion``; otherwise llama-cpp-python (the ``[vlm]`` extra) loads ``model`` and
+    ``mmproj`` with the chat handler named by ``handler``."""
+
+    def __init__(self, model: str | Path, mmproj: str | Path, *, handler: str = "llava-1.5", n_ctx: int = 4096,
+                 max_tokens: int = 96, n_gpu_layers: int = 0, crops: int = 2, llm: Any = None) -> None:
+        self.wants_context = True
+        self.max_tokens = max_tokens
+        self.crops = crops
+        self.name = f"llama.cpp VLM ({Path(model).name}, {handler})"
+        self.template = TemplateDescriber()
+        if llm is not None:
+            self._llm = llm
+            return
+        for path in (Path(model), Path(mmproj)):
+            if not path.is_file():
+                raise FileNotFoundError(f"VLM file not found: {path}")
+        if handler not in VLM_HANDLERS:
+            raise ValueError(f"unknown VLM handler {handler!r}; expected one of {', '.join(VLM_HANDLERS)}")
+        try:
+            from llama_cpp import Llama
+            from llama_cpp import llama_chat_format
+        except ImportError as exc:
+            raise ImportError("the VLM describer needs llama-cpp-python: pip install 'edge-agent[vlm]'") from exc
+        handler_class = getattr(llama_chat_format, VLM_HANDLERS[handler], None)
+        if handler_class is None:
+            raise ValueError(f"this llama-cpp-python has no {VLM_HANDLERS[handler]}; upgrade it or pick another handler")
+        self._llm = Llama(model_path=str(model), chat_handler=handler_class(clip_model_path=str(mmproj), verbose=False),
+                          n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, verbose=False)
+
+    def _ask(self, system: str, images: Sequence[np.ndarray], text: str) -> str:
+        content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _data_uri(i)}} for i in images]
+        content.append({"type": "text", "text": text})
+        reply = self._llm.create_chat_completion(
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": content}],
+            max_tokens=self.max_tokens, temperature=0.1,
+        )
+        return _clean(reply["choices"][0]["message"]["content"])
+
+    def describe(self, observation: ObservationContext) -> str:
+        boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
+        facts = [
+            f"Detector category: {observation.category}.",
+            f"Where and how it moves (from its boxes): {_position(boxes[len(boxes) // 2], observation.frame_size)}, "
+            f"{_motion(boxes, observation.frame_size)}.",
+            f"Also in view: {', '.join(sorted(set(observation.others))) or 'nothing else detected'}.",
+            f"Memory note: {observation.memory or 'not seen before, as far as memory knows'}.",
+        ]
+        if observation.speech:
+            facts.append("Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in observation.speech))
+        images = list(observation.crops[: self.crops]) + ([observation.scene] if observation.scene is not None else [])
+        return self._ask(GROUNDING_PROMPT, images, "\n".join(facts) + "\nDescribe the subject of the close-ups.")
+
+    def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str:
+        listing = self.template.caption(camera, observations)
+        scene = next((o.scene for o in observations if o.scene is not None), None)
+        if scene is None:
+            return listing
+        speech = sorted({s for o in observations for s in o.speech})
+        text = f"Camera {camera}. Detections: {listing}." + (" Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in speech) if speech else "")
+        return self._ask(CAPTION_PROMPT, [scene], text)

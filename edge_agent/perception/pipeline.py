@@ -18,7 +18,7 @@ import numpy as np
 from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, clips
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, ObservationRecord, Store
-from edge_agent.perception.describe import Describer, ObservationContext, TemplateDescriber
+from edge_agent.perception.describe import Describer, LlamaVLMDescriber, ObservationContext, TemplateDescriber
 from edge_agent.perception.detect import (
     DetectionNoise,
     Detector,
@@ -88,7 +88,14 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
             embedders[kind] = OSNetEmbedder(models / "osnet_x0_25_msmt17.onnx")
         else:
             embedders[kind] = texture
-    return Backends(detector, embedders, TemplateDescriber())
+    describer: Describer
+    if config.describer.type == "vlm":
+        v = config.describer
+        describer = LlamaVLMDescriber(_model_file(v.model, models), _model_file(v.mmproj, models), handler=v.handler,
+                                      n_ctx=v.n_ctx, max_tokens=v.max_tokens, n_gpu_layers=v.n_gpu_layers)
+    else:
+        describer = TemplateDescriber()
+    return Backends(detector, embedders, describer)
 
 
 @dataclass
@@ -170,6 +177,8 @@ class Pipeline:
         stage["track"] += (time.perf_counter() - t) * 1000
 
         frame_size = clip.frames[0].size
+        describer = self.backends.describer
+        scene = clip.frames[len(clip.frames) // 2].image if describer.wants_context else None
         clip_key = f"{camera}/{int(round(clip.t_start * 1000))}"
         records, contexts = [], []
         for tracklet in tracklets:
@@ -179,10 +188,11 @@ class Pipeline:
             vector = observation_embedding(embedder, [c for _, c in tracklet.crops])
             stage["embed"] += (time.perf_counter() - t) * 1000
             others = [o.category for o in tracklets if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start]
+            memory = self._memory_note(kind, embedder.space, vector) if describer.wants_context else None
             context = ObservationContext(tracklet.category, [c for _, c in tracklet.crops], np.stack(tracklet.boxes),
-                                         tracklet.times, frame_size, others)
+                                         tracklet.times, frame_size, others, scene=scene, memory=memory)
             t = time.perf_counter()
-            description = self.backends.describer.describe(context)
+            description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000
             contexts.append(context)
             t = time.perf_counter()
@@ -195,7 +205,7 @@ class Pipeline:
                 description=description, crop_path=crop_path,
             ))
         t = time.perf_counter()
-        caption = self.backends.describer.caption(camera, contexts)
+        caption = describer.caption(camera, contexts)
         stage["describe"] += (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         keyframe = self._keyframe(clip, clip_key)
@@ -204,6 +214,17 @@ class Pipeline:
         report.clips += 1
         report.observations += len(result.decisions)
         report.new_entities += sum(d.created_entity for d in result.decisions)
+
+    def _memory_note(self, kind: str, space: str, vector: np.ndarray) -> str | None:
+        """ReflectWorld-MM's context-enhanced perception: what memory knows of the likely entity."""
+        entity = self.store.propose(kind, space, vector)
+        if entity is None:
+            return None
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(entity.last_seen))
+        name = f" called {entity.name!r}" if entity.name else ""
+        recent = self.store.observations(entity.id)[-1:]
+        said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""
+        return f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, last at {when} UTC{said}"
 
     def _save_jpeg(self, relative: str, image: np.ndarray, quality: int = 90) -> str:
         path = self.store.media_path(relative)

@@ -92,3 +92,53 @@ def test_template_description_and_caption():
     assert d.describe(still) == "a person in blue at the top right, staying in place"
     assert d.caption("kitchen", [moving, still]) == "kitchen: a cup, a person; 1 moving"
     assert d.caption("kitchen", []) == "kitchen: nothing detected"
+
+
+class FakeLlama:
+    """Stands in for llama_cpp.Llama: records the request, answers like create_chat_completion."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.requests = []
+
+    def create_chat_completion(self, messages, max_tokens, temperature):
+        self.requests.append(messages)
+        return {"choices": [{"message": {"role": "assistant", "content": self.answer}}]}
+
+
+def test_vlm_describer_prompt_is_grounded_and_carries_memory():
+    from edge_agent.perception.describe import LlamaVLMDescriber
+
+    llm = FakeLlama("  A red mug with white stripes,\n standing on the counter.  ")
+    d = LlamaVLMDescriber("model.gguf", "mmproj.gguf", llm=llm, max_tokens=64)
+    scene = np.zeros((360, 640, 3), np.uint8)
+    context = ObservationContext("cup", [mug(True), mug(True, seed=2), mug(True, seed=3)],
+                                 np.array([[100, 100, 150, 160]] * 2, np.float32), [0.0, 5.0], (640, 360), ["person"],
+                                 scene=scene, memory="probably entity #4 called 'coffee mug', a cup seen 9 times",
+                                 speech=[(3.0, "where is my coffee mug")])
+    assert d.describe(context) == "A red mug with white stripes, standing on the counter."
+    system, user = llm.requests[0]
+    assert "Establish the subject from its close-up crops" in system["content"]
+    images = [c for c in user["content"] if c["type"] == "image_url"]
+    assert len(images) == 3 and all(i["image_url"]["url"].startswith("data:image/jpeg;base64,") for i in images)  # 2 crops + scene
+    text = user["content"][-1]["text"]
+    assert "coffee mug" in text and "[3s] where is my coffee mug" in text and "Detector category: cup" in text
+    assert d.caption("kitchen", [context]) == "A red mug with white stripes, standing on the counter."
+    assert "Detections: kitchen: a cup" in llm.requests[1][1]["content"][-1]["text"]
+    assert d.wants_context and not TemplateDescriber().wants_context
+
+
+def test_vlm_describer_names_what_is_missing(tmp_path):
+    from edge_agent.perception.describe import LlamaVLMDescriber
+
+    with pytest.raises(FileNotFoundError, match="VLM file not found"):
+        LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf")
+    for name in ("m.gguf", "p.gguf"):
+        (tmp_path / name).write_bytes(b"GGUF")
+    with pytest.raises(ValueError, match="unknown VLM handler"):
+        LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf", handler="gpt-vision")
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"pip install 'edge-agent\[vlm\]'"):
+            LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf")

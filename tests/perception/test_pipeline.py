@@ -70,3 +70,31 @@ def test_bad_inputs_are_named(tmp_path, capsys, scene):
 def test_demo_command(tmp_path, capsys):
     assert main(["demo", str(tmp_path / "d")]) == 0
     assert capsys.readouterr().out.split() == [str(tmp_path / "d" / "day1"), str(tmp_path / "d" / "day2")]
+
+
+def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
+    """Context-enhanced perception: on day 2 the describer is told which entity the mug probably is."""
+    from edge_agent.capture import open_source
+    from edge_agent.config import load_config
+    from edge_agent.perception.describe import LlamaVLMDescriber
+    from edge_agent.perception.pipeline import Pipeline, build_backends
+
+    class Recorder:
+        def __init__(self):
+            self.requests = []
+
+        def create_chat_completion(self, messages, max_tokens, temperature):
+            self.requests.append(messages[1]["content"][-1]["text"])
+            return {"choices": [{"message": {"content": "a red mug with white stripes"}}]}
+
+    config = load_config(detector={"type": "gt"})
+    llm = Recorder()
+    with Store(tmp_path / "home") as store:
+        for day, start in zip(scene, (0.0, 86400.0)):
+            source = open_source(str(day), start=start)
+            backends = build_backends(config, tmp_path, source)
+            backends.describer = LlamaVLMDescriber("m", "p", llm=llm)
+            Pipeline(store, backends, config).run(source, "kitchen")
+        day2 = [r for r in llm.requests if "Memory note: probably entity" in r]
+        assert day2 and "a red mug with white stripes" in day2[0]  # its last description came back as context
+        assert {o.description for e in store.entities() for o in store.observations(e.id)} == {"a red mug with white stripes"}
