@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="detector backend (default: the configuration's, else auto: YOLOX if its file is there, else OpenCV)")
         run.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
         run.add_argument("--config", type=Path, help="configuration file (TOML)")
+        run.add_argument("--speech", action="store_true", help="transcribe a recording's audio track (faster-whisper)")
         run.add_argument("--json", action="store_true", help="print the run report as JSON")
         run.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -269,9 +270,15 @@ def _ingest(args: argparse.Namespace) -> int:
     from edge_agent.memory import Store, default_home
     from edge_agent.perception.detect import ModelError
     from edge_agent.perception.pipeline import Pipeline, build_backends
+    from edge_agent.perception.speech import SpeechUnavailable
 
+    overrides: dict[str, Any] = {}
+    if args.detector:
+        overrides["detector"] = {"type": args.detector}
+    if args.speech:
+        overrides["speech"] = {"type": "whisper"}
     try:
-        config = load_config(args.config, **({"detector": {"type": args.detector}} if args.detector else {}))
+        config = load_config(args.config, **overrides)
         start = _parse_start(args.start)
     except (ConfigError, ValueError) as exc:
         return _fail(str(exc))
@@ -280,7 +287,7 @@ def _ingest(args: argparse.Namespace) -> int:
     try:
         source = open_source(args.source, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps)
         backends = build_backends(config, models_dir(config, Path(home), args.models), source)
-    except (CaptureError, ModelError) as exc:
+    except (CaptureError, ModelError, SpeechUnavailable) as exc:
         return _fail(str(exc))
     if args.command == "watch" and not source.live:
         print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)

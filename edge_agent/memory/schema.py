@@ -36,6 +36,15 @@ CREATE TABLE clips (
 );
 CREATE INDEX clips_by_time ON clips (t_start);
 
+CREATE TABLE clip_speech (
+    id INTEGER PRIMARY KEY,
+    clip_id INTEGER NOT NULL REFERENCES clips (id) ON DELETE CASCADE,
+    t_start REAL NOT NULL,
+    t_end REAL NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX clip_speech_by_clip ON clip_speech (clip_id, t_start);
+
 CREATE TABLE ingest_log (
     id INTEGER PRIMARY KEY,
     camera TEXT NOT NULL,

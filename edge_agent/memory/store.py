@@ -129,10 +129,11 @@ class Store:
 
     # -- write path --------------------------------------------------------------------------------
 
-    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord], *, caption: str | None = None) -> IngestResult:
+    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord], *, caption: str | None = None,
+                    speech: Sequence[tuple[float, float, str]] = ()) -> IngestResult:
         """Writes a clip, its observations and their identity decisions in one transaction (and the
-        clip's caption as a clip-scale episode). A clip already in memory (same camera and start) is
-        left as it is and its decisions returned."""
+        clip's caption as a clip-scale episode, and its timestamped speech). A clip already in memory
+        (same camera and start) is left as it is and its decisions returned."""
         if caption is not None and (not isinstance(caption, str) or len(caption) > 4000):
             raise InvalidRecordError("caption must be text of at most 4000 characters")
         records = sorted(observations, key=lambda o: (o.t_start, o.track_id))
@@ -155,6 +156,10 @@ class Store:
                  sum(self._file_bytes(k) for k in clip.keyframes), now),
             )
             decisions = [self._write_observation(clip_id, clip.camera, r) for r in records]
+            self.db.executemany(
+                "INSERT INTO clip_speech (clip_id, t_start, t_end, text) VALUES (?, ?, ?, ?)",
+                [(clip_id, float(a), float(b), str(text)) for a, b, text in speech],
+            )
             if caption:
                 self.db.execute(
                     "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
@@ -286,6 +291,11 @@ class Store:
                 (camera, camera),
             )
         ]
+
+    def speech(self, clip_id: int) -> list[tuple[float, float, str]]:
+        """(start, end, text) of the speech transcribed in a clip, wall-clock seconds."""
+        return [(float(a), float(b), str(t)) for a, b, t in
+                self.db.query("SELECT t_start, t_end, text FROM clip_speech WHERE clip_id = ? ORDER BY t_start", (int(clip_id),))]
 
     def search_text(self, query: str, limit: int = 20) -> list[Observation]:
         """Observations whose description matches an FTS5 query (BM25 order)."""

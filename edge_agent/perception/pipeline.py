@@ -11,11 +11,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, clips
+from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, VideoFileSource, clips
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, ObservationRecord, Store
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, ObservationContext, TemplateDescriber
@@ -35,7 +36,7 @@ from edge_agent.perception.observe import TrackerSettings, Tracklet, track_clip
 __all__ = ["Backends", "IngestReport", "Pipeline", "build_backends"]
 
 log = logging.getLogger(__name__)
-STAGES = ("decode", "detect", "track", "embed", "describe", "write")
+STAGES = ("decode", "detect", "track", "embed", "describe", "write", "speech")
 
 
 def _model_file(name: str, models: Path) -> Path:
@@ -48,12 +49,14 @@ class Backends:
     detector: Detector
     embedders: dict[str, Embedder]
     describer: Describer
+    transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
 
     def summary(self) -> dict[str, str]:
         return {
             "detector": self.detector.name,
             **{f"embedder.{kind}": e.space for kind, e in self.embedders.items()},
             "describer": self.describer.name,
+            "speech": self.transcriber.name if self.transcriber is not None else "none",
         }
 
 
@@ -95,7 +98,13 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
                                       n_ctx=v.n_ctx, max_tokens=v.max_tokens, n_gpu_layers=v.n_gpu_layers)
     else:
         describer = TemplateDescriber()
-    return Backends(detector, embedders, describer)
+    transcriber = None
+    if config.speech.type == "whisper":
+        from edge_agent.perception.speech import WhisperTranscriber
+
+        model = _model_file(config.speech.model, models) if config.speech.model else None
+        transcriber = WhisperTranscriber(model, compute_type=config.speech.compute_type, language=config.speech.language)
+    return Backends(detector, embedders, describer, transcriber)
 
 
 @dataclass
@@ -128,11 +137,18 @@ class Pipeline:
         self.tracker_settings = TrackerSettings(t.high_conf_det_threshold, t.low_conf_det_threshold, t.new_track_threshold,
                                                 t.minimum_iou_threshold, t.lost_track_buffer, t.min_frames, t.crops_per_observation)
         self.stop = threading.Event()
+        self._speech: list[tuple[float, float, str]] = []  # the current recording's, wall-clock
 
     def run(self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None) -> IngestReport:
         report = IngestReport(source.name, camera, self.backends.summary())
         resume = self.store.resume_point(camera)
         started = time.perf_counter()
+        self._speech = []
+        if self.backends.transcriber is not None and isinstance(source, VideoFileSource):
+            t = time.perf_counter()  # a recording is transcribed once; segments go to the clips they overlap
+            self._speech = [(source.start + s.start, source.start + s.end, s.text)
+                            for s in self.backends.transcriber.transcribe(source.path)]
+            report.stage_ms["speech"] += (time.perf_counter() - t) * 1000
         frames = source.frames()
         decode_ms = 0.0
 
@@ -177,6 +193,8 @@ class Pipeline:
         stage["track"] += (time.perf_counter() - t) * 1000
 
         frame_size = clip.frames[0].size
+        speech = [s for s in self._speech if s[0] < clip.t_end and s[1] >= clip.t_start]
+        spoken = [(a - clip.t_start, text) for a, _, text in speech]
         describer = self.backends.describer
         scene = clip.frames[len(clip.frames) // 2].image if describer.wants_context else None
         clip_key = f"{camera}/{int(round(clip.t_start * 1000))}"
@@ -190,7 +208,7 @@ class Pipeline:
             others = [o.category for o in tracklets if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start]
             memory = self._memory_note(kind, embedder.space, vector) if describer.wants_context else None
             context = ObservationContext(tracklet.category, [c for _, c in tracklet.crops], np.stack(tracklet.boxes),
-                                         tracklet.times, frame_size, others, scene=scene, memory=memory)
+                                         tracklet.times, frame_size, others, scene=scene, memory=memory, speech=spoken)
             t = time.perf_counter()
             description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000
@@ -209,7 +227,8 @@ class Pipeline:
         stage["describe"] += (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         keyframe = self._keyframe(clip, clip_key)
-        result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records, caption=caption)
+        result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records,
+                                        caption=caption, speech=speech)
         stage["write"] += (time.perf_counter() - t) * 1000
         report.clips += 1
         report.observations += len(result.decisions)
