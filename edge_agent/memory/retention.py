@@ -5,7 +5,6 @@ without observations, and finally sweeps any file or vector nothing refers to.""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -57,9 +56,7 @@ def compact(store: Store) -> None:
 
 def _drop_media(store: Store, clip_ids: list[int]) -> int:
     marks = ",".join("?" * len(clip_ids))
-    files = [r[0] for r in store.db.query(f"SELECT crop_path FROM observations WHERE clip_id IN ({marks}) AND crop_path IS NOT NULL", clip_ids)]
-    for (keyframes,) in store.db.query(f"SELECT keyframes FROM clips WHERE id IN ({marks})", clip_ids):
-        files.extend(json.loads(keyframes))
+    files = store.media_of_clips(clip_ids)
     with store.write():
         store.db.execute(f"UPDATE observations SET crop_path = NULL, media_bytes = 0 WHERE clip_id IN ({marks})", clip_ids)
         store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
@@ -69,9 +66,7 @@ def _drop_media(store: Store, clip_ids: list[int]) -> int:
 
 def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
     marks = ",".join("?" * len(clip_ids))
-    files = [r[0] for r in store.db.query(f"SELECT crop_path FROM observations WHERE clip_id IN ({marks}) AND crop_path IS NOT NULL", clip_ids)]
-    for (keyframes,) in store.db.query(f"SELECT keyframes FROM clips WHERE id IN ({marks})", clip_ids):
-        files.extend(json.loads(keyframes))
+    files = store.media_of_clips(clip_ids)
     with store.write():
         observations = store.db.query(f"SELECT id, space_id, entity_id FROM observations WHERE clip_id IN ({marks})", clip_ids)
         touched = {e for _, _, e in observations if e is not None}

@@ -345,6 +345,17 @@ class Store:
             paths.extend(json.loads(keyframes))
         return paths
 
+    def media_of_clips(self, clip_ids: Sequence[int]) -> list[str]:
+        """The crops and keyframes of some clips, relative to the media folder."""
+        if not clip_ids:
+            return []
+        marks = ",".join("?" * len(clip_ids))
+        paths = [r[0] for r in self.db.query(
+            f"SELECT crop_path FROM observations WHERE clip_id IN ({marks}) AND crop_path IS NOT NULL", tuple(clip_ids))]
+        for (keyframes,) in self.db.query(f"SELECT keyframes FROM clips WHERE id IN ({marks})", tuple(clip_ids)):
+            paths.extend(json.loads(keyframes))
+        return paths
+
     def delete_media(self, paths: Sequence[str]) -> int:
         """Removes media files (after the records that named them are committed); returns bytes freed."""
         freed = 0
