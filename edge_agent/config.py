@@ -139,7 +139,8 @@ class VLMDescriberConfig(_Strict):
     type: Literal["vlm"]
     model: str = Field(..., description="GGUF language model of the VLM, absolute or in the models folder")
     mmproj: str = Field(..., description="GGUF vision projector (mmproj) matching the model")
-    handler: Literal["llava-1.5", "llava-1.6", "moondream", "nanollava", "llama-3-vision-alpha", "minicpm-v-2.6", "qwen2.5-vl"] = Field(
+    handler: Literal["llava-1.5", "llava-1.6", "moondream", "nanollava", "llama-3-vision-alpha", "minicpm-v-2.6",
+                     "qwen2.5-vl", "gemma-4", "mtmd"] = Field(
         "llava-1.5", description="llama-cpp-python chat handler for the model family")
     n_ctx: int = Field(4096, ge=512, description="context length (images take hundreds of tokens)")
     max_tokens: int = Field(96, ge=8, le=1024, description="longest description, in tokens")

@@ -141,6 +141,8 @@ VLM_HANDLERS = {
     "llama-3-vision-alpha": "Llama3VisionAlphaChatHandler",
     "minicpm-v-2.6": "MiniCPMv26ChatHandler",
     "qwen2.5-vl": "Qwen25VLChatHandler",
+    "gemma-4": "Gemma4ChatHandler",
+    "mtmd": "MTMDChatHandler",  # llama.cpp's generic multimodal path, for models with their own chat template
 }
 
 
@@ -193,10 +195,13 @@ class LlamaVLMDescriber:
     def _ask(self, system: str, images: Sequence[np.ndarray], text: str) -> str:
         content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _data_uri(i)}} for i in images]
         content.append({"type": "text", "text": text})
-        reply = self._llm.create_chat_completion(
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": content}],
-            max_tokens=self.max_tokens, temperature=0.1,
-        )
+        try:
+            reply = self._llm.create_chat_completion(
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": content}],
+                max_tokens=self.max_tokens, temperature=0.1,
+            )
+        except ValueError as exc:  # llama.cpp loads the projector on first use
+            raise ValueError(f"{self.name}: {exc} (is the mmproj the one made for this model?)") from exc
         return _clean(reply["choices"][0]["message"]["content"])
 
     def describe(self, observation: ObservationContext) -> str:

