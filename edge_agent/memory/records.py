@@ -18,6 +18,7 @@ __all__ = [
     "Clip",
     "ClipRecord",
     "Entity",
+    "Episode",
     "IngestResult",
     "InvalidRecordError",
     "Kind",
@@ -181,6 +182,19 @@ class Observation:
     t_end: float
     description: str
     crop_path: str | None
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A caption at one temporal scale (a clip's, for now; coarser scales roll up from them)."""
+
+    id: int
+    scale: str
+    camera: str | None
+    t_start: float
+    t_end: float
+    clip_id: int | None
+    text: str
 
 
 @dataclass(frozen=True)

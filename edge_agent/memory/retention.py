@@ -74,6 +74,8 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
             store.associator.clear_references(entity_id)
         for observation_id, space_id, _ in observations:
             store.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+        store.delete_text_vectors("observation", [o[0] for o in observations])
+        store.delete_text_vectors("episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)])
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs
         emptied = [
             e for e in touched
@@ -103,6 +105,11 @@ def _sweep_orphans(store: Store) -> int:
                 ]
                 for observation_id in orphans:
                     store.db.execute(f"DELETE FROM {table} WHERE observation_id = ?", (observation_id,))
+                removed += len(orphans)
+        for table, owner in (("vec_text_observation", "observations"), ("vec_text_episode", "episodes")):
+            if table in store.text_vector_tables():
+                orphans = [r[0] for r in store.db.query(f"SELECT item_id FROM {table} WHERE item_id NOT IN (SELECT id FROM {owner})")]
+                store.db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(i,) for i in orphans])
                 removed += len(orphans)
     referenced = set(store.media_files())
     for root, _, files in os.walk(store.media_dir):

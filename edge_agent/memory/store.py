@@ -23,6 +23,7 @@ from edge_agent.memory.records import (
     Clip,
     ClipRecord,
     Entity,
+    Episode,
     IngestResult,
     InvalidRecordError,
     Observation,
@@ -71,6 +72,7 @@ class Store:
         self._spaces: dict[str, tuple[int, int]] = {}
         self._load_spaces()
         self._seen_version = self.db.data_version()
+        self.generation = 0  #: counts this connection's committed writes (caches key on it)
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -103,6 +105,8 @@ class Store:
             self._load_spaces()
             self.associator.index.reload()
             raise
+        finally:
+            self.generation += 1
 
     def _load_spaces(self) -> None:
         self._spaces = {name: (int(i), int(d)) for i, name, d in self.db.query("SELECT id, name, dims FROM embedding_spaces")}
@@ -325,6 +329,31 @@ class Store:
                 params.append(float(value) if column == "t" else value)
         return [(int(i), float(d)) for i, d in self.db.query(sql + " ORDER BY distance", params)]
 
+    def graph_rows(self, before: float | None = None) -> dict[str, np.ndarray]:
+        """The memory graph's nodes and links as arrays, for retrieval (only what started before
+        ``before``): observations (id, entity, clip, t_start), clips (id, t_start, camera order),
+        episodes (id, clip, parent, t_start)."""
+        obs = self.db.query(
+            "SELECT id, coalesce(entity_id, -1), clip_id, t_start FROM observations WHERE (? IS NULL OR t_start < ?) ORDER BY id",
+            (before, before),
+        )
+        clips = self.db.query(
+            "SELECT id, t_start, camera FROM clips WHERE (? IS NULL OR t_start < ?) ORDER BY camera, t_start", (before, before)
+        )
+        episodes = self.db.query(
+            "SELECT id, coalesce(clip_id, -1), coalesce(parent_id, -1), t_start FROM episodes WHERE (? IS NULL OR t_start < ?) ORDER BY id",
+            (before, before),
+        )
+        # Consecutive clips of one camera are temporally adjacent.
+        adjacent = [(a[0], b[0]) for a, b in zip(clips, clips[1:]) if a[2] == b[2]]
+        return {
+            "observations": np.array([r[:3] for r in obs], dtype=np.int64).reshape(-1, 3),
+            "observation_times": np.array([r[3] for r in obs], dtype=np.float64),
+            "clips": np.array([r[0] for r in clips], dtype=np.int64),
+            "clip_adjacency": np.array(adjacent, dtype=np.int64).reshape(-1, 2),
+            "episodes": np.array([r[:3] for r in episodes], dtype=np.int64).reshape(-1, 3),
+        }
+
     def counts(self) -> dict[str, int]:
         """Rows per table (vector tables summed), for audits and benchmarks."""
         tables = ["clips", "observations", "observation_boxes", "entities", "entity_refs", "association_log",
@@ -344,6 +373,54 @@ class Store:
         for (keyframes,) in self.db.query("SELECT keyframes FROM clips WHERE keyframes != '[]'"):
             paths.extend(json.loads(keyframes))
         return paths
+
+    def observations_by_id(self, ids: Sequence[int]) -> list[Observation]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE id IN ({marks}) ORDER BY t_start, id", tuple(ids))
+        return [Observation(*row) for row in rows]
+
+    def episodes_by_id(self, ids: Sequence[int]) -> list[Episode]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(
+            f"SELECT id, scale, camera, t_start, t_end, clip_id, text FROM episodes WHERE id IN ({marks}) ORDER BY t_start, id", tuple(ids))
+        return [Episode(*row) for row in rows]
+
+    def appearances(self, entity_id: int, *, before: float | None = None, excluding: Sequence[int] = ()) -> tuple[int, float | None, float | None, list[str]]:
+        """(count, first start, last end, cameras) of the entity's observations before ``before``,
+        leaving out ``excluding``: what a biography excerpt has not shown yet."""
+        skip = set(excluding)
+        rows = [r for r in self.db.query(
+            "SELECT id, t_start, t_end, camera FROM observations WHERE entity_id = ? AND (? IS NULL OR t_start < ?)",
+            (int(entity_id), before, before)) if r[0] not in skip]
+        if not rows:
+            return 0, None, None, []
+        return len(rows), min(r[1] for r in rows), max(r[2] for r in rows), sorted({r[3] for r in rows})
+
+    def separation_evidence(self, a: int, b: int) -> bool:
+        """Whether memory holds proof that entities a and b are different instances: the user said so,
+        or an association decision vetoed one for the other on shared frames."""
+        if self.db.query_one("SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", (min(a, b), max(a, b))):
+            return True
+        for chosen, other in ((a, b), (b, a)):
+            for (candidates,) in self.db.query("SELECT candidates FROM association_log WHERE entity_id = ?", (chosen,)):
+                if any(c.get("entity") == other and c.get("vetoed_by") is not None for c in json.loads(candidates)):
+                    return True
+        return False
+
+    def text_vector_tables(self) -> list[str]:
+        """The text-index tables present (created by TextIndex on first use)."""
+        return [r[0] for r in self.db.query(
+            "SELECT name FROM sqlite_master WHERE name IN ('vec_text_observation', 'vec_text_episode') ORDER BY name")]
+
+    def delete_text_vectors(self, kind: str, ids: Sequence[int]) -> None:
+        """Drops the text vectors of deleted observations or episodes (virtual tables do not cascade)."""
+        table = f"vec_text_{kind}"
+        if ids and table in self.text_vector_tables():
+            self.db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(int(i),) for i in ids])
 
     def media_of_clips(self, clip_ids: Sequence[int]) -> list[str]:
         """The crops and keyframes of some clips, relative to the media folder."""

@@ -1,0 +1,125 @@
+"""The semantic half of GEB's hybrid index (section 3.4): text embeddings of observation descriptions
+and episode captions in sqlite-vec, searched together with the lexical half (FTS5 BM25, in the
+schema). Vectors are added on demand for whatever memory holds that has none yet, identical texts
+embedded once (template descriptions repeat a lot); every vector carries its item's start time so a
+question asked as of T can filter in the KNN itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from edge_agent.memory.store import Store
+
+__all__ = ["TextHit", "TextIndex"]
+
+ITEM_TABLES = {"observation": ("observations", "description"), "episode": ("episodes", "text")}
+
+# Function words: ORed into a BM25 query they match every record and drown the content words.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our
+out over own same she should so some such than that the their them then there these they this those through to
+too under until up very was we were what when where which while who whom why will with would you your
+""".split())
+
+
+@dataclass(frozen=True)
+class TextHit:
+    kind: str  #: "observation" or "episode"
+    id: int
+    similarity: float  #: cosine
+
+
+class TextIndex:
+    """``embed`` turns texts into (N, dims) L2-normalised float32 vectors of the model named ``space``."""
+
+    def __init__(self, store: Store, embed: Callable[[Sequence[str]], np.ndarray], space: str, dims: int) -> None:
+        self.store = store
+        self._embed = embed
+        self.space = f"{space}:{dims}"
+        self.dims = dims
+        db = store.db
+        current = db.query_one("SELECT value FROM meta WHERE key = 'text_space'")
+        with store.write():
+            if current is not None and current[0] != self.space:
+                # Another text model: its vectors are not comparable; start over.
+                for kind in ITEM_TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS vec_text_{kind}")
+            for kind in ITEM_TABLES:
+                db.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 ("
+                    f"item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT)"
+                )
+            db.execute("INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       (self.space,))
+
+    def pending(self) -> int:
+        return sum(
+            int(self.store.db.query_one(
+                f"SELECT count(*) FROM {table} WHERE {column} != '' AND id NOT IN (SELECT item_id FROM vec_text_{kind})")[0])
+            for kind, (table, column) in ITEM_TABLES.items()
+        )
+
+    def update(self, batch: int = 256) -> int:
+        """Embeds every item without a vector; returns how many were added."""
+        added = 0
+        for kind, (table, column) in ITEM_TABLES.items():
+            while rows := self.store.db.query(
+                f"SELECT id, {column}, t_start FROM {table} WHERE {column} != '' "
+                f"AND id NOT IN (SELECT item_id FROM vec_text_{kind}) ORDER BY id LIMIT ?",
+                (batch,),
+            ):
+                unique = sorted({text for _, text, _ in rows})
+                vectors = dict(zip(unique, np.asarray(self._embed(unique), dtype=np.float32)))
+                with self.store.write():
+                    self.store.db.executemany(
+                        f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
+                        [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows],
+                    )
+                added += len(rows)
+        return added
+
+    def search(self, question_vector: np.ndarray, k: int = 50, *, before: float | None = None) -> list[TextHit]:
+        """The k nearest observations and the k nearest episodes, as of ``before`` if given."""
+        vector = np.ascontiguousarray(question_vector, dtype=np.float32).reshape(-1)
+        if vector.size != self.dims:
+            raise ValueError(f"question vector has {vector.size} dimensions, the text index {self.dims}")
+        hits = []
+        for kind in ITEM_TABLES:
+            sql = f"SELECT item_id, distance FROM vec_text_{kind} WHERE embedding MATCH ? AND k = ?"
+            params: list[object] = [vector.tobytes(), int(k)]
+            if before is not None:
+                sql += " AND t < ?"
+                params.append(float(before))
+            hits += [TextHit(kind, int(i), 1.0 - float(d)) for i, d in self.store.db.query(sql + " ORDER BY distance", params)]
+        return sorted(hits, key=lambda h: -h.similarity)
+
+    def similarities(self, question_vector: np.ndarray, kind: str, ids: Sequence[int]) -> dict[int, float]:
+        """Cosine similarity of the question to given items (those with a vector)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.store.db.query(f"SELECT item_id, embedding FROM vec_text_{kind} WHERE item_id IN ({marks})", tuple(ids))
+        q = np.asarray(question_vector, dtype=np.float32).reshape(-1)
+        return {int(i): float(np.frombuffer(blob, dtype=np.float32) @ q) for i, blob in rows}
+
+    def lexical(self, query: str, k: int = 50, *, before: float | None = None) -> list[tuple[str, int, float]]:
+        """FTS5 BM25 matches of the question's words: (kind, id, score), best first. The question is
+        reduced to its words, ORed, so that punctuation and FTS syntax in it are harmless."""
+        words = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if len(w) > 1 and w not in STOPWORDS]
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        out = []
+        for kind, fts, table in (("observation", "observation_fts", "observations"), ("episode", "episode_fts", "episodes")):
+            rows = self.store.db.query(
+                f"SELECT f.rowid, bm25({fts}) FROM {fts} f JOIN {table} x ON x.id = f.rowid "
+                f"WHERE {fts} MATCH ? AND (? IS NULL OR x.t_start < ?) ORDER BY bm25({fts}) LIMIT ?",
+                (match, before, before, int(k)),
+            )
+            out += [(kind, int(i), -float(score)) for i, score in rows]
+        return sorted(out, key=lambda x: -x[2])

@@ -1,0 +1,90 @@
+"""The memory graph for retrieval (GEB section 3.4): nodes are observations, entities, clips and
+episodes; edges are the memory's own links, weighted by relation. Graph edges are not a separate
+store: they are the foreign keys, loaded into a sparse matrix when a query needs it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from edge_agent.memory import Store
+from edge_agent.retrieval.ppr import transition_matrix
+
+__all__ = ["MemoryGraph", "RelationWeights"]
+
+
+@dataclass(frozen=True)
+class RelationWeights:
+    """Edge weight per relation (0 removes it: the no-identity-edges and no-episode-edges ablations)."""
+
+    membership: float = 1.0  #: observation - entity (identity: the biography)
+    context: float = 0.7  #: observation - the episode of its clip
+    provenance: float = 0.5  #: observation - clip
+    adjacency: float = 0.3  #: clip - next clip of the same camera
+    containment: float = 0.5  #: episode - coarser episode containing it
+
+
+@dataclass
+class MemoryGraph:
+    transitions: sp.csr_matrix
+    observation_ids: np.ndarray  # node i < n_obs is observation_ids[i]
+    entity_ids: np.ndarray
+    clip_ids: np.ndarray
+    episode_ids: np.ndarray
+    observation_entity: np.ndarray  # entity id per observation node (-1: none)
+
+    @property
+    def n(self) -> int:
+        return self.transitions.shape[0]
+
+    def observation_node(self, ids: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.observation_ids, ids)
+
+    def episode_node(self, ids: np.ndarray) -> np.ndarray:
+        return len(self.observation_ids) + len(self.entity_ids) + len(self.clip_ids) + np.searchsorted(self.episode_ids, ids)
+
+    @classmethod
+    def build(cls, store: Store, weights: RelationWeights = RelationWeights(), before: float | None = None) -> MemoryGraph:
+        rows = store.graph_rows(before)
+        obs, clips, episodes = rows["observations"], rows["clips"], rows["episodes"]
+        entity_ids = np.unique(obs[:, 1][obs[:, 1] >= 0])
+        n_obs, n_ent, n_clip = len(obs), len(entity_ids), len(clips)
+        ent_base, clip_base, ep_base = n_obs, n_obs + n_ent, n_obs + n_ent + n_clip
+        clip_sorted = np.sort(clips)
+        clip_node = lambda ids: clip_base + np.searchsorted(clip_sorted, ids)  # noqa: E731
+        src, dst, w = [], [], []
+
+        def add(a: np.ndarray, b: np.ndarray, weight: float) -> None:
+            if weight > 0 and len(a):
+                src.append(a)
+                dst.append(b)
+                w.append(np.full(len(a), weight))
+
+        obs_nodes = np.arange(n_obs)
+        has_entity = obs[:, 1] >= 0
+        add(obs_nodes[has_entity], ent_base + np.searchsorted(entity_ids, obs[has_entity, 1]), weights.membership)
+        in_clips = np.isin(obs[:, 2], clip_sorted)
+        add(obs_nodes[in_clips], clip_node(obs[in_clips, 2]), weights.provenance)
+        adjacency = rows["clip_adjacency"]
+        add(clip_node(adjacency[:, 0]), clip_node(adjacency[:, 1]), weights.adjacency)
+        if len(episodes):
+            ep_ids = episodes[:, 0]
+            ep_nodes = ep_base + np.arange(len(episodes))
+            with_clip = episodes[:, 1] >= 0
+            # Each observation to the episode(s) of its clip.
+            order = np.argsort(episodes[with_clip, 1], kind="stable")
+            ep_clip, ep_node = episodes[with_clip, 1][order], ep_nodes[with_clip][order]
+            position = np.searchsorted(ep_clip, obs[:, 2])
+            found = (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == obs[:, 2]) if len(ep_clip) else np.zeros(n_obs, bool)
+            add(obs_nodes[found], ep_node[position[found]], weights.context)
+            with_parent = np.isin(episodes[:, 2], ep_ids)
+            add(ep_nodes[with_parent], ep_base + np.searchsorted(ep_ids, episodes[with_parent, 2]), weights.containment)
+        n = ep_base + len(episodes)
+        if src:
+            transitions = transition_matrix(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w))
+        else:
+            transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+        return cls(transitions, obs[:, 0].copy(), entity_ids, clip_sorted, episodes[:, 0].copy() if len(episodes) else np.empty(0, np.int64),
+                   obs[:, 1].copy())

@@ -1,0 +1,41 @@
+"""Personalized PageRank over the memory graph (GEB section 3.4): relevance flows from the seeds along
+identity, context, provenance, adjacency and containment links. SciPy sparse power iteration: one
+sparse matrix-vector product per step, O(edges); the tests check it against a dense NumPy reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["personalized_pagerank", "transition_matrix"]
+
+
+def transition_matrix(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> sp.csr_matrix:
+    """Column-stochastic transitions of an undirected weighted graph with ``n`` nodes (edges given
+    once). A node without edges keeps its mass (self-loop), so no relevance leaks away."""
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    w = np.concatenate([weights, weights]).astype(np.float64)
+    adjacency = sp.csr_matrix((w, (r, c)), shape=(n, n))
+    degree = np.asarray(adjacency.sum(axis=0)).ravel()
+    isolated = degree == 0
+    adjacency = adjacency + sp.diags(isolated.astype(np.float64))
+    degree[isolated] = 1.0
+    return (adjacency @ sp.diags(1.0 / degree)).tocsr()
+
+
+def personalized_pagerank(transitions: sp.csr_matrix, seeds: np.ndarray, *, restart: float = 0.25,
+                          tol: float = 1e-8, max_iter: int = 200) -> np.ndarray:
+    """p = restart * s + (1 - restart) * T p, with s the normalised seed weights."""
+    s = np.asarray(seeds, dtype=np.float64)
+    total = s.sum()
+    if total <= 0:
+        return np.zeros_like(s)
+    s = s / total
+    p = s.copy()
+    for _ in range(max_iter):
+        nxt = restart * s + (1.0 - restart) * (transitions @ p)
+        if np.abs(nxt - p).sum() < tol:
+            return nxt
+        p = nxt
+    return p

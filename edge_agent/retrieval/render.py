@@ -1,0 +1,71 @@
+"""Rendering retrieved evidence for a reader (GEB section 3.4): per entity a biography excerpt (id,
+name, the selected observations in time order with times, camera and description, and a summary of the
+appearances not shown, as targets for another search round); a note where retrieved entities share a
+name, saying which pairs memory has proved different and which are unresolved; episode excerpts;
+keyframe references. The reading instructions say episode text wins over an observation's."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections import defaultdict
+
+from edge_agent.memory import Store
+from edge_agent.retrieval.retrieve import Evidence
+
+__all__ = ["READING_INSTRUCTIONS", "render"]
+
+READING_INSTRUCTIONS = (
+    "Memory excerpts follow, times in UTC. Each entity is one physical instance decided from visual evidence; "
+    "its excerpt lists some of its appearances and summarises the rest. Where an episode's text conflicts with "
+    "an observation's description, trust the episode. Different entity ids are not proof of different objects "
+    "unless a note says so. Cite the observation and episode ids you rely on."
+)
+
+
+def _t(t: float | None) -> str:
+    return "-" if t is None else dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def render(store: Store, evidence: Evidence) -> str:
+    lines = [READING_INSTRUCTIONS]
+    if evidence.as_of is not None:
+        lines.append(f"As of {_t(evidence.as_of)}: nothing later is known.")
+    observations = store.observations_by_id(evidence.observation_ids)
+    by_entity: dict[int, list] = defaultdict(list)
+    for o in observations:
+        by_entity[o.entity_id if o.entity_id is not None else -1].append(o)
+    order = sorted(by_entity, key=lambda e: -max(evidence.scores.get(("observation", o.id), 0.0) for o in by_entity[e]))
+    entities = {e: store.entity(e) for e in order if e >= 0}
+    for entity_id in order:
+        entity = entities.get(entity_id)
+        shown = by_entity[entity_id]
+        if entity is None:
+            lines.append("\nObservations without an entity:")
+        else:
+            name = f" '{entity.name}'" if entity.name else ""
+            lines.append(f"\nEntity #{entity.id}{name} ({entity.kind}, {entity.category}):")
+        for o in shown:
+            clip = store.clip(o.clip_id)
+            keyframe = f" [keyframe {clip.keyframes[0]}]" if clip.keyframes else ""
+            lines.append(f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: "
+                         f"{o.description or '(no description)'}{keyframe}")
+        if entity is not None:
+            count, first, last, cameras = store.appearances(entity.id, before=evidence.as_of, excluding=[o.id for o in shown])
+            if count:
+                lines.append(f"  - not shown: {count} more appearances, {_t(first)} to {_t(last)}, cameras {', '.join(cameras)}")
+    named = defaultdict(list)
+    for e in entities.values():
+        if e.name:
+            named[e.name.lower()].append(e.id)
+    for name, ids in named.items():
+        for a, b in itertools.combinations(sorted(ids), 2):
+            verdict = "memory has proof they are different instances" if store.separation_evidence(a, b) else \
+                "unresolved: they may be the same object"
+            lines.append(f"\nNote: #{a} and #{b} are both called '{name}'; {verdict}.")
+    episodes = store.episodes_by_id(evidence.episode_ids)
+    if episodes:
+        lines.append("\nEpisodes:")
+        for ep in episodes:
+            lines.append(f"  - episode {ep.id} ({ep.scale}, {ep.camera}, {_t(ep.t_start)} to {_t(ep.t_end)[11:]}): {ep.text}")
+    return "\n".join(lines)

