@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest_bench.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
     ingest_bench.add_argument("--config", type=Path, help="configuration file (TOML)")
     ingest_bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    retrieval_bench = targets.add_parser("retrieval", help="retrieval latency without an LLM at 1k / 10k / 100k observations")
+    retrieval_bench.add_argument("--observations", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000])
+    retrieval_bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     memory = targets.add_parser("memory", help="association throughput and bytes per observation vs existing entities")
     memory.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     memory.add_argument("--entities", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000],
@@ -154,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "memory":
         return _memory(args)
+    if args.command == "bench" and args.target == "retrieval":
+        from edge_agent.bench import retrieval as bench_retrieval
+
+        result = bench_retrieval.run(sizes=tuple(args.observations))
+        print(json.dumps(result, indent=2) if args.json else bench_retrieval.format_table(result))
+        return 0
     if args.command == "bench" and args.target == "ingest":
         from edge_agent.bench import ingest as bench_ingest
         from edge_agent.capture import CaptureError

@@ -12,7 +12,66 @@ import numpy as np
 
 from edge_agent.memory.store import Store
 
-__all__ = ["seed_entities"]
+__all__ = ["seed_entities", "seed_memory"]
+
+_COLOURS = ("red", "blue", "green", "black", "white", "grey", "brown", "yellow")
+_CATEGORIES = (("person", "person"), ("dog", "animal"), ("cat", "animal"), ("cup", "object"), ("keys", "object"),
+               ("laptop", "object"), ("chair", "object"), ("bottle", "object"), ("book", "object"), ("backpack", "object"))
+_PLACES = ("at the top left", "at the top right", "in the centre", "at the bottom left", "at the bottom right",
+           "by the sink", "on the sofa", "on the table", "by the door")
+_MOTIONS = ("staying in place", "moving left", "moving right", "moving up")
+
+
+def seed_memory(store: Store, observations: int, *, per_clip: int = 4, entities: int | None = None, cameras: int = 3,
+                seed: int = 0, batch: int = 1000) -> None:
+    """A memory for retrieval benchmarks: 10-second clips of ``per_clip`` observations on a few cameras,
+    each clip with a caption episode; entities seen with Zipf-like frequency; descriptions drawn from
+    a template vocabulary (as the template describer writes them). No appearance vectors or reference
+    sets: retrieval does not read them."""
+    rng = np.random.default_rng(seed)
+    entities = entities or max(1, observations // 20)
+    kinds = rng.integers(0, len(_CATEGORIES), entities)
+    colours = rng.integers(0, len(_COLOURS), entities)
+    popularity = 1.0 / np.arange(1, entities + 1) ** 0.8
+    popularity /= popularity.sum()
+    t0 = float(store.db.query_one("SELECT coalesce(max(t_end), 1.7e9) FROM clips")[0]) + 10.0
+    entity_ids: list[int] = []
+    with store.write():
+        for e in range(entities):
+            category, kind = _CATEGORIES[kinds[e]]
+            entity_ids.append(store.db.insert(
+                "INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
+                (kind, category, t0, t0, time.time())))
+        space_id = store._space("bench-appearance", 8)  # noqa: SLF001 - same package
+    written = 0
+    clip_index = 0
+    while written < observations:
+        with store.write():
+            for _ in range(batch // per_clip):
+                if written >= observations:
+                    break
+                camera = f"camera{clip_index % cameras}"
+                start = t0 + (clip_index // cameras) * 10.0
+                clip_id = store.db.insert(
+                    "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, '[]', 0, ?)",
+                    (camera, start, start + 10.0, time.time()))
+                members = rng.choice(entities, size=min(per_clip, observations - written), replace=False, p=popularity)
+                names = []
+                for track, e in enumerate(members):
+                    category, kind = _CATEGORIES[kinds[e]]
+                    text = (f"a {_COLOURS[colours[e]]} {category} {_PLACES[rng.integers(len(_PLACES))]}, "
+                            f"{_MOTIONS[rng.integers(len(_MOTIONS))]}")
+                    store.db.execute(
+                        "INSERT INTO observations (clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, "
+                        "description, space_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (clip_id, entity_ids[e], track, camera, kind, category, start + track, start + 9.5, text, space_id))
+                    store.db.execute("UPDATE entities SET last_seen = ? WHERE id = ?", (start + 9.5, entity_ids[e]))
+                    names.append(category)
+                store.db.execute(
+                    "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
+                    (camera, start, start + 10.0, clip_id, f"{camera}: " + ", ".join(sorted(names))))
+                written += len(members)
+                clip_index += 1
 
 
 def seed_entities(store: Store, n: int, *, dims: int = 256, references: int = 4, boxes: int = 20,

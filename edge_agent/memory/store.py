@@ -396,13 +396,13 @@ class Store:
     def appearances(self, entity_id: int, *, before: float | None = None, excluding: Sequence[int] = ()) -> tuple[int, float | None, float | None, list[str]]:
         """(count, first start, last end, cameras) of the entity's observations before ``before``,
         leaving out ``excluding``: what a biography excerpt has not shown yet."""
-        skip = set(excluding)
-        rows = [r for r in self.db.query(
-            "SELECT id, t_start, t_end, camera FROM observations WHERE entity_id = ? AND (? IS NULL OR t_start < ?)",
-            (int(entity_id), before, before)) if r[0] not in skip]
-        if not rows:
-            return 0, None, None, []
-        return len(rows), min(r[1] for r in rows), max(r[2] for r in rows), sorted({r[3] for r in rows})
+        marks = ",".join("?" * len(excluding)) or "NULL"
+        count, first, last, cameras = self.db.query_one(
+            f"SELECT count(*), min(t_start), max(t_end), group_concat(DISTINCT camera) FROM observations "
+            f"WHERE entity_id = ? AND (? IS NULL OR t_start < ?) AND id NOT IN ({marks})",
+            (int(entity_id), before, before, *[int(i) for i in excluding]),
+        )
+        return int(count), first, last, sorted(cameras.split(",")) if cameras else []
 
     def separation_evidence(self, a: int, b: int) -> bool:
         """Whether memory holds proof that entities a and b are different instances: the user said so,
@@ -425,6 +425,9 @@ class Store:
         table = f"vec_text_{kind}"
         if ids and table in self.text_vector_tables():
             self.db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(int(i),) for i in ids])
+            # SQLite may give a deleted top id to the next row: the index must look at it again.
+            self.db.execute("UPDATE meta SET value = min(CAST(value AS INTEGER), ?) WHERE key = ?",
+                            (min(int(i) for i in ids) - 1, f"text_indexed:{kind}"))
 
     def media_of_clips(self, clip_ids: Sequence[int]) -> list[str]:
         """The crops and keyframes of some clips, relative to the media folder."""

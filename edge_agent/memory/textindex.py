@@ -49,6 +49,8 @@ class TextIndex:
                 # Another text model: its vectors are not comparable; start over.
                 for kind in ITEM_TABLES:
                     db.execute(f"DROP TABLE IF EXISTS vec_text_{kind}")
+            if current is not None and current[0] != self.space:
+                db.execute("DELETE FROM meta WHERE key LIKE 'text_indexed:%'")
             for kind in ITEM_TABLES:
                 db.execute(
                     f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 ("
@@ -57,30 +59,43 @@ class TextIndex:
             db.execute("INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                        (self.space,))
 
+    def _indexed_up_to(self, kind: str) -> int:
+        """Every item with an id up to this has its vector (a high-water mark in meta, lowered when
+        vectors are deleted, since SQLite may hand a deleted top id out again)."""
+        row = self.store.db.query_one("SELECT value FROM meta WHERE key = ?", (f"text_indexed:{kind}",))
+        return int(row[0]) if row else 0
+
     def pending(self) -> int:
         return sum(
-            int(self.store.db.query_one(
-                f"SELECT count(*) FROM {table} WHERE {column} != '' AND id NOT IN (SELECT item_id FROM vec_text_{kind})")[0])
+            int(self.store.db.query_one(f"SELECT count(*) FROM {table} WHERE id > ? AND {column} != ''",
+                                        (self._indexed_up_to(kind),))[0])
             for kind, (table, column) in ITEM_TABLES.items()
         )
 
-    def update(self, batch: int = 256) -> int:
+    def update(self, batch: int = 2048) -> int:
         """Embeds every item without a vector; returns how many were added."""
         added = 0
+        vectors: dict[str, np.ndarray] = {}  # identical texts are embedded once per update
         for kind, (table, column) in ITEM_TABLES.items():
             while rows := self.store.db.query(
-                f"SELECT id, {column}, t_start FROM {table} WHERE {column} != '' "
-                f"AND id NOT IN (SELECT item_id FROM vec_text_{kind}) ORDER BY id LIMIT ?",
-                (batch,),
+                f"SELECT id, {column}, t_start FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
+                (self._indexed_up_to(kind), batch),
             ):
-                unique = sorted({text for _, text, _ in rows})
-                vectors = dict(zip(unique, np.asarray(self._embed(unique), dtype=np.float32)))
+                new = sorted({text for _, text, _ in rows if text and text not in vectors})
+                if new:
+                    vectors.update(zip(new, np.asarray(self._embed(new), dtype=np.float32)))
                 with self.store.write():
+                    # Items above a lowered mark may have vectors already: replace them (vec0 has no upsert).
+                    self.store.db.executemany(f"DELETE FROM vec_text_{kind} WHERE item_id = ?", [(r[0],) for r in rows])
                     self.store.db.executemany(
                         f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
-                        [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows],
+                        [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows if text],
                     )
-                added += len(rows)
+                    self.store.db.execute(
+                        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        (f"text_indexed:{kind}", str(rows[-1][0])),
+                    )
+                added += sum(1 for _, text, _ in rows if text)
         return added
 
     def search(self, question_vector: np.ndarray, k: int = 50, *, before: float | None = None) -> list[TextHit]:

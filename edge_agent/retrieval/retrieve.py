@@ -95,8 +95,10 @@ class Retriever:
         ep_candidates = np.argsort(-ep_scores)[:pool]
         obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates if obs_scores[i] > 0]
         ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates if ep_scores[i] > 0]
-        obs_sim = self.index.similarities(q, "observation", obs_ids)
-        ep_sim = self.index.similarities(q, "episode", ep_ids)
+        # Question similarity of the items the semantic search reached; the rest count as 0 (reading
+        # every candidate's vector back from sqlite-vec cost more than the whole PPR).
+        obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
+        ep_sim = {h.id: h.similarity for h in semantic if h.kind == "episode"}
         ranked: list[tuple[float, str, int, int]] = []
         for node, item in zip(obs_candidates, obs_ids):
             score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
