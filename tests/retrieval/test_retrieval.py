@@ -133,3 +133,20 @@ def test_same_name_note_and_forget(tmp_path, embedder):
         corrections.forget(store, c)
         assert "sink" not in render(store, retriever.retrieve("a red mug in the sink"))
         assert store.db.query("SELECT count(*) FROM vec_text_observation WHERE item_id = ?", (third.decisions[0].observation_id,)) == [(0,)]
+
+
+@needs_text_model
+def test_index_catches_items_that_reuse_a_deleted_id(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        red = unit(np.r_[np.ones(4), np.zeros(28)])
+        store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red, description="a red mug by the kettle")])
+        last = store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red, 0.1, seed=5), description="a brown dog on the sofa")])
+        retriever = Retriever(store, embedder)
+        retriever.index.update()
+        corrections.forget(store, last.decisions[0].entity_id)
+        again = store.ingest_clip(clip(2 * DAY), [observation(1, 2 * DAY, [0, 0, 40, 40], near(red, 0.1, seed=6),
+                                                             description="a set of silver keys on the shelf")])
+        assert again.decisions[0].observation_id == last.decisions[0].observation_id  # SQLite reused the top id
+        evidence = retriever.retrieve("silver keys")
+        assert evidence.observation_ids[0] == again.decisions[0].observation_id
+        assert retriever.index.pending() == 0
