@@ -55,7 +55,7 @@ def seed_memory(store: Store, observations: int, *, per_clip: int = 4, entities:
                 clip_id = store.db.insert(
                     "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, '[]', 0, ?)",
                     (camera, start, start + 10.0, time.time()))
-                members = rng.choice(entities, size=min(per_clip, observations - written), replace=False, p=popularity)
+                members = rng.choice(entities, size=min(per_clip, observations - written, entities), replace=False, p=popularity)
                 names = []
                 for track, e in enumerate(members):
                     category, kind = _CATEGORIES[kinds[e]]
