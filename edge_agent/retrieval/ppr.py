@@ -25,7 +25,7 @@ def transition_matrix(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.nd
 
 
 def personalized_pagerank(transitions: sp.csr_matrix, seeds: np.ndarray, *, restart: float = 0.25,
-                          tol: float = 1e-6, max_iter: int = 100) -> np.ndarray:
+                          tol: float = 1e-4, max_iter: int = 100) -> np.ndarray:
     """p = restart * s + (1 - restart) * T p, with s the normalised seed weights; stops when a step
     changes p by less than ``tol`` in L1 (a ranking needs no more: the error shrinks by 1 - restart
     per step)."""

@@ -91,8 +91,15 @@ class Retriever:
         obs_scores, ep_scores = ppr[:n_obs], ppr[ep_base:]
         top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
         pool = cfg.budget * 8
-        obs_candidates = np.argsort(-obs_scores)[:pool]
-        ep_candidates = np.argsort(-ep_scores)[:pool]
+
+        def best(scores: np.ndarray) -> np.ndarray:  # the pool's best, without sorting every node
+            if len(scores) <= pool:
+                return np.argsort(-scores)
+            part = np.argpartition(-scores, pool)[:pool]
+            return part[np.argsort(-scores[part])]
+
+        obs_candidates = best(obs_scores)
+        ep_candidates = best(ep_scores)
         obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates if obs_scores[i] > 0]
         ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates if ep_scores[i] > 0]
         # Question similarity of the items the semantic search reached; the rest count as 0 (reading
