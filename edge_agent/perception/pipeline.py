@@ -31,7 +31,7 @@ from edge_agent.perception.detect import (
     kind_of,
 )
 from edge_agent.perception.embed import ColorTextureEmbedder, Embedder, ONNXImageEmbedder, OSNetEmbedder, observation_embedding
-from edge_agent.perception.observe import TrackerSettings, Tracklet, track_clip
+from edge_agent.perception.observe import TrackerSettings, track_clip
 
 __all__ = ["Backends", "IngestReport", "Pipeline", "build_backends"]
 

