@@ -100,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--rounds", type=_positive_int, default=4, help="search rounds the LLM may take (4)")
     ask.add_argument("--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context")
 
+    chat = commands.add_parser("chat", help="ask questions interactively; follow-ups keep the conversation")
+    chat.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+    chat.add_argument("--model", type=Path, help="GGUF chat model for --controller llm")
+    chat.add_argument("--as-of", help="answer as of this time (ISO 8601)")
+
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
     demo.add_argument("folder", type=Path)
 
@@ -153,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _ingest(args)
     if args.command == "ask":
         return _ask(args)
+    if args.command == "chat":
+        return _chat(args)
     if args.command == "demo":
         from edge_agent.demo import write_demo_scene
 
@@ -384,6 +391,55 @@ def _ask(args: argparse.Namespace) -> int:
     if args.context:
         print("\n" + answer.context)
     return 0
+
+
+_FOLLOW_UP = {"it", "its", "that", "there", "they", "them", "he", "she", "him", "her", "this", "those", "before", "after", "then"}
+
+
+def _chat(args: argparse.Namespace) -> int:
+    """A question per line; ':as-of TIME' / ':now' set the time, ':quit' or end of input leaves. A short
+    question or one that points back (it, that, there, before...) is read together with the previous one."""
+    from edge_agent.memory import Store
+    from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
+    from edge_agent.qa import DeterministicController, LLMController, load_llama
+
+    try:
+        as_of = _parse_start(args.as_of)
+        embedder = MiniLMTextEmbedder()
+        llm = load_llama(args.model) if args.controller == "llm" else None
+    except ValueError as exc:
+        return _fail(str(exc).replace("--start", "--as-of"))
+    except (TextModelMissing, FileNotFoundError, ImportError) as exc:
+        return _fail(str(exc))
+    interactive = sys.stdin.isatty()
+    previous: str | None = None
+    with Store(args.home) as store:
+        controller = LLMController(store, embedder, llm) if llm is not None else DeterministicController(store, embedder)
+        while True:
+            if interactive:
+                print("you> ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line or line.strip() in (":quit", ":q"):
+                return 0
+            question = line.strip()
+            if not question:
+                continue
+            if question.startswith(":as-of"):
+                try:
+                    as_of = _parse_start(question.split(None, 1)[1] if " " in question else "")
+                    print(f"(answering as of {_time(as_of)} UTC)")
+                except (ValueError, IndexError):
+                    print("(give a time: :as-of 2026-03-02T12:00:00+00:00)")
+                continue
+            if question == ":now":
+                as_of = None
+                print("(answering as of now)")
+                continue
+            words = {w.strip("?.,!").lower() for w in question.split()}
+            asked = f"{previous} {question}" if previous and (len(words) < 5 or words & _FOLLOW_UP) else question
+            answer = controller.ask(asked, as_of=as_of)
+            print(f"agent> {answer.text}")
+            previous = asked
 
 
 def _memory(args: argparse.Namespace) -> int:

@@ -44,3 +44,19 @@ def test_plain_text_output_and_context(home, capsys):
 def test_bad_as_of(home, capsys):
     assert main(["--home", str(home), "ask", "anything", "--as-of", "soon"]) == 1
     assert "--as-of must be an ISO 8601 time" in capsys.readouterr().err
+
+
+def test_chat_keeps_the_conversation(home, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Where was the red cup last seen?\n\n:as-of 2026-03-02T12:00:00+00:00\n"
+                                                  "and before that?\n:as-of soon\n:now\n:quit\nnever asked\n"))
+    capsys.readouterr()
+    assert main(["--home", str(home), "chat"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    answers = [line for line in out if line.startswith("agent> ")]
+    assert len(answers) == 2
+    assert "2026-03-03" in answers[0]
+    assert "last seen 2026-03-02" in answers[1]  # the follow-up was read with the first question, as of day 1
+    assert "(answering as of 2026-03-02 12:00:00 UTC)" in out and "(answering as of now)" in out
+    assert any(line.startswith("(give a time") for line in out)
