@@ -17,6 +17,7 @@
 #include "byte_tracker.hpp"
 #include "geometry.hpp"
 #include "similarity.hpp"
+#include "sparse.hpp"
 
 namespace py = pybind11;
 using namespace edge_agent;
@@ -249,6 +250,30 @@ py::tuple py_linear_assignment(const carray<float>& similarity, double min_simil
     return py::make_tuple(rows, cols);
 }
 
+py::array_t<double> py_csr_matvec(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices,
+                                  const carray<double>& data, const carray<double>& x, int threads) {
+    require_shape(indptr, "indptr", {-1}, "(n_rows + 1,)");
+    const py::ssize_t n_rows = indptr.shape(0) - 1;
+    if (n_rows < 0) throw py::value_error("indptr must have at least one entry");
+    require_shape(indices, "indices", {-1}, "(nnz,)");
+    require_shape(data, "data", {indices.shape(0)}, "(nnz,) matching indices");
+    require_shape(x, "x", {-1}, "(n_cols,)");
+    const std::int64_t* p = indptr.data();
+    if (p[0] != 0 || p[n_rows] != indices.shape(0)) throw py::value_error("indptr must start at 0 and end at nnz");
+    for (py::ssize_t r = 0; r < n_rows; ++r)
+        if (p[r + 1] < p[r]) throw py::value_error("indptr must be non-decreasing");
+    const std::int32_t* idx = indices.data();
+    for (py::ssize_t k = 0; k < indices.shape(0); ++k)
+        if (idx[k] < 0 || idx[k] >= x.shape(0)) throw py::value_error("indices must be in [0, len(x))");
+    py::array_t<double> y(n_rows);
+    double* out = y.mutable_data();
+    {
+        py::gil_scoped_release release;
+        csr_matvec(p, idx, data.data(), x.data(), out, n_rows, threads);
+    }
+    return y;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -287,4 +312,6 @@ PYBIND11_MODULE(_native, m) {
           py::arg("tau_low"), py::arg("tau_high"));
     m.def("cosine_topk", &py_cosine_topk, py::arg("queries"), py::arg("base"), py::arg("k"), py::arg("threads"));
     m.def("linear_assignment", &py_linear_assignment, py::arg("similarity"), py::arg("min_similarity"));
+    m.def("csr_matvec", &py_csr_matvec, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("x"),
+          py::arg("threads"));
 }

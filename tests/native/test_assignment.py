@@ -58,3 +58,18 @@ def test_sparse_blocks_are_solved_independently():
 def test_bad_input(sim, threshold, match):
     with pytest.raises(ValueError, match=match):
         linear_assignment(sim, threshold)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_csr_matvec_matches_scipy(threads):
+    import scipy.sparse as sp
+
+    from edge_agent.native import csr_matvec
+
+    rng = np.random.default_rng(threads)
+    n, m = 9000, 40000
+    a = sp.csr_matrix((rng.random(m), (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n))
+    x = rng.random(n)
+    np.testing.assert_allclose(csr_matvec(a, x, threads=threads), a @ x, rtol=1e-12)
+    with pytest.raises(ValueError, match="indices must be in"):
+        csr_matvec(a, x[:10])
