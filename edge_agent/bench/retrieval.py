@@ -16,7 +16,7 @@ from edge_agent import __version__
 from edge_agent.memory import Store
 from edge_agent.memory.seed import seed_memory
 from edge_agent.perception.text import MiniLMTextEmbedder
-from edge_agent.native import csr_matvec
+from edge_agent import _native
 from edge_agent.retrieval import MemoryGraph, Retriever, render
 from edge_agent.retrieval.ppr import personalized_pagerank
 
@@ -60,8 +60,10 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             seeds = np.zeros(graph.n)
             seeds[np.random.default_rng(seed).integers(0, graph.n, 20)] = 1.0
             ppr_ms = {}
-            for name, matvec in (("scipy", None), ("native_1", lambda x: csr_matvec(graph.transitions, x)),
-                                 ("native_2", lambda x: csr_matvec(graph.transitions, x, threads=2))):
+            csr = graph.transitions
+            arrays = (csr.indptr.astype(np.int64), csr.indices.astype(np.int32), np.ascontiguousarray(csr.data, np.float64))
+            for name, matvec in (("scipy", None), ("native_1", lambda x: _native.csr_matvec(*arrays, x, 1)),
+                                 ("native_2", lambda x: _native.csr_matvec(*arrays, x, 2))):
                 times = []
                 for _ in range(5):
                     t = time.perf_counter()
