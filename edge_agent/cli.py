@@ -365,23 +365,36 @@ def _ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ask(args: argparse.Namespace) -> int:
-    from edge_agent.memory import Store
+def _qa_setup(args: argparse.Namespace) -> tuple[float | None, Any, Any]:
+    """(as-of time, text embedder, LLM or None) for ask and chat; ValueError / RuntimeError name what is wrong."""
     from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
-    from edge_agent.qa import DeterministicController, LLMController, load_llama
+    from edge_agent.qa import load_llama
 
     try:
         as_of = _parse_start(args.as_of)
-        embedder = MiniLMTextEmbedder()
-        llm = load_llama(args.model) if args.controller == "llm" else None
     except ValueError as exc:
-        return _fail(str(exc).replace("--start", "--as-of"))
+        raise ValueError(str(exc).replace("--start", "--as-of")) from None
+    try:
+        return as_of, MiniLMTextEmbedder(), load_llama(args.model) if args.controller == "llm" else None
     except (TextModelMissing, FileNotFoundError, ImportError) as exc:
+        raise RuntimeError(str(exc)) from None
+
+
+def _controller(store: Any, embedder: Any, llm: Any, rounds: int = 4) -> Any:
+    from edge_agent.qa import DeterministicController, LLMController
+
+    return LLMController(store, embedder, llm, max_rounds=rounds) if llm is not None else DeterministicController(store, embedder)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from edge_agent.memory import Store
+
+    try:
+        as_of, embedder, llm = _qa_setup(args)
+    except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
     with Store(args.home) as store:
-        controller = LLMController(store, embedder, llm, max_rounds=args.rounds) if llm is not None else \
-            DeterministicController(store, embedder)
-        answer = controller.ask(args.question, as_of=as_of, choices=args.choices or ())
+        answer = _controller(store, embedder, llm, args.rounds).ask(args.question, as_of=as_of, choices=args.choices or ())
     if args.json:
         print(json.dumps(asdict(answer), indent=2))
         return 0
@@ -400,21 +413,15 @@ def _chat(args: argparse.Namespace) -> int:
     """A question per line; ':as-of TIME' / ':now' set the time, ':quit' or end of input leaves. A short
     question or one that points back (it, that, there, before...) is read together with the previous one."""
     from edge_agent.memory import Store
-    from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
-    from edge_agent.qa import DeterministicController, LLMController, load_llama
 
     try:
-        as_of = _parse_start(args.as_of)
-        embedder = MiniLMTextEmbedder()
-        llm = load_llama(args.model) if args.controller == "llm" else None
-    except ValueError as exc:
-        return _fail(str(exc).replace("--start", "--as-of"))
-    except (TextModelMissing, FileNotFoundError, ImportError) as exc:
+        as_of, embedder, llm = _qa_setup(args)
+    except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
     interactive = sys.stdin.isatty()
     previous: str | None = None
     with Store(args.home) as store:
-        controller = LLMController(store, embedder, llm) if llm is not None else DeterministicController(store, embedder)
+        controller = _controller(store, embedder, llm)
         while True:
             if interactive:
                 print("you> ", end="", flush=True)
