@@ -146,9 +146,9 @@ def split(store: Store, entity_id: int, at_observation: int) -> tuple[Entity, En
 
 
 def forget(store: Store, entity_id: int) -> ForgetReport:
-    """Erases the entity: its observations, boxes, vectors, crops, the keyframes of the clips it was
-    in, its facts and rule events. Afterwards no search finds a trace of it. The audit keeps only the
-    id and counts."""
+    """Erases the entity: its observations, boxes, vectors, crops, the keyframes and captions of the
+    clips it was in (a caption or a keyframe may show or name it), its facts and rule events.
+    Afterwards no search finds a trace of it. The audit keeps only the id and counts."""
     with store.write():
         store.entity(entity_id)
         observations = store.db.query(
@@ -167,6 +167,9 @@ def forget(store: Store, entity_id: int) -> ForgetReport:
         if clip_ids:
             marks = ",".join("?" * len(clip_ids))
             store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
+            captions = [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE scale = 'clip' AND clip_id IN ({marks})", clip_ids)]
+            store.delete_text_vectors("episode", captions)
+            store.db.executemany("DELETE FROM episodes WHERE id = ?", [(i,) for i in captions])
         _audit(store, "forget", entity=entity_id, observations=len(observations), files=len(files))
     freed = store.delete_media(files)  # only once the records are gone for good
     return ForgetReport(entity_id, len(observations), len(files), freed)

@@ -100,11 +100,13 @@ def test_forget_leaves_no_trace(store, red_mug):
     secret = store.ingest_clip(
         clip(0, keyframes=["keyframes/k0.jpg"]),
         [observation(1, 0.0, [0, 0, 40, 40], red_mug, description="grandma's secret red mug", crop_path="crops/mug.jpg")],
+        caption="kitchen: grandma's red mug on the counter",
     ).decisions[0]
     other_embedding = near(red_mug, 0.1, seed=70)
     other = store.ingest_clip(
         clip(DAY, keyframes=["keyframes/k1.jpg"]),
         [observation(1, DAY, [0, 0, 40, 40], other_embedding, description="blue bowl", crop_path="crops/other.jpg")],
+        caption="kitchen: a blue bowl",
     ).decisions[0]
     store.db.execute("INSERT INTO facts (entity_id, text, importance, first_confirmed, last_confirmed) VALUES (?, 'kept in the cupboard', 0.5, 0, 0)", (secret.entity_id,))
 
@@ -119,6 +121,8 @@ def test_forget_leaves_no_trace(store, red_mug):
     assert db.query("SELECT count(*) FROM association_log WHERE observation_id = ?", (secret.observation_id,)) == [(0,)]
     assert db.query("SELECT count(*) FROM facts") == [(0,)]
     assert store.search_text("secret") == [] and store.search_text("grandma") == []
+    assert [text for _, _, text in store.clip_captions()] == ["kitchen: a blue bowl"]  # its clip's caption went too
+    assert store.db.query("SELECT count(*) FROM episode_fts WHERE episode_fts MATCH 'grandma'") == [(0,)]
     assert secret.observation_id not in [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=10)]
     assert store.counts()["vec_obs"] == 1 and store.counts()["vec_ref"] == 1
     assert not (media / "crops/mug.jpg").exists() and not (media / "keyframes/k0.jpg").exists()
