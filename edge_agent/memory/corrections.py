@@ -167,6 +167,7 @@ def forget(store: Store, entity_id: int) -> ForgetReport:
         if clip_ids:
             marks = ",".join("?" * len(clip_ids))
             store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
+            store.delete_keyframe_vectors(clip_ids)
             captions = [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE scale = 'clip' AND clip_id IN ({marks})", clip_ids)]
             store.delete_text_vectors("episode", captions)
             store.db.executemany("DELETE FROM episodes WHERE id = ?", [(i,) for i in captions])

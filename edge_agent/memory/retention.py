@@ -60,6 +60,7 @@ def _drop_media(store: Store, clip_ids: list[int]) -> int:
     with store.write():
         store.db.execute(f"UPDATE observations SET crop_path = NULL, media_bytes = 0 WHERE clip_id IN ({marks})", clip_ids)
         store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
+        store.delete_keyframe_vectors(clip_ids)
     store.delete_media(files)
     return len(files)
 
@@ -76,6 +77,7 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
             store.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
         store.delete_text_vectors("observation", [o[0] for o in observations])
         store.delete_text_vectors("episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)])
+        store.delete_keyframe_vectors(clip_ids)
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs
         emptied = [
             e for e in touched
@@ -106,6 +108,11 @@ def _sweep_orphans(store: Store) -> int:
                 for observation_id in orphans:
                     store.db.execute(f"DELETE FROM {table} WHERE observation_id = ?", (observation_id,))
                 removed += len(orphans)
+        if store.db.query_one("SELECT 1 FROM sqlite_master WHERE name = 'vec_keyframe'"):
+            gone = [r[0] for r in store.db.query(
+                "SELECT item_id FROM vec_keyframe WHERE item_id NOT IN (SELECT id FROM clips WHERE keyframes != '[]')")]
+            store.delete_keyframe_vectors(gone)
+            removed += len(gone)
         for table, owner in (("vec_text_observation", "observations"), ("vec_text_episode", "episodes")):
             if table in store.text_vector_tables():
                 orphans = [r[0] for r in store.db.query(f"SELECT item_id FROM {table} WHERE item_id NOT IN (SELECT id FROM {owner})")]

@@ -429,6 +429,11 @@ class Store:
             self.db.execute("UPDATE meta SET value = min(CAST(value AS INTEGER), ?) WHERE key = ?",
                             (min(int(i) for i in ids) - 1, f"text_indexed:{kind}"))
 
+    def delete_keyframe_vectors(self, clip_ids: Sequence[int]) -> None:
+        """Drops the keyframe vectors of clips whose keyframes are gone (forget, retention)."""
+        if clip_ids and self.db.query_one("SELECT 1 FROM sqlite_master WHERE name = 'vec_keyframe'"):
+            self.db.executemany("DELETE FROM vec_keyframe WHERE item_id = ?", [(int(i),) for i in clip_ids])
+
     def media_of_clips(self, clip_ids: Sequence[int]) -> list[str]:
         """The crops and keyframes of some clips, relative to the media folder."""
         if not clip_ids:

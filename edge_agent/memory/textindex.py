@@ -10,6 +10,7 @@ mirror loads new rows by id and reloads whole only when rows were deleted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ import numpy as np
 from edge_agent import native
 from edge_agent.memory.store import Store
 
-__all__ = ["TextHit", "TextIndex"]
+__all__ = ["KeyframeIndex", "TextHit", "TextIndex"]
 
 ITEM_TABLES = {"observation": ("observations", "description"), "episode": ("episodes", "text")}
 
@@ -182,3 +183,63 @@ class TextIndex:
                 )
             out += [(kind, int(i), -float(score)) for i, score in rows]
         return sorted(out, key=lambda x: -x[2])
+
+
+class KeyframeIndex:
+    """Image embeddings of the clips' keyframes (their first keyframe), for questions matched to what a
+    clip looked like. ``embed_images`` turns BGR images into (N, dims) L2-normalised vectors of the
+    image-text model named ``space``; questions are embedded by the same model's text tower. Filled on
+    demand like the text index; forget and retention remove a clip's vector with its keyframes."""
+
+    TABLE = "vec_keyframe"
+
+    def __init__(self, store: Store, embed_images: Callable[[Sequence[np.ndarray]], np.ndarray], space: str, dims: int) -> None:
+        self.store = store
+        self._embed = embed_images
+        self.space = f"{space}:{dims}"
+        self.dims = dims
+        self._mirror = _Mirror(dims)
+        self._mirrored_at: tuple[int, int] | None = None
+        db = store.db
+        current = db.query_one("SELECT value FROM meta WHERE key = 'keyframe_space'")
+        with store.write():
+            if current is not None and current[0] != self.space:
+                db.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
+                db.execute("DELETE FROM meta WHERE key = 'keyframe_indexed'")
+            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.TABLE} USING vec0 ("
+                       f"item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT)")
+            db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       (self.space,))
+
+    def update(self, batch: int = 64) -> int:
+        import cv2
+
+        added = 0
+        while True:
+            mark = self.store.db.query_one("SELECT value FROM meta WHERE key = 'keyframe_indexed'")
+            rows = self.store.db.query("SELECT id, t_start, keyframes FROM clips WHERE id > ? ORDER BY id LIMIT ?",
+                                       (int(mark[0]) if mark else 0, batch))
+            if not rows:
+                return added
+            found = []
+            for clip_id, t, keyframes in rows:
+                paths = json.loads(keyframes)
+                image = cv2.imread(str(self.store.media_path(paths[0]))) if paths else None
+                if image is not None:
+                    found.append((clip_id, t, image))
+            vectors = np.asarray(self._embed([f[2] for f in found]), np.float32) if found else np.empty((0, self.dims), np.float32)
+            with self.store.write():
+                self.store.db.executemany(f"DELETE FROM {self.TABLE} WHERE item_id = ?", [(f[0],) for f in found])
+                self.store.db.executemany(f"INSERT INTO {self.TABLE} (item_id, embedding, t) VALUES (?, ?, ?)",
+                                          [(f[0], v.tobytes(), float(f[1])) for f, v in zip(found, vectors)])
+                self.store.db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_indexed', ?) "
+                                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(rows[-1][0]),))
+            added += len(found)
+
+    def search(self, question_vector: np.ndarray, k: int = 10, *, before: float | None = None) -> list[tuple[int, float]]:
+        """(clip id, cosine similarity) of the k keyframes nearest the question."""
+        version = (self.store.db.data_version(), self.store.generation)
+        if version != self._mirrored_at:
+            self._mirror.sync(self.store, self.TABLE)
+            self._mirrored_at = version
+        return self._mirror.search(np.ascontiguousarray(question_vector, np.float32).reshape(-1), int(k), before)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edge_agent.memory import Observation, Store
+from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
 
@@ -48,10 +49,11 @@ def _cite(o: Observation) -> dict[str, object]:
 
 
 class DeterministicController:
-    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None) -> None:
+    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None,
+                 image_text: ImageTextEmbedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
-        self.retriever = Retriever(store, embedder, config)
+        self.retriever = Retriever(store, embedder, config, image_text=image_text)
 
     def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None) -> int | None:
         """The entity the question is most about: the largest summed rank among its retrieved records."""

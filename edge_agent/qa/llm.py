@@ -84,13 +84,13 @@ class LLMController:
 
     def __init__(self, store: Store, embedder: TextEmbedder, llm: Any, *, max_rounds: int = 4, max_context_chars: int = 6000,
                  max_tokens: int = 160, config: RetrievalConfig | None = None,
-                 look_at_frames: Callable[[int], str] | None = None) -> None:
+                 look_at_frames: Callable[[int], str] | None = None, image_text: Any = None) -> None:
         self.store = store
         self.llm = llm
         self.max_rounds = max_rounds
         self.max_context_chars = max_context_chars
         self.max_tokens = max_tokens
-        self.fallback = DeterministicController(store, embedder, config)
+        self.fallback = DeterministicController(store, embedder, config, image_text=image_text)
         self.look_at_frames = look_at_frames
 
     def _call(self, messages: list[dict[str, str]]) -> dict[str, Any]:

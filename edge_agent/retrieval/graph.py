@@ -34,16 +34,11 @@ class MemoryGraph:
     clip_ids: np.ndarray
     episode_ids: np.ndarray
     observation_entity: np.ndarray  # entity id per observation node (-1: none)
+    observation_clip: np.ndarray  # clip id per observation node
 
     @property
     def n(self) -> int:
         return self.transitions.shape[0]
-
-    def observation_node(self, ids: np.ndarray) -> np.ndarray:
-        return np.searchsorted(self.observation_ids, ids)
-
-    def episode_node(self, ids: np.ndarray) -> np.ndarray:
-        return len(self.observation_ids) + len(self.entity_ids) + len(self.clip_ids) + np.searchsorted(self.episode_ids, ids)
 
     @classmethod
     def build(cls, store: Store, weights: RelationWeights = RelationWeights(), before: float | None = None) -> MemoryGraph:
@@ -87,4 +82,4 @@ class MemoryGraph:
         else:
             transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
         return cls(transitions, obs[:, 0].copy(), entity_ids, clip_sorted, episodes[:, 0].copy() if len(episodes) else np.empty(0, np.int64),
-                   obs[:, 1].copy())
+                   obs[:, 1].copy(), obs[:, 2].copy())

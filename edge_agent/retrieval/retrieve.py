@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edge_agent.memory import Store
-from edge_agent.memory.textindex import TextIndex
+from edge_agent.memory.textindex import KeyframeIndex, TextIndex
+from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, RelationWeights
 from edge_agent.retrieval.ppr import personalized_pagerank
@@ -41,11 +42,16 @@ class Evidence:
 
 
 class Retriever:
-    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None) -> None:
+    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None,
+                 image_text: ImageTextEmbedder | None = None) -> None:
+        """``image_text``: a CLIP-style model; when given, the question is also matched to clip keyframes."""
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self.index = TextIndex(store, embedder.embed, embedder.space, embedder.dims)
+        self.image_text = image_text
+        self.keyframes = (KeyframeIndex(store, image_text.embed_images, image_text.space, image_text.dims)
+                          if image_text is not None else None)
         self._graph: tuple[tuple[int, int], MemoryGraph] | None = None
 
     def _graph_for(self, as_of: float | None) -> MemoryGraph:
@@ -61,14 +67,20 @@ class Retriever:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         self.index.update()
+        if self.keyframes is not None:
+            self.keyframes.update()
         timings["index"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
         q = self.embedder.embed([question])[0]
         semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
         lexical = self.index.lexical(question, cfg.seeds_per_index, before=as_of)
+        visual: list[tuple[str, int]] = []
+        if self.keyframes is not None and self.image_text is not None:
+            question_image_vector = self.image_text.embed_texts([question])[0]
+            visual = [("clip", clip_id) for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)]
         fused: dict[tuple[str, int], float] = {}
-        for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical]):
+        for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
             for rank, key in enumerate(ranked):
                 fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
         timings["seeds"] = (time.perf_counter() - t) * 1000
@@ -76,12 +88,18 @@ class Retriever:
         t = time.perf_counter()
         graph = self._graph_for(as_of)
         seeds = np.zeros(graph.n)
+        offsets = {"observation": 0, "clip": len(graph.observation_ids) + len(graph.entity_ids),
+                   "episode": graph.n - len(graph.episode_ids)}
         for (kind, item), weight in fused.items():
-            ids = graph.observation_ids if kind == "observation" else graph.episode_ids
+            ids = {"observation": graph.observation_ids, "clip": graph.clip_ids, "episode": graph.episode_ids}[kind]
             pos = np.searchsorted(ids, item)
             if pos < len(ids) and ids[pos] == item:
-                node = pos if kind == "observation" else graph.episode_node(np.array([item]))[0]
-                seeds[node] += weight
+                if kind == "clip":  # a keyframe match is evidence about what the clip holds: half to its observations
+                    inside = np.flatnonzero(graph.observation_clip == item)
+                    if len(inside):
+                        seeds[inside] += weight / 2 / len(inside)
+                        weight /= 2
+                seeds[offsets[kind] + pos] += weight
         ppr = personalized_pagerank(graph.transitions, seeds, restart=cfg.restart)
         timings["ppr"] = (time.perf_counter() - t) * 1000
 
@@ -128,4 +146,5 @@ class Retriever:
                 chosen_ep.append(item)
             scores[(kind, item)] = score
         timings["select"] = (time.perf_counter() - t) * 1000
-        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical)}, as_of, timings, scores)
+        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual)},
+                        as_of, timings, scores)

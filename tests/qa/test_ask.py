@@ -60,3 +60,8 @@ def test_chat_keeps_the_conversation(home, capsys, monkeypatch):
     assert "last seen 2026-03-02" in answers[1]  # the follow-up was read with the first question, as of day 1
     assert "(answering as of 2026-03-02 12:00:00 UTC)" in out and "(answering as of now)" in out
     assert any(line.startswith("(give a time") for line in out)
+
+
+def test_image_text_model_folder_is_checked(home, capsys, tmp_path):
+    assert main(["--home", str(home), "ask", "what looked green?", "--image-text", str(tmp_path)]) == 1
+    assert "image-text model file not found" in capsys.readouterr().err

@@ -150,3 +150,51 @@ def test_index_catches_items_that_reuse_a_deleted_id(tmp_path, embedder):
         evidence = retriever.retrieve("silver keys")
         assert evidence.observation_ids[0] == again.decisions[0].observation_id
         assert retriever.index.pending() == 0
+
+
+class ColourCLIP:
+    """Stands in for a CLIP pair: an image is its mean colour, a text the colour words it names."""
+
+    space, dims = "colour-clip", 3
+    WORDS = {"red": (0, 0, 1), "green": (0, 1, 0), "blue": (1, 0, 0)}  # BGR
+
+    def embed_images(self, images):
+        v = np.array([im.reshape(-1, 3).mean(axis=0) for im in images], np.float32) + 1e-3
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    def embed_texts(self, texts):
+        v = np.array([np.sum([self.WORDS[w.strip("?.,!")] for w in t.lower().split() if w.strip("?.,!") in self.WORDS] or [(1, 1, 1)], axis=0)
+                      for t in texts], np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@needs_text_model
+def test_keyframe_seeds_reach_the_clip_observations(tmp_path, embedder):
+    import cv2
+
+    from edge_agent.memory import retention
+
+    with Store(tmp_path / "home") as store:
+        thing = unit(np.r_[np.ones(4), np.zeros(28)])
+        ids = {}
+        for day, colour in enumerate(("red", "green", "blue")):
+            key = f"keyframes/{colour}.jpg"
+            image = np.zeros((40, 40, 3), np.uint8)
+            image[:] = np.array(ColourCLIP.WORDS[colour]) * 200
+            store.media_path(key).parent.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(store.media_path(key)), image)
+            d = store.ingest_clip(clip(day * DAY, keyframes=[key]), [observation(1, day * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=day),
+                                                                                description="")]).decisions[0]
+            ids[colour] = d.observation_id
+        # Nothing in memory has text: only the question's match to the keyframes can find the green clip.
+        config = RetrievalConfig(budget=1, seeds_per_index=1)
+        retriever = Retriever(store, embedder, config, image_text=ColourCLIP())
+        evidence = retriever.retrieve("what looked green?")
+        text_only = Retriever(store, embedder, config).retrieve("what looked green?")
+        assert evidence.seeds == {"semantic": 0, "lexical": 0, "keyframes": 1}
+        assert evidence.observation_ids == [ids["green"]] and text_only.observation_ids == []
+        assert store.db.query("SELECT count(*) FROM vec_keyframe") == [(3,)]
+        corrections.forget(store, store.observation(ids["green"]).entity_id)
+        retention.enforce(store, retention.RetentionPolicy(max_age_days=1), now=2 * DAY + 10)  # drops day 0 (red)
+        assert sorted(r[0] for r in store.db.query("SELECT item_id FROM vec_keyframe")) == [3]  # only blue is left
+        assert ids["green"] not in retriever.retrieve("green").observation_ids
