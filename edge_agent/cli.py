@@ -4,7 +4,6 @@ needs, and it adds no dependency to an embedded install."""
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 from collections.abc import Sequence
@@ -216,9 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _time(t: float | None) -> str:
-    if t is None:
-        return "-"
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    from edge_agent.clock import format_utc
+
+    return format_utc(t)
 
 
 def _entity_line(e: Any) -> str:
@@ -280,11 +279,12 @@ def _entities(args: argparse.Namespace) -> int:
 def _parse_start(text: str | None) -> float | None:
     if text is None:
         return None
+    from edge_agent.clock import parse_iso
+
     try:
-        moment = dt.datetime.fromisoformat(text)
+        return parse_iso(text)
     except ValueError:
         raise ValueError(f"--start must be an ISO 8601 time such as 2026-03-02T07:00:00+01:00, got {text!r}") from None
-    return moment.astimezone().timestamp() if moment.tzinfo is None else moment.timestamp()
 
 
 def _camera_name(source: str) -> str:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, VideoFileSource, clips
+from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, ObservationRecord, Store
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, ObservationContext, TemplateDescriber
@@ -239,7 +240,7 @@ class Pipeline:
         entity = self.store.propose(kind, space, vector)
         if entity is None:
             return None
-        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(entity.last_seen))
+        when = format_utc(entity.last_seen)
         name = f" called {entity.name!r}" if entity.name else ""
         recent = self.store.observations(entity.id)[-1:]
         said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""

@@ -6,7 +6,6 @@ choice by text similarity."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import time
 from collections import defaultdict
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edge_agent.clock import format_utc
 from edge_agent.memory import Observation, Store
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
@@ -41,7 +41,7 @@ class Answer:
 
 
 def _t(t: float) -> str:
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return format_utc(t, zone=True)
 
 
 def _cite(o: Observation) -> dict[str, object]:

@@ -7,7 +7,6 @@ deterministic controller. The default model is SmolLM2-135M-Instruct from the ``
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib.util
 import json
 import time
@@ -15,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.deterministic import Answer, DeterministicController
@@ -70,13 +70,11 @@ def load_llama(model: str | Path | None = None, *, n_ctx: int = 4096, threads: i
 
 
 def _time(text: str | None) -> float | None:
-    if not text:
-        return None
+    """A time the model wrote (UTC, as memory shows it), or None when it wrote none or nonsense."""
     try:
-        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parse_iso(text, naive="utc") if text else None
     except ValueError:
         return None
-    return moment.timestamp() if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc).timestamp()
 
 
 class LLMController:
@@ -143,7 +141,7 @@ class LLMController:
                 observations = [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of] \
                     if self._exists(entity) else []
                 shown.update(o.id for o in observations)
-                result = "\n".join(f"obs {o.id}, {dt.datetime.fromtimestamp(o.t_start, dt.timezone.utc):%Y-%m-%d %H:%M:%S}, "
+                result = "\n".join(f"obs {o.id}, {format_utc(o.t_start)}, "
                                    f"camera {o.camera}: {o.description}" for o in observations) or f"no entity {entity}"
             elif tool == "open_episode":
                 episodes = self.store.episodes_by_id([int(call.get("episode", -1))])

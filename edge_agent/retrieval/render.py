@@ -6,10 +6,10 @@ keyframe references. The reading instructions say episode text wins over an obse
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 from collections import defaultdict
 
+from edge_agent.clock import format_utc as _t
 from edge_agent.memory import Store
 from edge_agent.retrieval.retrieve import Evidence
 
@@ -21,10 +21,6 @@ READING_INSTRUCTIONS = (
     "an observation's description, trust the episode. Different entity ids are not proof of different objects "
     "unless a note says so. Cite the observation and episode ids you rely on."
 )
-
-
-def _t(t: float | None) -> str:
-    return "-" if t is None else dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def render(store: Store, evidence: Evidence) -> str:
