@@ -159,10 +159,7 @@ def forget(store: Store, entity_id: int) -> ForgetReport:
         for clip_id in clip_ids:
             files.extend(store.clip(clip_id).keyframes)
         store.associator.clear_references(entity_id)
-        for observation_id, space_id, _, _ in observations:
-            store.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
-            store.db.execute(f"DELETE FROM vec_ref_{int(space_id)} WHERE observation_id = ?", (observation_id,))
-        store.delete_text_vectors("observation", [o[0] for o in observations])
+        store.delete_observation_vectors([(o[0], o[1]) for o in observations])
         store.db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))  # cascades to its rows
         if clip_ids:
             marks = ",".join("?" * len(clip_ids))

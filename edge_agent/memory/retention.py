@@ -73,9 +73,7 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
         touched = {e for _, _, e in observations if e is not None}
         for entity_id in touched:
             store.associator.clear_references(entity_id)
-        for observation_id, space_id, _ in observations:
-            store.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
-        store.delete_text_vectors("observation", [o[0] for o in observations])
+        store.delete_observation_vectors([(o[0], o[1]) for o in observations])
         store.delete_text_vectors("episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)])
         store.delete_keyframe_vectors(clip_ids)
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs

@@ -420,6 +420,13 @@ class Store:
         return [r[0] for r in self.db.query(
             "SELECT name FROM sqlite_master WHERE name IN ('vec_text_observation', 'vec_text_episode') ORDER BY name")]
 
+    def delete_observation_vectors(self, observations: Sequence[tuple[int, int]]) -> None:
+        """Drops the appearance and text vectors of (observation id, space id) pairs about to be deleted
+        (virtual tables do not cascade). Reference vectors go with Associator.clear_references."""
+        for observation_id, space_id in observations:
+            self.db.execute(f"DELETE FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (int(observation_id),))
+        self.delete_text_vectors("observation", [o for o, _ in observations])
+
     def delete_text_vectors(self, kind: str, ids: Sequence[int]) -> None:
         """Drops the text vectors of deleted observations or episodes (virtual tables do not cascade)."""
         table = f"vec_text_{kind}"
