@@ -198,3 +198,22 @@ def test_keyframe_seeds_reach_the_clip_observations(tmp_path, embedder):
         retention.enforce(store, retention.RetentionPolicy(max_age_days=1), now=2 * DAY + 10)  # drops day 0 (red)
         assert sorted(r[0] for r in store.db.query("SELECT item_id FROM vec_keyframe")) == [3]  # only blue is left
         assert ids["green"] not in retriever.retrieve("green").observation_ids
+
+
+def test_lexical_leaves_out_words_in_half_the_records(tmp_path):
+    from edge_agent.memory.textindex import TextIndex
+
+    with Store(tmp_path / "home") as store:
+        thing = unit(np.r_[np.ones(4), np.zeros(28)])
+        texts = ["a red mug moving left", "a blue mug moving left", "a dog moving right", "silver keys on the shelf"]
+        ids = [store.ingest_clip(clip(i * DAY), [observation(1, i * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=i), description=text)])
+               .decisions[0].observation_id for i, text in enumerate(texts)]
+        index = TextIndex(store, lambda texts: np.zeros((len(texts), 4), np.float32), "none", 4)
+        # "moving" is in 3 of 4 records and "mug" in 2 of 4: BM25 weighs neither; "keys" is in one.
+        assert index.lexical("moving mug") == []
+        assert [i for _, i, _ in index.lexical("which keys were moving?")] == [ids[3]]
+        assert [i for _, i, _ in index.lexical("the dog, moving")] == [ids[2]]
+        more = [store.ingest_clip(clip(d * DAY), [observation(1, d * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=d), description=text)])
+                .decisions[0].observation_id for d, text in ((5, "a green mug"), (6, "a white cat"), (7, "a black cat"))]
+        # now "mug" is in 3 of 7 records: it counts again
+        assert sorted(i for _, i, _ in index.lexical("mug")) == sorted(ids[:2] + more[:1])
