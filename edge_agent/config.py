@@ -79,6 +79,7 @@ class GroundTruthDetectorConfig(_Strict):
     miss_rate: float = Field(0.0, ge=0, le=1)
     jitter_px: float = Field(0.0, ge=0)
     false_positive_rate: float = Field(0.0, ge=0, le=1)
+    min_visibility: float = Field(0.0, ge=0, le=1, description="leave out boxes less visible than this (MOT's 9th column)")
     seed: int = 0
 
 
@@ -166,6 +167,8 @@ class Config(_Strict):
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
     describer: DescriberConfig = Field(default_factory=TemplateDescriberConfig)
     speech: SpeechConfig = Field(default_factory=SpeechConfig)
+    zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
+        default_factory=dict, description="per camera, named places drawn in image pixels: {camera: {name: [x1, y1, x2, y2]}}")
 
 
 def _describe(error: ValidationError) -> str:

@@ -381,6 +381,19 @@ class Store:
         rows = self.db.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE id IN ({marks}) ORDER BY t_start, id", tuple(ids))
         return [Observation(*row) for row in rows]
 
+    def observation_boxes(self, camera: str | None = None) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Every observation's per-frame boxes (of one camera if given): id -> (frame_ms (N,) int64,
+        xyxy (N, 4) float32), for scoring memory against ground truth."""
+        rows = self.db.query(
+            "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b "
+            "JOIN observations o ON o.id = b.observation_id WHERE ? IS NULL OR o.camera = ? ORDER BY b.observation_id, b.frame_ms",
+            (camera, camera))
+        grouped: dict[int, list[tuple]] = {}
+        for row in rows:
+            grouped.setdefault(int(row[0]), []).append(row[1:])
+        return {i: (np.array([r[0] for r in rs], np.int64), np.array([r[1:] for r in rs], np.float32).reshape(-1, 4))
+                for i, rs in grouped.items()}
+
     def observations_in_clip(self, clip_id: int) -> list[Observation]:
         rows = self.db.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE clip_id = ? ORDER BY t_start, id", (int(clip_id),))
         return [Observation(*row) for row in rows]

@@ -40,6 +40,7 @@ class ObservationContext:
     scene: np.ndarray | None = None  #: a frame of the clip, for interactions
     memory: str | None = None  #: what memory knows of the entity this probably is
     speech: Sequence[tuple[float, str]] = ()  #: timestamped transcript of the clip
+    camera: str = ""  #: the camera's name (its named zones say where things are)
 
 
 class Describer(Protocol):
@@ -95,16 +96,32 @@ def _plural(category: str, n: int) -> str:
     return f"{n} {category if category.endswith('s') else 'people' if category == 'person' else category + 's'}"
 
 
+def _zone(box: np.ndarray, zones: dict[str, tuple[float, float, float, float]]) -> str | None:
+    """The smallest named zone holding the box's centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    inside = [(abs((z[2] - z[0]) * (z[3] - z[1])), name) for name, z in zones.items() if z[0] <= cx <= z[2] and z[1] <= cy <= z[3]]
+    return min(inside)[1] if inside else None
+
+
 class TemplateDescriber:
+    """``zones``: per camera, named places in image pixels; a thing inside one is said to be "by the
+    <zone>" (else its position in the frame is given)."""
+
     name = "template"
     wants_context = False
+
+    def __init__(self, zones: dict[str, dict[str, tuple[float, float, float, float]]] | None = None) -> None:
+        self.zones = zones or {}
 
     def describe(self, observation: ObservationContext) -> str:
         boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
         colour = colour_name(observation.crops[0]) if observation.crops else ""
         subject = f"{colour} {observation.category}".strip() if observation.category != "person" else (
             f"person in {colour}" if colour else "person")
-        text = f"a {subject} {_position(boxes[len(boxes) // 2], observation.frame_size)}, {_motion(boxes, observation.frame_size)}"
+        middle = boxes[len(boxes) // 2]
+        zone = _zone(middle, self.zones.get(observation.camera, {}))
+        where = f"by the {zone}" if zone else _position(middle, observation.frame_size)
+        text = f"a {subject} {where}, {_motion(boxes, observation.frame_size)}"
         others = Counter(o for o in observation.others)
         if others:
             text += "; with " + ", ".join(_plural(c, n) for c, n in sorted(others.items()))

@@ -350,9 +350,11 @@ class GroundTruthDetector:
         self.name = name
 
     @classmethod
-    def from_mot(cls, sequence: str | Path, *, noise: DetectionNoise | None = None) -> GroundTruthDetector:
+    def from_mot(cls, sequence: str | Path, *, noise: DetectionNoise | None = None, min_visibility: float = 0.0) -> GroundTruthDetector:
         """MOT17 semantics (person classes 1, 2 and 7 kept), unless seqinfo.ini names the classes
-        (``classes = person,cup``): then gt class k is the k-th name and every row is kept."""
+        (``classes = person,cup``): then gt class k is the k-th name and every row is kept. Boxes whose
+        visibility (9th column) is below ``min_visibility`` are left out: MOT annotates people hidden
+        behind others, whom no detector could see."""
         import configparser
 
         path = Path(sequence) / "gt" / "gt.txt"
@@ -367,6 +369,8 @@ class GroundTruthDetector:
             raise ModelError(f"{path}: not MOT gt rows (frame, id, left, top, width, height, conf, class, visibility): {exc}") from exc
         if rows.shape[1] < 8:
             raise ModelError(f"{path}: expected at least 8 columns, got {rows.shape[1]}")
+        if min_visibility > 0 and rows.shape[1] >= 9:
+            rows = rows[rows[:, 8] >= min_visibility]
         if named:
             bad = sorted({int(c) for c in rows[:, 7] if not 1 <= int(c) <= len(named)})
             if bad:

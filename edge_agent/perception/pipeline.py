@@ -69,7 +69,8 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
     if d.type == "gt":
         if not isinstance(source, MOTSequenceSource):
             raise ModelError("--detector gt replays ground truth and needs a MOT-format sequence (a folder with seqinfo.ini and gt/gt.txt)")
-        detector = GroundTruthDetector.from_mot(source.root, noise=DetectionNoise(d.miss_rate, d.jitter_px, d.false_positive_rate, seed=d.seed))
+        detector = GroundTruthDetector.from_mot(source.root, noise=DetectionNoise(d.miss_rate, d.jitter_px, d.false_positive_rate, seed=d.seed),
+                                                min_visibility=d.min_visibility)
     elif d.type == "yolox":
         detector = YOLOXDetector(_model_file(d.model, models), providers=d.providers, score_threshold=d.score_threshold, nms_iou=d.nms_iou)
     elif d.type == "tensorrt":
@@ -98,7 +99,7 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         describer = LlamaVLMDescriber(_model_file(v.model, models), _model_file(v.mmproj, models), handler=v.handler,
                                       n_ctx=v.n_ctx, max_tokens=v.max_tokens, n_gpu_layers=v.n_gpu_layers)
     else:
-        describer = TemplateDescriber()
+        describer = TemplateDescriber(config.zones)
     transcriber = None
     if config.speech.type == "whisper":
         from edge_agent.perception.speech import WhisperTranscriber
@@ -209,7 +210,8 @@ class Pipeline:
             others = [o.category for o in tracklets if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start]
             memory = self._memory_note(kind, embedder.space, vector) if describer.wants_context else None
             context = ObservationContext(tracklet.category, [c for _, c in tracklet.crops], np.stack(tracklet.boxes),
-                                         tracklet.times, frame_size, others, scene=scene, memory=memory, speech=spoken)
+                                         tracklet.times, frame_size, others, scene=scene, memory=memory, speech=spoken,
+                                         camera=camera)
             t = time.perf_counter()
             description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000

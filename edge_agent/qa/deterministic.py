@@ -69,7 +69,7 @@ class DeterministicController:
     def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
         started = time.perf_counter()
         evidence = self.retriever.retrieve(question, as_of=as_of)
-        context = render(self.store, evidence)
+        context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
         if _WHO.search(question):
             tool, text, cited = "who", *self._who(evidence, as_of)

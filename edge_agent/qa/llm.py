@@ -107,7 +107,7 @@ class LLMController:
         started = time.perf_counter()
         retriever = self.fallback.retriever
         evidence = retriever.retrieve(question, as_of=as_of)
-        context = render(self.store, evidence)
+        context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
         messages = [{"role": "system", "content": SYSTEM},
                     {"role": "user", "content": f"{self._clip(context)}\n\nQuestion: {question}{choice_text}\n"
@@ -135,7 +135,7 @@ class LLMController:
                 found.observation_ids = [o.id for o in self.store.observations_by_id(found.observation_ids)
                                          if after is None or o.t_end >= after]
                 shown.update(found.observation_ids)
-                result = render(self.store, found)
+                result = render(self.store, found, biographies=retriever.config.biography_text)
             elif tool == "open_biography":
                 entity = int(call.get("entity", -1))
                 observations = [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of] \

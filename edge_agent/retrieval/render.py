@@ -23,11 +23,22 @@ READING_INSTRUCTIONS = (
 )
 
 
-def render(store: Store, evidence: Evidence) -> str:
-    lines = [READING_INSTRUCTIONS]
+FLAT_INSTRUCTIONS = ("Memory excerpts follow, times in UTC: observations in time order, then episodes. Where an episode's text "
+                     "conflicts with an observation's description, trust the episode. Cite the ids you rely on.")
+
+
+def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str:
+    """``biographies=False`` lists the observations flat, in time order, without entity excerpts,
+    unseen-appearance summaries or same-name notes (the no-biography-text ablation)."""
+    lines = [READING_INSTRUCTIONS if biographies else FLAT_INSTRUCTIONS]
     if evidence.as_of is not None:
         lines.append(f"As of {_t(evidence.as_of)}: nothing later is known.")
     observations = store.observations_by_id(evidence.observation_ids)
+    if not biographies:
+        lines += [f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: {o.description or '(no description)'}"
+                  for o in observations]
+        _episodes(store, evidence, lines)
+        return "\n".join(lines)
     by_entity: dict[int, list] = defaultdict(list)
     for o in observations:
         by_entity[o.entity_id if o.entity_id is not None else -1].append(o)
@@ -59,9 +70,13 @@ def render(store: Store, evidence: Evidence) -> str:
             verdict = "memory has proof they are different instances" if store.separation_evidence(a, b) else \
                 "unresolved: they may be the same object"
             lines.append(f"\nNote: #{a} and #{b} are both called '{name}'; {verdict}.")
+    _episodes(store, evidence, lines)
+    return "\n".join(lines)
+
+
+def _episodes(store: Store, evidence: Evidence, lines: list[str]) -> None:
     episodes = store.episodes_by_id(evidence.episode_ids)
     if episodes:
         lines.append("\nEpisodes:")
         for ep in episodes:
             lines.append(f"  - episode {ep.id} ({ep.scale}, {ep.camera}, {_t(ep.t_start)} to {_t(ep.t_end)[11:]}): {ep.text}")
-    return "\n".join(lines)

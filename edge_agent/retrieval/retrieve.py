@@ -29,6 +29,7 @@ class RetrievalConfig:
     budget: int = 24  #: evidence units (observations + episodes) in the context
     per_entity_cap: int = 6  #: observations of one entity at most
     weights: RelationWeights = field(default_factory=RelationWeights)
+    biography_text: bool = True  #: render entity biography excerpts (False: a flat list, an ablation)
 
 
 @dataclass

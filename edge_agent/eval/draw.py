@@ -1,0 +1,133 @@
+"""Pixels of a synthetic world (:mod:`edge_agent.eval.world`): places as coloured regions of a room
+(a wide strip of rooms for the wearable camera), and each instance drawn from its category, colour and
+pattern, so look-alikes differ only where the scenario says they do (stripes, checks, dots). The day's
+light scales every colour; sensor noise is added per frame. A session is written as a MOT sequence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+if TYPE_CHECKING:
+    from edge_agent.eval.world import EntitySpec, Session, World
+
+__all__ = ["COLOURS", "render_frame", "write_sequence"]
+
+COLOURS = {  # BGR
+    "red": (40, 40, 200), "blue": (180, 90, 30), "green": (60, 160, 60), "yellow": (40, 200, 220),
+    "black": (30, 30, 30), "white": (235, 235, 235), "grey": (140, 140, 140), "silver": (190, 190, 180),
+    "brown": (40, 80, 130), "orange": (30, 130, 240), "purple": (140, 50, 120), "pink": (170, 130, 240),
+}
+_PLACE_COLOURS = ((150, 170, 190), (120, 140, 120), (170, 150, 130), (110, 130, 160), (140, 120, 150), (160, 160, 120),
+                  (130, 150, 170), (120, 120, 140))
+_ROOM_WALLS = ((180, 190, 200), (200, 185, 170), (170, 195, 185), (195, 180, 195))
+
+
+def _scaled(colour: tuple[int, int, int], light: float) -> tuple[int, int, int]:
+    return tuple(int(np.clip(c * light, 0, 255)) for c in colour)  # type: ignore[return-value]
+
+
+def _background(world: World, light: float) -> np.ndarray:
+    from edge_agent.eval.world import _Layout
+
+    layout = _Layout(world.scenario)
+    width, height = int(np.ceil(layout.canvas_width)), layout.height
+    canvas = np.zeros((height, width, 3), np.uint8)
+    for room in sorted(set(layout.room_of.values())):
+        xs = [layout.x[p] for p, r in layout.room_of.items() if r == room]
+        x0, x1 = int(min(xs) - layout.slot_width / 2), int(max(xs) + layout.slot_width / 2)
+        canvas[:, max(0, x0):x1] = _scaled(_ROOM_WALLS[room % len(_ROOM_WALLS)], light)
+    for k, place in enumerate(world.scenario.places):
+        x0, y0, x1, y1 = layout.zone(place)
+        top = int(layout.floor)
+        cv2.rectangle(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, height - 1), _scaled(_PLACE_COLOURS[k % len(_PLACE_COLOURS)], light), -1)
+        cv2.line(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, top - 10), _scaled((60, 60, 60), light), 2)
+    return canvas
+
+
+def _draw(canvas: np.ndarray, spec: EntitySpec, box: tuple[float, float, float, float], light: float) -> None:
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    colour = _scaled(COLOURS.get(spec.color, (128, 128, 128)), light)
+    accent = _scaled((235, 235, 235) if spec.color not in ("white", "silver", "yellow") else (40, 40, 40), light)
+    if spec.category == "person":
+        head = max(8, (x1 - x0) // 2 - 4)
+        cv2.circle(canvas, ((x0 + x1) // 2, y0 + head), head, _scaled((120, 160, 210), light), -1)
+        body = (x0, y0 + 2 * head, x1, y1)
+    elif spec.category in ("dog", "cat"):
+        cv2.ellipse(canvas, ((x0 + x1) // 2, (y0 + 2 * y1) // 3), ((x1 - x0) // 2 - 6, (y1 - y0) // 3), 0, 0, 360, colour, -1)
+        cv2.circle(canvas, (x1 - (y1 - y0) // 4, y0 + (y1 - y0) // 4), (y1 - y0) // 4, colour, -1)
+        body = (x0 + 8, (y0 + 2 * y1) // 3 - (y1 - y0) // 6, x1 - 12, (y0 + 2 * y1) // 3 + (y1 - y0) // 6)
+    else:
+        cv2.rectangle(canvas, (x0, y0), (x1 - (x1 - x0) // 5 if spec.category == "cup" else x1, y1), colour, -1)
+        if spec.category == "cup":
+            cv2.ellipse(canvas, (x1 - (x1 - x0) // 5, (y0 + y1) // 2), ((x1 - x0) // 5, (y1 - y0) // 4), 0, -90, 90, colour, 4)
+        body = (x0, y0, x1 - (x1 - x0) // 5 if spec.category == "cup" else x1, y1)
+    bx0, by0, bx1, by1 = body
+    if spec.category == "person":
+        cv2.rectangle(canvas, (bx0, by0), (bx1, by1), colour, -1)
+    if spec.pattern == "stripes":
+        for y in range(by0 + 4, by1 - 2, 10):
+            cv2.rectangle(canvas, (bx0, y), (bx1, min(by1, y + 3)), accent, -1)
+    elif spec.pattern == "checked":
+        for y in range(by0, by1, 10):
+            for x in range(bx0 + (10 if (y - by0) // 10 % 2 else 0), bx1, 20):
+                cv2.rectangle(canvas, (x, y), (min(bx1, x + 9), min(by1, y + 9)), accent, -1)
+    elif spec.pattern == "dots":
+        for y in range(by0 + 5, by1 - 3, 12):
+            for x in range(bx0 + 5, bx1 - 3, 12):
+                cv2.circle(canvas, (x, y), 2, accent, -1)
+
+
+def world_floor(world: World) -> float:
+    from edge_agent.eval.world import _Layout
+
+    return _Layout(world.scenario).floor
+
+
+def render_frame(world: World, session: Session, frame: int, background: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    spec = {e.id: e for e in world.scenario.entities}
+    view = int(round(session.view_x[frame]))
+    cam = world.scenario.camera
+    canvas = background.copy()
+    positions = session.positions[frame]
+    carried = [i for i in positions if spec[i].category != "person" and positions[i][1] < world_floor(world) - 100]
+    people_last = sorted(positions, key=lambda i: (i in carried, spec[i].category == "person"))
+    from edge_agent.eval.world import size_of
+
+    for instance in people_last:
+        if world.scenario.camera.kind == "wearable" and spec[instance].category == "person" and not any(
+                i == instance for i, _ in session.boxes[frame]):
+            continue  # the wearer, never in view
+        cx, cy = positions[instance]
+        w, h = size_of(spec[instance].category)
+        _draw(canvas, spec[instance], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light)
+    image = canvas[:, view:view + cam.width]
+    noisy = image.astype(np.int16) + rng.normal(0, 3, image.shape).astype(np.int16)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def write_sequence(world: World, session: Session, folder: Path, ids: dict[str, int]) -> Path:
+    """img1/NNNNNN.jpg, gt/gt.txt (frame, instance id, box, conf 1, class, visibility 1) and seqinfo.ini
+    naming the classes, for ``--detector gt``."""
+    (folder / "img1").mkdir(parents=True, exist_ok=True)
+    (folder / "gt").mkdir(exist_ok=True)
+    rng = np.random.default_rng(world.seed * 100_003 + session.index)
+    background = _background(world, session.light)
+    classes = world.classes
+    spec = {e.id: e for e in world.scenario.entities}
+    rows = []
+    for f in range(session.frames):
+        cv2.imwrite(str(folder / "img1" / f"{f + 1:06d}.jpg"), render_frame(world, session, f, background, rng),
+                    [cv2.IMWRITE_JPEG_QUALITY, 90])
+        for instance, (x0, y0, x1, y1) in session.boxes[f]:
+            rows.append(f"{f + 1},{ids[instance]},{x0:.1f},{y0:.1f},{x1 - x0:.1f},{y1 - y0:.1f},1,"
+                        f"{classes.index(spec[instance].category) + 1},1.0")
+    (folder / "gt" / "gt.txt").write_text("\n".join(rows) + "\n")
+    cam = world.scenario.camera
+    (folder / "seqinfo.ini").write_text(
+        f"[Sequence]\nname={folder.name}\nimDir=img1\nframeRate={session.fps:g}\nseqLength={session.frames}\n"
+        f"imWidth={cam.width}\nimHeight={cam.height}\nimExt=.jpg\nclasses={','.join(classes)}\n")
+    return folder

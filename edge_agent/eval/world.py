@@ -1,0 +1,586 @@
+"""Synthetic worlds with ground truth (EVAL.md section 2): a scenario file and a seed become a script of
+days (people enter, pick things up, carry them, put them down, use them, leave; the dog moves), the
+frames a fixed or a wearable camera records of it, per-frame true boxes with instance ids, an event
+log, and question items with answers and evidence windows.
+
+The scenario format is EVAL.md's; keys it does not list are this module's optional extensions, with
+defaults (``sample_fps``, ``seed``, ``rooms``, ``day_hours``). The recording is motion-triggered: each
+scripted episode is one recorded session (a MOT-format sequence: img1/*.jpg, gt/gt.txt with instance
+ids, seqinfo.ini naming the classes), so the ground-truth detector can replay the boxes while everything
+after detection is the real pipeline. A fixed camera sees the whole home and knows its places as named
+zones; a wearable camera is worn by the acting person (who is never in view) and its view follows them
+through the rooms."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from edge_agent.clock import format_utc, parse_iso
+
+__all__ = ["Event", "Question", "Scenario", "ScenarioError", "Session", "World", "load_scenario", "simulate"]
+
+ANIMALS = frozenset({"dog", "cat"})
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used; the message names the key."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)  # unknown keys: later extensions, ignored
+
+
+class CameraSpec(_Model):
+    kind: Literal["fixed", "wearable"] = "fixed"
+    width: int = Field(640, ge=160, le=1920)
+    height: int = Field(360, ge=120, le=1080)
+    fps: float = Field(10, gt=0)
+
+
+class EntitySpec(_Model):
+    id: str
+    category: str
+    color: str = "grey"
+    pattern: Literal["plain", "stripes", "checked", "dots"] = "plain"
+
+
+class NoiseSpec(_Model):
+    miss_rate: float = Field(0.0, ge=0, le=1)
+    jitter_px: float = Field(0.0, ge=0)
+    false_positive_rate: float = Field(0.0, ge=0, le=1)
+    fragment_rate: float = Field(0.0, ge=0, le=1)
+
+
+class RuleSpec(_Model):
+    text: str
+
+
+class Scenario(_Model):
+    name: str
+    days: int = Field(1, ge=1, le=60)
+    start: str = "2026-03-02T07:00:00"
+    camera: CameraSpec = Field(default_factory=CameraSpec)
+    places: list[str] = Field(default_factory=lambda: ["counter", "sink", "dishwasher", "table", "sofa", "door"], min_length=2)
+    entities: list[EntitySpec] = Field(..., min_length=1)
+    episodes_per_day: int = Field(12, ge=1, le=200)
+    episode_seconds: tuple[float, float] = (20.0, 90.0)
+    noise: NoiseSpec = Field(default_factory=NoiseSpec)
+    lighting_drift: float = Field(0.1, ge=0, le=0.5)
+    questions_per_day: int = Field(10, ge=0, le=200)
+    rules: list[RuleSpec] = Field(default_factory=list)
+    # extensions (optional)
+    sample_fps: float = Field(2.0, gt=0, le=30, description="frames rendered per second (what perception samples)")
+    rooms: list[list[str]] | None = Field(None, description="wearable: places grouped into rooms, in walking order")
+    day_hours: tuple[float, float] = (7.0, 22.0)
+
+    @property
+    def people(self) -> list[EntitySpec]:
+        return [e for e in self.entities if e.category == "person"]
+
+    @property
+    def things(self) -> list[EntitySpec]:
+        return [e for e in self.entities if e.category != "person"]
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(f"scenario file not found: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{path}: not JSON: {exc}") from None
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ScenarioError(f"{path}: {problems}") from None
+    ids = [e.id for e in scenario.entities]
+    if len(set(ids)) != len(ids):
+        raise ScenarioError(f"{path}: entity ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
+    if not scenario.people:
+        raise ScenarioError(f"{path}: the script needs at least one entity with category 'person'")
+    if scenario.episode_seconds[0] <= 0 or scenario.episode_seconds[0] > scenario.episode_seconds[1]:
+        raise ScenarioError(f"{path}: episode_seconds must be [min, max] with 0 < min <= max")
+    return scenario
+
+
+@dataclass(frozen=True)
+class Event:
+    t: float
+    kind: str  #: enter, leave, pick_up, put_down, use, on, off
+    actor: str | None  #: the person (None for the dog's own moves)
+    subject: str  #: the instance acted on (the person themself for enter / leave)
+    place: str | None
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    kind: str  #: identity, last_seen, counting, who, order
+    question: str
+    choices: tuple[str, ...]
+    answer_index: int
+    as_of: float
+    evidence: tuple[tuple[str, float, float], ...]  #: (instance, t_start, t_end)
+
+    @property
+    def answer(self) -> str:
+        return self.choices[self.answer_index]
+
+
+@dataclass
+class Session:
+    """One recorded episode: frames at ``fps`` from ``t_start``; per frame the visible instances' boxes."""
+
+    index: int
+    t_start: float
+    fps: float
+    frames: int
+    boxes: list[list[tuple[str, tuple[float, float, float, float]]]] = field(default_factory=list)
+    positions: list[dict[str, tuple[float, float]]] = field(default_factory=list)  # canvas centres of every drawn thing
+    view_x: list[float] = field(default_factory=list)
+    light: float = 1.0
+
+    @property
+    def t_end(self) -> float:
+        return self.t_start + self.frames / self.fps
+
+    def time(self, frame: int) -> float:
+        return self.t_start + frame / self.fps
+
+    def visible(self, instance: str) -> list[float]:
+        return [self.time(f) for f, shown in enumerate(self.boxes) if any(i == instance for i, _ in shown)]
+
+
+@dataclass
+class World:
+    scenario: Scenario
+    seed: int
+    sessions: list[Session]
+    events: list[Event]
+    questions: list[Question]
+    zones: dict[str, tuple[float, float, float, float]]  #: fixed camera: place -> box in image pixels
+    camera: str
+
+    @property
+    def classes(self) -> list[str]:
+        return sorted({e.category for e in self.scenario.entities})
+
+    def write(self, folder: str | Path) -> list[Path]:
+        """The world on disk: one MOT sequence per session, events.jsonl, questions.json, world.json
+        (instance ids of gt.txt, zones, camera); returns the sequence folders."""
+        from edge_agent.eval.draw import write_sequence
+
+        root = Path(folder)
+        root.mkdir(parents=True, exist_ok=True)
+        ids = {e.id: k for k, e in enumerate(self.scenario.entities, start=1)}
+        paths = [write_sequence(self, s, root / f"session{s.index:04d}", ids) for s in self.sessions]
+        (root / "events.jsonl").write_text("".join(json.dumps(asdict(e)) + "\n" for e in self.events))
+        (root / "questions.json").write_text(json.dumps([asdict(q) | {"answer": q.answer} for q in self.questions], indent=1))
+        (root / "world.json").write_text(json.dumps({
+            "scenario": self.scenario.model_dump(), "seed": self.seed, "camera": self.camera, "zones": self.zones,
+            "instances": {str(k): name for name, k in ids.items()},
+            "sessions": [{"folder": p.name, "t_start": s.t_start, "fps": s.fps} for p, s in zip(paths, self.sessions)],
+        }, indent=1))
+        return paths
+
+
+# -- the script --------------------------------------------------------------------------------------
+
+
+class _Layout:
+    """Where places are on the canvas (a wide strip for the wearable camera), and their zones."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        cam = scenario.camera
+        self.width, self.height = cam.width, cam.height
+        places = scenario.places
+        if cam.kind == "wearable":
+            rooms = scenario.rooms or [places[i:i + 3] for i in range(0, len(places), 3)]
+            order = [p for room in rooms for p in room]
+            missing = [p for p in places if p not in order]
+            order += missing
+            self.room_of = {p: r for r, room in enumerate(rooms) for p in room} | {p: len(rooms) for p in missing}
+            step = cam.width * 0.45
+        else:
+            order = list(places)
+            self.room_of = {p: 0 for p in places}
+            step = cam.width / len(places)
+        self.canvas_width = step * len(order) if cam.kind == "wearable" else cam.width
+        self.slot_width = step
+        self.x = {p: step * (i + 0.5) for i, p in enumerate(order)}
+        self.floor = cam.height * 0.82
+
+    def zone(self, place: str) -> tuple[float, float, float, float]:
+        x = self.x[place]
+        return (x - self.slot_width / 2, self.height * 0.35, x + self.slot_width / 2, self.height)
+
+
+_SIZE = {"person": (56, 220), "dog": (90, 60), "cat": (60, 44), "cup": (36, 44), "keys": (34, 22), "phone": (26, 44),
+         "bottle": (24, 64), "book": (44, 56), "laptop": (80, 52), "backpack": (56, 70)}
+
+
+def size_of(category: str) -> tuple[int, int]:
+    return _SIZE.get(category, (44, 44))
+
+
+def _things_at(place: str, where: dict[str, str], order: list[str]) -> list[str]:
+    return [i for i in order if where.get(i) == place]
+
+
+def simulate(scenario: Scenario, seed: int = 0) -> World:
+    """The script, the sessions' boxes and the questions (no pixels: see :mod:`edge_agent.eval.draw`)."""
+    rng = np.random.default_rng(seed)
+    layout = _Layout(scenario)
+    start = parse_iso(scenario.start if any(c in scenario.start[10:] for c in "Z+") or scenario.start.count("-") > 2
+                      else scenario.start + "+00:00")
+    day0 = start - (start % 86400)
+    fps = min(scenario.sample_fps, scenario.camera.fps)
+    things = [e.id for e in scenario.things]
+    people = [e.id for e in scenario.people]
+    spec = {e.id: e for e in scenario.entities}
+    surfaces = [p for p in scenario.places if p != "door"] or scenario.places
+    where: dict[str, str] = {}
+    for k, thing in enumerate(things):
+        if spec[thing].category in ANIMALS:
+            where[thing] = next((p for p in surfaces if p != "sofa"), surfaces[0])
+        else:
+            where[thing] = surfaces[k % len(surfaces)]
+    sessions: list[Session] = []
+    events: list[Event] = []
+    door = "door" if "door" in scenario.places else scenario.places[-1]
+    for day in range(scenario.days):
+        light = 1.0 + scenario.lighting_drift * float(rng.uniform(-1, 1))
+        lo, hi = scenario.day_hours
+        starts = np.sort(rng.uniform(lo * 3600, hi * 3600, scenario.episodes_per_day))
+        if day == 0:
+            starts = np.maximum(starts, (start - day0) % 86400)
+        for t_day in starts:
+            t0 = day0 + day * 86400 + float(t_day)
+            if sessions and t0 < sessions[-1].t_end + 5:
+                t0 = sessions[-1].t_end + 5
+            duration = float(rng.uniform(*scenario.episode_seconds))
+            actor = people[int(rng.integers(len(people)))]
+            plan = _plan(rng, scenario, where, things, spec, surfaces)
+            session = _perform(len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng)
+            session.light = light
+            sessions.append(session)
+    _fragment(sessions, scenario.noise.fragment_rate, rng)
+    world = World(scenario, seed, sessions, events, [], {p: layout.zone(p) for p in scenario.places} if scenario.camera.kind == "fixed" else {},
+                  "wearable" if scenario.camera.kind == "wearable" else scenario.name)
+    world.questions = _questions(world, rng)
+    return world
+
+
+def _plan(rng: np.random.Generator, scenario: Scenario, where: dict[str, str], things: list[str],
+          spec: dict[str, EntitySpec], surfaces: list[str]) -> list[tuple[str, str, str]]:
+    """One or two actions: (kind, instance, destination place)."""
+    objects = [t for t in things if spec[t].category not in ANIMALS]
+    animals = [t for t in things if spec[t].category in ANIMALS]
+    actions: list[tuple[str, str, str]] = []
+    for _ in range(int(rng.integers(1, 3))):
+        roll = rng.random()
+        if animals and roll < 0.25:
+            animal = animals[int(rng.integers(len(animals)))]
+            sofa = "sofa" if "sofa" in surfaces else surfaces[-1]
+            target = sofa if where[animal] != sofa else next(p for p in rng.permutation(surfaces) if p != sofa)
+            actions.append(("animal", animal, str(target)))
+        elif objects and roll < 0.45:
+            obj = objects[int(rng.integers(len(objects)))]
+            actions.append(("use", obj, where[obj]))
+        elif objects:
+            obj = objects[int(rng.integers(len(objects)))]
+            target = next(p for p in rng.permutation(surfaces) if p != where[obj])
+            actions.append(("move", obj, str(target)))
+    return actions
+
+
+def _perform(index: int, t0: float, fps: float, duration: float, actor: str, plan: list[tuple[str, str, str]],
+             where: dict[str, str], door: str, layout: _Layout, scenario: Scenario, spec: dict[str, EntitySpec],
+             events: list[Event], rng: np.random.Generator) -> Session:
+    """Walks the actor through the plan; records positions frame by frame, and the events."""
+    speed = layout.width * 0.25  # canvas pixels per second
+    x = layout.x[door]
+    carried: str | None = None
+    frames: list[dict[str, tuple[float, float]]] = []
+    actor_x: list[float] = []
+    t = t0
+
+    def snapshot() -> None:
+        nonlocal t
+        positions: dict[str, tuple[float, float]] = {}
+        for place in scenario.places:
+            here = _things_at(place, where, list(spec))
+            for slot, thing in enumerate(here):
+                w, h = size_of(spec[thing].category)
+                offset = (slot - (len(here) - 1) / 2) * (layout.slot_width / max(3, len(here) + 1))
+                positions[thing] = (layout.x[place] + offset, layout.floor - h / 2)
+        positions[actor] = (x, layout.floor - size_of("person")[1] / 2 - 4)
+        if carried is not None:  # held beside the body, in front of it (drawn last)
+            positions[carried] = (x + size_of("person")[0] / 2 + size_of(spec[carried].category)[0] / 2 + 2, layout.floor - 120)
+        frames.append(positions)
+        actor_x.append(x)
+        t += 1.0 / fps
+
+    def walk_to(target: float) -> None:
+        nonlocal x
+        steps = max(1, int(abs(target - x) / speed * fps))
+        for s in range(steps):
+            x = x + (target - x) / (steps - s)
+            snapshot()
+
+    def stay(seconds: float) -> None:
+        for _ in range(max(1, int(seconds * fps))):
+            snapshot()
+
+    events.append(Event(t, "enter", actor, actor, door))
+    stay(1.0)
+    for kind, thing, target in plan:
+        if kind == "animal":
+            events.append(Event(t, "on" if target == "sofa" else "off", None, thing, target))
+            where[thing] = target
+            stay(2.0)
+            continue
+        walk_to(layout.x[where[thing]])
+        if kind == "use":
+            events.append(Event(t, "use", actor, thing, where[thing]))
+            stay(max(4.0, duration / 3))
+            continue
+        events.append(Event(t, "pick_up", actor, thing, where[thing]))
+        where[thing] = f"carried:{actor}"
+        carried = thing
+        stay(1.0)
+        walk_to(layout.x[target])
+        where[thing] = target
+        carried = None
+        events.append(Event(t, "put_down", actor, thing, target))
+        stay(1.5)
+    remaining = duration - (t - t0) - abs(x - layout.x[door]) / speed
+    if remaining > 0:
+        stay(remaining)
+    walk_to(layout.x[door])
+    events.append(Event(t, "leave", actor, actor, door))
+    session = Session(index, t0, fps, len(frames), positions=frames)
+    wearable = scenario.camera.kind == "wearable"
+    for f, positions in enumerate(frames):
+        view = float(np.clip(actor_x[f] - layout.width / 2, 0, max(0.0, layout.canvas_width - layout.width))) if wearable else 0.0
+        session.view_x.append(view)
+        shown = []
+        people = [] if wearable else [_box(positions[actor], size_of("person"), view)]
+        for instance, (cx, cy) in positions.items():
+            if wearable and instance == actor:
+                continue  # the wearer is behind the camera
+            w, h = size_of(spec[instance].category)
+            box = _box((cx, cy), (w, h), view)
+            clipped = (max(0.0, box[0]), max(0.0, box[1]), min(float(layout.width), box[2]), min(float(layout.height), box[3]))
+            if clipped[2] - clipped[0] < 0.6 * w or clipped[3] - clipped[1] < 0.6 * h:
+                continue  # mostly out of view
+            if instance != actor and instance != carried and any(_covered(clipped, p) > 0.3 for p in people):
+                continue  # hidden behind the person: no detector would see it
+            shown.append((instance, clipped))
+        session.boxes.append(shown)
+    return session
+
+
+def _box(centre: tuple[float, float], size: tuple[int, int], view: float) -> tuple[float, float, float, float]:
+    (cx, cy), (w, h) = centre, size
+    return (cx - w / 2 - view, cy - h / 2, cx + w / 2 - view, cy + h / 2)
+
+
+def _covered(box: tuple[float, float, float, float], cover: tuple[float, float, float, float]) -> float:
+    """The fraction of ``box`` that ``cover`` hides."""
+    w = max(0.0, min(box[2], cover[2]) - max(box[0], cover[0]))
+    h = max(0.0, min(box[3], cover[3]) - max(box[1], cover[1]))
+    return w * h / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
+
+
+def _fragment(sessions: list[Session], rate: float, rng: np.random.Generator) -> None:
+    """Track fragmentation: an instance drops out of view for a run of frames mid-session."""
+    if rate <= 0:
+        return
+    for s in sessions:
+        for instance in {i for shown in s.boxes for i, _ in shown}:
+            if rng.random() < rate and s.frames > 8:
+                a = int(rng.integers(2, s.frames - 6))
+                for f in range(a, a + 4):
+                    s.boxes[f] = [(i, b) for i, b in s.boxes[f] if i != instance]
+
+
+# -- questions ---------------------------------------------------------------------------------------
+
+
+def _clock(t: float) -> str:
+    return format_utc(t, zone=True)
+
+
+def _sightings(world: World, instance: str) -> list[tuple[float, float, Session]]:
+    """(first, last) visible time per session, for one instance."""
+    out = []
+    for s in world.sessions:
+        times = s.visible(instance)
+        if times:
+            out.append((times[0], times[-1] + 1.0 / s.fps, s))
+    return out
+
+
+def _place_in(world: World, session: Session, instance: str, at: float) -> str | None:
+    """The place an instance stands at (by the canvas position) at a time in a session."""
+    layout = _Layout(world.scenario)
+    frame = int(np.clip((at - session.t_start) * session.fps, 0, session.frames - 1))
+    position = session.positions[frame].get(instance)
+    if position is None:
+        return None
+    return min(world.scenario.places, key=lambda p: abs(layout.x[p] - position[0]))
+
+
+def _describe(spec: EntitySpec) -> str:
+    return f"the {spec.color} {spec.category}" if spec.category != "person" else f"the person in {spec.color}"
+
+
+def _questions(world: World, rng: np.random.Generator) -> list[Question]:
+    scenario = world.scenario
+    spec = {e.id: e for e in scenario.entities}
+    places = [p for p in scenario.places]
+    lookalike = {e.id: any(o.id != e.id and o.category == e.category and o.color == e.color for o in scenario.entities)
+                 for e in scenario.entities}
+    out: list[Question] = []
+    makers = (_identity_question, _last_seen_question, _counting_question, _who_question, _order_question)
+    for day in range(scenario.days):
+        day_sessions = [s for s in world.sessions if int((s.t_start - world.sessions[0].t_start + _day_offset(world)) // 86400) == day]
+        if not day_sessions:
+            continue
+        for k in range(scenario.questions_per_day):
+            maker = makers[(day * scenario.questions_per_day + k) % len(makers)]
+            for _ in range(6):  # a few tries to find a subject the question fits
+                q = maker(world, day, day_sessions, spec, places, lookalike, rng, f"d{day + 1}q{k + 1}")
+                if q is not None and all(q.question != other.question for other in out):
+                    out.append(q)
+                    break
+    return out
+
+
+def _day_offset(world: World) -> float:
+    return world.sessions[0].t_start % 86400
+
+
+def _choices(correct: str, pool: list[str], rng: np.random.Generator, n: int = 4) -> tuple[tuple[str, ...], int]:
+    others = [p for p in dict.fromkeys(pool) if p != correct]
+    picked = [others[i] for i in rng.permutation(len(others))[: n - 1]]
+    options = picked + [correct]
+    order = rng.permutation(len(options))
+    options = [options[i] for i in order]
+    return tuple(options), options.index(correct)
+
+
+def _as_of_after(sessions: list[Session], t: float, rng: np.random.Generator) -> float:
+    later = [s for s in sessions if s.t_start > t]
+    end = later[int(rng.integers(len(later)))].t_start - 1.0 if later and rng.random() < 0.5 else sessions[-1].t_end + 60.0
+    return max(end, t + 1.0)
+
+
+def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    """The look-alike trap: the thing is named by where it was at one moment; the answer is where that
+    same instance was last seen, while its look-alike is elsewhere."""
+    candidates = [i for i in spec if lookalike[i]]
+    if not candidates:
+        return None
+    instance = candidates[int(rng.integers(len(candidates)))]
+    seen = _sightings(world, instance)
+    firsts = [x for x in seen if x[2] in sessions]
+    if len(seen) < 2 or not firsts:
+        return None
+    a, b, session = firsts[int(rng.integers(len(firsts)))]
+    place = _place_in(world, session, instance, a)
+    as_of = _as_of_after(world.sessions, b, rng)
+    last = [x for x in seen if x[1] <= as_of][-1]
+    if last[2] is session or place is None:
+        return None
+    final = _place_in(world, last[2], instance, last[1] - 0.01)
+    if final is None:
+        return None
+    noun = _describe(spec[instance])
+    text = f"{noun.capitalize()} that was by the {place} at {_clock(a)}: where was it last seen before {_clock(as_of)}?"
+    choices, answer = _choices(f"by the {final}", [f"by the {p}" for p in places], rng)
+    return Question(qid, "identity", text, choices, answer, as_of, ((instance, a, b), (instance, last[0], last[1])))
+
+
+def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    candidates = [i for i in spec if not lookalike[i] and spec[i].category != "person"]
+    if not candidates:
+        return None
+    instance = candidates[int(rng.integers(len(candidates)))]
+    seen = [x for x in _sightings(world, instance) if x[2] in sessions]
+    if not seen:
+        return None
+    a, b, session = seen[int(rng.integers(len(seen)))]
+    as_of = _as_of_after(world.sessions, b, rng)
+    a, b, session = [x for x in _sightings(world, instance) if x[1] <= as_of][-1]
+    place = _place_in(world, session, instance, b - 0.01)
+    if place is None:
+        return None
+    text = f"Where was {_describe(spec[instance])} last seen before {_clock(as_of)}?"
+    choices, answer = _choices(f"by the {place}", [f"by the {p}" for p in places], rng)
+    return Question(qid, "last_seen", text, choices, answer, as_of, ((instance, a, b),))
+
+
+def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    window = (sessions[0].t_start, sessions[-1].t_end)
+    moved = [e for e in world.events if e.kind in ("put_down", "on") and window[0] <= e.t <= window[1] and not lookalike[e.subject]]
+    if not moved:
+        return None
+    instance = moved[int(rng.integers(len(moved)))].subject
+    mine = [e for e in moved if e.subject == instance]
+    count = len(mine)
+    if spec[instance].category in ANIMALS:
+        mine = [e for e in mine if e.kind == "on"]
+        count = len(mine)
+        text = f"How many times did {_describe(spec[instance])} get on the sofa on day {day + 1}?"
+    else:
+        text = f"How many times was {_describe(spec[instance])} moved to another place on day {day + 1}?"
+    if not count:
+        return None
+    choices, answer = _choices(str(count), [str(max(0, count + d)) for d in (-2, -1, 1, 2, 3)], rng)
+    evidence = tuple((instance, e.t - 2.0, e.t + 2.0) for e in mine)
+    return Question(qid, "counting", text, choices, answer, window[1] + 60.0, evidence)
+
+
+def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    window = (sessions[0].t_start, sessions[-1].t_end)
+    moves = [e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1]]
+    people = [e for e in world.scenario.people]
+    if not moves or len(people) < 2 or world.scenario.camera.kind == "wearable":
+        return None
+    e = moves[int(rng.integers(len(moves)))]
+    pick = next(p for p in reversed(world.events) if p.kind == "pick_up" and p.subject == e.subject and p.t <= e.t)
+    text = f"Who moved {_describe(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
+    names = [f"the person in {p.color} {p.pattern} clothes" for p in people]
+    correct = names[[p.id for p in people].index(e.actor)]
+    choices, answer = _choices(correct, names, rng, n=len(names))
+    return Question(qid, "who", text, choices, answer, window[1] + 60.0, ((e.subject, pick.t, e.t), (e.actor, pick.t, e.t)))
+
+
+def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    window = (sessions[0].t_start, sessions[-1].t_end)
+    puts = [e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1] and not lookalike[e.subject]]
+    rng.shuffle(puts)
+    for e in puts:
+        after = [n for n in world.events if n.kind == "put_down" and n.subject == e.subject and n.t > e.t]
+        if not after:
+            continue
+        n = after[0]
+        text = f"What happened to {_describe(spec[e.subject])} after it was put by the {e.place} at {_clock(e.t)}?"
+        choices, answer = _choices(f"it was moved to the {n.place}", [f"it was moved to the {p}" for p in places if p != e.place], rng)
+        return Question(qid, "order", text, choices, answer, n.t + 60.0, ((e.subject, e.t - 2.0, e.t + 2.0), (e.subject, n.t - 2.0, n.t + 2.0)))
+    return None
+
+
+def question_dicts(world: World) -> list[dict[str, Any]]:
+    return [asdict(q) | {"answer": q.answer} for q in world.questions]
