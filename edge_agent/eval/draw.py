@@ -93,11 +93,9 @@ def render_frame(world: World, session: Session, frame: int, background: np.ndar
     cam = world.scenario.camera
     canvas = background.copy()
     positions = session.positions[frame]
-    carried = [i for i in positions if spec[i].category != "person" and positions[i][1] < world_floor(world) - 100]
-    people_last = sorted(positions, key=lambda i: (i in carried, spec[i].category == "person"))
-    from edge_agent.eval.world import size_of
+    from edge_agent.eval.world import draw_order, size_of
 
-    for instance in people_last:
+    for instance in draw_order(positions, spec, world_floor(world)):
         if world.scenario.camera.kind == "wearable" and spec[instance].category == "person" and not any(
                 i == instance for i, _ in session.boxes[frame]):
             continue  # the wearer, never in view

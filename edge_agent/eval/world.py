@@ -224,7 +224,7 @@ class _Layout:
         return (x - self.slot_width / 2, self.height * 0.35, x + self.slot_width / 2, self.height)
 
 
-_SIZE = {"person": (56, 220), "dog": (90, 60), "cat": (60, 44), "cup": (36, 44), "keys": (34, 22), "phone": (26, 44),
+_SIZE = {"person": (56, 220), "dog": (72, 50), "cat": (60, 44), "cup": (36, 44), "keys": (34, 22), "phone": (26, 44),
          "bottle": (24, 64), "book": (44, 56), "laptop": (80, 52), "backpack": (56, 70)}
 
 
@@ -319,10 +319,14 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
         positions: dict[str, tuple[float, float]] = {}
         for place in scenario.places:
             here = _things_at(place, where, list(spec))
-            for slot, thing in enumerate(here):
-                w, h = size_of(spec[thing].category)
-                offset = (slot - (len(here) - 1) / 2) * (layout.slot_width / max(3, len(here) + 1))
-                positions[thing] = (layout.x[place] + offset, layout.floor - h / 2)
+            widths = [size_of(spec[thing].category)[0] for thing in here]
+            gap = (layout.slot_width - 8 - sum(widths)) / (len(here) + 1)  # side by side; overlapping when they do not fit
+            left = layout.x[place] - layout.slot_width / 2 + 4 + max(gap, 0.0)
+            step_gap = gap if gap > 0 else (layout.slot_width - 8 - sum(widths)) / max(1, len(here) - 1)
+            for thing, w in zip(here, widths):
+                h = size_of(spec[thing].category)[1]
+                positions[thing] = (left + w / 2, layout.floor - h / 2)
+                left += w + step_gap
         positions[actor] = (x, layout.floor - size_of("person")[1] / 2 - 4)
         if carried is not None:  # held beside the body, in front of it (drawn last)
             positions[carried] = (x + size_of("person")[0] / 2 + size_of(spec[carried].category)[0] / 2 + 2, layout.floor - 120)
@@ -374,20 +378,30 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
         view = float(np.clip(actor_x[f] - layout.width / 2, 0, max(0.0, layout.canvas_width - layout.width))) if wearable else 0.0
         session.view_x.append(view)
         shown = []
-        people = [] if wearable else [_box(positions[actor], size_of("person"), view)]
-        for instance, (cx, cy) in positions.items():
-            if wearable and instance == actor:
+        order = draw_order(positions, spec, layout.floor)
+        drawn = {i: _box(positions[i], size_of(spec[i].category), view) for i in order if not (wearable and i == actor)}
+        for rank, instance in enumerate(order):
+            if instance not in drawn:
                 continue  # the wearer is behind the camera
             w, h = size_of(spec[instance].category)
-            box = _box((cx, cy), (w, h), view)
+            box = drawn[instance]
             clipped = (max(0.0, box[0]), max(0.0, box[1]), min(float(layout.width), box[2]), min(float(layout.height), box[3]))
             if clipped[2] - clipped[0] < 0.6 * w or clipped[3] - clipped[1] < 0.6 * h:
                 continue  # mostly out of view
-            if instance != actor and instance != carried and any(_covered(clipped, p) > 0.3 for p in people):
-                continue  # hidden behind the person: no detector would see it
+            if sum(_covered(clipped, drawn[i]) for i in order[rank + 1:] if i in drawn) > 0.3:
+                continue  # hidden behind what is drawn in front of it: no detector would see it
             shown.append((instance, clipped))
         session.boxes.append(shown)
     return session
+
+
+def draw_order(positions: dict[str, tuple[float, float]], spec: dict[str, EntitySpec], floor: float) -> list[str]:
+    """Back to front: things on surfaces (larger ones first), then people, then what a person carries."""
+    def key(i: str) -> tuple[int, int]:
+        carried = spec[i].category != "person" and positions[i][1] < floor - 100
+        w, h = size_of(spec[i].category)
+        return (2 if carried else 1 if spec[i].category == "person" else 0, -w * h)
+    return sorted(positions, key=key)
 
 
 def _box(centre: tuple[float, float], size: tuple[int, int], view: float) -> tuple[float, float, float, float]:

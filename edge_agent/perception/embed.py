@@ -48,17 +48,35 @@ def observation_embedding(embedder: Embedder, crops: Sequence[np.ndarray]) -> np
     return _normalise(vectors.mean(axis=0, keepdims=True))[0]
 
 
+def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.ndarray:
+    """Per pixel, how unlike the background it is (0..1): the background is the median colour of the
+    crop's outer ring (a box's margin). Where nothing stands out (a thing the colour of its
+    surroundings), every pixel counts."""
+    border = np.concatenate([image[:ring].reshape(-1, 3), image[-ring:].reshape(-1, 3),
+                             image[:, :ring].reshape(-1, 3), image[:, -ring:].reshape(-1, 3)]).astype(np.float32)
+    distance = np.linalg.norm(image.astype(np.float32) - np.median(border, axis=0), axis=2)
+    weight = np.clip(distance / scale, 0.0, 1.0)
+    return weight if weight.mean() > 0.1 else np.ones_like(weight)
+
+
 class ColorTextureEmbedder:
     """Hue-saturation histograms (8 x 3 bins, weighted by saturation so grey pixels count little) of
     the whole crop and of each cell of a 2x2 grid, a value histogram, and a 9-bin histogram of gradient
     orientations weighted by magnitude (stripes, checks and print show up here), each block
-    normalised, the whole L2-normalised. 149 dimensions."""
+    normalised, the whole L2-normalised. 149 dimensions. Every pixel is also weighted by an
+    Epanechnikov kernel centred on the crop (1 at the centre, 0 at the edges) and by how unlike the
+    crop's margin colour it is: the background shows at the border of a box and around a shape, and a
+    thing put somewhere else must still look like itself (v1, unweighted, split a small object's
+    biography each time it moved to another surface). Hue blocks are normalised by area, so a
+    colourless thing has small ones, and the outline counts little in the texture blocks."""
 
-    space = "color-texture-v1"
+    space = "color-texture-v2"
     dims = 5 * 24 + 8 + 9 + 12
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
+        r = (np.arange(size, dtype=np.float32) + 0.5) / size * 2 - 1
+        self._kernel = np.maximum(0.0, 1.0 - (r[:, None] ** 2 + r[None, :] ** 2)).astype(np.float32)
 
     def _one(self, patch: np.ndarray) -> np.ndarray:
         image = cv2.resize(patch, (self.size, self.size), interpolation=cv2.INTER_AREA)
@@ -68,21 +86,23 @@ class ColorTextureEmbedder:
         val = hsv[..., 2].astype(np.float32) / 255.0
         hue_bin = np.minimum((hue * 8).astype(int), 7)
         sat_bin = np.minimum((sat * 3).astype(int), 2)
-        weight = sat * val  # colourless or dark pixels say little about hue
+        kernel = self._kernel * _foreground(image)
+        weight = sat * val * kernel  # colourless or dark pixels say little about hue; the border, little at all
         blocks = []
         half = self.size // 2
         cells = [(slice(None), slice(None))] + [(slice(r, r + half), slice(c, c + half)) for r in (0, half) for c in (0, half)]
         for rows, cols in cells:
             hist = np.bincount((hue_bin[rows, cols] * 3 + sat_bin[rows, cols]).ravel(), weights=weight[rows, cols].ravel(), minlength=24)
-            blocks.append(hist / max(hist.sum(), 1e-6))
-        value_hist = np.bincount(np.minimum((val * 8).astype(int), 7).ravel(), minlength=8).astype(np.float64)
+            blocks.append(hist / max(float(kernel[rows, cols].sum()), 1e-6))  # by area: a colourless thing has small hue blocks
+        value_hist = np.bincount(np.minimum((val * 8).astype(int), 7).ravel(), weights=kernel.ravel(), minlength=8)
         blocks.append(value_hist / value_hist.sum())
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1)
         magnitude, angle = cv2.cartToPolar(gx, gy, angleInDegrees=True)
+        magnitude = magnitude * kernel * kernel  # the outline against the background counts least
         orientation = np.minimum(((angle % 180.0) / 20.0).astype(int), 8)
         texture = np.bincount(orientation.ravel(), weights=magnitude.ravel(), minlength=9)
-        energy = float(magnitude.mean()) / 255.0
+        energy = float(magnitude.sum() / (kernel * kernel).sum()) / 255.0
         blocks.append(texture / max(texture.sum(), 1e-6) * min(1.0, energy * 4))  # flat surfaces: little texture
         # Coarse edge density per 2x2 cell: where the pattern is.
         density = [float(magnitude[r, c].mean()) / 255.0 for r, c in cells[1:]]
