@@ -4,9 +4,22 @@ models; ISO 8601 text in."""
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["format_utc", "parse_iso"]
+__all__ = ["TimeMention", "find_times", "format_utc", "parse_iso"]
+
+_MENTION = re.compile(
+    r"(?P<before>\b(?:before|by|until|as of)\s+)?"
+    r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?P<zone>UTC|GMT|Z|[+-]\d{2}:?\d{2})?",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    t: float  #: Unix seconds
+    bound: bool  #: "before / by / until / as of <time>": a limit on what may be used, not a moment asked about
 
 
 def format_utc(t: float | None, *, zone: bool = False) -> str:
@@ -24,3 +37,19 @@ def parse_iso(text: str, *, naive: Literal["local", "utc"] = "local") -> float:
     if moment.tzinfo is None:
         moment = moment.astimezone() if naive == "local" else moment.replace(tzinfo=dt.timezone.utc)
     return moment.timestamp()
+
+
+def find_times(text: str) -> list[TimeMention]:
+    """The wall-clock times written in a question ('2026-03-02 17:56:32 UTC', '2026-03-02T08:00+01:00'; a
+    time without a zone is local), each marked as a bound when it follows 'before', 'by', 'until' or
+    'as of'."""
+    found = []
+    for m in _MENTION.finditer(text):
+        zone = (m.group("zone") or "").upper()
+        offset = "+00:00" if zone in ("UTC", "GMT", "Z") else zone
+        try:
+            t = parse_iso(m.group("time").replace(" ", "T") + offset)
+        except ValueError:
+            continue
+        found.append(TimeMention(t, m.group("before") is not None))
+    return found

@@ -240,8 +240,7 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     """The script, the sessions' boxes and the questions (no pixels: see :mod:`edge_agent.eval.draw`)."""
     rng = np.random.default_rng(seed)
     layout = _Layout(scenario)
-    start = parse_iso(scenario.start if any(c in scenario.start[10:] for c in "Z+") or scenario.start.count("-") > 2
-                      else scenario.start + "+00:00")
+    start = parse_iso(scenario.start, naive="utc")
     day0 = start - (start % 86400)
     fps = min(scenario.sample_fps, scenario.camera.fps)
     things = [e.id for e in scenario.things]
@@ -445,6 +444,18 @@ def _sightings(world: World, instance: str) -> list[tuple[float, float, Session]
     return out
 
 
+def _seen_at(world: World, instance: str, t: float) -> tuple[str, float, float]:
+    """The evidence of an instance at a moment: its visible span in the recorded session holding the
+    moment (the whole session when it was hidden throughout, e.g. behind the person moving it)."""
+    session = next((s for s in world.sessions if s.t_start <= t <= s.t_end), None)
+    if session is None:
+        return (instance, t - 2.0, t + 2.0)
+    times = session.visible(instance)
+    if not times:
+        return (instance, session.t_start, session.t_end)
+    return (instance, times[0], times[-1] + 1.0 / session.fps)
+
+
 def _place_in(world: World, session: Session, instance: str, at: float) -> str | None:
     """The place an instance stands at (by the canvas position) at a time in a session."""
     layout = _Layout(world.scenario)
@@ -562,7 +573,7 @@ def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if not count:
         return None
     choices, answer = _choices(str(count), [str(max(0, count + d)) for d in (-2, -1, 1, 2, 3)], rng)
-    evidence = tuple((instance, e.t - 2.0, e.t + 2.0) for e in mine)
+    evidence = tuple(_seen_at(world, instance, e.t) for e in mine)
     return Question(qid, "counting", text, choices, answer, window[1] + 60.0, evidence)
 
 
@@ -573,12 +584,11 @@ def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if not moves or len(people) < 2 or world.scenario.camera.kind == "wearable":
         return None
     e = moves[int(rng.integers(len(moves)))]
-    pick = next(p for p in reversed(world.events) if p.kind == "pick_up" and p.subject == e.subject and p.t <= e.t)
     text = f"Who moved {_describe(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
     names = [f"the person in {p.color} {p.pattern} clothes" for p in people]
     correct = names[[p.id for p in people].index(e.actor)]
     choices, answer = _choices(correct, names, rng, n=len(names))
-    return Question(qid, "who", text, choices, answer, window[1] + 60.0, ((e.subject, pick.t, e.t), (e.actor, pick.t, e.t)))
+    return Question(qid, "who", text, choices, answer, window[1] + 60.0, (_seen_at(world, e.subject, e.t), _seen_at(world, e.actor, e.t)))
 
 
 def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
@@ -592,7 +602,7 @@ def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
         n = after[0]
         text = f"What happened to {_describe(spec[e.subject])} after it was put by the {e.place} at {_clock(e.t)}?"
         choices, answer = _choices(f"it was moved to the {n.place}", [f"it was moved to the {p}" for p in places if p != e.place], rng)
-        return Question(qid, "order", text, choices, answer, n.t + 60.0, ((e.subject, e.t - 2.0, e.t + 2.0), (e.subject, n.t - 2.0, n.t + 2.0)))
+        return Question(qid, "order", text, choices, answer, n.t + 60.0, (_seen_at(world, e.subject, e.t), _seen_at(world, n.subject, n.t)))
     return None
 
 

@@ -106,8 +106,6 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
     labels = gt.label_observations(store)
     entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
     controller = controller_factory(store, embedder, retrieval)
-    retriever = controller.fallback.retriever if hasattr(controller, "fallback") else controller.retriever
-    retriever.index.update()
     covered, correct, latency = [], [], []
     by_kind: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for q in world.questions:
@@ -115,9 +113,7 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
         answer = controller.ask(q.question, as_of=q.as_of, choices=q.choices)
         latency.append((time.perf_counter() - t) * 1000)
         # The final context: what retrieval put in front of the controller and what its tools opened and cited.
-        seen = set(retriever.retrieve(q.question, as_of=q.as_of).observation_ids)
-        seen |= {int(c["observation"]) for c in answer.evidence if c.get("observation") is not None}
-        records = [(labels[o.id], o.t_start, o.t_end) for o in store.observations_by_id(sorted(seen)) if o.id in labels]
+        records = [(labels[o.id], o.t_start, o.t_end) for o in store.observations_by_id(answer.seen) if o.id in labels]
         hit = evidence_covered(q.evidence, records)
         right = answer.choice_index == q.answer_index
         covered.append(hit)

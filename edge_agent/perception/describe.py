@@ -1,8 +1,8 @@
 """Grounded descriptions (GEB section 3.2): one ``Describer`` protocol writing an observation's
 description and a clip's caption.
 
-- ``TemplateDescriber`` needs no model: category, colour name, position in the frame, motion and the
-  entities seen with it, all read off the pixels and boxes, so it never states what it did not see.
+- ``TemplateDescriber`` needs no model: category, colour name, pattern (plain, striped, checked),
+  the named zone or position in the frame, motion and the entities seen with it, all read off the pixels and boxes, so it never states what it did not see.
 - ``LlamaVLMDescriber``: a GGUF vision-language model and its mmproj through llama-cpp-python's
   multimodal chat handlers, with GEB's grounding prompt (establish the subject from its crops, use the
   scene only for interactions, use speech only where it concerns the subject) and ReflectWorld-MM's
@@ -23,7 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["Describer", "LlamaVLMDescriber", "ObservationContext", "TemplateDescriber", "colour_name"]
+__all__ = ["Describer", "LlamaVLMDescriber", "ObservationContext", "TemplateDescriber", "colour_name", "pattern_name"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +68,34 @@ def colour_name(patch: np.ndarray) -> str:
         return "white" if v > 0.8 else "grey" if v > 0.35 else "dark grey"
     hue = float(np.median(hsv[colourful, 0]))
     return next(name for limit, name in _HUES if hue <= limit)
+
+
+def pattern_name(patch: np.ndarray, size: int = 64) -> str:
+    """'plain', 'striped', 'checked' or 'patterned', from the gradients inside the thing (a centre kernel
+    times a margin-colour foreground weight, aspect kept): little gradient energy is plain; one
+    orientation holding 60% of it is stripes; both axes holding a quarter each, checks."""
+    from edge_agent.perception.embed import _foreground
+
+    h, w = patch.shape[:2]
+    scale = size / max(h, w, 1)
+    image = cv2.resize(patch, (max(8, int(w * scale)), max(8, int(h * scale))), interpolation=cv2.INTER_AREA)
+    ry = (np.arange(image.shape[0]) + 0.5) / image.shape[0] * 2 - 1
+    rx = (np.arange(image.shape[1]) + 0.5) / image.shape[1] * 2 - 1
+    inner = (np.maximum(0.0, 1.0 - (ry[:, None] ** 2 + rx[None, :] ** 2)) * _foreground(image)) > 0.5
+    if inner.sum() < 16:
+        return "plain"
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    magnitude, angle = cv2.cartToPolar(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1), angleInDegrees=True)
+    m, a = magnitude[inner], angle[inner] % 180.0
+    if float(m.mean()) / 255.0 < 0.25:
+        return "plain"
+    bins = np.bincount((((a + 22.5) % 180.0) // 45.0).astype(int) % 4, weights=m, minlength=4)
+    bins = bins / max(float(bins.sum()), 1e-6)
+    if bins.max() >= 0.6:
+        return "striped"
+    if bins[0] >= 0.25 and bins[2] >= 0.25:
+        return "checked"
+    return "patterned"
 
 
 def _position(box: np.ndarray, size: tuple[int, int]) -> str:
@@ -116,8 +144,11 @@ class TemplateDescriber:
     def describe(self, observation: ObservationContext) -> str:
         boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
         colour = colour_name(observation.crops[0]) if observation.crops else ""
-        subject = f"{colour} {observation.category}".strip() if observation.category != "person" else (
-            f"person in {colour}" if colour else "person")
+        pattern = pattern_name(observation.crops[0]) if observation.crops else "plain"
+        if observation.category == "person":
+            subject = f"person in {colour} {pattern} clothes" if colour else "person"
+        else:
+            subject = f"{pattern} {colour} {observation.category}".strip()
         middle = boxes[len(boxes) // 2]
         zone = _zone(middle, self.zones.get(observation.camera, {}))
         where = f"by the {zone}" if zone else _position(middle, observation.frame_size)

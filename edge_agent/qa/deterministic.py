@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from edge_agent.clock import format_utc
+from edge_agent.clock import find_times, format_utc
 from edge_agent.memory import Observation, Store
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
@@ -25,6 +25,8 @@ __all__ = ["Answer", "DeterministicController"]
 _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
 _WHO = re.compile(r"\bwho\b", re.I)
+_AFTER = re.compile(r"\b(after|afterwards|next|then)\b", re.I)
+_PLACE = re.compile(r" ((?:by|at|in|on|near) the [a-z ]+?|in the centre)(?:,|;|$)")
 
 
 @dataclass
@@ -38,6 +40,13 @@ class Answer:
     context: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     video_fallbacks: int = 0
+    seen: list[int] = field(default_factory=list)  #: every observation put in front of the reader (context and tools)
+
+
+def _place_of(o: Observation) -> str | None:
+    """Where a template description puts the thing ("by the sink", "at the top left")."""
+    match = _PLACE.search(o.description or "")
+    return match.group(1) if match else None
 
 
 def _t(t: float) -> str:
@@ -55,44 +64,82 @@ class DeterministicController:
         self.embedder = embedder
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
 
-    def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None) -> int | None:
-        """The entity the question is most about: the largest summed rank among its retrieved records."""
+    def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None, around: Sequence[float] = ()) -> int | None:
+        """The entity the question is most about: the largest summed rank among its retrieved records;
+        when the question names a moment, among the entities seen at it, if any was."""
         totals: dict[int, float] = defaultdict(float)
+        present: set[int] = set()
+        window = self.retriever.config.around_seconds
         for o in self.store.observations_by_id(evidence.observation_ids):
             if o.entity_id is not None and (kinds is None or o.kind in kinds):
                 totals[o.entity_id] += evidence.scores.get(("observation", o.id), 0.0)
+                if any(o.t_start - window <= t <= o.t_end + window for t in around):
+                    present.add(o.entity_id)
+        if present:
+            totals = defaultdict(float, {e: v for e, v in totals.items() if e in present})
         return max(totals, key=totals.get) if totals else None
 
     def _history(self, entity_id: int, as_of: float | None) -> list[Observation]:
         return [o for o in self.store.observations(entity_id) if as_of is None or o.t_start < as_of]
 
     def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
+        """Times written in the question count: one after 'before' / 'by' / 'until' bounds what is used
+        (as ``as_of`` does), any other names a moment whose records join the search."""
         started = time.perf_counter()
-        evidence = self.retriever.retrieve(question, as_of=as_of)
+        mentions = find_times(question)
+        bounds = [m.t for m in mentions if m.bound] + ([as_of] if as_of is not None else [])
+        as_of = min(bounds) if bounds else None
+        around = [m.t for m in mentions if not m.bound]
+        evidence = self.retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
         if _WHO.search(question):
-            tool, text, cited = "who", *self._who(evidence, as_of)
+            tool, text, cited = "who", *self._who(evidence, as_of, around)
         elif _COUNT.search(question):
             tool, text, cited = "count", *self._count(evidence, as_of)
+        elif around and _AFTER.search(question):
+            tool, text, cited = "after", *self._after(evidence, as_of, around)
         elif _WHERE.search(question):
-            tool, text, cited = "where", *self._where(evidence, as_of)
+            tool, text, cited = "where", *self._where(evidence, as_of, around)
         else:
             tool, text, cited = "search", *self._summary(evidence)
         choice, index = self._nearest_choice(text, choices)
         timings["total"] = (time.perf_counter() - started) * 1000
-        return Answer(text, choice, index, cited, tool, 1, context, timings)
+        seen = sorted(set(evidence.observation_ids) | {int(c["observation"]) for c in cited})  # type: ignore[call-overload]
+        return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen)
 
-    def _where(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
-        subject = self._subject(evidence)
+    def _at(self, history: list[Observation], moments: Sequence[float]) -> list[Observation]:
+        """The subject's observation nearest each moment the question names."""
+        return [min(history, key=lambda o: abs((o.t_start + o.t_end) / 2 - t)) for t in moments] if history else []
+
+    def _where(self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()) -> tuple[str, list[dict[str, object]]]:
+        subject = self._subject(evidence, around=around)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
         last = history[-1]
         entity = self.store.entity(subject)
         name = f" '{entity.name}'" if entity.name else ""
+        then = [o for o in self._at(history, around) if o.id != last.id]
         return (f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
-                f"{last.description or 'no description'} (observation {last.id}).", [_cite(last)])
+                f"{last.description or 'no description'} (observation {last.id}).", [_cite(o) for o in then] + [_cite(last)])
+
+    def _after(self, evidence: Evidence, as_of: float | None, around: Sequence[float]) -> tuple[str, list[dict[str, object]]]:
+        """What changed for the subject after the moment named: the first later observation somewhere else."""
+        subject = self._subject(evidence, around=around)
+        if subject is None:
+            return "Memory holds nothing that matches the question.", []
+        history = self._history(subject, as_of)
+        # As it was just after the moment (a thing being put down is hidden by the hand that moves it).
+        start = next((o for o in history if o.t_end >= around[0]), history[-1])
+        place = _place_of(start)
+        later = next((o for o in history if o.t_start > start.t_end and _place_of(o) != place), None)
+        if later is None:
+            return f"After {_t(start.t_end)}, entity #{subject} stayed {place or 'where it was'} as far as memory knows.", [_cite(start)]
+        where = _place_of(later) or "somewhere else"
+        moved_to = where.split(" the ", 1)[1] if " the " in where else where
+        return (f"After {_t(start.t_end)} it was moved to the {moved_to}: entity #{subject} was seen {where} at {_t(later.t_start)} "
+                f"(observation {later.id}).", [_cite(start), _cite(later)])
 
     def _count(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
         subject = self._subject(evidence)
@@ -104,12 +151,14 @@ class DeterministicController:
         return (f"Entity #{subject} ({entity.category}) appears in {len(history)} observations on {len(days)} day(s) "
                 f"({', '.join(days)}).", [_cite(o) for o in history])
 
-    def _who(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
-        subject = self._subject(evidence, kinds=("object", "animal"))
+    def _who(self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()) -> tuple[str, list[dict[str, object]]]:
+        subject = self._subject(evidence, kinds=("object", "animal"), around=around)
         if subject is None:
             return self._summary(evidence)
-        # People seen in the same clips as the subject, the most recent first.
-        for o in reversed(self._history(subject, as_of)):
+        history = self._history(subject, as_of)
+        # People seen in the same clips as the subject: at the moment the question names, else the most recent.
+        order = sorted(history, key=lambda o: min(abs(o.t_start - t) for t in around)) if around else list(reversed(history))
+        for o in order:
             people = [p for p in self.store.observations_in_clip(o.clip_id) if p.kind == "person" and p.entity_id is not None]
             if people:
                 p = people[0]

@@ -127,7 +127,8 @@ class LLMController:
                 choice, index = self.fallback._nearest_choice(text, choices)  # noqa: SLF001 - same package
                 return Answer(text, choice, index, [{"entity": o.entity_id, "observation": o.id, "clip": o.clip_id,
                                                      "camera": o.camera, "t_start": o.t_start, "t_end": o.t_end} for o in cited],
-                              "llm", round_number, context, {"total": (time.perf_counter() - started) * 1000}, fallbacks)
+                              "llm", round_number, context, {"total": (time.perf_counter() - started) * 1000}, fallbacks,
+                              seen=sorted(shown))
             if tool == "search":
                 after, before = _time(call.get("after")), _time(call.get("before"))
                 limit = min(x for x in (before, as_of) if x is not None) if (before or as_of) else None
@@ -153,6 +154,7 @@ class LLMController:
             messages.append({"role": "user", "content": f"Result of {tool}:\n{self._clip(result)}\nNext tool call?"})
         answer = self.fallback.ask(question, as_of=as_of, choices=choices)
         answer.tool, answer.rounds, answer.video_fallbacks = "llm-fallback:" + answer.tool, self.max_rounds, fallbacks
+        answer.seen = sorted(shown | set(answer.seen))
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's rounds included
         return answer
 

@@ -7,6 +7,7 @@ as of T sees only what was recorded before T."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,7 @@ class RetrievalConfig:
     per_entity_cap: int = 6  #: observations of one entity at most
     weights: RelationWeights = field(default_factory=RelationWeights)
     biography_text: bool = True  #: render entity biography excerpts (False: a flat list, an ablation)
+    around_seconds: float = 20.0  #: a moment the question names seeds what memory holds within this of it
 
 
 @dataclass
@@ -63,7 +65,9 @@ class Retriever:
             self._graph = (key, MemoryGraph.build(self.store, self.config.weights))
         return self._graph[1]
 
-    def retrieve(self, question: str, *, as_of: float | None = None) -> Evidence:
+    def retrieve(self, question: str, *, as_of: float | None = None, around: Sequence[float] = ()) -> Evidence:
+        """``around``: moments the question names ("the cup that was by the sink at 17:56"): what memory
+        holds of them joins the seeds, as strongly as the best text match."""
         cfg = self.config
         timings: dict[str, float] = {}
         t = time.perf_counter()
@@ -80,7 +84,12 @@ class Retriever:
         if self.keyframes is not None and self.image_text is not None:
             question_image_vector = self.image_text.embed_texts([question])[0]
             visual = [("clip", clip_id) for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)]
-        fused: dict[tuple[str, int], float] = {}
+        moments: list[tuple[str, int]] = []
+        for t in around:
+            if as_of is None or t < as_of:
+                observations, episodes = self.store.items_between(t - cfg.around_seconds, t + cfg.around_seconds)
+                moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
+        fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
         for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
             for rank, key in enumerate(ranked):
                 fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
@@ -147,5 +156,6 @@ class Retriever:
                 chosen_ep.append(item)
             scores[(kind, item)] = score
         timings["select"] = (time.perf_counter() - t) * 1000
-        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual)},
+        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual),
+                                                "moments": len(moments)},
                         as_of, timings, scores)

@@ -11,7 +11,7 @@ from helpers.shared import data, model
 
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.memory.associate import DEFAULT_THRESHOLDS
-from edge_agent.perception.describe import ObservationContext, TemplateDescriber, colour_name
+from edge_agent.perception.describe import ObservationContext, TemplateDescriber, colour_name, pattern_name
 from edge_agent.perception.detect import GroundTruthDetector, ModelError
 from edge_agent.perception.embed import ColorTextureEmbedder, ONNXImageEmbedder, OSNetEmbedder, observation_embedding
 from edge_agent.perception.observe import crop
@@ -88,12 +88,29 @@ def test_template_description_and_caption():
     moving = ObservationContext("cup", [mug(True)], np.array([[10, 100, 60, 160], [300, 100, 350, 160]], np.float32),
                                 [0.0, 5.0], (640, 360), ["person"])
     text = d.describe(moving)
-    assert text == "a red cup in the centre, moving right; with a person"
+    assert text == "a striped red cup in the centre, moving right; with a person"
     still = ObservationContext("person", [np.full((40, 20, 3), (200, 60, 30), np.uint8)], np.array([[500, 10, 560, 100]] * 2, np.float32),
                                [0.0, 5.0], (640, 360))
-    assert d.describe(still) == "a person in blue at the top right, staying in place"
+    assert d.describe(still) == "a person in blue plain clothes at the top right, staying in place"
+    zoned = TemplateDescriber({"kitchen": {"sink": (450, 0, 640, 200), "counter": (0, 0, 640, 360)}})
+    assert zoned.describe(ObservationContext("person", still.crops, still.boxes, still.times, still.frame_size, camera="kitchen")) == \
+        "a person in blue plain clothes by the sink, staying in place"  # the smallest zone holding the centre
+    assert zoned.describe(still) == d.describe(still)  # zones belong to their camera
     assert d.caption("kitchen", [moving, still]) == "kitchen: a cup, a person; 1 moving"
     assert d.caption("kitchen", []) == "kitchen: nothing detected"
+
+
+def test_pattern_names():
+    plain = np.full((60, 40, 3), (40, 40, 200), np.uint8)
+    striped = plain.copy()
+    striped[::8] = striped[1::8] = striped[2::8] = 235
+    checked = plain.copy()
+    for y in range(0, 60, 10):
+        for x in range(0 if y % 20 else 10, 40, 20):
+            checked[y:y + 10, x:x + 10] = 235
+    framed = np.full((80, 60, 3), (120, 160, 90), np.uint8)  # a plain thing on another background
+    framed[10:70, 10:50] = plain
+    assert [pattern_name(p) for p in (plain, striped, checked, framed)] == ["plain", "striped", "checked", "plain"]
 
 
 class FakeLlama:

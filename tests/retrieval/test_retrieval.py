@@ -191,7 +191,7 @@ def test_keyframe_seeds_reach_the_clip_observations(tmp_path, embedder):
         retriever = Retriever(store, embedder, config, image_text=ColourCLIP())
         evidence = retriever.retrieve("what looked green?")
         text_only = Retriever(store, embedder, config).retrieve("what looked green?")
-        assert evidence.seeds == {"semantic": 0, "lexical": 0, "keyframes": 1}
+        assert evidence.seeds == {"semantic": 0, "lexical": 0, "keyframes": 1, "moments": 0}
         assert evidence.observation_ids == [ids["green"]] and text_only.observation_ids == []
         assert store.db.query("SELECT count(*) FROM vec_keyframe") == [(3,)]
         corrections.forget(store, store.observation(ids["green"]).entity_id)
