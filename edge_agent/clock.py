@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["TimeMention", "find_times", "format_utc", "parse_iso"]
+__all__ = ["TimeMention", "find_days", "find_times", "format_utc", "parse_iso"]
 
 _MENTION = re.compile(
     r"(?P<before>\b(?:before|by|until|as of)\s+)?"
@@ -53,3 +53,18 @@ def find_times(text: str) -> list[TimeMention]:
             continue
         found.append(TimeMention(t, m.group("before") is not None))
     return found
+
+
+_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b(?![T ]\d{2}:\d{2})")
+
+
+def find_days(text: str) -> list[tuple[float, float]]:
+    """The whole days (UTC) a question names by date alone ('on 2026-03-03'): [start, end) each."""
+    days = []
+    for m in _DAY.finditer(text):
+        try:
+            start = parse_iso(m.group(1) + "T00:00:00+00:00")
+        except ValueError:
+            continue
+        days.append((start, start + 86400.0))
+    return days

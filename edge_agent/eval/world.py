@@ -309,12 +309,13 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
     speed = layout.width * 0.25  # canvas pixels per second
     x = layout.x[door]
     carried: str | None = None
+    present = True
     frames: list[dict[str, tuple[float, float]]] = []
     actor_x: list[float] = []
     t = t0
 
     def snapshot() -> None:
-        nonlocal t
+        nonlocal t, present
         positions: dict[str, tuple[float, float]] = {}
         for place in scenario.places:
             here = _things_at(place, where, list(spec))
@@ -326,7 +327,8 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
                 h = size_of(spec[thing].category)[1]
                 positions[thing] = (left + w / 2, layout.floor - h / 2)
                 left += w + step_gap
-        positions[actor] = (x, layout.floor - size_of("person")[1] / 2 - 4)
+        if present:
+            positions[actor] = (x, layout.floor - size_of("person")[1] / 2 - 4)
         if carried is not None:  # held beside the body, in front of it (drawn last)
             positions[carried] = (x + size_of("person")[0] / 2 + size_of(spec[carried].category)[0] / 2 + 2, layout.floor - 120)
         frames.append(positions)
@@ -367,10 +369,13 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
         events.append(Event(t, "put_down", actor, thing, target))
         stay(1.5)
     remaining = duration - (t - t0) - abs(x - layout.x[door]) / speed
-    if remaining > 0:
-        stay(remaining)
+    if scenario.camera.kind == "wearable" and remaining > 0:
+        stay(remaining)  # the wearer looks on where they are
     walk_to(layout.x[door])
     events.append(Event(t, "leave", actor, actor, door))
+    if scenario.camera.kind == "fixed":
+        present = False  # the recording runs on a while after they have gone
+        stay(max(remaining, 2.0))
     session = Session(index, t0, fps, len(frames), positions=frames)
     wearable = scenario.camera.kind == "wearable"
     for f, positions in enumerate(frames):
@@ -567,9 +572,9 @@ def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if spec[instance].category in ANIMALS:
         mine = [e for e in mine if e.kind == "on"]
         count = len(mine)
-        text = f"How many times did {_describe(spec[instance])} get on the sofa on day {day + 1}?"
+        text = f"How many times did {_describe(spec[instance])} get on the sofa on {_clock(window[0])[:10]}?"
     else:
-        text = f"How many times was {_describe(spec[instance])} moved to another place on day {day + 1}?"
+        text = f"How many times was {_describe(spec[instance])} moved to another place on {_clock(window[0])[:10]}?"
     if not count:
         return None
     choices, answer = _choices(str(count), [str(max(0, count + d)) for d in (-2, -1, 1, 2, 3)], rng)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from edge_agent.clock import find_times, format_utc
+from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
@@ -96,7 +96,7 @@ class DeterministicController:
         if _WHO.search(question):
             tool, text, cited = "who", *self._who(evidence, as_of, around)
         elif _COUNT.search(question):
-            tool, text, cited = "count", *self._count(evidence, as_of)
+            tool, text, cited = "count", *self._count(evidence, as_of, question)
         elif around and _AFTER.search(question):
             tool, text, cited = "after", *self._after(evidence, as_of, around)
         elif _WHERE.search(question):
@@ -130,8 +130,9 @@ class DeterministicController:
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
-        # As it was just after the moment (a thing being put down is hidden by the hand that moves it).
-        start = next((o for o in history if o.t_end >= around[0]), history[-1])
+        # As it was at the moment or just after (a thing being put down is hidden by the hand that moves it).
+        window = self.retriever.config.around_seconds
+        start = ([o for o in history if o.t_start <= around[0] + window] or history[:1])[-1]
         place = _place_of(start)
         later = next((o for o in history if o.t_start > start.t_end and _place_of(o) != place), None)
         if later is None:
@@ -141,15 +142,37 @@ class DeterministicController:
         return (f"After {_t(start.t_end)} it was moved to the {moved_to}: entity #{subject} was seen {where} at {_t(later.t_start)} "
                 f"(observation {later.id}).", [_cite(start), _cite(later)])
 
-    def _count(self, evidence: Evidence, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
+    def _count(self, evidence: Evidence, as_of: float | None, question: str = "") -> tuple[str, list[dict[str, object]]]:
+        """How many times the subject came to a place the question names ("got on the sofa"), or changed
+        place ("was moved"), on the days it names; else how often it was seen."""
         subject = self._subject(evidence)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
         entity = self.store.entity(subject)
-        days = sorted({_t(o.t_start)[:10] for o in history})
-        return (f"Entity #{subject} ({entity.category}) appears in {len(history)} observations on {len(days)} day(s) "
-                f"({', '.join(days)}).", [_cite(o) for o in history])
+        days = find_days(question)
+        words = set(re.findall(r"[a-z]+", question.lower()))
+        places = {p for p in map(_place_of, history) if p and p.split()[-1] in words}
+        moved = bool(words & {"moved", "move", "moves", "carried", "taken"})
+        if places or moved:
+            arrivals = []
+            previous: str | None = None
+            for o in history:
+                place = _place_of(o)
+                inside = not days or any(a <= o.t_start < b for a, b in days)
+                changed = place != previous and (previous is not None or not moved)
+                if inside and place and changed and (place in places if places else True):
+                    arrivals.append(o)
+                previous = place or previous
+            what = f"came {' or '.join(sorted(places))}" if places else "moved to another place"
+            when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
+            return (f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
+                    + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
+                    [_cite(o) for o in arrivals] or [_cite(o) for o in history[-1:]])
+        shown = [o for o in history if not days or any(a <= o.t_start < b for a, b in days)]
+        dates = sorted({_t(o.t_start)[:10] for o in shown})
+        return (f"Entity #{subject} ({entity.category}) appears in {len(shown)} observations on {len(dates)} day(s) "
+                f"({', '.join(dates)}).", [_cite(o) for o in shown])
 
     def _who(self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()) -> tuple[str, list[dict[str, object]]]:
         subject = self._subject(evidence, kinds=("object", "animal"), around=around)
@@ -176,8 +199,14 @@ class DeterministicController:
         return "Most relevant in memory: " + "; ".join(parts) + ".", [_cite(o) for o in shown]
 
     def _nearest_choice(self, text: str, choices: Sequence[str]) -> tuple[str | None, int | None]:
+        """The choice nearest the open answer: the same number when the choices are numbers and the answer
+        leads with one, else by text similarity."""
         if not choices:
             return None, None
+        leading = re.match(r"\s*(\d+)\b", text)
+        if leading and all(c.strip().isdigit() for c in choices) and leading.group(1) in [c.strip() for c in choices]:
+            index = [c.strip() for c in choices].index(leading.group(1))
+            return choices[index], index
         vectors = self.embedder.embed([text, *choices])
         sims = vectors[1:] @ vectors[0]
         index = int(np.argmax(sims))

@@ -1,0 +1,42 @@
+"""``edge-agent eval``: identity on MOT sequences, worlds, benchmarks, with clear errors."""
+
+from __future__ import annotations
+
+import json
+
+from helpers.shared import data
+
+from edge_agent.cli import main
+from edge_agent.demo import write_demo_scene
+
+
+def test_eval_identity_json(tmp_path, capsys):
+    day1, day2 = write_demo_scene(tmp_path / "scene", seconds=4.0, fps=4.0)
+    assert main(["--home", str(tmp_path / "home"), "eval", "identity", "--mot", str(day1), str(day2), "--json",
+                 "--models", str(tmp_path / "no-models")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["sequences"]) == {"day1", "day2"} and "identity" in result["sequences"]["day1"]
+    assert {"pairwise_precision", "pairwise_recall", "pairwise_f1", "false_merge_rate",
+            "bcubed_precision", "bcubed_recall", "bcubed_f1"} <= set(result["identity"])
+
+
+def test_eval_errors_are_named(tmp_path, capsys):
+    assert main(["eval", "world", str(tmp_path / "missing.json")]) == 1
+    assert "scenario file not found" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text('{"name": "x", "entities": [{"id": "p", "category": "person"}], "days": -1}')
+    assert main(["eval", "world", str(tmp_path / "bad.json")]) == 1
+    assert "days" in capsys.readouterr().err
+    (tmp_path / "ok.json").write_text('{"name": "x", "entities": [{"id": "p", "category": "person"}]}')
+    assert main(["eval", "world", str(tmp_path / "ok.json"), "--ablation", "no-such"]) == 1
+    assert "unknown ablation(s) no-such" in capsys.readouterr().err
+    assert main(["eval", "identity", "--mot", str(tmp_path)]) == 1
+    assert "seqinfo.ini" in capsys.readouterr().err
+
+
+def test_eval_bench_counts_and_needs_videos(tmp_path, capsys):
+    robot = data("annotations") / "robot.json"
+    assert main(["eval", "bench", "m3-bench", str(robot), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["videos"] == 100 and summary["questions"] > 1000
+    assert main(["eval", "bench", "m3-bench", str(robot), "--videos", str(tmp_path), "--limit", "1"]) == 1
+    assert "not found" in capsys.readouterr().err
