@@ -425,7 +425,7 @@ def _fragment(sessions: list[Session], rate: float, rng: np.random.Generator) ->
     if rate <= 0:
         return
     for s in sessions:
-        for instance in {i for shown in s.boxes for i, _ in shown}:
+        for instance in sorted({i for shown in s.boxes for i, _ in shown}):  # sorted: set order varies per process
             if rng.random() < rate and s.frames > 8:
                 a = int(rng.integers(2, s.frames - 6))
                 for f in range(a, a + 4):
@@ -519,7 +519,7 @@ def _as_of_after(sessions: list[Session], t: float, rng: np.random.Generator) ->
 def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
     """The look-alike trap: the thing is named by where it was at one moment; the answer is where that
     same instance was last seen, while its look-alike is elsewhere."""
-    candidates = [i for i in spec if lookalike[i]]
+    candidates = [i for i in spec if lookalike[i] and spec[i].category != "person"]  # people walk through places
     if not candidates:
         return None
     instance = candidates[int(rng.integers(len(candidates)))]

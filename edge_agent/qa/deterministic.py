@@ -16,6 +16,7 @@ import numpy as np
 
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store
+from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
@@ -207,7 +208,17 @@ class DeterministicController:
         if leading and all(c.strip().isdigit() for c in choices) and leading.group(1) in [c.strip() for c in choices]:
             index = [c.strip() for c in choices].index(leading.group(1))
             return choices[index], index
-        vectors = self.embedder.embed([text, *choices])
-        sims = vectors[1:] @ vectors[0]
-        index = int(np.argmax(sims))
+        # A choice whose every content word the answer says wins (the most specific if several): the
+        # similarity of a whole answer sentence is swayed by everything else it says.
+        said = set(re.findall(r"[a-z0-9]+", text.lower()))
+        content = [set(re.findall(r"[a-z0-9]+", c.lower())) - STOPWORDS for c in choices]
+        named = [i for i, words in enumerate(content) if words and words <= said]
+        if named:
+            most = max(len(content[i]) for i in named)
+            named = [i for i in named if len(content[i]) == most]
+            if len(named) == 1:
+                return choices[named[0]], named[0]
+        pool = named or list(range(len(choices)))
+        vectors = self.embedder.embed([text, *[choices[i] for i in pool]])
+        index = pool[int(np.argmax(vectors[1:] @ vectors[0]))]
         return choices[index], index

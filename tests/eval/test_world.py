@@ -101,3 +101,16 @@ def test_tiny_world_end_to_end(tmp_path):
     # The look-alike mugs: the visual association keeps them apart; grouping by description words merges them.
     assert result["identity"]["false_merge_rate"] <= 0.05
     assert result["ablations"]["text-only"]["identity"]["false_merge_rate"] > result["identity"]["false_merge_rate"]
+
+
+def test_world_does_not_depend_on_the_process_hash_seed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib, sys; from edge_agent.eval.world import load_scenario, simulate; "
+            "w = simulate(load_scenario(sys.argv[1]), 2); "
+            "print(hashlib.sha256(repr([s.boxes for s in w.sessions]).encode() + repr(w.questions).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code, str(SCENARIOS / "kitchen-lookalikes.json")], capture_output=True, text=True,
+                              check=True, cwd=tmp_path, env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(digests) == 1
