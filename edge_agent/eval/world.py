@@ -529,6 +529,9 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
         return None
     a, b, session = firsts[int(rng.integers(len(firsts)))]
     place = _place_in(world, session, instance, a)
+    twins = [i for i in spec if i != instance and spec[i].category == spec[instance].category and spec[i].color == spec[instance].color]
+    if any(_place_in(world, session, twin, a) == place for twin in twins):
+        return None  # "the red cup by the table" must name one of the look-alikes
     as_of = _as_of_after(world.sessions, b, rng)
     last = [x for x in seen if x[1] <= as_of][-1]
     if last[2] is session or place is None:

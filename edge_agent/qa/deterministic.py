@@ -21,7 +21,7 @@ from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
 
-__all__ = ["Answer", "DeterministicController"]
+__all__ = ["Answer", "DeterministicController", "moments"]
 
 _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
@@ -42,6 +42,14 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     video_fallbacks: int = 0
     seen: list[int] = field(default_factory=list)  #: every observation put in front of the reader (context and tools)
+
+
+def moments(question: str, as_of: float | None) -> tuple[float | None, list[float]]:
+    """(the bound on what may be used, the moments named): the earliest of ``as_of`` and the times the
+    question puts after 'before' / 'by' / 'until'; the other times it writes."""
+    mentions = find_times(question)
+    bounds = [m.t for m in mentions if m.bound] + ([as_of] if as_of is not None else [])
+    return (min(bounds) if bounds else None), [m.t for m in mentions if not m.bound]
 
 
 def _place_of(o: Observation) -> str | None:
@@ -87,10 +95,7 @@ class DeterministicController:
         """Times written in the question count: one after 'before' / 'by' / 'until' bounds what is used
         (as ``as_of`` does), any other names a moment whose records join the search."""
         started = time.perf_counter()
-        mentions = find_times(question)
-        bounds = [m.t for m in mentions if m.bound] + ([as_of] if as_of is not None else [])
-        as_of = min(bounds) if bounds else None
-        around = [m.t for m in mentions if not m.bound]
+        as_of, around = moments(question, as_of)
         evidence = self.retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
@@ -156,20 +161,24 @@ class DeterministicController:
         places = {p for p in map(_place_of, history) if p and p.split()[-1] in words}
         moved = bool(words & {"moved", "move", "moves", "carried", "taken"})
         if places or moved:
-            arrivals = []
-            previous: str | None = None
+            arrivals, before = [], []
+            previous: Observation | None = None
             for o in history:
                 place = _place_of(o)
                 inside = not days or any(a <= o.t_start < b for a, b in days)
-                changed = place != previous and (previous is not None or not moved)
+                last_place = _place_of(previous) if previous is not None else None
+                changed = place != last_place and (previous is not None or not moved)
                 if inside and place and changed and (place in places if places else True):
                     arrivals.append(o)
-                previous = place or previous
+                    if previous is not None:
+                        before.append(previous)  # where it came from: the other half of the evidence of a move
+                if place:
+                    previous = o
             what = f"came {' or '.join(sorted(places))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
             return (f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
                     + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
-                    [_cite(o) for o in arrivals] or [_cite(o) for o in history[-1:]])
+                    [_cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)] or [_cite(o) for o in history[-1:]])
         shown = [o for o in history if not days or any(a <= o.t_start < b for a, b in days)]
         dates = sorted({_t(o.t_start)[:10] for o in shown})
         return (f"Entity #{subject} ({entity.category}) appears in {len(shown)} observations on {len(dates)} day(s) "

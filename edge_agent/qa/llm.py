@@ -17,7 +17,7 @@ from typing import Any
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.qa.deterministic import Answer, DeterministicController
+from edge_agent.qa.deterministic import Answer, DeterministicController, moments
 from edge_agent.retrieval import RetrievalConfig, render
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
@@ -106,7 +106,8 @@ class LLMController:
     def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
         started = time.perf_counter()
         retriever = self.fallback.retriever
-        evidence = retriever.retrieve(question, as_of=as_of)
+        as_of, around = moments(question, as_of)
+        evidence = retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
         messages = [{"role": "system", "content": SYSTEM},

@@ -81,7 +81,7 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
         controller = DeterministicController(store, embedder)
         day = format_utc(DAY)[:10]
         on_sofa = controller.ask(f"How many times did the dog get on the sofa on {day}?", choices=["1", "2", "3"])
-        assert on_sofa.text.startswith("2 times") and on_sofa.choice == "2" and len(on_sofa.evidence) == 2
+        assert on_sofa.text.startswith("2 times") and on_sofa.choice == "2" and len(on_sofa.evidence) == 4  # arrivals and where from
         moved = controller.ask(f"How many times was the dog moved to another place on {day}?")
         assert moved.text.startswith("3 times")  # floor -> sofa -> door -> sofa
         assert controller.ask("How many times did the dog get on the sofa?").text.startswith("2 times")  # every day
