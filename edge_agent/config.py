@@ -31,7 +31,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Config", "ConfigError", "load_config", "models_dir"]
+__all__ = ["Config", "ConfigError", "describe_validation_error", "load_config", "models_dir"]
 
 
 class ConfigError(ValueError):
@@ -171,7 +171,8 @@ class Config(_Strict):
         default_factory=dict, description="per camera, named places drawn in image pixels: {camera: {name: [x1, y1, x2, y2]}}")
 
 
-def _describe(error: ValidationError) -> str:
+def describe_validation_error(error: ValidationError) -> str:
+    """One line naming each bad key, what was wrong and the value given."""
     lines = []
     for e in error.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
@@ -199,7 +200,7 @@ def load_config(path: str | Path | None = None, **overrides: object) -> Config:
         return Config.model_validate(data)
     except ValidationError as exc:
         where = f"{path}: " if path is not None else ""
-        raise ConfigError(f"{where}{_describe(exc)}") from None
+        raise ConfigError(f"{where}{describe_validation_error(exc)}") from None
 
 
 def models_dir(config: Config, home: Path, override: Path | None = None) -> Path:

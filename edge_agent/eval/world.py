@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from edge_agent.clock import format_utc, parse_iso
+from edge_agent.config import describe_validation_error
 
 __all__ = ["Event", "Question", "Scenario", "ScenarioError", "Session", "World", "load_scenario", "simulate"]
 
@@ -100,8 +101,7 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise ScenarioError(f"{path}: {problems}") from None
+        raise ScenarioError(f"{path}: {describe_validation_error(exc)}") from None
     ids = [e.id for e in scenario.entities]
     if len(set(ids)) != len(ids):
         raise ScenarioError(f"{path}: entity ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -471,7 +471,7 @@ def _place_in(world: World, session: Session, instance: str, at: float) -> str |
     return min(world.scenario.places, key=lambda p: abs(layout.x[p] - position[0]))
 
 
-def _describe(spec: EntitySpec) -> str:
+def _noun(spec: EntitySpec) -> str:
     return f"the {spec.color} {spec.category}" if spec.category != "person" else f"the person in {spec.color}"
 
 
@@ -539,7 +539,7 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
     final = _place_in(world, last[2], instance, last[1] - 0.01)
     if final is None:
         return None
-    noun = _describe(spec[instance])
+    noun = _noun(spec[instance])
     text = f"{noun.capitalize()} that was by the {place} at {_clock(a)}: where was it last seen before {_clock(as_of)}?"
     choices, answer = _choices(f"by the {final}", [f"by the {p}" for p in places], rng)
     return Question(qid, "identity", text, choices, answer, as_of, ((instance, a, b), (instance, last[0], last[1])))
@@ -559,7 +559,7 @@ def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid)
     place = _place_in(world, session, instance, b - 0.01)
     if place is None:
         return None
-    text = f"Where was {_describe(spec[instance])} last seen before {_clock(as_of)}?"
+    text = f"Where was {_noun(spec[instance])} last seen before {_clock(as_of)}?"
     choices, answer = _choices(f"by the {place}", [f"by the {p}" for p in places], rng)
     return Question(qid, "last_seen", text, choices, answer, as_of, ((instance, a, b),))
 
@@ -575,9 +575,9 @@ def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if spec[instance].category in ANIMALS:
         mine = [e for e in mine if e.kind == "on"]
         count = len(mine)
-        text = f"How many times did {_describe(spec[instance])} get on the sofa on {_clock(window[0])[:10]}?"
+        text = f"How many times did {_noun(spec[instance])} get on the sofa on {_clock(window[0])[:10]}?"
     else:
-        text = f"How many times was {_describe(spec[instance])} moved to another place on {_clock(window[0])[:10]}?"
+        text = f"How many times was {_noun(spec[instance])} moved to another place on {_clock(window[0])[:10]}?"
     if not count:
         return None
     choices, answer = _choices(str(count), [str(max(0, count + d)) for d in (-2, -1, 1, 2, 3)], rng)
@@ -592,7 +592,7 @@ def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if not moves or len(people) < 2 or world.scenario.camera.kind == "wearable":
         return None
     e = moves[int(rng.integers(len(moves)))]
-    text = f"Who moved {_describe(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
+    text = f"Who moved {_noun(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
     names = [f"the person in {p.color} {p.pattern} clothes" for p in people]
     correct = names[[p.id for p in people].index(e.actor)]
     choices, answer = _choices(correct, names, rng, n=len(names))
@@ -608,7 +608,7 @@ def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
         if not after:
             continue
         n = after[0]
-        text = f"What happened to {_describe(spec[e.subject])} after it was put by the {e.place} at {_clock(e.t)}?"
+        text = f"What happened to {_noun(spec[e.subject])} after it was put by the {e.place} at {_clock(e.t)}?"
         choices, answer = _choices(f"it was moved to the {n.place}", [f"it was moved to the {p}" for p in places if p != e.place], rng)
         return Question(qid, "order", text, choices, answer, n.t + 60.0, (_seen_at(world, e.subject, e.t), _seen_at(world, n.subject, n.t)))
     return None

