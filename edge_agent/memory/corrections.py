@@ -9,6 +9,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from edge_agent.memory import episodes
 from edge_agent.memory.records import Entity
 from edge_agent.memory.store import Store
 
@@ -168,6 +169,8 @@ def forget(store: Store, entity_id: int) -> ForgetReport:
             captions = [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE scale = 'clip' AND clip_id IN ({marks})", clip_ids)]
             store.delete_text_vectors("episode", captions)
             store.db.executemany("DELETE FROM episodes WHERE id = ?", [(i,) for i in captions])
+            # Coarser summaries named it too: rewritten from what is left (removed where nothing is).
+            episodes.refresh(store, store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids))
         _audit(store, "forget", entity=entity_id, observations=len(observations), files=len(files))
     freed = store.delete_media(files)  # only once the records are gone for good
     return ForgetReport(entity_id, len(observations), len(files), freed)

@@ -9,6 +9,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from edge_agent.memory import episodes
 from edge_agent.memory.store import Store
 
 __all__ = ["RetentionPolicy", "RetentionReport", "compact", "enforce", "usage"]
@@ -76,7 +77,9 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
         store.delete_observation_vectors([(o[0], o[1]) for o in observations])
         store.delete_text_vectors("episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)])
         store.delete_keyframe_vectors(clip_ids)
+        spans = store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids)
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs
+        episodes.refresh(store, spans)  # summaries over them: rewritten from what is left, or removed
         emptied = [
             e for e in touched
             if store.db.query_one("SELECT 1 FROM observations WHERE entity_id = ? LIMIT 1", (e,)) is None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from edge_agent.memory import episodes
 from edge_agent.memory.associate import AssociationConfig, Associator, score_from_json
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import (
@@ -169,6 +170,7 @@ class Store:
                     "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
                     (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
                 )
+            episodes.roll_up(self, clip.camera, before=clip.t_start)  # windows this clip is past are closed
             self.db.execute(
                 "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -194,6 +196,13 @@ class Store:
             (observation_id, r.embedding.tobytes(), r.kind, camera, r.t_start),
         )
         return self.associator.associate(observation_id, r, camera, space_id)
+
+    def close_episodes(self, camera: str | None = None) -> list[int]:
+        """Summarises the windows still open (of one camera, or all): for a recording that will not
+        go on. A clip arriving later in one of them rewrites its summary."""
+        with self.write():
+            cameras = [camera] if camera is not None else [r[0] for r in self.db.query("SELECT DISTINCT camera FROM clips")]
+            return [e for c in cameras for e in episodes.roll_up(self, c, before=float("inf"))]
 
     def propose(self, kind: str, space: str, embedding: np.ndarray) -> Entity | None:
         """The entity this appearance most likely belongs to, without deciding anything (the decision

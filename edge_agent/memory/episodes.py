@@ -1,0 +1,109 @@
+"""Hierarchical episodes (ReflectWorld-MM's episodic memory, GEB's multi-scale episodes): per camera,
+clip captions roll up into 10-minute episodes, those into hours, hours into days (UTC), linked by
+containment (``parent_id``), as clips arrive. A window is summarised once it is closed, when a clip of
+its camera starts past its end, so its text (and the text vector retrieval keeps of it) is written
+once; a clip that arrives late into a closed window rewrites that window's summary. Summaries are
+extractive: the entities seen, with what they were described as and how often, and what moved; a
+``summarize`` callable (an LLM) may write them instead. Forget and retention call :func:`refresh` so
+that no summary keeps what memory no longer holds."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from edge_agent.clock import format_utc
+
+if TYPE_CHECKING:
+    from edge_agent.memory.store import Store
+
+__all__ = ["SCALES", "Summarizer", "refresh", "roll_up", "summary"]
+
+SCALES = (("10min", 600.0), ("hour", 3600.0), ("day", 86400.0))
+_CHILD = {"10min": "clip", "hour": "10min", "day": "hour"}
+_SUBJECT = re.compile(r"^(?:an? )?(.*?)(?: (?:by|at|in|on|near) the |,|;|$)")
+
+#: (scale, camera, t_start, t_end, [(entity id, category, description), ...]) -> text
+Summarizer = Callable[[str, str, float, float, Sequence[tuple[int | None, str, str]]], str]
+
+
+def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[tuple[int | None, str, str]],
+            most: int = 8) -> str:
+    """Extractive: '<camera>, <times> (<scale>): <n> things seen: #5 person in blue (12 sightings, moving), ...'."""
+    head = f"{camera}, {format_utc(t_start)} to {format_utc(t_end)[11:]} UTC ({scale})"
+    if not seen:
+        return f"{head}: nothing seen"
+    sightings: Counter[int | None] = Counter(e for e, _, _ in seen)
+    described: dict[int | None, Counter[str]] = defaultdict(Counter)
+    moving: set[int | None] = set()
+    for entity, category, text in seen:
+        match = _SUBJECT.match(text or "")
+        described[entity][(match.group(1) if match and match.group(1) else category)] += 1
+        if "moving" in (text or ""):
+            moving.add(entity)
+    parts = []
+    for entity, n in sightings.most_common(most):
+        label = f"#{entity} " if entity is not None else ""
+        parts.append(f"{label}{described[entity].most_common(1)[0][0]} ({n} sightings{', moving' if entity in moving else ''})")
+    rest = len(sightings) - min(most, len(sightings))
+    return f"{head}: {len(sightings)} things seen: " + "; ".join(parts) + (f"; and {rest} more" if rest > 0 else "")
+
+
+def _seen(store: Store, camera: str, t_start: float, t_end: float) -> list[tuple[int | None, str, str]]:
+    return [(e, c, d) for e, c, d in store.db.query(
+        "SELECT entity_id, category, description FROM observations WHERE camera = ? AND t_start >= ? AND t_start < ? ORDER BY t_start",
+        (camera, t_start, t_end))]
+
+
+def roll_up(store: Store, camera: str, before: float, summarize: Summarizer | None = None) -> list[int]:
+    """Closes the windows of ``camera`` that end at or before ``before``: per scale, the unlinked
+    children in a closed window join that window's episode (made now, or rewritten if it exists).
+    Returns the episodes written. Call inside the write transaction."""
+    db = store.db
+    written: list[int] = []
+    for scale, length in SCALES:
+        rows = db.query("SELECT id, t_start, t_end FROM episodes WHERE camera = ? AND scale = ? AND parent_id IS NULL "
+                        "AND t_start < ? ORDER BY t_start", (camera, _CHILD[scale], before))
+        windows: dict[int, list[tuple[int, float, float]]] = defaultdict(list)
+        for child_id, t0, t1 in rows:
+            window = math.floor(t0 / length)
+            if (window + 1) * length <= before:
+                windows[window].append((child_id, t0, t1))
+        for window, children in sorted(windows.items()):
+            w0, w1 = window * length, (window + 1) * length
+            existing = db.query_one("SELECT id, t_start, t_end FROM episodes WHERE camera = ? AND scale = ? AND t_start >= ? AND t_start < ?",
+                                    (camera, scale, w0, w1))
+            t0 = min([c[1] for c in children] + ([existing[1]] if existing else []))
+            t1 = max([c[2] for c in children] + ([existing[2]] if existing else []))
+            text = (summarize or summary)(scale, camera, t0, t1, _seen(store, camera, t0, t1))
+            if existing is None:
+                episode_id = db.insert("INSERT INTO episodes (scale, camera, t_start, t_end, text) VALUES (?, ?, ?, ?, ?)",
+                                       (scale, camera, t0, t1, text))
+            else:  # a late clip: the window's summary is rewritten, and its text vector goes with the old text
+                episode_id = int(existing[0])
+                db.execute("UPDATE episodes SET t_start = ?, t_end = ?, text = ? WHERE id = ?", (t0, t1, text, episode_id))
+                store.delete_text_vectors("episode", [episode_id])
+            db.executemany("UPDATE episodes SET parent_id = ? WHERE id = ?", [(episode_id, c[0]) for c in children])
+            written.append(episode_id)
+    return written
+
+
+def refresh(store: Store, camera_windows: Sequence[tuple[str, float, float]], summarize: Summarizer | None = None) -> None:
+    """Rewrites the summaries of the coarser episodes over these (camera, t_start, t_end) spans from
+    what memory still holds, and deletes those left with no child. Call inside the write transaction
+    after deleting records (forget, retention)."""
+    db = store.db
+    for scale, _ in SCALES:  # finest first: a parent's children are settled before it is looked at
+        for camera, t0, t1 in camera_windows:
+            for episode_id, e0, e1 in db.query("SELECT id, t_start, t_end FROM episodes WHERE camera = ? AND scale = ? "
+                                               "AND t_start <= ? AND t_end >= ?", (camera, scale, t1, t0)):
+                if db.query_one("SELECT 1 FROM episodes WHERE parent_id = ?", (episode_id,)) is None:
+                    store.delete_text_vectors("episode", [episode_id])
+                    db.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
+                    continue
+                text = (summarize or summary)(scale, camera, e0, e1, _seen(store, camera, e0, e1))
+                db.execute("UPDATE episodes SET text = ? WHERE id = ?", (text, episode_id))
+                store.delete_text_vectors("episode", [episode_id])
