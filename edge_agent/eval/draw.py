@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["COLOURS", "render_frame", "write_sequence"]
 
 COLOURS = {  # BGR
-    "red": (40, 40, 200), "blue": (180, 90, 30), "green": (60, 160, 60), "yellow": (40, 200, 220),
+    # crimson and navy: "red" and "blue" to a colour namer, another hue to an embedder (look-alikes only memory tells apart)
+    "red": (40, 40, 200), "crimson": (80, 30, 200), "navy": (200, 60, 60), "blue": (180, 90, 30), "green": (60, 160, 60), "yellow": (40, 200, 220),
     "black": (30, 30, 30), "white": (235, 235, 235), "grey": (140, 140, 140), "silver": (190, 190, 180),
     "brown": (40, 80, 130), "orange": (30, 130, 240), "purple": (140, 50, 120), "pink": (170, 130, 240),
 }

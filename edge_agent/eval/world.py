@@ -471,15 +471,24 @@ def _place_in(world: World, session: Session, instance: str, at: float) -> str |
     return min(world.scenario.places, key=lambda p: abs(layout.x[p] - position[0]))
 
 
+#: colours people name alike: two such things are look-alikes in a question, told apart only by memory
+_SAID = {"crimson": "red", "navy": "blue"}
+
+
+def _said(colour: str) -> str:
+    return _SAID.get(colour, colour)
+
+
 def _noun(spec: EntitySpec) -> str:
-    return f"the {spec.color} {spec.category}" if spec.category != "person" else f"the person in {spec.color}"
+    colour = _said(spec.color)
+    return f"the {colour} {spec.category}" if spec.category != "person" else f"the person in {colour}"
 
 
 def _questions(world: World, rng: np.random.Generator) -> list[Question]:
     scenario = world.scenario
     spec = {e.id: e for e in scenario.entities}
     places = [p for p in scenario.places]
-    lookalike = {e.id: any(o.id != e.id and o.category == e.category and o.color == e.color for o in scenario.entities)
+    lookalike = {e.id: any(o.id != e.id and o.category == e.category and _said(o.color) == _said(e.color) for o in scenario.entities)
                  for e in scenario.entities}
     out: list[Question] = []
     makers = (_identity_question, _last_seen_question, _counting_question, _who_question, _order_question)
@@ -529,7 +538,8 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
         return None
     a, b, session = firsts[int(rng.integers(len(firsts)))]
     place = _place_in(world, session, instance, a)
-    twins = [i for i in spec if i != instance and spec[i].category == spec[instance].category and spec[i].color == spec[instance].color]
+    twins = [i for i in spec if i != instance and spec[i].category == spec[instance].category
+             and _said(spec[i].color) == _said(spec[instance].color)]
     if any(_place_in(world, session, twin, a) == place for twin in twins):
         return None  # "the red cup by the table" must name one of the look-alikes
     as_of = _as_of_after(world.sessions, b, rng)

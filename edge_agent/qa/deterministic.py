@@ -75,18 +75,19 @@ class DeterministicController:
 
     def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None, around: Sequence[float] = ()) -> int | None:
         """The entity the question is most about: the largest summed rank among its retrieved records;
-        when the question names a moment, among the entities seen at it, if any was."""
+        when the question names a moment, by its best-matching record at that moment, if any was seen
+        then (what it looked like and where it was then is what the question describes)."""
         totals: dict[int, float] = defaultdict(float)
-        present: set[int] = set()
+        then: dict[int, float] = defaultdict(float)
         window = self.retriever.config.around_seconds
         for o in self.store.observations_by_id(evidence.observation_ids):
             if o.entity_id is not None and (kinds is None or o.kind in kinds):
-                totals[o.entity_id] += evidence.scores.get(("observation", o.id), 0.0)
+                score = evidence.scores.get(("observation", o.id), 0.0)
+                totals[o.entity_id] += score
                 if any(o.t_start - window <= t <= o.t_end + window for t in around):
-                    present.add(o.entity_id)
-        if present:
-            totals = defaultdict(float, {e: v for e, v in totals.items() if e in present})
-        return max(totals, key=totals.get) if totals else None
+                    then[o.entity_id] = max(then[o.entity_id], score)  # its best match then, however often it was seen
+        ranked = then or totals
+        return max(ranked, key=ranked.get) if ranked else None
 
     def _history(self, entity_id: int, as_of: float | None) -> list[Observation]:
         return [o for o in self.store.observations(entity_id) if as_of is None or o.t_start < as_of]

@@ -29,6 +29,7 @@ class RetrievalConfig:
     ppr_share: float = 0.6  #: final rank = ppr_share * PPR + (1 - ppr_share) * question similarity
     budget: int = 24  #: evidence units (observations + episodes) in the context
     per_entity_cap: int = 6  #: observations of one entity at most
+    episode_cap: int = 8  #: episodes at most (summaries match many questions well: they must not crowd out appearances)
     weights: RelationWeights = field(default_factory=RelationWeights)
     biography_text: bool = True  #: render entity biography excerpts (False: a flat list, an ablation)
     around_seconds: float = 20.0  #: a moment the question names seeds what memory holds within this of it
@@ -134,13 +135,17 @@ class Retriever:
         # every candidate's vector back from sqlite-vec cost more than the whole PPR).
         obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
         ep_sim = {h.id: h.similarity for h in semantic if h.kind == "episode"}
+        # The records of a moment the question names: how well each matches it decides among them.
+        obs_sim.update(self.index.similarities(q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]))
+        ep_sim.update(self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim]))
         ranked: list[tuple[float, str, int, int]] = []
+        named = set(moments)  # records of a moment the question names come first: the question is about them
         for node, item in zip(obs_candidates, obs_ids):
             score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
-            ranked.append((score, "observation", item, int(graph.observation_entity[node])))
+            ranked.append((score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node])))
         for node, item in zip(ep_candidates, ep_ids):
             score = cfg.ppr_share * ep_scores[node] / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
-            ranked.append((score, "episode", item, -1))
+            ranked.append((score + (("episode", item) in named), "episode", item, -1))
         ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
         chosen_obs, chosen_ep, per_entity = [], [], {}
         scores = {}
@@ -153,6 +158,8 @@ class Retriever:
                 per_entity[entity] = per_entity.get(entity, 0) + 1
                 chosen_obs.append(item)
             else:
+                if len(chosen_ep) >= cfg.episode_cap:
+                    continue
                 chosen_ep.append(item)
             scores[(kind, item)] = score
         timings["select"] = (time.perf_counter() - t) * 1000
