@@ -199,3 +199,14 @@ def test_lexical_leaves_out_words_in_half_the_records(tmp_path):
                 .decisions[0].observation_id for d, text in ((5, "a green mug"), (6, "a white cat"), (7, "a black cat"))]
         # now "mug" is in 3 of 7 records: it counts again
         assert sorted(i for _, i, _ in index.lexical("mug")) == sorted(ids[:2] + more[:1])
+
+
+def test_episodes_are_capped(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        thing = unit(np.r_[np.ones(4), np.zeros(28)])
+        for k in range(12):
+            t = DAY + 700.0 * k
+            store.ingest_clip(clip(t), [observation(1, t, [0, 0, 40, 40], near(thing, 0.99, seed=k), description="a red mug by the sink")],
+                              caption="kitchen: a red mug by the sink")
+        evidence = Retriever(store, embedder, RetrievalConfig(budget=10, episode_cap=3)).retrieve("red mug by the sink")
+        assert len(evidence.episode_ids) == 3 and len(evidence.observation_ids) == 6  # 6: the per-entity cap
