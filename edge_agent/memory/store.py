@@ -403,13 +403,16 @@ class Store:
         return {i: (np.array([r[0] for r in rs], np.int64), np.array([r[1:] for r in rs], np.float32).reshape(-1, 4))
                 for i, rs in grouped.items()}
 
-    def items_between(self, t0: float, t1: float, *, limit: int = 200) -> tuple[list[int], list[int]]:
-        """Ids of the observations and of the clip-scale episodes that overlap [t0, t1] (at most
-        ``limit`` of each): what memory holds of a moment a question names."""
+    def items_between(self, t0: float, t1: float, *, before: float | None = None, limit: int = 200) -> tuple[list[int], list[int]]:
+        """Ids of the observations and of the clip-scale episodes that overlap [t0, t1] and start
+        before ``before`` if given (at most ``limit`` of each): what memory holds of a moment a
+        question names."""
+        bound = float("inf") if before is None else float(before)
         observations = [r[0] for r in self.db.query(
-            "SELECT id FROM observations WHERE t_start <= ? AND t_end >= ? ORDER BY t_start LIMIT ?", (t1, t0, limit))]
+            "SELECT id FROM observations WHERE t_start <= ? AND t_end >= ? AND t_start < ? ORDER BY t_start LIMIT ?", (t1, t0, bound, limit))]
         episodes = [r[0] for r in self.db.query(
-            "SELECT id FROM episodes WHERE scale = 'clip' AND t_start <= ? AND t_end >= ? ORDER BY t_start LIMIT ?", (t1, t0, limit))]
+            "SELECT id FROM episodes WHERE scale = 'clip' AND t_start <= ? AND t_end >= ? AND t_start < ? ORDER BY t_start LIMIT ?",
+            (t1, t0, bound, limit))]
         return observations, episodes
 
     def observations_in_clip(self, clip_id: int) -> list[Observation]:

@@ -88,7 +88,7 @@ class Retriever:
         moments: list[tuple[str, int]] = []
         for t in around:
             if as_of is None or t < as_of:
-                observations, episodes = self.store.items_between(t - cfg.around_seconds, t + cfg.around_seconds)
+                observations, episodes = self.store.items_between(t - cfg.around_seconds, t + cfg.around_seconds, before=as_of)
                 moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
         fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
         for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):

@@ -76,3 +76,14 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
         assert controller.ask("How many times did the dog get on the sofa?").text.startswith("2 times")  # every day
         # On the next day it was already there: it did not get on it again.
         assert controller.ask(f"How many times did the dog get on the sofa on {format_utc(2 * DAY)[:10]}?").text.startswith("0 times")
+
+
+def test_moment_next_to_the_bound_sees_nothing_after_it(tmp_path, embedder):
+    from edge_agent.retrieval import Retriever
+
+    with Store(tmp_path / "home") as store:
+        first, other, _ = _keys(store)
+        retriever = Retriever(store, embedder)
+        # The moment is 10 s before the bound; the other key ring, 5 s after the bound, is within the moment's window.
+        evidence = retriever.retrieve("grey keys", around=[DAY + 3595], as_of=DAY + 3600)
+        assert other.observation_id not in evidence.observation_ids
