@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -90,12 +89,19 @@ class Scenario(_Model):
         return [e for e in self.entities if e.category != "person"]
 
 
+SCENARIOS = Path(__file__).parent / "scenarios"  #: the scenarios shipped with the package
+
+
 def load_scenario(path: str | Path) -> Scenario:
+    """A scenario file, or the name of a shipped one (``kitchen-lookalikes``, ``wearable-rooms``, ``living-room``)."""
     path = Path(path)
+    if not path.exists() and (SCENARIOS / f"{path.name}.json").is_file():
+        path = SCENARIOS / f"{path.name}.json"
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise ScenarioError(f"scenario file not found: {path}") from None
+        shipped = ", ".join(sorted(p.stem for p in SCENARIOS.glob("*.json")))
+        raise ScenarioError(f"scenario file not found: {path} (shipped scenarios: {shipped})") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{path}: not JSON: {exc}") from None
     try:

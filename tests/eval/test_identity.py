@@ -3,7 +3,6 @@ MOT17-mini from ../shared where present)."""
 
 from __future__ import annotations
 
-import pytest
 from helpers.shared import data, model, shared_models
 
 from edge_agent.config import load_config

@@ -50,6 +50,13 @@ def test_shipped_scenarios_load_and_simulate(name):
         assert all(i != wearer for s in world.sessions for shown in s.boxes for i, _ in shown)
 
 
+def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_scenario("living-room").name == "living-room"
+    with pytest.raises(ScenarioError, match="shipped scenarios: kitchen-lookalikes, living-room, wearable-rooms"):
+        load_scenario("no-such-world")
+
+
 def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
     scenario = load_scenario(_write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}], "future_key": 1}))
     assert scenario.days == 1 and scenario.camera.kind == "fixed" and scenario.sample_fps == 2.0 and scenario.rules == []

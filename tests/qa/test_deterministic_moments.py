@@ -5,7 +5,6 @@ from __future__ import annotations
 
 
 import numpy as np
-import pytest
 from helpers.memory import DAY, clip, near, observation, unit
 
 from edge_agent.clock import format_utc
