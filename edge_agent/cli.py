@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="gt boxes less visible than this are left out (people hidden behind others; 0.25)")
     identity.add_argument("--frames-per-clip", type=_positive_int, default=4, help="frames in a clip (4: MOT17-mini's 8 frames make 2 clips)")
     world = evals.add_parser("world", help="a synthetic world (scenario JSON) through the real pipeline, scored with ablations")
-    world.add_argument("scenario", type=Path, help="scenario file (EVAL.md format), e.g. edge_agent/eval/scenarios/kitchen-lookalikes.json")
+    world.add_argument("scenario", type=Path, help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, wearable-rooms, living-room")
     world.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)")
     world.add_argument("--ablation", nargs="+", default=[], metavar="NAME",
                        help="no-veto single-threshold text-only no-identity-edges no-episode-edges no-biography-text, or all")
