@@ -40,3 +40,28 @@ def test_eval_bench_counts_and_needs_videos(tmp_path, capsys):
     assert summary["videos"] == 100 and summary["questions"] > 1000
     assert main(["eval", "bench", "m3-bench", str(robot), "--videos", str(tmp_path), "--limit", "1"]) == 1
     assert "not found" in capsys.readouterr().err
+
+
+def test_eval_bench_end_to_end_on_a_generated_video(tmp_path, capsys, embedder):
+    """M3-Bench format, a recording made from the demo scene: ingested, asked as of the question time, scored."""
+    import cv2
+
+    day1, _ = write_demo_scene(tmp_path / "scene", seconds=6.0, fps=4.0)
+    video = tmp_path / "videos" / "robot" / "kitchen_01.mp4"
+    video.parent.mkdir(parents=True)
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 4.0, (640, 360))
+    for image in sorted((day1 / "img1").glob("*.jpg")):
+        writer.write(cv2.imread(str(image)))
+    writer.release()
+    questions = {"kitchen_01": {"video_path": "data/videos/robot/kitchen_01.mp4", "mem_path": "x.pkl", "qa_list": [
+        {"question": "What colour is the cup with stripes?", "answer": "red", "question_id": "kitchen_01_Q01",
+         "reasoning": "", "timestamp": "00:05", "type": ["Object"], "before_clip": 0},
+        {"question": "What is on the counter?", "answer": "a cup", "question_id": "kitchen_01_Q02",
+         "reasoning": "", "timestamp": "00:06", "type": ["Object"], "before_clip": 0}]}}
+    annotations = tmp_path / "robot.json"
+    annotations.write_text(json.dumps(questions))
+    assert main(["--home", str(tmp_path / "home"), "eval", "bench", "m3-bench", str(annotations), "--videos", str(tmp_path / "videos"),
+                 "--json", "--models", str(tmp_path / "no-models")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["questions"] == 2 and result["videos"] == 1 and result["total"] == 2 and result["answered"] == 2
+    assert 0.0 <= result["accuracy"] <= 1.0 and result["ingest_s"] > 0
