@@ -290,21 +290,24 @@ def _plan(rng: np.random.Generator, scenario: Scenario, where: dict[str, str], t
     """One or two actions: (kind, instance, destination place)."""
     objects = [t for t in things if spec[t].category not in ANIMALS]
     animals = [t for t in things if spec[t].category in ANIMALS]
+    planned = dict(where)  # where things will be once the earlier actions are done
     actions: list[tuple[str, str, str]] = []
     for _ in range(int(rng.integers(1, 3))):
         roll = rng.random()
-        if animals and roll < 0.25:
+        if animals and roll < 0.25 and len(surfaces) > 1:
             animal = animals[int(rng.integers(len(animals)))]
             sofa = "sofa" if "sofa" in surfaces else surfaces[-1]
-            target = sofa if where[animal] != sofa else next(p for p in rng.permutation(surfaces) if p != sofa)
+            target = sofa if planned[animal] != sofa else next(p for p in rng.permutation(surfaces) if p != sofa)
             actions.append(("animal", animal, str(target)))
-        elif objects and roll < 0.45:
+            planned[animal] = str(target)
+        elif objects and (roll < 0.45 or len(surfaces) < 2):
             obj = objects[int(rng.integers(len(objects)))]
-            actions.append(("use", obj, where[obj]))
+            actions.append(("use", obj, planned[obj]))
         elif objects:
             obj = objects[int(rng.integers(len(objects)))]
-            target = next(p for p in rng.permutation(surfaces) if p != where[obj])
+            target = next(p for p in rng.permutation(surfaces) if p != planned[obj])
             actions.append(("move", obj, str(target)))
+            planned[obj] = str(target)
     return actions
 
 
