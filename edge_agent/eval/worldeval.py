@@ -14,7 +14,6 @@ change retrieval on the full memory."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from collections import defaultdict
@@ -33,6 +32,7 @@ from edge_agent.eval.world import Scenario, World, simulate
 from edge_agent.memory import Store
 from edge_agent.memory.associate import DEFAULT_THRESHOLDS, AssociationConfig, Associator, Thresholds
 from edge_agent.memory.records import AssociationDecision, ObservationRecord
+from edge_agent.memory.wording import subject_of
 from edge_agent.perception.pipeline import Pipeline, build_backends
 from edge_agent.retrieval import RelationWeights, RetrievalConfig
 
@@ -56,9 +56,6 @@ class _RecordingStore(Store):
         return super().ingest_clip(clip, observations, **kwargs)
 
 
-_SUBJECT = re.compile(r"^(?:an? )?(.*?)(?: (?:by|at|in|on|near) the |,|;|$)")
-
-
 class _TextGrouping(Associator):
     """The text-only baseline: an observation joins the entity of every earlier observation whose
     description names the same subject ("red cup", "person in blue"), whatever it looked like."""
@@ -68,8 +65,7 @@ class _TextGrouping(Associator):
         self.groups: dict[tuple[str, str], int] = {}
 
     def associate(self, observation_id: int, record: ObservationRecord, camera: str, space_id: int) -> AssociationDecision:
-        match = _SUBJECT.match(record.description or "")
-        key = (record.category, match.group(1).strip() if match else record.category)
+        key = (record.category, (subject_of(record.description) or record.category).strip())
         entity_id = self.groups.get(key)
         created = entity_id is None
         if entity_id is None:
@@ -105,7 +101,7 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
     labels = gt.label_observations(store)
     entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
     controller = controller_factory(store, embedder, retrieval)
-    retriever = controller.fallback.retriever if hasattr(controller, "fallback") else controller.retriever
+    retriever = controller.retriever
     retriever.index.update()  # the text vectors of the whole memory, before any question is timed
     retriever.retrieve("warm up")  # and the graph
     covered, correct, latency = [], [], []

@@ -10,12 +10,12 @@ that no summary keeps what memory no longer holds."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from edge_agent.clock import format_utc
+from edge_agent.memory.wording import subject_of
 
 if TYPE_CHECKING:
     from edge_agent.memory.store import Store
@@ -24,7 +24,6 @@ __all__ = ["SCALES", "Summarizer", "refresh", "roll_up", "summary"]
 
 SCALES = (("10min", 600.0), ("hour", 3600.0), ("day", 86400.0))
 _CHILD = {"10min": "clip", "hour": "10min", "day": "hour"}
-_SUBJECT = re.compile(r"^(?:an? )?(.*?)(?: (?:by|at|in|on|near) the |,|;|$)")
 
 #: (scale, camera, t_start, t_end, [(entity id, category, description), ...]) -> text
 Summarizer = Callable[[str, str, float, float, Sequence[tuple[int | None, str, str]]], str]
@@ -40,8 +39,7 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
     described: dict[int | None, Counter[str]] = defaultdict(Counter)
     moving: set[int | None] = set()
     for entity, category, text in seen:
-        match = _SUBJECT.match(text or "")
-        described[entity][(match.group(1) if match and match.group(1) else category)] += 1
+        described[entity][subject_of(text) or category] += 1
         if "moving" in (text or ""):
             moving.add(entity)
     parts = []

@@ -102,6 +102,8 @@ class TextIndex:
                 )
             db.execute("INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                        (self.space,))
+        for fts in ("observation_fts", "episode_fts"):  # document counts of words, for lexical() to leave common ones out
+            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, {fts}, 'row')")
 
     def _indexed_up_to(self, kind: str) -> int:
         """Every item with an id up to this has its vector (a high-water mark in meta, lowered when
@@ -194,8 +196,7 @@ class TextIndex:
         if not words:
             return []
         db = self.store.db
-        vocab = f"temp.{fts}_vocab"
-        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {fts}, 'row')")
+        vocab = f"temp.{fts}_vocab"  # made with the index (the temp schema lives as long as the connection)
         version = (db.data_version(), self.store.generation)
         if self._fts_rows[0] != version:
             self._fts_rows = (version, {})

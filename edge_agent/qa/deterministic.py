@@ -17,6 +17,7 @@ import numpy as np
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store
 from edge_agent.memory.textindex import STOPWORDS
+from edge_agent.memory.wording import place_of
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
@@ -27,7 +28,6 @@ _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
 _WHO = re.compile(r"\bwho\b", re.I)
 _AFTER = re.compile(r"\b(after|afterwards|next|then)\b", re.I)
-_PLACE = re.compile(r" ((?:by|at|in|on|near) the [a-z ]+?|in the centre)(?:,|;|$)")
 
 
 @dataclass
@@ -53,9 +53,7 @@ def moments(question: str, as_of: float | None) -> tuple[float | None, list[floa
 
 
 def _place_of(o: Observation) -> str | None:
-    """Where a template description puts the thing ("by the sink", "at the top left")."""
-    match = _PLACE.search(o.description or "")
-    return match.group(1) if match else None
+    return place_of(o.description)
 
 
 def _t(t: float) -> str:

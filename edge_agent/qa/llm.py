@@ -18,7 +18,7 @@ from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.deterministic import Answer, DeterministicController, moments
-from edge_agent.retrieval import RetrievalConfig, render
+from edge_agent.retrieval import RetrievalConfig, Retriever, render
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
 
@@ -105,7 +105,7 @@ class LLMController:
 
     def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
         started = time.perf_counter()
-        retriever = self.fallback.retriever
+        retriever = self.retriever
         as_of, around = moments(question, as_of)
         evidence = retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
@@ -158,6 +158,11 @@ class LLMController:
         answer.seen = sorted(shown | set(answer.seen))
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's rounds included
         return answer
+
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever its searches go through (shared with the deterministic fallback)."""
+        return self.fallback.retriever
 
     def _exists(self, entity: int) -> bool:
         try:
