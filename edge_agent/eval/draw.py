@@ -32,9 +32,7 @@ def _scaled(colour: tuple[int, int, int], light: float) -> tuple[int, int, int]:
 
 
 def _background(world: World, light: float) -> np.ndarray:
-    from edge_agent.eval.world import _Layout
-
-    layout = _Layout(world.scenario)
+    layout = world.layout
     width, height = int(np.ceil(layout.canvas_width)), layout.height
     canvas = np.zeros((height, width, 3), np.uint8)
     for room in sorted(set(layout.room_of.values())):
@@ -82,12 +80,6 @@ def _draw(canvas: np.ndarray, spec: EntitySpec, box: tuple[float, float, float, 
                 cv2.circle(canvas, (x, y), 2, accent, -1)
 
 
-def world_floor(world: World) -> float:
-    from edge_agent.eval.world import _Layout
-
-    return _Layout(world.scenario).floor
-
-
 def render_frame(world: World, session: Session, frame: int, background: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     spec = {e.id: e for e in world.scenario.entities}
     view = int(round(session.view_x[frame]))
@@ -96,7 +88,7 @@ def render_frame(world: World, session: Session, frame: int, background: np.ndar
     positions = session.positions[frame]
     from edge_agent.eval.world import draw_order, size_of
 
-    for instance in draw_order(positions, spec, world_floor(world)):
+    for instance in draw_order(positions, spec, world.layout.floor):
         if world.scenario.camera.kind == "wearable" and spec[instance].category == "person" and not any(
                 i == instance for i, _ in session.boxes[frame]):
             continue  # the wearer, never in view

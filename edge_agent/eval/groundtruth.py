@@ -5,6 +5,7 @@ memory's observations with the instance they saw: per frame the ground-truth box
 
 from __future__ import annotations
 
+import configparser
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,12 +15,24 @@ import numpy as np
 from edge_agent import native
 from edge_agent.memory import Store
 
-__all__ = ["GroundTruth"]
+__all__ = ["GroundTruth", "frame_rate"]
 
 
 def _frame_ms(start: float, frame: int, fps: float) -> int:
     # As the capture sources time a MOT frame and the records round it: start + (frame - 1) / fps, in ms.
     return int(np.round((start + (frame - 1) / fps) * 1000.0))
+
+
+def frame_rate(sequence: str | Path) -> float:
+    """The frame rate a MOT sequence's seqinfo.ini gives; ValueError naming the file otherwise."""
+    path = Path(sequence) / "seqinfo.ini"
+    info = configparser.ConfigParser()
+    if not info.read(path):
+        raise ValueError(f"{Path(sequence)} is not a MOT sequence: no seqinfo.ini")
+    fps = float(info.get("Sequence", "frameRate", fallback="0") or 0)
+    if fps <= 0:
+        raise ValueError(f"{path} gives no frameRate")
+    return fps
 
 
 class GroundTruth:
@@ -35,14 +48,8 @@ class GroundTruth:
         """Reads ``sequence``/gt/gt.txt (rows with conf 0 ignored, and those less visible than
         ``min_visibility``); a track id becomes the label ``names[id]``, else ``<sequence name>:<id>``.
         Returns the number of boxes read."""
-        import configparser
-
         root = Path(sequence)
-        info = configparser.ConfigParser()
-        info.read(root / "seqinfo.ini")
-        fps = fps or float(info.get("Sequence", "frameRate", fallback="0") or 0)
-        if fps <= 0:
-            raise ValueError(f"{root}/seqinfo.ini gives no frameRate")
+        fps = fps or frame_rate(root)
         rows = np.loadtxt(root / "gt" / "gt.txt", delimiter=",", ndmin=2)
         rows = rows[rows[:, 6] != 0]
         if min_visibility > 0 and rows.shape[1] >= 9:

@@ -6,7 +6,6 @@ each observation is labelled with the ground-truth box it overlaps (IoU >= 0.5) 
 
 from __future__ import annotations
 
-import configparser
 import tempfile
 import time
 from collections.abc import Sequence
@@ -16,7 +15,7 @@ from typing import Any
 from edge_agent import __version__
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
-from edge_agent.eval.groundtruth import GroundTruth
+from edge_agent.eval.groundtruth import GroundTruth, frame_rate
 from edge_agent.eval.metrics import IDENTITY_KEYS, identity_scores
 from edge_agent.memory import Store
 from edge_agent.perception.pipeline import Pipeline, build_backends
@@ -24,13 +23,6 @@ from edge_agent.perception.pipeline import Pipeline, build_backends
 __all__ = ["evaluate_mot", "format_table"]
 
 START = 1_772_434_800.0  # 2026-03-02T07:00:00Z: any fixed wall-clock start will do
-
-
-def _frame_rate(sequence: Path) -> float:
-    info = configparser.ConfigParser()
-    if not info.read(sequence / "seqinfo.ini"):
-        raise FileNotFoundError(f"{sequence} is not a MOT sequence: no seqinfo.ini")
-    return float(info["Sequence"]["frameRate"])
 
 
 def evaluate_mot(sequences: Sequence[str | Path], config: Config, models: Path, *, frames_per_clip: int = 4) -> dict[str, Any]:
@@ -42,7 +34,7 @@ def evaluate_mot(sequences: Sequence[str | Path], config: Config, models: Path, 
     truth: dict[tuple[str, int], str] = {}
     backends_used: dict[str, str] = {}
     for sequence in map(Path, sequences):
-        fps = _frame_rate(sequence)
+        fps = frame_rate(sequence)
         run_config = config.model_copy(update={"capture": config.capture.model_copy(update={
             "clip_seconds": (frames_per_clip - 0.01) / fps, "sample_fps": fps})})
         with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "memory") as store:

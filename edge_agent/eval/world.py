@@ -13,6 +13,7 @@ through the rooms."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -175,6 +176,10 @@ class World:
     questions: list[Question]
     zones: dict[str, tuple[float, float, float, float]]  #: fixed camera: place -> box in image pixels
     camera: str
+
+    @functools.cached_property
+    def layout(self) -> _Layout:
+        return _Layout(self.scenario)
 
     @property
     def classes(self) -> list[str]:
@@ -472,7 +477,7 @@ def _seen_at(world: World, instance: str, t: float) -> tuple[str, float, float]:
 
 def _place_in(world: World, session: Session, instance: str, at: float) -> str | None:
     """The place an instance stands at (by the canvas position) at a time in a session."""
-    layout = _Layout(world.scenario)
+    layout = world.layout
     frame = int(np.clip((at - session.t_start) * session.fps, 0, session.frames - 1))
     position = session.positions[frame].get(instance)
     if position is None:
@@ -488,6 +493,11 @@ def _said(colour: str) -> str:
     return _SAID.get(colour, colour)
 
 
+def _alike(a: EntitySpec, b: EntitySpec) -> bool:
+    """Look-alikes: the same category and the same colour word (a question cannot tell them apart)."""
+    return a.category == b.category and _said(a.color) == _said(b.color)
+
+
 def _noun(spec: EntitySpec) -> str:
     colour = _said(spec.color)
     return f"the {colour} {spec.category}" if spec.category != "person" else f"the person in {colour}"
@@ -497,8 +507,7 @@ def _questions(world: World, rng: np.random.Generator) -> list[Question]:
     scenario = world.scenario
     spec = {e.id: e for e in scenario.entities}
     places = [p for p in scenario.places]
-    lookalike = {e.id: any(o.id != e.id and o.category == e.category and _said(o.color) == _said(e.color) for o in scenario.entities)
-                 for e in scenario.entities}
+    lookalike = {e.id: any(o.id != e.id and _alike(o, e) for o in scenario.entities) for e in scenario.entities}
     out: list[Question] = []
     makers = (_identity_question, _last_seen_question, _counting_question, _who_question, _order_question)
     for day in range(scenario.days):
@@ -547,8 +556,7 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
         return None
     a, b, session = firsts[int(rng.integers(len(firsts)))]
     place = _place_in(world, session, instance, a)
-    twins = [i for i in spec if i != instance and spec[i].category == spec[instance].category
-             and _said(spec[i].color) == _said(spec[instance].color)]
+    twins = [i for i in spec if i != instance and _alike(spec[i], spec[instance])]
     if any(_place_in(world, session, twin, a) == place for twin in twins):
         return None  # "the red cup by the table" must name one of the look-alikes
     as_of = _as_of_after(world.sessions, b, rng)

@@ -23,6 +23,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from edge_agent.perception.embed import subject_weights
+
 __all__ = ["Describer", "LlamaVLMDescriber", "ObservationContext", "TemplateDescriber", "colour_name", "pattern_name"]
 
 
@@ -74,14 +76,10 @@ def pattern_name(patch: np.ndarray, size: int = 64) -> str:
     """'plain', 'striped', 'checked' or 'patterned', from the gradients inside the thing (a centre kernel
     times a margin-colour foreground weight, aspect kept): little gradient energy is plain; one
     orientation holding 60% of it is stripes; both axes holding a quarter each, checks."""
-    from edge_agent.perception.embed import _foreground
-
     h, w = patch.shape[:2]
     scale = size / max(h, w, 1)
     image = cv2.resize(patch, (max(8, int(w * scale)), max(8, int(h * scale))), interpolation=cv2.INTER_AREA)
-    ry = (np.arange(image.shape[0]) + 0.5) / image.shape[0] * 2 - 1
-    rx = (np.arange(image.shape[1]) + 0.5) / image.shape[1] * 2 - 1
-    inner = (np.maximum(0.0, 1.0 - (ry[:, None] ** 2 + rx[None, :] ** 2)) * _foreground(image)) > 0.5
+    inner = subject_weights(image) > 0.5
     if inner.sum() < 16:
         return "plain"
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)

@@ -13,6 +13,7 @@ An observation's embedding is the normalised mean over its best crops.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -22,7 +23,7 @@ import numpy as np
 
 from edge_agent.perception.detect import ModelError
 
-__all__ = ["ColorTextureEmbedder", "Embedder", "ONNXImageEmbedder", "OSNetEmbedder", "observation_embedding"]
+__all__ = ["ColorTextureEmbedder", "Embedder", "ONNXImageEmbedder", "OSNetEmbedder", "observation_embedding", "subject_weights"]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -46,6 +47,20 @@ def observation_embedding(embedder: Embedder, crops: Sequence[np.ndarray]) -> np
     """One vector for an observation: the normalised mean of its crops' embeddings."""
     vectors = embedder.embed(crops)
     return _normalise(vectors.mean(axis=0, keepdims=True))[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _centre_kernel(height: int, width: int) -> np.ndarray:
+    """Epanechnikov weights over an image: 1 at the centre, 0 at the edges."""
+    ry = (np.arange(height, dtype=np.float32) + 0.5) / height * 2 - 1
+    rx = (np.arange(width, dtype=np.float32) + 0.5) / width * 2 - 1
+    return np.maximum(0.0, 1.0 - (ry[:, None] ** 2 + rx[None, :] ** 2)).astype(np.float32)
+
+
+def subject_weights(image: np.ndarray) -> np.ndarray:
+    """Per pixel of a crop, how much it shows the thing rather than what is around it (0..1): the
+    centre kernel times the foreground weight. The embedder and the describer's pattern both use it."""
+    return _centre_kernel(*image.shape[:2]) * _foreground(image)
 
 
 def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.ndarray:
@@ -75,8 +90,6 @@ class ColorTextureEmbedder:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        r = (np.arange(size, dtype=np.float32) + 0.5) / size * 2 - 1
-        self._kernel = np.maximum(0.0, 1.0 - (r[:, None] ** 2 + r[None, :] ** 2)).astype(np.float32)
 
     def _one(self, patch: np.ndarray) -> np.ndarray:
         image = cv2.resize(patch, (self.size, self.size), interpolation=cv2.INTER_AREA)
@@ -86,7 +99,7 @@ class ColorTextureEmbedder:
         val = hsv[..., 2].astype(np.float32) / 255.0
         hue_bin = np.minimum((hue * 8).astype(int), 7)
         sat_bin = np.minimum((sat * 3).astype(int), 2)
-        kernel = self._kernel * _foreground(image)
+        kernel = subject_weights(image)
         weight = sat * val * kernel  # colourless or dark pixels say little about hue; the border, little at all
         blocks = []
         half = self.size // 2
