@@ -11,6 +11,25 @@ from __future__ import annotations
 
 SCHEMA_VERSION = 1
 
+
+def _content_fts(fts: str, table: str, column: str) -> str:
+    """An FTS5 index over ``table.column`` (external content) and the triggers that keep it in step."""
+    return f"""CREATE VIRTUAL TABLE {fts} USING fts5 (
+    {column}, content = '{table}', content_rowid = 'id'
+);
+CREATE TRIGGER {table}_fts_insert AFTER INSERT ON {table} BEGIN
+    INSERT INTO {fts} (rowid, {column}) VALUES (new.id, new.{column});
+END;
+CREATE TRIGGER {table}_fts_delete AFTER DELETE ON {table} BEGIN
+    INSERT INTO {fts} ({fts}, rowid, {column}) VALUES ('delete', old.id, old.{column});
+END;
+CREATE TRIGGER {table}_fts_update AFTER UPDATE OF {column} ON {table} BEGIN
+    INSERT INTO {fts} ({fts}, rowid, {column}) VALUES ('delete', old.id, old.{column});
+    INSERT INTO {fts} (rowid, {column}) VALUES (new.id, new.{column});
+END;
+"""
+
+
 _V1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -185,34 +204,8 @@ CREATE TABLE notifications (
     sent_at REAL
 );
 
-CREATE VIRTUAL TABLE observation_fts USING fts5 (
-    description, content = 'observations', content_rowid = 'id'
-);
-CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
-    INSERT INTO observation_fts (rowid, description) VALUES (new.id, new.description);
-END;
-CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
-    INSERT INTO observation_fts (observation_fts, rowid, description) VALUES ('delete', old.id, old.description);
-END;
-CREATE TRIGGER observations_fts_update AFTER UPDATE OF description ON observations BEGIN
-    INSERT INTO observation_fts (observation_fts, rowid, description) VALUES ('delete', old.id, old.description);
-    INSERT INTO observation_fts (rowid, description) VALUES (new.id, new.description);
-END;
-
-CREATE VIRTUAL TABLE episode_fts USING fts5 (
-    text, content = 'episodes', content_rowid = 'id'
-);
-CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
-    INSERT INTO episode_fts (rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
-    INSERT INTO episode_fts (episode_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-CREATE TRIGGER episodes_fts_update AFTER UPDATE OF text ON episodes BEGIN
-    INSERT INTO episode_fts (episode_fts, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO episode_fts (rowid, text) VALUES (new.id, new.text);
-END;
 """
+_V1 += _content_fts("observation_fts", "observations", "description") + "\n" + _content_fts("episode_fts", "episodes", "text")
 
 MIGRATIONS: dict[int, str] = {1: _V1}
 
