@@ -120,6 +120,32 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (stats, prune):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    rules = commands.add_parser("rules", help="rules that raise alerts: 'notify me when the dog is on the sofa'")
+    rule_commands = rules.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add = rule_commands.add_parser("add", help="read a rule (a sentence, or --json), show it back, store it once confirmed")
+    add.add_argument("text", help='the rule in words, or its predicate as a JSON object')
+    add.add_argument("--json-predicate", dest="predicate", metavar="JSON",
+                     help="the predicate as JSON (TEXT is then only the rule's name)")
+    add.add_argument("--cooldown", type=float, metavar="SECONDS", help="quiet time after an alert, per subject (default: [rules] cooldown_s)")
+    add.add_argument("--parser", choices=["auto", "phrases", "llm"], help="how to read the sentence (default: [rules] parser)")
+    add.add_argument("--model", type=Path, help="GGUF chat model of the LLM parser")
+    add.add_argument("--yes", action="store_true", help="store without asking for confirmation")
+    rule_list = rule_commands.add_parser("list", help="the rules in force")
+    rule_list.add_argument("--all", action="store_true", help="also the removed ones")
+    remove = rule_commands.add_parser("remove", help="stop a rule (its alerts stay listed)")
+    remove.add_argument("rule", type=int)
+    test = rule_commands.add_parser("test", help="replay a rule (an id, a sentence or JSON) over what memory holds; sends nothing")
+    test.add_argument("rule", help="a rule id, or a rule as for add")
+    test.add_argument("--since", help="only clips from this time on (ISO 8601)")
+    alerts = commands.add_parser("alerts", help="the alerts rules have raised")
+    alert_commands = alerts.add_subparsers(dest="action", metavar="ACTION", required=True)
+    alert_list = alert_commands.add_parser("list", help="alerts, newest first, with their deliveries")
+    alert_list.add_argument("--rule", type=int, help="only this rule's")
+    alert_list.add_argument("--limit", type=_positive_int, default=50)
+    for sub in (add, rule_list, remove, test, alert_list):
+        sub.add_argument("--config", type=Path, help="configuration file (TOML): zones, [rules], [alerts] sinks")
+        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     evaluation = commands.add_parser("eval", help="measure that memory is right: identity, synthetic worlds, public benchmarks")
     evals = evaluation.add_subparsers(dest="target", metavar="TARGET", required=True)
     identity = evals.add_parser("identity", help="cross-clip identity on MOT sequences against their true track ids")
@@ -200,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "memory":
         return _memory(args)
+    if args.command in ("rules", "alerts"):
+        return _rules(args)
     if args.command == "bench" and args.target == "retrieval":
         from edge_agent.bench import retrieval as bench_retrieval
 
@@ -356,8 +384,10 @@ def _ingest(args: argparse.Namespace) -> int:
     if args.command == "watch" and not source.live:
         print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)
 
-    with Store(home) as store:
-        pipeline = Pipeline(store, backends, config)
+    from edge_agent.rules.alerting import Alerting
+
+    with Store(home) as store, Alerting(store, config) as alerting:
+        pipeline = Pipeline(store, backends, config, after_clip=alerting.after_clip)
 
         def stop(signum: int, _frame: object) -> None:
             print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
@@ -389,13 +419,14 @@ def _ingest(args: argparse.Namespace) -> int:
             for s, handler in previous.items():
                 signal.signal(s, handler)
         entities = len(store.entities())
-    summary = {**asdict(report), "x_realtime": report.x_realtime, "entities_in_memory": entities, "home": str(home)}
+        raised = len(alerting.raised)
+    summary = {**asdict(report), "x_realtime": report.x_realtime, "entities_in_memory": entities, "home": str(home), "alerts": raised}
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
               f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
-              f"({report.x_realtime:.1f}x real time)")
+              f"({report.x_realtime:.1f}x real time); {raised} alerts")
         print("backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items()))
     return 0
 
@@ -577,3 +608,92 @@ def _memory(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _alert_line(a: Any) -> str:
+    sent = ", ".join(f"{d['sink']}: {d['status']}" + (f" ({d['error']})" if d["error"] and d["status"] != "sent" else "")
+                     for d in a.deliveries)
+    return f"alert {a.id} rule {a.rule_id} {_time(a.t)} UTC  {a.message}" + (f"  [{sent}]" if sent else "")
+
+
+def _rules(args: argparse.Namespace) -> int:
+    """rules add | list | remove | test, alerts list."""
+    from edge_agent.config import ConfigError, load_config
+    from edge_agent.memory import Store
+    from edge_agent.rules import book
+    from edge_agent.rules.parse import RuleParseError, parse_rule
+    from edge_agent.rules.predicate import describe
+    from edge_agent.rules.resolver import Resolver, ResolverSettings
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    places = sorted({name for zones in config.zones.values() for name in zones})
+    with Store(args.home or config.home) as store:
+        names = {e.name: e.id for e in store.entities() if e.name}
+
+        def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
+            """JSON as given; else the phrase reader, then the LLM (loaded only when needed)."""
+            if predicate is not None:
+                return parse_rule(predicate, places=places, names=names, mode="json")
+            mode = parser or config.rules.parser
+            if mode != "llm":
+                try:
+                    return parse_rule(text, places=places, names=names, mode="auto" if mode == "auto" else "phrases")
+                except RuleParseError as exc:
+                    if mode == "phrases" or text.lstrip().startswith("{"):
+                        raise
+                    unread = exc
+            from edge_agent.qa import load_llama
+
+            try:
+                llm = load_llama(model or config.rules.model, n_ctx=1024)
+            except (FileNotFoundError, ImportError) as exc:
+                raise RuleParseError(f"{unread if mode != 'llm' else 'the LLM parser is unavailable'}; {exc}; "
+                                     "or give the predicate with --json-predicate") from None
+            return parse_rule(text, places=places, names=names, llm=llm, mode="llm")
+
+        settings = ResolverSettings(config.rules.persist_frames, config.rules.release_s, config.rules.appearance_gap_s,
+                                    config.rules.overlap, config.rules.timezone)
+        out: Any
+        try:
+            if args.command == "alerts":
+                found = book.alerts(store, rule_id=args.rule, limit=args.limit)
+                out = [asdict(a) for a in found] if args.json else "\n".join(map(_alert_line, found)) or "no alerts yet"
+            elif args.action == "add":
+                predicate = read(args.text, args.predicate, args.parser, args.model)
+                shown = f"rule: {args.text}\nreads as: {describe(predicate)}\npredicate: {predicate.model_dump_json(exclude_defaults=True)}"
+                if not args.yes:
+                    if not sys.stdin.isatty():
+                        return _fail(f"{shown}\nnot stored: confirm with --yes (no terminal to ask on)")
+                    print(shown)
+                    if input("store this rule? [y/N] ").strip().lower() not in ("y", "yes"):
+                        print("not stored")
+                        return 1
+                rule = book.add_rule(store, args.text, predicate, cooldown_s=args.cooldown if args.cooldown is not None else config.rules.cooldown_s)
+                out = rule.as_dict() if args.json else f"{shown}\nstored as rule {rule.id}"
+            elif args.action == "list":
+                found_rules = book.rules(store, removed=args.all)
+                out = [r.as_dict() for r in found_rules] if args.json else "\n".join(
+                    f"rule {r.id}{' (removed)' if r.removed_at else ''}: {r.text}\n  {describe(r.predicate)}; cooldown {r.cooldown_s:g} s"
+                    for r in found_rules) or "no rules"
+            elif args.action == "remove":
+                rule = book.remove_rule(store, args.rule)
+                out = rule.as_dict() if args.json else f"removed rule {rule.id}: {rule.text} (its alerts stay listed)"
+            else:
+                if args.rule.isdigit():
+                    rule = book.get_rule(store, int(args.rule))
+                else:
+                    rule = book.Rule(0, args.rule, read(args.rule), config.rules.cooldown_s, 0.0, 0)
+                since = _parse_start(args.since)
+                first = 0 if since is None else int(store.db.query_one(
+                    "SELECT coalesce(max(id), 0) FROM clips WHERE t_start < ?", (since,))[0])
+                rule = book.Rule(rule.id, rule.text, rule.predicate, rule.cooldown_s, rule.created_at, 0)
+                found = Resolver(store, zones=config.zones, settings=settings, dry_run=True).process(rule_set=[rule], since_clip=first)
+                out = [asdict(a) for a in found] if args.json else "\n".join(
+                    [f"{describe(rule.predicate)}: {len(found)} alerts over memory"] + [f"  {_time(a.t)} UTC  {a.message}" for a in found])
+        except (RuleParseError, LookupError, ValueError) as exc:
+            return _fail(str(exc))
+    print(json.dumps(out, indent=2) if args.json else out)
+    return 0

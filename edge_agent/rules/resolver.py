@@ -1,0 +1,343 @@
+"""The deterministic resolver (ReflectWorld-MM's procedural memory, made exact): every clip memory
+commits is checked against the rules in force, frame by frame, from the boxes of its observations.
+
+Per rule and subject entity a small state machine runs: ``idle`` -> ``pending`` when the condition
+first holds -> ``active`` once it has held on ``persist_frames`` sampled frames and for the rule's
+minimum duration (one noisy frame never fires) -> back to ``idle`` when it has not held for
+``release_s`` (``appearance_gap_s`` for appearances). A rule fires once per active episode and
+subject (deduplication), and not again for that subject within its cooldown. Absence rules run on
+memory's clock (the end of the latest clip) and fire at the exact time the subject had been unseen
+for the span. "The n-th time this week" counts the subject's separate visits (or days) in a sliding
+window.
+
+State, alerts and their pending deliveries are written in one transaction with a watermark (the last
+clip looked at), so a restart continues where it stopped: it neither fires twice nor drops an alert.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from edge_agent.clock import format_utc
+from edge_agent.memory import Store
+from edge_agent.rules.book import Alert, Rule, rules
+from edge_agent.rules.predicate import Predicate, category_names
+
+__all__ = ["Resolver", "ResolverSettings"]
+
+_WATERMARK = "rules_watermark"
+
+
+@dataclass(frozen=True)
+class ResolverSettings:
+    persist_frames: int = 3  #: sampled frames a condition must hold on before it fires
+    release_s: float = 60.0  #: a condition false (or unseen) this long ends its episode
+    appearance_gap_s: float = 600.0  #: sightings further apart than this are separate visits
+    overlap: float = 0.5  #: "on" / "in": this fraction of the subject's box inside the object's
+    timezone: str = "UTC"  #: for time-of-day windows and "distinct days"
+
+
+@dataclass
+class _State:
+    state: str = "idle"
+    since: float | None = None
+    frames: int = 0
+    last_true: float | None = None
+    last_fired: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    dirty: bool = False
+
+
+@dataclass
+class _Observation:
+    id: int
+    entity_id: int
+    kind: str
+    category: str
+    name: str | None
+    t_end: float
+    boxes: dict[int, np.ndarray]  # frame_ms -> xyxy
+
+
+def _overlap(subject: np.ndarray, region: np.ndarray) -> float:
+    """Fraction of the subject's box inside the region."""
+    w = max(0.0, min(subject[2], region[2]) - max(subject[0], region[0]))
+    h = max(0.0, min(subject[3], region[3]) - max(subject[1], region[1]))
+    area = max((subject[2] - subject[0]) * (subject[3] - subject[1]), 1e-9)
+    return float(w * h / area)
+
+
+class Resolver:
+    """``zones``: the configuration's named places, {camera: {name: (x1, y1, x2, y2)}}. ``sinks``: the
+    names of the sinks each alert is queued for. ``dry_run``: keeps state in memory and writes nothing
+    (``rules test``)."""
+
+    def __init__(self, store: Store, *, zones: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+                 settings: ResolverSettings | None = None, sinks: Sequence[str] = (), dry_run: bool = False,
+                 on_alert: Callable[[Alert], None] | None = None) -> None:
+        self.store = store
+        self.settings = settings or ResolverSettings()
+        self.zones = {cam: {n.lower(): np.asarray(b, np.float64) for n, b in places.items()} for cam, places in (zones or {}).items()}
+        self.sinks = list(sinks)
+        self.dry_run = dry_run
+        self.on_alert = on_alert
+        self._tz = ZoneInfo(self.settings.timezone)
+        self._states: dict[tuple[int, int], _State] = {}
+        self._watermark = 0
+
+    # -- driving -----------------------------------------------------------------------------------
+
+    def process(self, *, rule_set: Sequence[Rule] | None = None, since_clip: int | None = None) -> list[Alert]:
+        """Checks every clip committed after the watermark (or ``since_clip``), in commit order; one
+        transaction per clip. Returns the alerts raised."""
+        active = [r for r in (rule_set if rule_set is not None else rules(self.store)) if r.enabled]
+        if not self.dry_run:
+            row = self.store.db.query_one("SELECT value FROM meta WHERE key = ?", (_WATERMARK,))
+            self._watermark = int(row[0]) if row else 0
+            self._load_states([r.id for r in active])
+        if since_clip is not None:
+            self._watermark = since_clip
+        clips = self.store.db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (self._watermark,))
+        raised: list[Alert] = []
+        for clip_id, camera, t0, t1 in clips:
+            applicable = [r for r in active if r.after_clip < clip_id and (r.predicate.camera in (None, camera))]
+            alerts = self._clip(int(clip_id), camera, float(t0), float(t1), applicable) if applicable else []
+            self._commit(int(clip_id), alerts)
+            raised.extend(alerts)
+        return raised
+
+    def _load_states(self, rule_ids: Sequence[int]) -> None:
+        self._states = {}
+        if not rule_ids:
+            return
+        marks = ",".join("?" * len(rule_ids))
+        for rid, subject, state, since, frames, last_true, last_fired, details in self.store.db.query(
+                f"SELECT rule_id, subject, state, since, frames, last_true, last_fired, details FROM rule_state WHERE rule_id IN ({marks})",
+                tuple(rule_ids)):
+            self._states[(int(rid), int(subject))] = _State(state, since, int(frames), last_true, last_fired, json.loads(details))
+
+    def _commit(self, clip_id: int, alerts: list[Alert]) -> None:
+        self._watermark = clip_id
+        if self.dry_run:
+            for alert in alerts:
+                if self.on_alert is not None:
+                    self.on_alert(alert)
+            return
+        from edge_agent.rules.sinks import enqueue
+
+        db = self.store.db
+        with self.store.write():
+            for (rule_id, subject), s in self._states.items():
+                if s.dirty:
+                    db.execute("INSERT OR REPLACE INTO rule_state (rule_id, subject, state, since, frames, last_true, last_fired, details) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (rule_id, subject, s.state, s.since, s.frames, s.last_true, s.last_fired, json.dumps(s.details)))
+                    s.dirty = False
+            for alert in alerts:
+                details = {"camera": alert.camera, "message": alert.message, "evidence": alert.evidence, "clip_id": alert.clip_id,
+                           "detected_at": alert.detected_at}
+                alert.id = db.insert("INSERT INTO rule_events (rule_id, entity_id, t, state, details) VALUES (?, ?, ?, 'fired', ?)",
+                                     (alert.rule_id, alert.entity_id, alert.t, json.dumps(details)))
+                enqueue(db, alert.id, alert.payload(), self.sinks, time.time())
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
+        for alert in alerts:
+            if self.on_alert is not None:
+                self.on_alert(alert)
+
+    # -- one clip ----------------------------------------------------------------------------------
+
+    def _observations(self, clip_id: int) -> list[_Observation]:
+        rows = self.store.db.query(
+            "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end FROM observations o LEFT JOIN entities e ON e.id = o.entity_id "
+            "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id", (clip_id,))
+        boxes: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
+        for oid, frame_ms, x1, y1, x2, y2 in self.store.db.query(
+                "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b JOIN observations o "
+                "ON o.id = b.observation_id WHERE o.clip_id = ?", (clip_id,)):
+            boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
+        return [_Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {})) for i, e, k, c, n, t in rows]
+
+    def _subject(self, p: Predicate, o: _Observation) -> bool:
+        if p.subject_type == "entity":
+            return o.entity_id == p.entity_id
+        if p.subject_type == "unknown_person":
+            return o.kind == "person" and not o.name
+        return o.category.lower() in category_names(p.subject)
+
+    def _regions(self, p: Predicate, camera: str, frame_ms: int, observations: Sequence[_Observation], subject: int) -> list[np.ndarray]:
+        if p.object_type == "place":
+            box = self.zones.get(camera, {}).get((p.object or "").lower())
+            return [] if box is None else [box]
+        if p.object_type == "zone":
+            return [np.asarray(p.zone, np.float64)]
+        if p.object_type == "entity":
+            return [o.boxes[frame_ms] for o in observations if o.entity_id == p.object_entity_id and frame_ms in o.boxes]
+        names = category_names(p.object or "")
+        return [o.boxes[frame_ms] for o in observations
+                if o.entity_id != subject and o.category.lower() in names and frame_ms in o.boxes]
+
+    def _holds(self, p: Predicate, box: np.ndarray, regions: Sequence[np.ndarray]) -> bool:
+        if p.relation == "appears":
+            return True
+        if p.relation == "near":
+            pad = 0.5 * max(box[2] - box[0], box[3] - box[1])
+            return any(_overlap(box, r + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
+        return any(_overlap(box, r) >= self.settings.overlap for r in regions)
+
+    def _in_window(self, p: Predicate, t: float) -> bool:
+        if p.window is None:
+            return True
+        local = dt.datetime.fromtimestamp(t, self._tz)
+        minute = local.hour * 60 + local.minute
+        start, end = (int(x[:2]) * 60 + int(x[3:]) for x in p.window)
+        return start <= minute < end if start <= end else (minute >= start or minute < end)
+
+    def _clip(self, clip_id: int, camera: str, t0: float, t1: float, applicable: Sequence[Rule]) -> list[Alert]:
+        observations = self._observations(clip_id)
+        raised: list[Alert] = []
+        for rule in applicable:
+            p = rule.predicate
+            if p.relation == "absent":
+                raised.extend(self._absence(rule, clip_id, camera, t1, observations))
+                continue
+            per_entity: dict[int, list[_Observation]] = defaultdict(list)
+            for o in observations:
+                if self._subject(p, o):
+                    per_entity[o.entity_id].append(o)
+            for entity_id, own in per_entity.items():
+                frames = sorted({f for o in own for f in o.boxes})
+                for frame_ms in frames:
+                    t = frame_ms / 1000.0
+                    box = next(o.boxes[frame_ms] for o in own if frame_ms in o.boxes)
+                    truth = self._in_window(p, t) and self._holds(p, box, self._regions(p, camera, frame_ms, observations, entity_id))
+                    alert = self._step(rule, entity_id, t, truth, camera, clip_id, [o.id for o in own], t1)
+                    if alert is not None:
+                        raised.append(alert)
+            for (rule_id, entity_id), s in list(self._states.items()):  # time passes for subjects not seen here
+                if rule_id == rule.id and entity_id not in per_entity:
+                    alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
+                    if alert is not None:
+                        raised.append(alert)
+        return raised
+
+    def _release(self, p: Predicate) -> float:
+        return self.settings.appearance_gap_s if p.relation == "appears" else self.settings.release_s
+
+    def _step(self, rule: Rule, entity_id: int, t: float, truth: bool | None, camera: str, clip_id: int, evidence: list[int],
+              clock: float) -> Alert | None:
+        """One sampled frame for one subject: truth True / False, or None when it was not seen (time passes)."""
+        p = rule.predicate
+        s = self._states.setdefault((rule.id, entity_id), _State())
+        if truth:
+            if s.state == "idle" or (s.last_true is not None and t - s.last_true > self._release(p)):
+                ended = self._end(rule, entity_id, s, t, camera, clip_id, clock) if s.state == "active" else None
+                s.state, s.since, s.frames = "pending", t, 0
+                s.details.pop("first_false", None)
+                if ended is not None:
+                    return ended
+            s.frames += 1
+            s.last_true = t
+            s.details.pop("first_false", None)
+            s.dirty = True
+            if s.state == "pending" and s.frames >= self.settings.persist_frames and t - (s.since or t) >= p.min_duration_s:
+                s.state = "active"
+                if p.relation == "leaves":
+                    return None  # inside, confirmed: fires when it leaves
+                if p.times is not None and not self._counts(rule, s, t):
+                    return None
+                return self._fire(rule, entity_id, s, t, camera, clip_id, evidence, clock)
+            return None
+        if s.state == "idle":
+            return None
+        if truth is False and "first_false" not in s.details:
+            s.details["first_false"] = t
+            s.dirty = True
+        if s.last_true is not None and t - s.last_true > self._release(p):
+            return self._end(rule, entity_id, s, t, camera, clip_id, clock)
+        return None
+
+    def _end(self, rule: Rule, entity_id: int, s: _State, t: float, camera: str, clip_id: int, clock: float) -> Alert | None:
+        was_active = s.state == "active"
+        left_at = float(s.details.pop("first_false", s.last_true or t))
+        s.state, s.since, s.frames = "idle", None, 0
+        s.dirty = True
+        if was_active and rule.predicate.relation == "leaves":
+            return self._fire(rule, entity_id, s, left_at, camera, clip_id, [], clock)
+        return None
+
+    def _counts(self, rule: Rule, s: _State, t: float) -> bool:
+        """Records a visit; whether this is exactly the n-th within the window."""
+        p = rule.predicate
+        visits = [v for v in s.details.get("visits", []) if v > t - float(p.within_s or 0)] + [t]
+        s.details["visits"] = visits
+        if p.per == "day":
+            days = {dt.datetime.fromtimestamp(v, self._tz).date() for v in visits}
+            today = dt.datetime.fromtimestamp(t, self._tz).date()
+            first_today = all(dt.datetime.fromtimestamp(v, self._tz).date() != today for v in visits[:-1])
+            return len(days) == p.times and first_today
+        return len(visits) == p.times
+
+    def _fire(self, rule: Rule, entity_id: int, s: _State, t: float, camera: str | None, clip_id: int, evidence: list[int],
+              clock: float) -> Alert | None:
+        s.dirty = True
+        if s.last_fired is not None and t - s.last_fired < rule.cooldown_s:
+            return None  # within the cooldown: this episode stays quiet
+        s.last_fired = t
+        return Alert(rule.id, rule.text, entity_id, t, camera, self._message(rule, entity_id, t, camera), evidence, clip_id, clock)
+
+    def _message(self, rule: Rule, entity_id: int, t: float, camera: str | None) -> str:
+        p = rule.predicate
+        row = self.store.db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
+        who = (f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}")
+        where = f" on camera {camera}" if camera else ""
+        if p.relation == "absent":
+            return f"{who} has not been seen for {p.absent_for_s / 3600:g} h (since {format_utc(t - float(p.absent_for_s or 0))} UTC)"
+        if p.times is not None:
+            return f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, at {format_utc(t)} UTC{where}"
+        verb = {"on": "is on", "in": "is in", "near": "is near", "enters": "entered", "leaves": "left", "appears": "appeared"}[p.relation]
+        target = "" if p.relation == "appears" else " " + (p.object or f"zone {list(p.zone or ())}")
+        return f"{who} {verb}{target} at {format_utc(t)} UTC{where} (rule {rule.id}: {rule.text})"
+
+    def _absence(self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]) -> list[Alert]:
+        p = rule.predicate
+        span = float(p.absent_for_s or 0)
+        candidates: list[int | None]
+        if p.subject_type == "entity":
+            candidates = [p.entity_id]
+        else:
+            rows = self.store.db.query("SELECT id, kind, category, name FROM entities")
+            names = category_names(p.subject)
+            candidates = [int(i) for i, k, c, n in rows
+                          if (k == "person" and not n if p.subject_type == "unknown_person" else c.lower() in names)]
+        raised = []
+        for entity_id in candidates:
+            if entity_id is None:
+                continue
+            s = self._states.setdefault((rule.id, entity_id), _State())
+            seen_here = [o.t_end for o in observations if o.entity_id == entity_id]
+            if seen_here:
+                s.last_true = max(seen_here + [s.last_true or -math.inf])
+                s.state = "active"
+                s.dirty = True
+            elif s.last_true is None:
+                row = self.store.db.query_one("SELECT max(t_end) FROM observations WHERE entity_id = ? AND clip_id <= ?", (entity_id, clip_id))
+                if row is None or row[0] is None:
+                    continue  # never seen: nothing to miss yet
+                s.last_true, s.state, s.dirty = float(row[0]), "active", True
+            due = float(s.last_true) + span
+            if clock >= due and s.state == "active":
+                s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
+                alert = self._fire(rule, entity_id, s, due, None, clip_id, [], clock)
+                if alert is not None:
+                    raised.append(alert)
+        return raised

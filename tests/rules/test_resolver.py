@@ -1,0 +1,165 @@
+"""The deterministic resolver on memories written through the real store: persistence, one alert per
+episode, cooldown, restarts, absence on memory's clock, and the n-th sighting."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers.memory import clip, observation, unit
+
+from edge_agent.memory import Store
+from edge_agent.rules import book
+from edge_agent.rules.alerting import Alerting
+from edge_agent.rules.parse import parse_rule
+from edge_agent.rules.resolver import Resolver, ResolverSettings
+
+HOUR, DAY = 3600.0, 86400.0
+ZONES = {"living": {"sofa": (100, 100, 300, 300)}}
+ON_SOFA, OFF_SOFA = (150, 150, 220, 220), (400, 150, 470, 220)
+DOG = unit(np.r_[np.ones(8), np.zeros(8)])
+KEYS = unit(np.r_[np.zeros(8), np.ones(8)])
+
+
+def dog(t0, boxes, track=1):
+    """A dog observation sampled every 0.5 s with the given boxes (one per frame)."""
+    rec = observation(track, t0, boxes[0], DOG, kind="animal", category="dog", frames=len(boxes), step=0.5)
+    rec.boxes[:] = np.asarray(boxes, np.float32)
+    return rec
+
+
+def ingest(store, t0, records, camera="living", length=10.0):
+    store.ingest_clip(clip(t0, length, camera), records)
+
+
+def fired(alerts):
+    return [round(a.t - T0, 1) for a in alerts]
+
+
+T0 = 1_772_438_400.0  # 2026-03-02 08:00 UTC
+
+
+@pytest.fixture
+def home(tmp_path):
+    return tmp_path / "home"
+
+
+def add(store, text, cooldown=600.0):
+    return book.add_rule(store, text, parse_rule(text, places=["sofa"]), cooldown_s=cooldown)
+
+
+def test_dog_on_sofa_fires_once_per_episode_not_on_a_noisy_frame_and_respects_the_cooldown(home):
+    with Store(home) as store:
+        add(store, "notify me when the dog is on the sofa", cooldown=600)
+        resolver = Resolver(store, zones=ZONES, settings=ResolverSettings(persist_frames=3, release_s=60))
+        # one noisy frame on the sofa among frames off it: no alert
+        ingest(store, T0, [dog(T0, [OFF_SOFA, ON_SOFA, OFF_SOFA, OFF_SOFA])])
+        assert resolver.process() == []
+        # an episode of 30 s on the sofa over three clips: one alert, at its third frame
+        for k in range(3):
+            ingest(store, T0 + 100 + 10 * k, [dog(T0 + 100 + 10 * k, [ON_SOFA] * 20)])
+        assert fired(resolver.process()) == [101.0]
+        # off for two minutes (the episode ends), back on within the cooldown: no alert
+        ingest(store, T0 + 200, [dog(T0 + 200, [OFF_SOFA] * 20)])
+        ingest(store, T0 + 300, [dog(T0 + 300, [ON_SOFA] * 20)])
+        assert resolver.process() == []
+        # an episode after the cooldown: a second alert
+        ingest(store, T0 + 400, [dog(T0 + 400, [OFF_SOFA] * 20)])
+        ingest(store, T0 + 1000, [dog(T0 + 1000, [ON_SOFA] * 20)])
+        alerts = resolver.process()
+        assert fired(alerts) == [1001.0]
+        assert alerts[0].entity_id is not None and "sofa" in alerts[0].message
+        listed = book.alerts(store)
+        assert [round(a.t - T0, 1) for a in listed] == [1001.0, 101.0]  # newest first
+        assert listed[1].deliveries == []  # no sinks were configured for this resolver
+
+
+def test_a_restart_neither_refires_nor_loses_a_pending_alert(home, tmp_path):
+    from edge_agent.config import load_config
+
+    config = load_config(None, zones=ZONES, alerts={"sinks": [{"type": "jsonl", "path": str(tmp_path / "alerts.jsonl")}]})
+    with Store(home) as store:
+        add(store, "notify me when the dog is on the sofa")
+        resolver = Resolver(store, zones=ZONES, sinks=["jsonl"])
+        ingest(store, T0, [dog(T0 + 9, [ON_SOFA, ON_SOFA], track=1)])  # two frames: pending, not yet confirmed
+        assert resolver.process() == []
+    with Store(home) as store:  # a new process: the pending condition goes on where it stopped
+        resolver = Resolver(store, zones=ZONES, sinks=["jsonl"])
+        ingest(store, T0 + 10, [dog(T0 + 10, [ON_SOFA] * 4)])
+        alerts = resolver.process()
+        assert fired(alerts) == [10.0]
+        assert resolver.process() == []  # processed once
+        status = store.db.query("SELECT status FROM notifications")
+        assert status == [("pending",)]  # the process "dies" before delivering it
+    with Store(home) as store:
+        assert Resolver(store, zones=ZONES, sinks=["jsonl"]).process() == []  # nothing re-fires after the restart
+        with Alerting(store, config):  # the dispatcher delivers what was left pending
+            pass
+        lines = (tmp_path / "alerts.jsonl").read_text().splitlines()
+        assert len(lines) == 1 and json.loads(lines[0])["rule_id"] == 1
+        with Alerting(store, config):
+            pass
+        assert len((tmp_path / "alerts.jsonl").read_text().splitlines()) == 1  # and never twice
+
+
+def test_absence_fires_at_the_right_simulated_time(home):
+    with Store(home) as store:
+        add(store, "tell me if the keys have not been seen for 12 hours")
+        resolver = Resolver(store, zones=ZONES)
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)])
+        seen_until = T0 + 1.5
+        alerts = []
+        for h in range(1, 16):  # an hourly clip of the dog alone
+            ingest(store, T0 + h * HOUR, [dog(T0 + h * HOUR, [OFF_SOFA] * 4)])
+            alerts += resolver.process()
+        assert len(alerts) == 1
+        assert alerts[0].t == pytest.approx(seen_until + 12 * HOUR)
+        assert alerts[0].detected_at == pytest.approx(T0 + 12 * HOUR + 10)  # the end of the first clip past that time
+        assert "not been seen" in alerts[0].message
+        # seen again, then absent again: a second alert for the new absence
+        ingest(store, T0 + 16 * HOUR, [observation(1, T0 + 16 * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)])
+        ingest(store, T0 + 29 * HOUR, [dog(T0 + 29 * HOUR, [OFF_SOFA] * 4)])
+        assert [round((a.t - T0) / HOUR, 3) for a in resolver.process()] == [28.0]
+
+
+def _person(t0, vector):
+    rec = observation(1, t0, (10, 10, 60, 160), vector, kind="person", category="person", frames=6)
+    return rec
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("an unknown person appears for the third time this week", [2]),
+    ("an unknown person appears on 3 different days this week", [3]),
+])
+def test_the_third_sighting_counts_separate_visits_or_days(home, text, expected):
+    stranger = unit(np.r_[np.ones(4), np.zeros(12)])
+    visits = [T0, T0 + 2 * HOUR, T0 + DAY, T0 + 2 * DAY, T0 + 2 * DAY + 60]  # the last one is the same visit
+    with Store(home) as store:
+        add(store, text, cooldown=0)
+        resolver = Resolver(store)
+        fired_at = []
+        for i, t in enumerate(visits):
+            ingest(store, t, [_person(t, stranger)])
+            if resolver.process():
+                fired_at.append(i)
+        assert fired_at == expected
+        # a named person is no longer unknown
+        entity = store.entities("person")[0].id
+        from edge_agent.memory import corrections
+
+        corrections.rename(store, entity, "Alice")
+        for t in (T0 + 3 * DAY, T0 + 4 * DAY, T0 + 5 * DAY):
+            ingest(store, t, [_person(t, stranger)])
+        assert resolver.process() == []
+
+
+def test_rules_test_replays_without_writing(home):
+    with Store(home) as store:
+        for k in range(3):
+            ingest(store, T0 + 10 * k, [dog(T0 + 10 * k, [ON_SOFA] * 20)])
+        rule = book.Rule(0, "dog on sofa", parse_rule("the dog is on the sofa", places=["sofa"]), 600.0, 0.0, 0)
+        alerts = Resolver(store, zones=ZONES, dry_run=True).process(rule_set=[rule], since_clip=0)
+        assert fired(alerts) == [1.0]
+        assert store.db.query("SELECT count(*) FROM rule_events") == [(0,)]
+        assert store.db.query("SELECT count(*) FROM rule_state") == [(0,)]
