@@ -10,6 +10,7 @@ from helpers.memory import DAY, clip, near, observation, unit
 
 from edge_agent.cli import main
 from edge_agent.memory import Store
+from edge_agent.memory.schema import SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_errors_exit_1_with_a_message(home, capsys, argv, message):
 def test_memory_stats_and_prune(home, capsys):
     code, out, _ = run(capsys, "--home", home, "memory", "stats", "--json")
     stats = json.loads(out)
-    assert code == 0 and stats["rows"]["observations"] == 4 and stats["schema_version"] == 1 and stats["bytes"] > 0
+    assert code == 0 and stats["rows"]["observations"] == 4 and stats["schema_version"] == SCHEMA_VERSION and stats["bytes"] > 0
     code, out, _ = run(capsys, "--home", home, "memory", "prune", "--max-age-days", "1", "--json")
     assert code == 0 and json.loads(out)["clips_deleted"] == 4  # the clips are from 1970, long past the cap
     code, _, err = run(capsys, "--home", home, "memory", "prune")

@@ -96,6 +96,7 @@ def merge(store: Store, keep: int, absorb: int, *, force: bool = False) -> Entit
         moved = b.observations
         store.db.execute("UPDATE observations SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
         store.db.execute("UPDATE facts SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
+        store.db.execute("UPDATE traces SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
         store.db.execute("UPDATE rule_events SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
         for x, y in store.db.query(
             "SELECT entity_a, entity_b FROM entity_constraints WHERE entity_a = ?1 OR entity_b = ?1", (absorb,)
@@ -134,6 +135,7 @@ def split(store: Store, entity_id: int, at_observation: int) -> tuple[Entity, En
         )
         marks = ",".join("?" * len(moving))
         store.db.execute(f"UPDATE observations SET entity_id = ? WHERE id IN ({marks})", (new_id, *moving))
+        store.db.execute(f"UPDATE traces SET entity_id = ? WHERE first_observation_id IN ({marks})", (new_id, *moving))
         store.associator.rebuild_references(entity_id)
         store.associator.rebuild_references(new_id)
         _refresh_span(store, entity_id)

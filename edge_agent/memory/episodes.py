@@ -51,9 +51,16 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
 
 
 def _seen(store: Store, camera: str, t_start: float, t_end: float) -> list[tuple[int | None, str, str]]:
-    return [(e, c, d) for e, c, d in store.db.query(
+    """What was seen in the window: its observations, and the things that stayed through it in a trace
+    whose observations were folded away."""
+    seen = [(e, c, d) for e, c, d in store.db.query(
         "SELECT entity_id, category, description FROM observations WHERE camera = ? AND t_start >= ? AND t_start < ? ORDER BY t_start",
         (camera, t_start, t_end))]
+    present = {e for e, _, _ in seen}
+    seen += [(e, c, d) for e, c, d in store.db.query(
+        "SELECT t.entity_id, e.category, t.description FROM traces t JOIN entities e ON e.id = t.entity_id "
+        "WHERE t.camera = ? AND t.t_start < ? AND t.t_end >= ? ORDER BY t.t_start", (camera, t_end, t_start)) if e not in present]
+    return seen
 
 
 def roll_up(store: Store, camera: str, before: float, summarize: Summarizer | None = None) -> list[int]:

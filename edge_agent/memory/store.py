@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from edge_agent.memory import episodes
+from edge_agent.memory import consolidate, episodes
 from edge_agent.memory.associate import AssociationConfig, Associator, score_from_json
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import (
@@ -63,13 +63,15 @@ class Store:
 
     Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, home: str | Path | None = None, *, config: AssociationConfig | None = None, driver: str | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, *, config: AssociationConfig | None = None, driver: str | None = None,
+                 consolidation: consolidate.ConsolidationConfig | None = None) -> None:
         self.home = Path(home) if home is not None else default_home()
         self.media_dir = self.home / "media"
         self.media_dir.mkdir(parents=True, exist_ok=True)
         self.db = Database(self.home / "memory.db", driver=driver)
         self.config = config or AssociationConfig()
         self.associator = Associator(self.db, self.config)
+        self.consolidation = consolidation or consolidate.ConsolidationConfig()
         self._spaces: dict[str, tuple[int, int]] = {}
         self._load_spaces()
         self._seen_version = self.db.data_version()
@@ -151,9 +153,10 @@ class Store:
                     f"observation of track {r.track_id} spans {r.t_start}..{r.t_end}, outside its clip {clip.t_start}..{clip.t_end}"
                 )
         with self.write():
-            existing = self.db.query_one("SELECT id FROM clips WHERE camera = ? AND t_start = ?", (clip.camera, clip.t_start))
-            if existing is not None:
-                return IngestResult(int(existing[0]), False, tuple(self._clip_decisions(int(existing[0]))))
+            existing = self.db.query_one("SELECT clip_id FROM ingest_log WHERE camera = ? AND clip_t_start = ?", (clip.camera, clip.t_start))
+            if existing is not None:  # its clip may since have been folded into a trace, or pruned
+                clip_id = int(existing[0]) if existing[0] is not None else 0
+                return IngestResult(clip_id, False, tuple(self._clip_decisions(clip_id)))
             now = time.time()
             clip_id = self.db.insert(
                 "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -170,12 +173,16 @@ class Store:
                     "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
                     (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
                 )
+            sightings = [consolidate.Sighting(d.observation_id, d.entity_id, r.kind, r.t_start, r.t_end, r.description,
+                                              np.median(np.asarray(r.boxes, np.float64), axis=0)) for r, d in zip(records, decisions)]
+            folded = consolidate.consolidate_clip(self, self.consolidation, clip_id, clip.camera, sightings)
             episodes.roll_up(self, clip.camera, before=clip.t_start)  # windows this clip is past are closed
             self.db.execute(
                 "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (clip.camera, clip.t_start, clip.t_end, clip_id, len(records), now),
             )
+        self.delete_media(folded)
         return IngestResult(clip_id, True, tuple(decisions))
 
     def _write_observation(self, clip_id: int, camera: str, r: ObservationRecord) -> AssociationDecision:
@@ -366,7 +373,8 @@ class Store:
     def counts(self) -> dict[str, int]:
         """Rows per table (vector tables summed), for audits and benchmarks."""
         tables = ["clips", "observations", "observation_boxes", "entities", "entity_refs", "association_log",
-                  "entity_constraints", "corrections", "episodes", "facts", "rules", "rule_events", "notifications"]
+                  "entity_constraints", "corrections", "episodes", "traces", "facts", "rules", "rule_state", "rule_events", "notifications",
+                  "ingest_log", "clip_speech"]
         out = {t: int(self.db.query_one(f"SELECT count(*) FROM {t}")[0]) for t in tables}
         out["vec_obs"] = sum(int(self.db.query_one(f"SELECT count(*) FROM vec_obs_{i}")[0]) for i, _ in self._spaces.values())
         out["vec_ref"] = sum(int(self.db.query_one(f"SELECT count(*) FROM vec_ref_{i}")[0]) for i, _ in self._spaces.values())

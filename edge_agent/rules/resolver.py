@@ -33,7 +33,7 @@ from edge_agent.memory import Store
 from edge_agent.rules.book import Alert, Rule, rules
 from edge_agent.rules.predicate import Predicate, category_names
 
-__all__ = ["Resolver", "ResolverSettings"]
+__all__ = ["Resolver", "ResolverSettings", "box_overlap"]
 
 _WATERMARK = "rules_watermark"
 
@@ -69,8 +69,8 @@ class _Observation:
     boxes: dict[int, np.ndarray]  # frame_ms -> xyxy
 
 
-def _overlap(subject: np.ndarray, region: np.ndarray) -> float:
-    """Fraction of the subject's box inside the region."""
+def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
+    """Fraction of the subject's box (x1, y1, x2, y2) inside the region."""
     w = max(0.0, min(subject[2], region[2]) - max(subject[0], region[0]))
     h = max(0.0, min(subject[3], region[3]) - max(subject[1], region[1]))
     area = max((subject[2] - subject[0]) * (subject[3] - subject[1]), 1e-9)
@@ -191,8 +191,8 @@ class Resolver:
             return True
         if p.relation == "near":
             pad = 0.5 * max(box[2] - box[0], box[3] - box[1])
-            return any(_overlap(box, r + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
-        return any(_overlap(box, r) >= self.settings.overlap for r in regions)
+            return any(box_overlap(box, r + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
+        return any(box_overlap(box, r) >= self.settings.overlap for r in regions)
 
     def _in_window(self, p: Predicate, t: float) -> bool:
         if p.window is None:

@@ -29,7 +29,7 @@ def test_lookalikes_over_two_days(tmp_path, capsys, scene):
     home = tmp_path / "home"
     first = ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
     assert first["clips"] == 2 and first["new_entities"] == 3 and first["backends"]["detector"].startswith("ground truth")
-    assert set(first["stage_ms"]) == {"decode", "detect", "track", "embed", "describe", "write", "speech"}
+    assert set(first["stage_ms"]) == {"decode", "detect", "track", "embed", "describe", "write", "rules", "speech"}
     second = ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
     assert second["new_entities"] == 0 and second["observations"] >= 2
     with Store(home) as store:
