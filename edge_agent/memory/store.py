@@ -72,6 +72,7 @@ class Store:
         self.config = config or AssociationConfig()
         self.associator = Associator(self.db, self.config)
         self.consolidation = consolidation or consolidate.ConsolidationConfig()
+        self.summarize: episodes.Summarizer | None = None  #: writes episode summaries (an LLM); None: extractive
         self._spaces: dict[str, tuple[int, int]] = {}
         self._load_spaces()
         self._seen_version = self.db.data_version()
@@ -176,7 +177,7 @@ class Store:
             sightings = [consolidate.Sighting(d.observation_id, d.entity_id, r.kind, r.t_start, r.t_end, r.description,
                                               np.median(np.asarray(r.boxes, np.float64), axis=0)) for r, d in zip(records, decisions)]
             folded = consolidate.consolidate_clip(self, self.consolidation, clip_id, clip.camera, sightings)
-            episodes.roll_up(self, clip.camera, before=clip.t_start)  # windows this clip is past are closed
+            episodes.roll_up(self, clip.camera, before=clip.t_start, summarize=self.summarize)  # windows this clip is past are closed
             self.db.execute(
                 "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -209,7 +210,7 @@ class Store:
         go on. A clip arriving later in one of them rewrites its summary."""
         with self.write():
             cameras = [camera] if camera is not None else [r[0] for r in self.db.query("SELECT DISTINCT camera FROM clips")]
-            return [e for c in cameras for e in episodes.roll_up(self, c, before=float("inf"))]
+            return [e for c in cameras for e in episodes.roll_up(self, c, before=float("inf"), summarize=self.summarize)]
 
     def propose(self, kind: str, space: str, embedding: np.ndarray) -> Entity | None:
         """The entity this appearance most likely belongs to, without deciding anything (the decision
@@ -418,6 +419,10 @@ class Store:
         bound = float("inf") if before is None else float(before)
         observations = [r[0] for r in self.db.query(
             "SELECT id FROM observations WHERE t_start <= ? AND t_end >= ? AND t_start < ? ORDER BY t_start LIMIT ?", (t1, t0, bound, limit))]
+        # things that stayed through the moment in a trace whose sightings then were folded: its opening observation
+        observations += [r[0] for r in self.db.query(
+            "SELECT first_observation_id FROM traces WHERE t_start <= ? AND t_end >= ? AND t_start < ? "
+            "AND first_observation_id IS NOT NULL ORDER BY t_start LIMIT ?", (t1, t0, bound, limit)) if r[0] not in observations]
         episodes = [r[0] for r in self.db.query(
             "SELECT id FROM episodes WHERE scale = 'clip' AND t_start <= ? AND t_end >= ? AND t_start < ? ORDER BY t_start LIMIT ?",
             (t1, t0, bound, limit))]

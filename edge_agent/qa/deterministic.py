@@ -17,6 +17,7 @@ import numpy as np
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store
 from edge_agent.memory.textindex import STOPWORDS
+from edge_agent.memory.consolidate import facts
 from edge_agent.memory.wording import place_of
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
@@ -28,6 +29,8 @@ _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
 _WHO = re.compile(r"\bwho\b", re.I)
 _AFTER = re.compile(r"\b(after|afterwards|next|then)\b", re.I)
+_USUAL = re.compile(r"\b(usual|usually|normally|typically|generally|habits?|most (?:days|mornings|afternoons|evenings|nights)|"
+                    r"whose|belongs?|owns?|owner|where does .* (?:live|stay|go))\b", re.I)
 
 
 @dataclass
@@ -98,7 +101,9 @@ class DeterministicController:
         evidence = self.retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
-        if _WHO.search(question):
+        if _USUAL.search(question) and not around:
+            tool, text, cited = "facts", *self._facts(evidence, question, as_of)
+        elif _WHO.search(question):
             tool, text, cited = "who", *self._who(evidence, as_of, around)
         elif _COUNT.search(question):
             tool, text, cited = "count", *self._count(evidence, as_of, question)
@@ -199,6 +204,23 @@ class DeterministicController:
                 return (f"Person #{p.entity_id}{name} was with entity #{subject} at {_t(o.t_start)} on camera {o.camera}: "
                         f"{p.description or 'no description'}.", [_cite(o), _cite(p)])
         return f"No person was seen together with entity #{subject}.", []
+
+    def _facts(self, evidence: Evidence, question: str, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
+        """What memory has learnt about the subject (usual place, owner, habits, state), most important first."""
+        subject = self._subject(evidence)
+        if subject is None:
+            return self._summary(evidence)
+        known = facts(self.store, [subject], before=as_of)
+        owner = re.search(r"\b(whose|belongs?|owns?|owner)\b", question, re.I)
+        known = sorted(known, key=lambda f: (not (f.kind == "owner") if owner else f.kind == "state", -f.importance))
+        if not known:
+            return f"Memory has learnt nothing yet about entity #{subject}; " + self._summary(evidence)[0], []
+        entity = self.store.entity(subject)
+        name = f" '{entity.name}'" if entity.name else ""
+        said = "; ".join(f"{f.text} (importance {f.importance:.2f}, confirmed {f.confirmations} times, last {_t(f.last_confirmed)})"
+                         for f in known[:4])
+        history = self._history(subject, as_of)
+        return f"Entity #{subject}{name} ({entity.category}): {said}.", [_cite(o) for o in history[-1:]]
 
     def _summary(self, evidence: Evidence) -> tuple[str, list[dict[str, object]]]:
         shown = self.store.observations_by_id(evidence.observation_ids[:3])

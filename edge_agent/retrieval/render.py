@@ -11,6 +11,7 @@ from collections import defaultdict
 
 from edge_agent.clock import format_utc as _t
 from edge_agent.memory import Store
+from edge_agent.memory.consolidate import facts, traces
 from edge_agent.retrieval.retrieve import Evidence
 
 __all__ = ["READING_INSTRUCTIONS", "render"]
@@ -44,6 +45,10 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
         by_entity[o.entity_id if o.entity_id is not None else -1].append(o)
     order = sorted(by_entity, key=lambda e: -max(evidence.scores.get(("observation", o.id), 0.0) for o in by_entity[e]))
     entities = {e: store.entity(e) for e in order if e >= 0}
+    spans = _spans(store, [o.id for o in observations], evidence.as_of)
+    learnt = defaultdict(list)
+    for f in facts(store, [e for e in order if e >= 0], min_importance=0.1, before=evidence.as_of):
+        learnt[f.entity_id].append(f)
     for entity_id in order:
         entity = entities.get(entity_id)
         shown = by_entity[entity_id]
@@ -56,8 +61,10 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
             clip = store.clip(o.clip_id)
             keyframe = f" [keyframe {clip.keyframes[0]}]" if clip.keyframes else ""
             lines.append(f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: "
-                         f"{o.description or '(no description)'}{keyframe}")
+                         f"{o.description or '(no description)'}{keyframe}{spans.get(o.id, '')}")
         if entity is not None:
+            for f in learnt.get(entity.id, [])[:3]:
+                lines.append(f"  - learnt: {f.text} (importance {f.importance:.2f}, {f.confirmations} confirmations)")
             count, first, last, cameras = store.appearances(entity.id, before=evidence.as_of, excluding=[o.id for o in shown])
             if count:
                 lines.append(f"  - not shown: {count} more appearances, {_t(first)} to {_t(last)}, cameras {', '.join(cameras)}")
@@ -80,3 +87,15 @@ def _episodes(store: Store, evidence: Evidence, lines: list[str]) -> None:
         lines.append("\nEpisodes:")
         for ep in episodes:
             lines.append(f"  - episode {ep.id} ({ep.scale}, {ep.camera}, {_t(ep.t_start)} to {_t(ep.t_end)[11:]}): {ep.text}")
+
+
+def _spans(store: Store, observation_ids: list[int], as_of: float | None) -> dict[int, str]:
+    """For observations that open or close a trace: how long the thing stayed that way."""
+    out: dict[int, str] = {}
+    for tr in traces(store, observation_ids=observation_ids):
+        end = tr.t_end if as_of is None else min(tr.t_end, as_of)
+        if tr.sightings > 1 and end > tr.t_start:
+            for o in (tr.first_observation_id, tr.last_observation_id):
+                if o is not None:
+                    out[o] = f" (stayed so from {_t(tr.t_start)} to {_t(end)}, {tr.sightings} sightings)"
+    return out

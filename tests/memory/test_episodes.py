@@ -75,3 +75,29 @@ def test_forget_and_retention_leave_no_trace_in_summaries(tmp_path):
         assert not any(f"#{dog} " in e[5] or "dog" in e[5] for e in store.db.query("SELECT 0, 0, 0, 0, 0, text FROM episodes"))
         retention.enforce(store, retention.RetentionPolicy(max_age_days=0.05), now=T0 + 3 * 3600 + 60)  # drops 07:00-07:06
         assert _episodes(store, "10min") == [] and _episodes(store, "hour") == []  # nothing left under them
+
+
+class _Model:
+    def __init__(self, reply):
+        self.reply, self.prompts = reply, []
+
+    def create_chat_completion(self, messages, max_tokens, temperature):
+        self.prompts.append(messages[-1]["content"])
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return {"choices": [{"message": {"content": self.reply}}]}
+
+
+def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallback(tmp_path):
+    from edge_agent.memory.episodes import LLMSummarizer
+
+    with Store(tmp_path / "home") as store:
+        store.summarize = LLMSummarizer(_Model("A red cup stayed by the sink;  a dog came by."))
+        for k in range(6):
+            _clip(store, T0 + 120 * k, dog=k == 3)
+        text = _episodes(store, "10min")[0][5]
+        assert text.endswith("(10min): A red cup stayed by the sink; a dog came by.")
+        assert "plain red cup (5 sightings)" in store.summarize.llm.prompts[0]  # the model reads what memory holds
+        store.summarize = LLMSummarizer(_Model(RuntimeError("out of memory")))
+        store.close_episodes()
+        assert "things seen" in _episodes(store, "10min")[1][5] and store.summarize.failures == 1

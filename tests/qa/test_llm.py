@@ -70,7 +70,7 @@ def test_real_smollm2_tool_calls_parse(home, embedder):
         controller = LLMController(store, embedder, llm, max_rounds=2)
         call = controller._call([{"role": "system", "content": "Reply with one JSON tool call."},
                                  {"role": "user", "content": "Question: where is the red cup? Search for it."}])
-        assert call["tool"] in {"search", "open_biography", "open_episode", "look_at_frames", "answer"}
+        assert call["tool"] in {"search", "open_biography", "open_episode", "facts", "look_at_frames", "answer"}
         branch = next(b for b in TOOL_SCHEMA["oneOf"] if b["properties"]["tool"]["const"] == call["tool"])
         assert set(branch["required"]) <= set(call)
         answer = controller.ask("Where was the red cup last seen?")

@@ -1,0 +1,63 @@
+"""What memory has learnt (semantic facts) reaches the reader: the deterministic facts tool, the LLM's
+facts tool, the rendered context, and the rank boost by importance."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from helpers.memory import clip, observation, unit
+
+from edge_agent.memory import Store, consolidate
+from edge_agent.qa import DeterministicController
+from edge_agent.qa.llm import TOOL_SCHEMA, LLMController
+from edge_agent.retrieval import render
+
+MUG = unit(np.r_[np.ones(8), np.zeros(8)])
+T0 = 1_772_438_400.0
+
+
+def _memory(home):
+    store = Store(home)
+    t = T0
+    for k in range(6):  # the red cup rests by the counter five times, once by the sink
+        place, box = ("sink", (400, 100, 440, 140)) if k == 3 else ("counter", (100, 100, 140, 140))
+        store.ingest_clip(clip(t), [observation(1, t, box, MUG, description=f"a red cup by the {place}, staying in place")])
+        t += 3600
+    return store
+
+
+class Scripted:
+    def __init__(self, *calls):
+        self.calls, self.seen = list(calls), []
+
+    def create_chat_completion(self, messages, max_tokens, temperature, response_format):
+        assert response_format["schema"] is TOOL_SCHEMA
+        self.seen.append(messages[-1]["content"])
+        return {"choices": [{"message": {"content": self.calls.pop(0)}}]}
+
+
+def test_usual_place_from_facts(tmp_path, embedder):
+    with _memory(tmp_path / "home") as store:
+        known = {f.value: f.importance for f in consolidate.facts(store, [1]) if f.kind == "place"}
+        assert known["by the counter"] > known["by the sink"]
+        answer = DeterministicController(store, embedder).ask("Where is the red cup usually?")
+        assert answer.tool == "facts" and answer.text.startswith("Entity #1 (cup): red cup: usually by the counter")
+        context = render(store, DeterministicController(store, embedder).retriever.retrieve("red cup"))
+        assert "learnt: red cup: usually by the counter" in context
+
+
+def test_the_llm_reads_facts(tmp_path, embedder):
+    with _memory(tmp_path / "home") as store:
+        llm = Scripted(json.dumps({"tool": "facts", "entity": 1}),
+                       json.dumps({"tool": "answer", "text": "Usually by the counter.", "evidence": []}))
+        answer = LLMController(store, embedder, llm).ask("Where does the red cup usually stay?")
+        assert answer.text == "Usually by the counter." and "usually by the counter (importance" in llm.seen[1]
+
+
+def test_facts_raise_the_rank_of_their_entity(tmp_path, embedder):
+    with _memory(tmp_path / "home") as store:
+        retriever = DeterministicController(store, embedder).retriever
+        boosts = retriever._fact_boosts("where is the cup usually, by the counter?", {1})
+        assert boosts[1] == max(f.importance for f in consolidate.facts(store, [1]) if "counter" in f.text)
+        assert retriever._fact_boosts("anything about the weather", {1}) == {}
