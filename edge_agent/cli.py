@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     retrieval_bench = targets.add_parser("retrieval", help="retrieval latency without an LLM at 1k / 10k / 100k observations")
     retrieval_bench.add_argument("--observations", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000])
     retrieval_bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    month = targets.add_parser("month", help="rows and bytes after a simulated month of a fixed camera, traces vs none")
+    month.add_argument("--days", type=_positive_int, default=30)
+    month.add_argument("--baseline-days", type=_positive_int, default=1, help="days the no-trace baseline is measured over")
+    month.add_argument("--clip-seconds", type=_positive_float, default=10.0)
+    month.add_argument("--json", action="store_true")
     memory = targets.add_parser("memory", help="association throughput and bytes per observation vs existing entities")
     memory.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     memory.add_argument("--entities", type=_positive_int, nargs="+", default=[1000, 10_000, 100_000],
@@ -250,6 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ConfigError, CaptureError, ModelError) as exc:
             return _fail(str(exc))
         print(json.dumps(result, indent=2) if args.json else bench_ingest.format_table(result))
+        return 0
+    if args.command == "bench" and args.target == "month":
+        from edge_agent.bench import month as bench_month
+
+        result = bench_month.run(days=args.days, baseline_days=args.baseline_days, clip_seconds=args.clip_seconds)
+        print(json.dumps(result, indent=2) if args.json else bench_month.format_table(result))
         return 0
     if args.command == "bench" and args.target == "memory":
         from edge_agent.bench import memory as bench_memory

@@ -4,7 +4,8 @@
 overlap, no gap longer than ``max_gap_s``) is one trace: its first and latest observations are kept,
 the ones between are folded into the trace's span and count once they have left the entity's
 reference set (identity keeps its evidence), and a clip left with nothing of its own inside a run of
-clips with the same caption goes too (its keyframe with it). A month of a fixed camera watching a
+clips with the same caption goes too (its keyframe with it; its ingest-log row joins the recorded
+span before it). A month of a fixed camera watching a
 quiet room grows memory with the things and the changes, not with the frames.
 
 **Facts.** Each new trace is evidence about its entity: where it usually is (``place``), where it is
@@ -227,7 +228,19 @@ def _fold_clips(store: Store, clip_id: int, camera: str, emptied: set[int]) -> l
         store.delete_text_vectors("episode", [r[0] for r in store.db.query("SELECT id FROM episodes WHERE clip_id = ?", (candidate,))])
         store.delete_keyframe_vectors([candidate])
         store.db.execute("DELETE FROM clips WHERE id = ?", (candidate,))
+        _join_log(store, camera, float(start))
     return media
+
+
+def _join_log(store: Store, camera: str, start: float) -> None:
+    """The ingest log of a folded clip joins the span before it when the recording was continuous: the
+    log keeps what was recorded (for resuming and for not writing a clip twice) in spans, not rows."""
+    row = store.db.query_one("SELECT id, clip_t_end, observations FROM ingest_log WHERE camera = ? AND clip_t_start = ?", (camera, start))
+    before = store.db.query_one("SELECT id, clip_t_end FROM ingest_log WHERE camera = ? AND clip_t_start < ? "
+                                "ORDER BY clip_t_start DESC LIMIT 1", (camera, start))
+    if row is not None and before is not None and abs(float(before[1]) - start) < 1e-3:
+        store.db.execute("DELETE FROM ingest_log WHERE id = ?", (row[0],))
+        store.db.execute("UPDATE ingest_log SET clip_t_end = ?, observations = observations + ? WHERE id = ?", (row[1], row[2], before[0]))
 
 
 def _learn(store: Store, config: ConsolidationConfig, s: Sighting, camera: str, place: str, previous: Trace | None) -> None:

@@ -31,7 +31,7 @@ def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
         (trace,) = consolidate.traces(store)
         assert (trace.sightings, trace.t_start, trace.t_end) == (100, 0.0, 991.5)
         # the first observation and the entity's four references (the latest four) stay; the clips between go
-        assert counts["observations"] == 5 and counts["clips"] == 5 and counts["ingest_log"] == 100
+        assert counts["observations"] == 5 and counts["clips"] == 5 and counts["ingest_log"] == 5
         assert counts["observation_boxes"] == 20 and counts["vec_obs"] == 5 and counts["episodes"] == 5 + 1  # and one 10-minute episode
         kept = store.observations(1)
         assert [o.t_start for o in kept] == [0.0, 960.0, 970.0, 980.0, 990.0]
@@ -39,6 +39,8 @@ def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
         # the same clip again (a crash and a re-run) is not written twice, though its clip was folded
         again = store.ingest_clip(clip(500.0), [mug(500.0)], caption=cap("counter"))
         assert not again.created and store.counts()["observations"] == 5
+        assert store.db.query("SELECT clip_t_start, clip_t_end, observations FROM ingest_log ORDER BY clip_t_start")[0] == (0.0, 960.0, 96)
+        assert store.resume_point("kitchen") == 1000.0
         # a change is kept: the mug moves to the sink
         store.ingest_clip(clip(1000.0), [mug(1000.0, SINK, "sink")], caption=cap("sink"))
         assert [t.place for t in consolidate.traces(store, 1)] == ["by the counter", "by the sink"]
