@@ -306,7 +306,7 @@ class Resolver:
             return f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, at {format_utc(t)} UTC{where}"
         verb = {"on": "is on", "in": "is in", "near": "is near", "enters": "entered", "leaves": "left", "appears": "appeared"}[p.relation]
         target = "" if p.relation == "appears" else " " + (p.object or f"zone {list(p.zone or ())}")
-        return f"{who} {verb}{target} at {format_utc(t)} UTC{where} (rule {rule.id}: {rule.text})"
+        return f"{who} {verb}{target} at {format_utc(t)} UTC{where}"
 
     def _absence(self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]) -> list[Alert]:
         p = rule.predicate
