@@ -24,8 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.config import describe_validation_error
+from edge_agent.rules.parse import RuleParseError, parse_rule
+from edge_agent.rules.predicate import Predicate, category_names
 
-__all__ = ["Event", "Question", "Scenario", "ScenarioError", "Session", "World", "load_scenario", "simulate"]
+__all__ = ["Event", "Question", "Scenario", "ScenarioError", "Session", "World", "load_scenario", "rule_predicates", "simulate"]
 
 ANIMALS = frozenset({"dog", "cat"})
 
@@ -60,7 +62,11 @@ class NoiseSpec(_Model):
 
 
 class RuleSpec(_Model):
-    text: str
+    """A rule the user sets before the recording starts (EVAL.md section 2); its true alerts are derived
+    from the script (:mod:`edge_agent.eval.alerts`)."""
+
+    text: str = Field(..., min_length=1)
+    cooldown_s: float = Field(600.0, ge=0, description="quiet time after an alert, per subject")
 
 
 class Scenario(_Model):
@@ -116,7 +122,32 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{path}: the script needs at least one entity with category 'person'")
     if scenario.episode_seconds[0] <= 0 or scenario.episode_seconds[0] > scenario.episode_seconds[1]:
         raise ScenarioError(f"{path}: episode_seconds must be [min, max] with 0 < min <= max")
+    try:
+        rule_predicates(scenario)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
     return scenario
+
+
+def rule_predicates(scenario: Scenario) -> list[Predicate]:
+    """The scenario's rules read as the product reads them (the phrase reader, or JSON), with the
+    places of a fixed camera as the named zones (a wearable camera has none). A world names no
+    entities, so a rule about one named thing cannot be scored; ScenarioError names the rule."""
+    places = scenario.places if scenario.camera.kind == "fixed" else []
+    categories = {e.category.lower() for e in scenario.entities}
+    out = []
+    for k, rule in enumerate(scenario.rules):
+        try:
+            predicate = parse_rule(rule.text, places=places, mode="auto")
+        except RuleParseError as exc:
+            raise ScenarioError(f"rules[{k}]: {exc}") from None
+        if predicate.subject_type == "entity" or predicate.object_type == "entity":
+            raise ScenarioError(f"rules[{k}]: {rule.text!r} names an entity; a synthetic world's memory names none")
+        if predicate.object_type == "category" and not category_names(predicate.object or "") & categories:
+            where = "a wearable camera has no zones" if (predicate.object or "").lower() in scenario.places else f"places: {', '.join(places)}"
+            raise ScenarioError(f"rules[{k}]: no place or thing {predicate.object!r} in the scenario ({where})")
+        out.append(predicate)
+    return out
 
 
 @dataclass(frozen=True)
@@ -145,7 +176,9 @@ class Question:
 
 @dataclass
 class Session:
-    """One recorded episode: frames at ``fps`` from ``t_start``; per frame the visible instances' boxes."""
+    """One recorded episode: frames at ``fps`` from ``t_start``; per frame the visible instances' boxes
+    (``boxes``: after the noise model's track fragmentation, what gt.txt holds and the ground-truth
+    detector replays; ``true_boxes``: before it; both leave out instances hidden or out of view)."""
 
     index: int
     t_start: float
@@ -155,6 +188,7 @@ class Session:
     positions: list[dict[str, tuple[float, float]]] = field(default_factory=list)  # canvas centres of every drawn thing
     view_x: list[float] = field(default_factory=list)
     light: float = 1.0
+    true_boxes: list[list[tuple[str, tuple[float, float, float, float]]]] = field(default_factory=list)
 
     @property
     def t_end(self) -> float:
@@ -283,6 +317,8 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
             session = _perform(len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng)
             session.light = light
             sessions.append(session)
+    for s in sessions:
+        s.true_boxes = [list(shown) for shown in s.boxes]
     _fragment(sessions, scenario.noise.fragment_rate, rng)
     world = World(scenario, seed, sessions, events, [], {p: layout.zone(p) for p in scenario.places} if scenario.camera.kind == "fixed" else {},
                   "wearable" if scenario.camera.kind == "wearable" else scenario.name)

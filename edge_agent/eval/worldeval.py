@@ -10,7 +10,12 @@ reference must reach tau_high: the every-reference condition dropped), ``text-on
 grouped into entities by their description's subject words, the MAGIC-Video-style baseline),
 ``no-identity-edges``, ``no-episode-edges`` and ``no-biography-text``. The identity ablations replay the
 same clips and observations into a fresh memory with the changed association; the retrieval ablations
-change retrieval on the full memory."""
+change retrieval on the full memory.
+
+Rules (the scenario's optional ``rules``): added to the full method's fresh memory before ingest, the
+product's resolver run over every clip after it, and its alerts scored against the script's true alerts
+(:mod:`edge_agent.eval.alerts`: precision, recall, delay); ``alerts`` is None when the scenario has no
+rules, and for every ablation (rules are not run on them)."""
 
 from __future__ import annotations
 
@@ -26,15 +31,20 @@ import numpy as np
 from edge_agent import __version__
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
+from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
-from edge_agent.eval.world import Scenario, World, simulate
+from edge_agent.eval.world import Scenario, World, rule_predicates, simulate
 from edge_agent.memory import Store
+from edge_agent.memory.consolidate import traces
 from edge_agent.memory.associate import DEFAULT_THRESHOLDS, AssociationConfig, Associator, Thresholds
 from edge_agent.memory.records import AssociationDecision, ObservationRecord
 from edge_agent.memory.wording import subject_of
 from edge_agent.perception.pipeline import Pipeline, build_backends
 from edge_agent.retrieval import RelationWeights, RetrievalConfig
+from edge_agent.rules import book
+from edge_agent.rules.alerting import settings_of
+from edge_agent.rules.resolver import Resolver
 
 __all__ = ["ABLATIONS", "evaluate_world", "format_table"]
 
@@ -111,7 +121,10 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
         answer = controller.ask(q.question, as_of=q.as_of, choices=q.choices)
         latency.append((time.perf_counter() - t) * 1000)
         # The final context: what retrieval put in front of the controller and what its tools opened and cited.
-        records = [(labels[o.id], o.t_start, o.t_end) for o in store.observations_by_id(answer.seen) if o.id in labels]
+        # An observation that opens or closes a trace is shown with the trace's span ("stayed so from .. to ..").
+        spans = {o: (tr.t_start, tr.t_end if q.as_of is None else min(tr.t_end, q.as_of))
+                 for tr in traces(store, observation_ids=answer.seen) for o in (tr.first_observation_id, tr.last_observation_id)}
+        records = [(labels[o.id], *spans.get(o.id, (o.t_start, o.t_end))) for o in store.observations_by_id(answer.seen) if o.id in labels]
         hit = evidence_covered(q.evidence, records)
         right = answer.choice_index == q.answer_index
         covered.append(hit)
@@ -129,6 +142,19 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
         "observations": len(entities),
         "entities": len(set(entities.values())),
     }
+
+
+def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int], config: Config) -> dict[str, Any]:
+    """The resolver over the whole ingest (as after every clip: it keeps its state), scored against the truth."""
+    settings = settings_of(config)
+    raised = Resolver(store, zones=config.zones, settings=settings).process()  # the world's places, as the describer has them
+    entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
+    labels = entity_labels(entities, gt.label_observations(store))
+    index = {rule_id: k for k, rule_id in enumerate(rule_ids)}
+    alerts = [RaisedAlert(index[a.rule_id], labels.get(a.entity_id) if a.entity_id is not None else None, a.t,
+                          a.detected_at if a.detected_at is not None else a.t) for a in raised]
+    return score_alerts([r.text for r in world.scenario.rules], alerts, true_alerts(world, settings),
+                        tolerances(world, settings, config.capture.clip_seconds))
 
 
 def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablations: Sequence[str], embedder: Any,
@@ -153,6 +179,7 @@ def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablat
         t = time.perf_counter()
         backends_used: dict[str, str] = {}
         with _RecordingStore(root / "memory") as store:
+            rule_ids = [book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id for r, p in zip(scenario.rules, rule_predicates(scenario))]
             for path, session in zip(paths, world.sessions):
                 source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
                 backends = build_backends(run_config, models, source)
@@ -161,7 +188,11 @@ def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablat
                 gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
             timings["ingest_s"] = time.perf_counter() - t
             t = time.perf_counter()
+            alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
+            timings["rules_s"] = time.perf_counter() - t
+            t = time.perf_counter()
             result = _score_memory(world, store, gt, _retrieval(None), embedder, controller_factory)
+            result["alerts"] = alerts
             timings["score_s"] = time.perf_counter() - t
             result["ablations"] = {}
             for name in ablations:
@@ -225,14 +256,19 @@ def evaluate_world(scenario: Scenario, config: Config, models: Path, *, seeds: S
         "models": {"text": embedder.space, **runs[0]["backends"], "llm": getattr(llm, "model_path", None)},
         "config": {"association": {k: [t.tau_low, t.tau_high] for k, t in DEFAULT_THRESHOLDS.items()},
                    "retrieval": {"budget": RetrievalConfig().budget, "per_entity_cap": RetrievalConfig().per_entity_cap},
-                   "clip_seconds": config.capture.clip_seconds},
+                   "clip_seconds": config.capture.clip_seconds,
+                   "rules": config.rules.model_dump(include={"persist_frames", "release_s", "appearance_gap_s", "overlap", "timezone"})},
         **_summary(runs),
-        "alerts": None,  # rules and alerts are not scored yet
-        "ablations": {name: _summary([r["ablations"][name] for r in runs]) for name in ablations},
+        "alerts": summarize_alerts([r["alerts"] for r in runs]),
+        "ablations": {name: _summary([r["ablations"][name] for r in runs]) | {"alerts": None} for name in ablations},
         "per_seed": runs,
         "duration_s": time.perf_counter() - started,
     }
     return out
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -254,6 +290,14 @@ def format_table(result: dict[str, Any]) -> str:
         f"{kind} n={sum(v[2] for v in vals)} recall {_mean([v[0] for v in vals]):.2f} acc {_mean([v[1] for v in vals]):.2f}"
         for kind, vals in sorted(kinds.items())))
     per = result["per_seed"][0]
+    alerts = result.get("alerts")
+    if alerts:
+        lines += ["", f"{'alerts (full method, mean over seeds)':<56} {'alerts':>6} {'events':>6} {'match':>6} {'prec':>5} {'recall':>6} "
+                  f"{'delay p50/max s':>16}"]
+        for r in alerts["rules"] + [alerts["overall"] | {"rule": "all rules"}]:
+            delay = f"{r['delay_s']['median']:.0f}/{r['delay_s']['max']:.0f}" if r["delay_s"] else "-"
+            lines.append(f"{r['rule'][:56]:<56} {r['alerts']:>6.1f} {r['events']:>6.1f} {r['matched']:>6.1f} {_fmt(r['precision']):>5} "
+                         f"{_fmt(r['recall']):>6} {delay:>16}")
     lines.append(f"per seed: {per['sessions']} sessions, {per['frames']} frames ({per['video_s'] / 60:.0f} min of video), "
                  f"{per['observations']} observations, {per['questions']} questions; ask p50 {per['ask_ms_p50']:.0f} ms; "
                  f"render {per['timings']['render_s']:.0f} s, ingest {per['timings']['ingest_s']:.0f} s")

@@ -239,12 +239,10 @@ class Resolver:
         p = rule.predicate
         s = self._states.setdefault((rule.id, entity_id), _State())
         if truth:
+            ended = None
             if s.state == "idle" or (s.last_true is not None and t - s.last_true > self._release(p)):
                 ended = self._end(rule, entity_id, s, t, camera, clip_id, clock) if s.state == "active" else None
                 s.state, s.since, s.frames = "pending", t, 0
-                s.details.pop("first_false", None)
-                if ended is not None:
-                    return ended
             s.frames += 1
             s.last_true = t
             s.details.pop("first_false", None)
@@ -252,11 +250,11 @@ class Resolver:
             if s.state == "pending" and s.frames >= self.settings.persist_frames and t - (s.since or t) >= p.min_duration_s:
                 s.state = "active"
                 if p.relation == "leaves":
-                    return None  # inside, confirmed: fires when it leaves
+                    return ended  # inside, confirmed: fires when it leaves
                 if p.times is not None and not self._counts(rule, s, t):
-                    return None
+                    return ended
                 return self._fire(rule, entity_id, s, t, camera, clip_id, evidence, clock)
-            return None
+            return ended
         if s.state == "idle":
             return None
         if truth is False and "first_false" not in s.details:
@@ -311,33 +309,38 @@ class Resolver:
     def _absence(self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]) -> list[Alert]:
         p = rule.predicate
         span = float(p.absent_for_s or 0)
-        candidates: list[int | None]
+        # One named entity is watched on its own; a category (or "an unknown person") as a whole: "the keys
+        # have not been seen" means no keys at all, and an identity split must not make a stale twin "absent".
         if p.subject_type == "entity":
-            candidates = [p.entity_id]
+            groups = {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
         else:
             rows = self.store.db.query("SELECT id, kind, category, name FROM entities")
             names = category_names(p.subject)
-            candidates = [int(i) for i, k, c, n in rows
-                          if (k == "person" and not n if p.subject_type == "unknown_person" else c.lower() in names)]
+            members = [int(i) for i, k, c, n in rows
+                       if (k == "person" and not n if p.subject_type == "unknown_person" else c.lower() in names)]
+            groups = {0: members} if members else {}
         raised = []
-        for entity_id in candidates:
-            if entity_id is None:
-                continue
+        for entity_id, members in groups.items():
             s = self._states.setdefault((rule.id, entity_id), _State())
-            seen_here = [o.t_end for o in observations if o.entity_id == entity_id]
+            seen_here = [o.t_end for o in observations if o.entity_id in members]
             if seen_here:
                 s.last_true = max(seen_here + [s.last_true or -math.inf])
                 s.state = "active"
                 s.dirty = True
             elif s.last_true is None:
-                row = self.store.db.query_one("SELECT max(t_end) FROM observations WHERE entity_id = ? AND clip_id <= ?", (entity_id, clip_id))
+                marks = ",".join("?" * len(members))
+                row = self.store.db.query_one(f"SELECT max(t_end) FROM observations WHERE entity_id IN ({marks}) AND clip_id <= ?",
+                                              (*members, clip_id))
                 if row is None or row[0] is None:
                     continue  # never seen: nothing to miss yet
                 s.last_true, s.state, s.dirty = float(row[0]), "active", True
             due = float(s.last_true) + span
             if clock >= due and s.state == "active":
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
-                alert = self._fire(rule, entity_id, s, due, None, clip_id, [], clock)
+                marks = ",".join("?" * len(members))
+                last = self.store.db.query_one(f"SELECT entity_id, id FROM observations WHERE entity_id IN ({marks}) AND clip_id <= ? "
+                                               "ORDER BY t_end DESC LIMIT 1", (*members, clip_id))
+                alert = self._fire(rule, int(last[0]) if last else entity_id, s, due, None, clip_id, [int(last[1])] if last else [], clock)
                 if alert is not None:
                     raised.append(alert)
         return raised

@@ -31,6 +31,14 @@ TINY = {
 }
 
 
+# TINY with a dog, a sofa and rules (seed 0 puts the dog on the sofa once), for the end-to-end run.
+TINY_RULES = TINY | {
+    "places": ["counter", "sink", "table", "sofa", "door"],
+    "entities": TINY["entities"] + [{"id": "dog", "category": "dog", "color": "brown"}],
+    "rules": [{"text": "notify me when the dog is on the sofa"}, {"text": "tell me if the keys have not been seen for 2 hours"}],
+}
+
+
 def _write(tmp_path: Path, data: dict) -> Path:
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(data))
@@ -60,6 +68,9 @@ def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
 def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
     scenario = load_scenario(_write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}], "future_key": 1}))
     assert scenario.days == 1 and scenario.camera.kind == "fixed" and scenario.sample_fps == 2.0 and scenario.rules == []
+    with_rule = load_scenario(_write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}],
+                                                "rules": [{"text": "notify me when someone is near the door"}]}))
+    assert with_rule.rules[0].cooldown_s == 600.0
 
 
 @pytest.mark.parametrize("bad, words", [
@@ -67,6 +78,12 @@ def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
     ({"name": "x", "entities": [{"id": "m", "category": "cup"}]}, "person"),
     ({"name": "x", "entities": [{"id": "p", "category": "person"}, {"id": "p", "category": "person"}]}, "repeat"),
     ({"name": "x", "camera": {"kind": "drone"}, "entities": [{"id": "p", "category": "person"}]}, "camera.kind"),
+    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "notify me when the dog is on the bed"}]},
+     r"rules\[0\]: no place or thing 'bed' in the scenario \(places: counter, sink"),
+    ({"name": "x", "camera": {"kind": "wearable"}, "entities": [{"id": "p", "category": "person"}],
+      "rules": [{"text": "notify me when the dog is on the sofa"}]}, r"rules\[0\]: no place or thing 'sofa' .*wearable camera has no zones"),
+    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "the dog"}]}, r"rules\[0\]: no relation"),
+    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "dog on sofa", "cooldown_s": -1}]}, "cooldown_s"),
 ])
 def test_bad_scenarios_are_named(tmp_path, bad, words):
     with pytest.raises(ScenarioError, match=words):
@@ -95,9 +112,9 @@ def test_world_on_disk_is_a_mot_sequence_the_gt_detector_replays(tmp_path):
 
 
 def test_tiny_world_end_to_end(tmp_path):
-    from edge_agent.eval.worldeval import evaluate_world
+    from edge_agent.eval.worldeval import evaluate_world, format_table
 
-    scenario = load_scenario(_write(tmp_path, TINY))
+    scenario = load_scenario(_write(tmp_path, TINY_RULES))
     result = evaluate_world(scenario, load_config(None), tmp_path / "no-models", seeds=[0],
                             ablations=["text-only", "no-identity-edges"])
     for key in ("pairwise_precision", "pairwise_recall", "pairwise_f1", "false_merge_rate", "bcubed_precision", "bcubed_recall", "bcubed_f1"):
@@ -107,6 +124,15 @@ def test_tiny_world_end_to_end(tmp_path):
     assert result["per_seed"][0]["questions"] == len(simulate(scenario, 0).questions)
     # The look-alike mugs (striped, plain) are kept apart, each mostly one biography.
     assert result["identity"]["false_merge_rate"] <= 0.05 and result["identity"]["bcubed_f1"] >= 0.9
+    # Rules: added before ingest, the resolver's alerts scored against the script's (the dog gets on the sofa).
+    alerts = result["alerts"]
+    assert [r["rule"] for r in alerts["rules"]] == [r["text"] for r in TINY_RULES["rules"]]
+    assert 0.0 <= alerts["overall"]["precision"] <= 1.0 and 0.0 <= alerts["overall"]["recall"] <= 1.0
+    sofa = alerts["rules"][0]
+    assert sofa["events"] >= 1 and sofa["alerts"] >= 1 and sofa["matched"] >= 1 and sofa["delay_s"]["max"] <= 20.0
+    assert result["per_seed"][0]["alerts"]["overall"]["events"] == alerts["overall"]["events"]
+    assert all(a["alerts"] is None for a in result["ablations"].values())  # ablations do not run the rules
+    assert "notify me when the dog is on the sofa" in format_table(result)
 
 
 def test_text_only_baseline_groups_by_described_subject(tmp_path):

@@ -163,3 +163,22 @@ def test_rules_test_replays_without_writing(home):
         assert fired(alerts) == [1.0]
         assert store.db.query("SELECT count(*) FROM rule_events") == [(0,)]
         assert store.db.query("SELECT count(*) FROM rule_state") == [(0,)]
+
+
+def test_absence_of_a_category_means_none_of_it_was_seen(home):
+    """Two entities of keys (an identity split, or two sets): the rule waits until neither is seen."""
+    other = unit(np.r_[np.ones(4), np.zeros(8), np.ones(4)])
+    with Store(home) as store:
+        add(store, "tell me if the keys have not been seen for 2 hours")
+        resolver = Resolver(store)
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4),
+                           observation(2, T0, ON_SOFA, other, category="keys", frames=4)])
+        assert len(store.entities()) == 2
+        alerts = []
+        for h in range(1, 6):  # only the first keys are seen again, every hour
+            ingest(store, T0 + h * HOUR, [observation(1, T0 + h * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)])
+            alerts += resolver.process()
+        assert alerts == []
+        ingest(store, T0 + 8 * HOUR, [dog(T0 + 8 * HOUR, [OFF_SOFA] * 4)])
+        (alert,) = resolver.process()
+        assert alert.t == pytest.approx(T0 + 5 * HOUR + 1.5 + 2 * HOUR) and alert.entity_id == 1  # the keys seen last
