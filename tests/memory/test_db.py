@@ -73,6 +73,11 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
         assert [o.description for o in store.search_text("sink")] == ["mug in the sink"]
         assert store.counts()["vec_obs"] == 3 and store.counts()["observation_boxes"] == 12
         assert [c["action"] for c in store.corrections()] == ["rename"]
+        if version >= 2:  # rules, their state and alerts, traces and facts
+            from edge_agent.rules import book
+
+            assert [a.message for a in book.alerts(store)] == ["'coffee mug' (#2) has not been seen for 12 h (since 1970-01-02 00:00:01 UTC)"]
+            assert store.counts()["rule_state"] == 1 and store.counts()["traces"] == 3 and store.counts()["facts"] == 4
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
 
 
