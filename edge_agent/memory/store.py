@@ -351,7 +351,7 @@ class Store:
     def graph_rows(self, before: float | None = None) -> dict[str, np.ndarray]:
         """The memory graph's nodes and links as arrays, for retrieval (only what started before
         ``before``): observations (id, entity, clip, t_start), clips (id, t_start, camera order),
-        episodes (id, clip, parent, t_start)."""
+        episodes (id, clip, parent, t_start), and the pairs of adjacent clips and of adjacent coarser episodes."""
         obs = self.db.query(
             "SELECT id, coalesce(entity_id, -1), clip_id, t_start FROM observations WHERE (? IS NULL OR t_start < ?) ORDER BY id",
             (before, before),
@@ -363,14 +363,18 @@ class Store:
             "SELECT id, coalesce(clip_id, -1), coalesce(parent_id, -1), t_start FROM episodes WHERE (? IS NULL OR t_start < ?) ORDER BY id",
             (before, before),
         )
-        # Consecutive clips of one camera are temporally adjacent.
+        # Consecutive clips of one camera are temporally adjacent, and so are its consecutive episodes of one scale.
         adjacent = [(a[0], b[0]) for a, b in zip(clips, clips[1:]) if a[2] == b[2]]
+        episode_adjacent = self.db.query(
+            "SELECT previous, id FROM (SELECT id, lag(id) OVER (PARTITION BY camera, scale ORDER BY t_start) AS previous FROM episodes "
+            "WHERE scale != 'clip' AND (? IS NULL OR t_start < ?)) WHERE previous IS NOT NULL", (before, before))
         return {
             "observations": np.array([r[:3] for r in obs], dtype=np.int64).reshape(-1, 3),
             "observation_times": np.array([r[3] for r in obs], dtype=np.float64),
             "clips": np.array([r[0] for r in clips], dtype=np.int64),
             "clip_adjacency": np.array(adjacent, dtype=np.int64).reshape(-1, 2),
             "episodes": np.array([r[:3] for r in episodes], dtype=np.int64).reshape(-1, 3),
+            "episode_adjacency": np.array(episode_adjacent, dtype=np.int64).reshape(-1, 2),
         }
 
     def counts(self) -> dict[str, int]:

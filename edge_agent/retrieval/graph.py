@@ -22,7 +22,7 @@ class RelationWeights:
     membership: float = 1.0  #: observation - entity (identity: the biography)
     context: float = 0.7  #: observation - the episode of its clip
     provenance: float = 0.5  #: observation - clip
-    adjacency: float = 0.3  #: clip - next clip of the same camera
+    adjacency: float = 0.3  #: clip - next clip of the same camera; episode - next episode of its camera and scale
     containment: float = 0.5  #: episode - coarser episode containing it
 
 
@@ -76,6 +76,9 @@ class MemoryGraph:
             add(obs_nodes[found], ep_node[position[found]], weights.context)
             with_parent = np.isin(episodes[:, 2], ep_ids)
             add(ep_nodes[with_parent], ep_base + np.searchsorted(ep_ids, episodes[with_parent, 2]), weights.containment)
+            pairs = rows["episode_adjacency"]
+            pairs = pairs[np.isin(pairs, ep_ids).all(axis=1)] if len(pairs) else pairs
+            add(ep_base + np.searchsorted(ep_ids, pairs[:, 0]), ep_base + np.searchsorted(ep_ids, pairs[:, 1]), weights.adjacency)
         n = ep_base + len(episodes)
         if src:
             transitions = transition_matrix(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w))

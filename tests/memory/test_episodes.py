@@ -44,6 +44,9 @@ def test_windows_close_as_clips_arrive(tmp_path):
         assert hour[4] == day[0] and all(e[4] == hour[0] for e in _episodes(store, "10min"))
         graph = MemoryGraph.build(store)
         assert len(graph.episode_ids) == 13 + 3 + 1 + 1
+        base = graph.n - len(graph.episode_ids)
+        first, second = (base + int(np.searchsorted(graph.episode_ids, e[0])) for e in _episodes(store, "10min")[:2])
+        assert graph.transitions[first, second] > 0 and graph.transitions[second, first] > 0  # temporal adjacency
 
 
 def test_late_clip_rewrites_its_window_and_cameras_stay_apart(tmp_path):
