@@ -89,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ask = commands.add_parser("ask", help="answer a question from memory, with cited evidence")
-    ask.add_argument("question")
+    ask.add_argument("question", nargs="?", help="the question (or --audio)")
+    ask.add_argument("--audio", type=Path, metavar="FILE", help="a spoken question (WAV or any audio FFmpeg reads), transcribed locally")
+    ask.add_argument("--config", type=Path, help="configuration file (TOML): [speech] model for --audio")
     ask.add_argument("--as-of", help="answer as of this time (ISO 8601): nothing later is used")
     ask.add_argument("--choices", nargs="+", help="multiple-choice options: the open answer is mapped to the nearest")
     ask.add_argument("--context", action="store_true", help="also print the evidence the answer was read from")
@@ -537,9 +539,31 @@ def _controller(store: Any, embedder: Any, llm: Any, image_text: Any, rounds: in
     return DeterministicController(store, embedder, image_text=image_text)
 
 
-def _ask(args: argparse.Namespace) -> int:
-    from edge_agent.memory import Store
+def _spoken(args: argparse.Namespace) -> str:
+    """The question from --audio, transcribed with faster-whisper (the [speech] configuration's model)."""
+    from edge_agent.config import load_config
+    from edge_agent.perception.speech import WhisperTranscriber, spoken_question
 
+    if not args.audio.is_file():
+        raise ValueError(f"audio file not found: {args.audio}")
+    speech = load_config(args.config).speech
+    transcriber = WhisperTranscriber(speech.model, compute_type=speech.compute_type, language=speech.language)
+    return spoken_question(transcriber, args.audio)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from edge_agent.config import ConfigError
+    from edge_agent.memory import Store
+    from edge_agent.perception.speech import SpeechUnavailable
+
+    if (args.question is None) == (args.audio is None):
+        return _fail("give a QUESTION or --audio FILE")
+    if args.audio is not None:
+        try:
+            args.question = _spoken(args)
+        except (ValueError, ConfigError, SpeechUnavailable) as exc:
+            return _fail(str(exc))
+        print(f"heard: {args.question}", file=sys.stderr)
     try:
         as_of, embedder, llm, image_text = _qa_setup(args)
     except (ValueError, RuntimeError) as exc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Segment", "SpeechUnavailable", "WhisperTranscriber", "has_audio"]
+__all__ = ["Segment", "SpeechUnavailable", "WhisperTranscriber", "has_audio", "spoken_question"]
 
 
 class SpeechUnavailable(RuntimeError):
@@ -59,3 +59,12 @@ class WhisperTranscriber:
             return []
         segments, _ = self._model.transcribe(str(path), language=self.language, vad_filter=False, beam_size=1)
         return [Segment(float(s.start), float(s.end), s.text.strip()) for s in segments if s.text.strip()]
+
+
+def spoken_question(transcriber: WhisperTranscriber, path: str | Path) -> str:
+    """The question spoken in an audio file (WAV, or any format FFmpeg reads: WebM / Ogg from a browser's
+    recorder); ValueError when nothing intelligible was said."""
+    text = " ".join(s.text for s in transcriber.transcribe(path)).strip()
+    if not text:
+        raise ValueError(f"no speech was recognised in {Path(path).name}")
+    return text

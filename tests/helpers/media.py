@@ -40,3 +40,11 @@ def spoken_video(path: Path, sentence: str, *, seconds: float = 6.0, fps: int = 
             for packet in stream.encode():
                 out.mux(packet)
     return path
+
+
+def spoken_wav(path: Path, sentence: str) -> Path:
+    """A WAV of espeak-ng saying the sentence (a spoken question)."""
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    subprocess.run(["espeak-ng", "-w", str(path), "-s", "140", sentence], check=True, capture_output=True)
+    return path
