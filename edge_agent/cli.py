@@ -34,6 +34,13 @@ def _byte_size(text: str) -> int:
     return int(value)
 
 
+def _port(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port 1..65535, got {value}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -109,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--model", type=Path, help="GGUF chat model for --controller llm")
     chat.add_argument("--as-of", help="answer as of this time (ISO 8601)")
     chat.add_argument("--image-text", type=Path, metavar="DIR", help="a CLIP-style model folder (see ask)")
+
+    serve = commands.add_parser("serve", help="a local HTTP API over the memory (ask, entities, moments, rules, alerts) and the dashboard")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default 127.0.0.1: this machine only); any other address (0.0.0.0, a LAN address) "
+                            "requires the API token, made on first use in <home>/api-token")
+    serve.add_argument("--port", type=_port, default=8765, help="TCP port (8765)")
+    serve.add_argument("--config", type=Path, help="configuration file (TOML): zones, [rules], [speech]")
+    serve.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
 
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
     demo.add_argument("folder", type=Path)
@@ -225,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _ask(args)
     if args.command == "chat":
         return _chat(args)
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "demo":
         from edge_agent.demo import write_demo_scene
 
@@ -622,6 +639,48 @@ def _chat(args: argparse.Namespace) -> int:
             answer = controller.ask(asked, as_of=as_of)
             print(f"agent> {answer.text}")
             previous = asked
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The HTTP API (edge_agent.api) under uvicorn. Bound to loopback it needs no token; bound to anything
+    else every /api/ request needs the token kept in <home>/api-token (made, 0600, and printed once)."""
+    from edge_agent.config import ConfigError, load_config
+    from edge_agent.memory import DatabaseError, Store, default_home
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    try:
+        import uvicorn
+
+        from edge_agent.api import create_app
+        from edge_agent.api.security import TOKEN_FILE, TokenError, is_loopback, load_or_create_token
+    except ImportError as exc:
+        return _fail(f"serve needs FastAPI and uvicorn ({exc}): pip install edge-agent")
+    home = Path(args.home or config.home or default_home())
+    try:
+        with Store(home):  # fails now, not at the first request, if memory cannot be opened
+            pass
+    except DatabaseError as exc:
+        return _fail(str(exc))
+    token = None
+    if not is_loopback(args.host):
+        try:
+            token, created = load_or_create_token(home)
+        except TokenError as exc:
+            return _fail(str(exc))
+        if created:
+            print(f"edge-agent: {args.host} can be reached from other machines, so every /api/ request needs this API token "
+                  f"(kept in {home / TOKEN_FILE}, mode 0600; it is not printed again):\n\n    {token}\n\n"
+                  "Send it as the header 'Authorization: Bearer <token>' (the dashboard asks for it once), e.g.\n"
+                  f"    curl -H 'Authorization: Bearer {token}' http://<this machine>:{args.port}/api/status", file=sys.stderr)
+        else:
+            print(f"edge-agent: {args.host} can be reached from other machines: every /api/ request needs the API token in "
+                  f"{home / TOKEN_FILE} (header 'Authorization: Bearer <token>')", file=sys.stderr)
+    app = create_app(home, config, token=token, models=args.models)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws="none", server_header=False, timeout_graceful_shutdown=5)
+    return 0
 
 
 def _memory(args: argparse.Namespace) -> int:

