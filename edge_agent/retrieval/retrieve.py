@@ -70,13 +70,14 @@ class Retriever:
         return self._graph[1]
 
     def _fact_boosts(self, question: str, entity_ids: set[int], as_of: float | None = None) -> dict[int, float]:
-        """Per entity, the highest importance among its facts that share a content word with the question."""
+        """Per entity, the highest importance among its facts whose claim (the value: "by the door", not the
+        subject's name) the question's words touch: naming a thing must not favour its oldest biography."""
         words = set(re.findall(r"[a-z0-9]+", question.lower())) - STOPWORDS
         out: dict[int, float] = {}
         if not words or not entity_ids or self.config.fact_boost <= 0:
             return out
         for f in facts(self.store, sorted(entity_ids), min_importance=0.1, before=as_of):
-            if words & set(re.findall(r"[a-z0-9]+", f.text.lower())):
+            if words & (set(re.findall(r"[a-z0-9]+", f.value.lower())) - STOPWORDS):
                 out[f.entity_id] = max(out.get(f.entity_id, 0.0), f.importance)
         return out
 

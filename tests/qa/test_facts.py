@@ -61,3 +61,4 @@ def test_facts_raise_the_rank_of_their_entity(tmp_path, embedder):
         boosts = retriever._fact_boosts("where is the cup usually, by the counter?", {1})
         assert boosts[1] == max(f.importance for f in consolidate.facts(store, [1]) if "counter" in f.text)
         assert retriever._fact_boosts("anything about the weather", {1}) == {}
+        assert retriever._fact_boosts("where was the red cup at noon?", {1}) == {}  # naming the thing is not enough
