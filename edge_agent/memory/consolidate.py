@@ -1,12 +1,12 @@
 """ReflectWorld-MM's entity / trace / schema levels and its semantic memory, as clips arrive.
 
 **Traces.** An entity seen again and again in the same state (same camera, same words, boxes that
-overlap, no gap longer than ``max_gap_s``) is one trace: its first and latest observations are kept,
-the ones between are folded into the trace's span and count once they have left the entity's
-reference set (identity keeps its evidence), and a clip left with nothing of its own inside a run of
-clips with the same caption goes too (its keyframe with it; its ingest-log row joins the recorded
-span before it). A month of a fixed camera watching a
-quiet room grows memory with the things and the changes, not with the frames.
+overlap, no gap longer than ``max_gap_s``) is one trace. The observations of its first
+``keep_first_s`` and its latest ones (the entity's reference set: identity keeps its evidence) stay;
+those between are folded into the trace's span and count. A clip left with nothing of its own inside
+a run of clips with the same caption goes too (its keyframe with it; its ingest-log row joins the
+recorded span before it). A month of a fixed camera watching a quiet room grows memory with the
+things and the changes, not with the frames.
 
 **Facts.** Each new trace is evidence about its entity: where it usually is (``place``), where it is
 now (``state``), who moves it (``owner``: the one person seen while an object changed place), and,
@@ -41,6 +41,7 @@ __all__ = ["ConsolidationConfig", "Fact", "Sighting", "Trace", "consolidate_clip
 class ConsolidationConfig:
     enabled: bool = True
     max_gap_s: float = 30.0  #: a trace continues across gaps up to this long
+    keep_first_s: float = 300.0  #: every sighting of a stay's first minutes is kept (questions are about arrivals and moves)
     min_iou: float = 0.5  #: and while the boxes overlap this much
     gamma: float = 0.2  #: reinforcement rate of a fact's importance
     contradiction: float = 0.3  #: fraction of importance a contradicting sighting takes away
@@ -177,7 +178,7 @@ def consolidate_clip(store: Store, config: ConsolidationConfig, clip_id: int, ca
             for (middle,) in store.db.query(
                     "SELECT id FROM observations WHERE entity_id = ? AND camera = ? AND t_start > ? AND t_start < ? AND clip_id != ? "
                     "AND id NOT IN (SELECT observation_id FROM entity_refs WHERE entity_id = ?)",
-                    (s.entity_id, camera, previous.t_start, s.t_start, clip_id, s.entity_id)):
+                    (s.entity_id, camera, previous.t_start + config.keep_first_s, s.t_start, clip_id, s.entity_id)):
                 folded = _fold(store, int(middle))
                 if folded is not None:
                     media += folded[1]

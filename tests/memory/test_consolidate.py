@@ -23,8 +23,11 @@ def cap(place):
     return f"kitchen: red cup by the {place}"
 
 
+STILL = ConsolidationConfig(keep_first_s=0.0)  # fold from the first sighting on
+
+
 def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
-    with Store(tmp_path / "home") as store:
+    with Store(tmp_path / "home", consolidation=STILL) as store:
         for k in range(100):
             store.ingest_clip(clip(k * 10.0), [mug(k * 10.0)], caption=cap("counter"))
         counts = store.counts()
@@ -47,8 +50,16 @@ def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
         assert store.counts()["observations"] == 6
 
 
+def test_the_first_minutes_of_a_stay_are_kept(tmp_path):
+    with Store(tmp_path / "home") as store:  # default: 300 s
+        for k in range(100):
+            store.ingest_clip(clip(k * 10.0), [mug(k * 10.0)], caption=cap("counter"))
+        kept = [o.t_start for o in store.observations(1)]
+        assert kept == [10.0 * k for k in range(31)] + [960.0, 970.0, 980.0, 990.0]
+
+
 def test_episode_summaries_still_see_what_stayed(tmp_path):
-    with Store(tmp_path / "home") as store:
+    with Store(tmp_path / "home", consolidation=STILL) as store:
         for k in range(200):
             store.ingest_clip(clip(k * 10.0), [mug(k * 10.0)], caption=cap("counter"))
         texts = [t for (t,) in store.db.query("SELECT text FROM episodes WHERE scale = '10min' ORDER BY t_start")]
@@ -56,7 +67,7 @@ def test_episode_summaries_still_see_what_stayed(tmp_path):
 
 
 def test_an_empty_view_keeps_its_first_and_latest_clip(tmp_path):
-    with Store(tmp_path / "home") as store:
+    with Store(tmp_path / "home", consolidation=STILL) as store:
         for k in range(20):
             store.ingest_clip(clip(k * 10.0), [], caption="kitchen: nothing detected")
         assert [c for c in store.db.query("SELECT t_start FROM clips ORDER BY t_start")] == [(0.0,), (190.0,)]
@@ -111,7 +122,7 @@ def test_owner_and_habit(tmp_path):
 
 
 def test_a_reference_observation_is_never_folded(tmp_path):
-    with Store(tmp_path / "home") as store:
+    with Store(tmp_path / "home", consolidation=STILL) as store:
         for k in range(6):
             store.ingest_clip(clip(k * 10.0), [mug(k * 10.0)], caption=cap("counter"))
         refs = store.reference_ids(1)
