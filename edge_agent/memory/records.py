@@ -186,7 +186,7 @@ class Observation:
 
 @dataclass(frozen=True)
 class Episode:
-    """A caption at one temporal scale (a clip's, for now; coarser scales roll up from them)."""
+    """A caption at one temporal scale: a clip's, or a 10-minute / hour / day summary rolled up from them."""
 
     id: int
     scale: str
