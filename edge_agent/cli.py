@@ -137,6 +137,36 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (stats, prune):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    models = commands.add_parser("models", help="model files: list, verify, fetch (only when asked), path, build-engine (TensorRT)")
+    model_commands = models.add_subparsers(dest="action", metavar="ACTION", required=True)
+    model_list = model_commands.add_parser("list", help="every model: present and verified or not, what each task uses now, "
+                                                         "what is missing for a better one")
+    model_list.add_argument("--profile", choices=["default", "jetson"], default="default",
+                            help="default: what type = \"auto\" picks; jetson: TensorRT engines where built, else ONNX")
+    model_list.add_argument("--json", action="store_true", help="print JSON instead of text")
+    verify = model_commands.add_parser("verify", help="size and sha256 of model files against the manifest (exit 1 on a mismatch)")
+    verify.add_argument("names", nargs="*", metavar="NAME", help="models to check (default: every file present)")
+    model_fetch = model_commands.add_parser("fetch", help="download a model file over HTTP(S), resumable, kept only if its sha256 matches")
+    model_fetch.add_argument("name", metavar="NAME")
+    model_fetch.add_argument("--url", help="download from here instead of the manifest's URL (still verified against the manifest)")
+    model_fetch.add_argument("--to", type=Path, metavar="DIR", help="folder to put it in (default: the models folder)")
+    model_fetch.add_argument("--timeout", type=_positive_float, default=30.0, help="seconds without data before giving up (30)")
+    model_path = model_commands.add_parser("path", help="print where a model's file is (exit 1 when it is not there)")
+    model_path.add_argument("name", metavar="NAME")
+    engine = model_commands.add_parser("build-engine", help="convert a manifest ONNX model to a TensorRT engine in the models folder")
+    engine.add_argument("name", metavar="NAME")
+    precision = engine.add_mutually_exclusive_group()
+    precision.add_argument("--fp16", dest="precision", action="store_const", const="fp16", help="half precision (what a Jetson wants; without --fp16 or --int8: FP32)")
+    precision.add_argument("--int8", dest="precision", action="store_const", const="int8",
+                           help="INT8: only for an ONNX that is already quantized (Q/DQ nodes); there is no calibrator")
+    engine.set_defaults(precision="fp32")
+    engine.add_argument("--workspace", type=_positive_int, default=1024, metavar="MB", help="builder workspace limit (1024 MB)")
+    engine.add_argument("--shape", metavar="NxCxHxW", help="input shape where the ONNX has dynamic dimensions (default: batch 1)")
+    engine.add_argument("--skip-verify", action="store_true", help="build from an ONNX whose sha256 differs from the manifest")
+    for sub in (model_list, verify, model_fetch, model_path, engine):
+        sub.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
+        sub.add_argument("--config", type=Path, help="configuration file (TOML; its `models` key)")
+
     rules = commands.add_parser("rules", help="rules that raise alerts: 'notify me when the dog is on the sofa'")
     rule_commands = rules.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = rule_commands.add_parser("add", help="read a rule (a sentence, or --json), show it back, store it once confirmed")
@@ -250,6 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "memory":
         return _memory(args)
+    if args.command == "models":
+        from edge_agent.modelfiles.command import run as run_models
+
+        return run_models(args)
     if args.command in ("rules", "alerts"):
         return _rules(args)
     if args.command == "bench" and args.target == "retrieval":

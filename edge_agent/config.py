@@ -14,7 +14,7 @@ Example (every key optional):
     providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
 
     [embedders.person]
-    type = "osnet"            # auto | osnet | color-texture | onnx
+    type = "osnet"            # auto | osnet | color-texture | onnx | tensorrt
 """
 
 from __future__ import annotations
@@ -108,6 +108,7 @@ class AutoEmbedder(_Strict):
 class OSNetEmbedderConfig(_Strict):
     type: Literal["osnet"]
     model: str = Field("osnet_x0_25_msmt17.onnx", description="ONNX person re-id model, absolute or in the models folder")
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
 
 
 class ColorTextureEmbedderConfig(_Strict):
@@ -121,10 +122,21 @@ class ONNXEmbedderConfig(_Strict):
     rgb: bool = True
     mean: tuple[float, float, float] = (0.485, 0.456, 0.406)
     std: tuple[float, float, float] = (0.229, 0.224, 0.225)
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+
+
+class TensorRTEmbedderConfig(_Strict):
+    type: Literal["tensorrt"]
+    engine: str = Field(..., description="TensorRT engine (edge-agent models build-engine), absolute or in the models folder")
+    space: str | None = Field(None, description="embedding space (default: the ONNX model's, reid:<name before the first dot>)")
+    rgb: bool = True
+    mean: tuple[float, float, float] = (0.485, 0.456, 0.406)
+    std: tuple[float, float, float] = (0.229, 0.224, 0.225)
 
 
 EmbedderConfig = Annotated[
-    Union[AutoEmbedder, OSNetEmbedderConfig, ColorTextureEmbedderConfig, ONNXEmbedderConfig], Field(discriminator="type")
+    Union[AutoEmbedder, OSNetEmbedderConfig, ColorTextureEmbedderConfig, ONNXEmbedderConfig, TensorRTEmbedderConfig],
+    Field(discriminator="type"),
 ]
 
 

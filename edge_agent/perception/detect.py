@@ -229,7 +229,9 @@ class TensorRTYOLOXDetector:
 
 
 class _TensorRTRuntime:
-    """An engine with one input and one output, executed synchronously with pycuda buffers."""
+    """An engine with one input and one output (float32), executed synchronously with pycuda buffers;
+    ``input_shape`` / ``output_shape`` are the shapes it runs at. Shared by the TensorRT detector and
+    embedder; tests pass a fake with the same three members."""
 
     def __init__(self, path: Path) -> None:
         try:
@@ -238,7 +240,7 @@ class _TensorRTRuntime:
             import tensorrt as trt
         except ImportError as exc:
             raise ModelError(f"the TensorRT backend needs tensorrt and pycuda ({exc.name} is not installed); "
-                             "use the ONNX Runtime detector instead") from exc
+                             "use the ONNX Runtime backends instead (type = \"yolox\" / \"osnet\")") from exc
         self._cuda = cuda
         logger = trt.Logger(trt.Logger.WARNING)
         with open(path, "rb") as f, trt.Runtime(logger) as runtime:
@@ -253,7 +255,11 @@ class _TensorRTRuntime:
             raise ModelError(f"{path.name}: expected one input and one output tensor, got {inputs} and {outputs}")
         self._input, self._output = inputs[0], outputs[0]
         self.input_shape = tuple(self._engine.get_tensor_shape(self._input))
-        self._out_host = cuda.pagelocked_empty(tuple(self._engine.get_tensor_shape(self._output)), np.float32)
+        if any(d < 0 for d in self.input_shape):  # built from an ONNX with a dynamic dimension: run at the profile's shape
+            self.input_shape = tuple(self._engine.get_tensor_profile_shape(self._input, 0)[1])
+            self._context.set_input_shape(self._input, self.input_shape)
+        self.output_shape = tuple(self._context.get_tensor_shape(self._output))
+        self._out_host = cuda.pagelocked_empty(self.output_shape, np.float32)
         self._in_dev = cuda.mem_alloc(int(np.prod(self.input_shape)) * 4)
         self._out_dev = cuda.mem_alloc(self._out_host.nbytes)
         self._context.set_tensor_address(self._input, int(self._in_dev))

@@ -7,6 +7,8 @@ into L2-normalised vectors of a named space. Backends:
   a plain red mug, which a colour-only histogram or a category name cannot.
 - ``ONNXImageEmbedder``: any image-embedding export (CLIP or DINOv2 image towers), configured by
   input size, colour order and normalisation.
+- ``TensorRTEmbedder``: an engine built from such an ONNX (``edge-agent models build-engine``), e.g.
+  OSNet on a Jetson; the same preprocessing, run with tensorrt + pycuda (import-guarded).
 
 An observation's embedding is the normalised mean over its best crops.
 """
@@ -14,16 +16,24 @@ An observation's embedding is the normalised mean over its best crops.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
 from edge_agent.perception.detect import ModelError
 
-__all__ = ["ColorTextureEmbedder", "Embedder", "ONNXImageEmbedder", "OSNetEmbedder", "observation_embedding", "subject_weights"]
+__all__ = [
+    "ColorTextureEmbedder",
+    "Embedder",
+    "ONNXImageEmbedder",
+    "OSNetEmbedder",
+    "TensorRTEmbedder",
+    "observation_embedding",
+    "subject_weights",
+]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -130,6 +140,30 @@ class ColorTextureEmbedder:
         return _normalise(np.stack([self._one(c) for c in crops]))
 
 
+def _image_blob(crops: Sequence[np.ndarray], size: tuple[int, int], rgb: bool, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """BGR crops -> (N, 3, H, W) float32: resized, RGB if asked, 0-1, per-channel normalised."""
+    h, w = size
+    images = [cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
+    if rgb:
+        images = [cv2.cvtColor(i, cv2.COLOR_BGR2RGB) for i in images]
+    x = np.stack(images).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    return np.ascontiguousarray((x - mean) / std, dtype=np.float32)
+
+
+def _in_batches(blob: np.ndarray, batch: int | None, run: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``run`` over the blob at once (dynamic batch) or in chunks of a fixed ``batch``, padding the last."""
+    if batch is None:
+        return run(blob)
+    parts = []
+    for i in range(0, len(blob), batch):
+        chunk = blob[i:i + batch]
+        pad = batch - len(chunk)
+        if pad:
+            chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), np.float32)])
+        parts.append(np.asarray(run(chunk)).reshape(batch, -1)[: batch - pad])
+    return np.concatenate(parts)
+
+
 class ONNXImageEmbedder:
     """An image-embedding ONNX model: input (N or 1, 3, H, W), output (N, D). ``rgb``: the model takes
     RGB (most do); ``mean`` / ``std``: per-channel normalisation of 0-1 pixel values."""
@@ -174,28 +208,12 @@ class ONNXImageEmbedder:
         self.space = space or f"onnx:{path.stem}"
 
     def _blob(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-        h, w = self.size
-        images = [cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
-        if self.rgb:
-            images = [cv2.cvtColor(i, cv2.COLOR_BGR2RGB) for i in images]
-        x = np.stack(images).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        return np.ascontiguousarray((x - self.mean) / self.std, dtype=np.float32)
+        return _image_blob(crops, self.size, self.rgb, self.mean, self.std)
 
     def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         if not crops:
             return np.empty((0, self.dims), np.float32)
-        blob = self._blob(crops)
-        if self._batch is None:
-            out = self._session.run(None, {self._input: blob})[0]
-        else:  # a fixed batch size: run in chunks, padding the last
-            parts = []
-            for i in range(0, len(blob), self._batch):
-                chunk = blob[i:i + self._batch]
-                pad = self._batch - len(chunk)
-                if pad:
-                    chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), np.float32)])
-                parts.append(self._session.run(None, {self._input: chunk})[0][: self._batch - pad])
-            out = np.concatenate(parts)
+        out = _in_batches(self._blob(crops), self._batch, lambda x: self._session.run(None, {self._input: x})[0])
         return _normalise(np.asarray(out, np.float32))
 
 
@@ -204,3 +222,44 @@ class OSNetEmbedder(ONNXImageEmbedder):
 
     def __init__(self, model_path: str | Path, *, providers: Sequence[str] = ("CPUExecutionProvider",)) -> None:
         super().__init__(model_path, size=(256, 128), rgb=True, providers=providers, space=f"reid:{Path(model_path).stem}")
+
+
+class TensorRTEmbedder:
+    """An image-embedding TensorRT engine, e.g. ``osnet_x0_25_msmt17.fp16.engine`` from ``edge-agent models
+    build-engine osnet_x0_25_msmt17 --fp16``: input (B, 3, H, W) float32 preprocessed like the ONNX model
+    (OSNet: 256x128, RGB, ImageNet mean/std), output (B, D); crops run in chunks of B. ``space`` defaults
+    to the ONNX model's (``reid:<stem>``, the name before the first dot), so a memory built with the
+    ONNX file keeps comparing against the engine's vectors: a reduced-precision engine moves them a little
+    (not measured here: no TensorRT on the development machine); give another ``space`` to keep them apart.
+    ``runtime``: an object with ``input_shape``, ``output_shape`` and ``infer(blob)`` (tests pass a fake);
+    by default the engine is loaded with tensorrt + pycuda."""
+
+    def __init__(self, engine_path: str | Path, *, space: str | None = None, rgb: bool = True,
+                 mean: Sequence[float] = IMAGENET_MEAN, std: Sequence[float] = IMAGENET_STD, runtime: Any = None) -> None:
+        path = Path(engine_path)
+        if not path.is_file():
+            raise ModelError(f"TensorRT engine not found: {path}")
+        if runtime is None:
+            from edge_agent.perception.detect import _TensorRTRuntime
+
+            runtime = _TensorRTRuntime(path)
+        self._runtime = runtime
+        shape = tuple(int(d) for d in runtime.input_shape)
+        out = tuple(int(d) for d in runtime.output_shape)
+        if len(shape) != 4 or shape[1] != 3:
+            raise ModelError(f"{path.name}: expected an engine input of shape (B, 3, H, W), got {shape}")
+        if len(out) != 2 or out[0] != shape[0]:
+            raise ModelError(f"{path.name}: expected an engine output of shape ({shape[0]}, D), got {out}")
+        self._batch = shape[0]
+        self.size = (shape[2], shape[3])
+        self.rgb = rgb
+        self.mean = np.asarray(mean, np.float32).reshape(1, 3, 1, 1)
+        self.std = np.asarray(std, np.float32).reshape(1, 3, 1, 1)
+        self.dims = out[1]
+        self.space = space or f"reid:{path.name.split('.')[0]}"
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.empty((0, self.dims), np.float32)
+        blob = _image_blob(crops, self.size, self.rgb, self.mean, self.std)
+        return _normalise(np.asarray(_in_batches(blob, self._batch, self._runtime.infer), np.float32))

@@ -31,7 +31,14 @@ from edge_agent.perception.detect import (
     YOLOXDetector,
     kind_of,
 )
-from edge_agent.perception.embed import ColorTextureEmbedder, Embedder, ONNXImageEmbedder, OSNetEmbedder, observation_embedding
+from edge_agent.perception.embed import (
+    ColorTextureEmbedder,
+    Embedder,
+    ONNXImageEmbedder,
+    OSNetEmbedder,
+    TensorRTEmbedder,
+    observation_embedding,
+)
 from edge_agent.perception.observe import TrackerSettings, track_clip
 
 __all__ = ["Backends", "IngestReport", "Pipeline", "build_backends"]
@@ -86,9 +93,12 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
     for kind in ("person", "animal", "object"):
         e = getattr(config.embedders, kind)
         if e.type == "osnet":
-            embedders[kind] = OSNetEmbedder(_model_file(e.model, models))
+            embedders[kind] = OSNetEmbedder(_model_file(e.model, models), providers=e.providers)
         elif e.type == "onnx":
-            embedders[kind] = ONNXImageEmbedder(_model_file(e.model, models), size=e.size, rgb=e.rgb, mean=e.mean, std=e.std)
+            embedders[kind] = ONNXImageEmbedder(_model_file(e.model, models), size=e.size, rgb=e.rgb, mean=e.mean, std=e.std,
+                                                providers=e.providers)
+        elif e.type == "tensorrt":
+            embedders[kind] = TensorRTEmbedder(_model_file(e.engine, models), space=e.space, rgb=e.rgb, mean=e.mean, std=e.std)
         elif e.type == "auto" and kind == "person" and (models / "osnet_x0_25_msmt17.onnx").is_file():
             embedders[kind] = OSNetEmbedder(models / "osnet_x0_25_msmt17.onnx")
         else:
