@@ -7,11 +7,13 @@ keyframe references. The reading instructions say episode text wins over an obse
 from __future__ import annotations
 
 import itertools
+import re
 from collections import defaultdict
 
 from edge_agent.clock import format_utc as _t
 from edge_agent.memory import Store
 from edge_agent.memory.consolidate import facts, traces
+from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.retrieval.retrieve import Evidence
 
 __all__ = ["READING_INSTRUCTIONS", "render"]
@@ -47,7 +49,10 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
     entities = {e: store.entity(e) for e in order if e >= 0}
     spans = _spans(store, [o.id for o in observations], evidence.as_of)
     learnt = defaultdict(list)
-    for f in facts(store, [e for e in order if e >= 0], min_importance=0.1, before=evidence.as_of):
+    asked = set(re.findall(r"[a-z0-9]+", evidence.question.lower())) - STOPWORDS
+    # Per entity the facts the question touches first, then by importance (ranking boosted by w).
+    for f in sorted(facts(store, [e for e in order if e >= 0], before=evidence.as_of),
+                    key=lambda f: -(len(asked & set(re.findall(r"[a-z0-9]+", f.value.lower()))) + f.importance)):
         learnt[f.entity_id].append(f)
     for entity_id in order:
         entity = entities.get(entity_id)

@@ -6,7 +6,6 @@ as of T sees only what was recorded before T."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,8 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edge_agent.memory import Store
-from edge_agent.memory.consolidate import facts
-from edge_agent.memory.textindex import STOPWORDS, KeyframeIndex, TextIndex
+from edge_agent.memory.textindex import KeyframeIndex, TextIndex
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, RelationWeights
@@ -35,7 +33,6 @@ class RetrievalConfig:
     weights: RelationWeights = field(default_factory=RelationWeights)
     biography_text: bool = True  #: render entity biography excerpts (False: a flat list, an ablation)
     around_seconds: float = 20.0  #: a moment the question names seeds what memory holds within this of it
-    fact_boost: float = 0.5  #: an observation's rank x (1 + fact_boost * w) when its entity has a fact of importance w the question's words touch
 
 
 @dataclass
@@ -46,6 +43,7 @@ class Evidence:
     as_of: float | None
     timings_ms: dict[str, float]
     scores: dict[tuple[str, int], float] = field(default_factory=dict)
+    question: str = ""
 
 
 class Retriever:
@@ -68,18 +66,6 @@ class Retriever:
         if self._graph is None or self._graph[0] != key:
             self._graph = (key, MemoryGraph.build(self.store, self.config.weights))
         return self._graph[1]
-
-    def _fact_boosts(self, question: str, entity_ids: set[int], as_of: float | None = None) -> dict[int, float]:
-        """Per entity, the highest importance among its facts whose claim (the value: "by the door", not the
-        subject's name) the question's words touch: naming a thing must not favour its oldest biography."""
-        words = set(re.findall(r"[a-z0-9]+", question.lower())) - STOPWORDS
-        out: dict[int, float] = {}
-        if not words or not entity_ids or self.config.fact_boost <= 0:
-            return out
-        for f in facts(self.store, sorted(entity_ids), min_importance=0.1, before=as_of):
-            if words & (set(re.findall(r"[a-z0-9]+", f.value.lower())) - STOPWORDS):
-                out[f.entity_id] = max(out.get(f.entity_id, 0.0), f.importance)
-        return out
 
     def retrieve(self, question: str, *, as_of: float | None = None, around: Sequence[float] = ()) -> Evidence:
         """``around``: moments the question names ("the cup that was by the sink at 17:56"): what memory
@@ -153,14 +139,11 @@ class Retriever:
         # The records of a moment the question names: how well each matches it decides among them.
         obs_sim.update(self.index.similarities(q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]))
         ep_sim.update(self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim]))
-        boost = self._fact_boosts(question, {int(graph.observation_entity[n]) for n in obs_candidates if graph.observation_entity[n] >= 0}, as_of)
         ranked: list[tuple[float, str, int, int]] = []
         named = set(moments)  # records of a moment the question names come first: the question is about them
         for node, item in zip(obs_candidates, obs_ids):
             score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
-            entity = int(graph.observation_entity[node])
-            score *= 1.0 + cfg.fact_boost * boost.get(entity, 0.0)
-            ranked.append((score + (("observation", item) in named), "observation", item, entity))
+            ranked.append((score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node])))
         for node, item in zip(ep_candidates, ep_ids):
             score = cfg.ppr_share * ep_scores[node] / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
             ranked.append((score + (("episode", item) in named), "episode", item, -1))
@@ -183,4 +166,4 @@ class Retriever:
         timings["select"] = (time.perf_counter() - t) * 1000
         return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual),
                                                 "moments": len(moments)},
-                        as_of, timings, scores)
+                        as_of, timings, scores, question)
