@@ -74,7 +74,8 @@ def test_with_a_token_every_api_request_needs_it_even_from_loopback(serve, memor
             assert next(stream.iter_lines()).startswith("retry:")
         # the page stays open: it asks for the token
         assert http.get("/").status_code == 200
-        assert http.get("/static/app.js").status_code == 404
+        assert http.get("/static/app.js").status_code == 200  # the dashboard's code, open without the token
+        assert http.get("/static/missing.js").status_code == 404
 
 
 def test_the_stream_token_stays_out_of_the_access_log(make_client, memory):
