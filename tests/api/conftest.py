@@ -6,9 +6,6 @@ chunked bodies, the alert stream)."""
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,6 +13,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
+from helpers.server import live_server
 from helpers.memory import clip, observation, unit
 
 from edge_agent.config import load_config
@@ -115,32 +113,6 @@ def make_client(config) -> Iterator[Callable[..., object]]:
 @pytest.fixture
 def client(make_client, memory):
     return make_client(memory.home)
-
-
-@contextlib.contextmanager
-def live_server(app) -> Iterator[str]:
-    """The app under a real uvicorn server on 127.0.0.1 and a free port, in a thread; yields its base URL."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="none", http="h11", loop="asyncio", lifespan="on",
-                                           timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-        assert not thread.is_alive()
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from dashboard.scene import DOG_RULE, ZONES, browser_missing, build, chromium, dog_on_sofa, live_server
+from dashboard.scene import DOG_RULE, ZONES, browser_missing, build, chromium, dog_on_sofa
+from helpers.server import live_server
 
 from edge_agent.api import create_app
 from edge_agent.api import rules as rules_api

@@ -17,15 +17,6 @@ def model(name: str):
     return need(SHARED / "models" / name)
 
 
-@pytest.fixture
-def models(tmp_path, monkeypatch):
-    folder = tmp_path / "models"
-    folder.mkdir()
-    monkeypatch.setenv("EDGE_AGENT_MODELS", str(folder))
-    monkeypatch.setenv("EDGE_AGENT_HOME", str(tmp_path / "home"))
-    return folder
-
-
 def _tasks(capsys) -> dict:
     assert main(["models", "list", "--json"]) == 0
     return json.loads(capsys.readouterr().out)["tasks"]

@@ -97,15 +97,6 @@ def fake_tensorrt(*, parses: bool = True, input_shape=(1, 3, 416, 416), version:
     return trt
 
 
-@pytest.fixture
-def models(tmp_path, monkeypatch):
-    folder = tmp_path / "models"
-    folder.mkdir()
-    monkeypatch.setenv("EDGE_AGENT_MODELS", str(folder))
-    monkeypatch.setenv("EDGE_AGENT_HOME", str(tmp_path / "home"))
-    return folder
-
-
 def test_the_python_builder_sets_fp16_and_writes_the_named_engine(tmp_path, monkeypatch):
     trt = fake_tensorrt()
     monkeypatch.setitem(sys.modules, "tensorrt", trt)
