@@ -492,6 +492,8 @@ def _ingest(args: argparse.Namespace) -> int:
                 bar.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
+        if not source.live and not pipeline.stop.is_set():
+            store.close_episodes(camera)  # a recording ends here: its last windows are summarised (a later file rewrites them)
         entities = len(store.entities())
         raised = len(alerting.raised)
     summary = {**asdict(report), "x_realtime": report.x_realtime, "entities_in_memory": entities, "home": str(home), "alerts": raised}

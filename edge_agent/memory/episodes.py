@@ -10,6 +10,7 @@ that no summary keeps what memory no longer holds."""
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,7 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
 class LLMSummarizer:
     """Episode summaries written by a local chat model (llama-cpp-python's ``create_chat_completion``)
     from the extractive summary's facts, so it can only say what memory holds; the extractive text is
-    kept when the model fails or says nothing."""
+    kept when the model fails, says nothing, or names an entity the window did not see."""
 
     PROMPT = ("You summarise what a home camera saw in one time window, in at most two short sentences, using only "
               "the facts given (entity numbers, what they were, how often seen, whether moving). Do not invent anything.")
@@ -76,7 +77,12 @@ class LLMSummarizer:
             self.failures += 1
             return facts
         head = facts.split(": ", 1)[0]
-        return f"{head}: {text}" if text else facts
+        text = re.sub(r"^.{0,80}?\((?:10min|hour|day)\):\s*", "", text)  # a copied heading: memory writes its own
+        known = {str(e) for e, _, _ in seen if e is not None}
+        if not text or not set(re.findall(r"#(\d+)", text)) <= known:
+            self.failures += 1  # an entity the window never saw: the model invented it
+            return facts
+        return f"{head}: {text}"
 
 
 def _seen(store: Store, camera: str, t_start: float, t_end: float) -> list[tuple[int | None, str, str]]:

@@ -101,6 +101,11 @@ def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallb
         text = _episodes(store, "10min")[0][5]
         assert text.endswith("(10min): A red cup stayed by the sink; a dog came by.")
         assert "plain red cup (5 sightings)" in store.summarize.llm.prompts[0]  # the model reads what memory holds
+        invented = LLMSummarizer(_Model("kitchen, 2026 (10min): #99 a cat slept."))
+        assert invented("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith("#1 red cup (1 sightings)")
+        assert invented.failures == 1  # #99 was never seen there: the extractive text stands
+        copied = LLMSummarizer(_Model("kitchen, 1970-01-11 07:00:00 to 07:10:00 UTC (10min): A cup stayed."))
+        assert copied("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith("UTC (10min): A cup stayed.")
         store.summarize = LLMSummarizer(_Model(RuntimeError("out of memory")))
         store.close_episodes()
         assert "things seen" in _episodes(store, "10min")[1][5] and store.summarize.failures == 3  # 10 min, hour, day
