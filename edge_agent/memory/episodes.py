@@ -77,7 +77,7 @@ class LLMSummarizer:
             self.failures += 1
             return facts
         head = facts.split(": ", 1)[0]
-        text = re.sub(r"^.{0,80}?\((?:10min|hour|day)\):\s*", "", text)  # a copied heading: memory writes its own
+        text = re.sub(r"^[^,]{1,80}, \d{4}-\d{2}-\d{2}[^()]{0,60}\([^)]{1,12}\):\s*", "", text)  # a copied heading: memory writes its own
         known = {str(e) for e, _, _ in seen if e is not None}
         if not text or not set(re.findall(r"#(\d+)", text)) <= known:
             self.failures += 1  # an entity the window never saw: the model invented it
