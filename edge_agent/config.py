@@ -99,6 +99,9 @@ class TrackerConfig(_Strict):
     lost_track_buffer: int = Field(30, ge=0)
     min_frames: int = Field(2, ge=1, description="sampled frames a tracklet needs to become an observation")
     crops_per_observation: int = Field(3, ge=1)
+    link_gate: float = Field(0.0, ge=0, description="> 0 (e.g. 1.5): join a tracklet to one of its category that ended on the "
+                             "frame before, within this many box sizes of where it was heading: people walking past a fixed "
+                             "camera at 2 fps; off by default, it merges look-alikes in crowds and on a moving camera")
 
 
 class AutoEmbedder(_Strict):

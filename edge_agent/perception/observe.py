@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from edge_agent.capture.clipper import ClipFrames
+from edge_agent.capture.frames import Frame
 from edge_agent.native import ByteTracker
 from edge_agent.perception.detect import Detections
 
@@ -29,6 +30,7 @@ class TrackerSettings:
     lost_track_buffer: int = 30
     min_frames: int = 2  #: tracklets detected on fewer sampled frames are dropped (likely false positives)
     crops_per_observation: int = 3
+    link_gate: float = 0.0  #: > 0: a tracklet continues one that ended on the frame before within this many box sizes
 
 
 @dataclass
@@ -79,23 +81,76 @@ def track_clip(clip: ClipFrames, detections: Sequence[Detections], settings: Tra
         class_aware=True,
     )
     tracklets: dict[int, Tracklet] = {}
+    pieces = 0
+
+    def add(track_id: int, category: str, frame: Frame, raw_box: np.ndarray, score: float) -> None:
+        t = tracklets.setdefault(track_id, Tracklet(track_id, category))
+        t.frame_indices.append(frame.index)
+        t.times.append(frame.t)
+        t.boxes.append(raw_box.copy())
+        t.scores.append(score)
+        patch = crop(frame.image, raw_box)
+        if patch.size:
+            t.crops.append((crop_quality(patch, score), patch.copy()))
+            t.crops.sort(key=lambda c: -c[0])
+            del t.crops[settings.crops_per_observation:]
+
     for frame, dets in zip(clip.frames, detections):
         tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id)
-        for track_id, box, score, class_id, det_index in zip(
-            tracks.track_id.tolist(), tracks.xyxy, tracks.score.tolist(), tracks.class_id.tolist(), tracks.det_index.tolist()
+        used = set()
+        for track_id, score, class_id, det_index in zip(
+            tracks.track_id.tolist(), tracks.score.tolist(), tracks.class_id.tolist(), tracks.det_index.tolist()
         ):
-            if det_index < 0:
-                continue
-            raw_box = dets.xyxy[det_index]  # the detector's box, not the filtered one, for crops and boxes
-            t = tracklets.setdefault(track_id, Tracklet(track_id, dets.class_names[class_id]))
-            t.frame_indices.append(frame.index)
-            t.times.append(frame.t)
-            t.boxes.append(raw_box.copy())
-            t.scores.append(float(score))
-            patch = crop(frame.image, raw_box)
-            if patch.size:
-                t.crops.append((crop_quality(patch, float(score)), patch.copy()))
-                t.crops.sort(key=lambda c: -c[0])
-                del t.crops[settings.crops_per_observation:]
-    kept = [t for t in tracklets.values() if len(t.times) >= settings.min_frames and t.crops]
+            if det_index >= 0:
+                used.add(det_index)
+                add(track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score))  # the detector's box
+        if settings.link_gate > 0:  # confident detections no track took: one-frame pieces that linking may join
+            for i in np.flatnonzero(dets.confidence >= settings.new_track_threshold).tolist():
+                if i not in used:
+                    pieces += 1
+                    add(-pieces, dets.class_names[int(dets.class_id[i])], frame, dets.xyxy[i], float(dets.confidence[i]))
+    position = {frame.index: i for i, frame in enumerate(clip.frames)}
+    linked = link_tracklets(list(tracklets.values()), position, settings.link_gate, settings.crops_per_observation)
+    kept = [t for t in linked if len(t.times) >= settings.min_frames and t.crops]
     return sorted(kept, key=lambda t: (t.t_start, t.track_id))
+
+
+def _centre(box: np.ndarray) -> np.ndarray:
+    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+
+
+def link_tracklets(tracklets: list[Tracklet], position: dict[int, int], gate: float, crops_per_observation: int = 3) -> list[Tracklet]:
+    """Joins a tracklet to the one of its category that ended on the sampled frame just before it
+    (``position``: a frame's index -> its place among the clip's sampled frames), when
+    its first box lies within ``gate`` box sizes of where that one was heading, and each is the other's
+    only such candidate. At a low sampling rate a walking person moves further between frames than their
+    own width: IoU matching then starts a new track every frame, and every piece is too short to keep."""
+    if gate <= 0:
+        return tracklets
+    while True:
+        candidates: dict[int, list[int]] = {}
+        for a, ta in enumerate(tracklets):
+            last, size = ta.boxes[-1], max(ta.boxes[-1][2] - ta.boxes[-1][0], ta.boxes[-1][3] - ta.boxes[-1][1])
+            heading = _centre(last) + ((_centre(last) - _centre(ta.boxes[-2])) if len(ta.boxes) > 1 else 0.0)
+            candidates[a] = [b for b, tb in enumerate(tracklets)
+                             if b != a and tb.category == ta.category and position[tb.frame_indices[0]] == position[ta.frame_indices[-1]] + 1
+                             and np.linalg.norm(_centre(tb.boxes[0]) - heading) <= gate * size]
+        incoming: dict[int, list[int]] = {}
+        for a, bs in candidates.items():
+            for b in bs:
+                incoming.setdefault(b, []).append(a)
+        pairs = [(a, bs[0]) for a, bs in candidates.items() if len(bs) == 1 and len(incoming[bs[0]]) == 1]
+        if not pairs:
+            return tracklets
+        absorbed = set()
+        for a, b in pairs:
+            if a in absorbed or b in absorbed:
+                continue
+            ta, tb = tracklets[a], tracklets[b]
+            ta.frame_indices += tb.frame_indices
+            ta.times += tb.times
+            ta.boxes += tb.boxes
+            ta.scores += tb.scores
+            ta.crops = sorted(ta.crops + tb.crops, key=lambda c: -c[0])[:crops_per_observation]
+            absorbed.add(b)
+        tracklets = [t for i, t in enumerate(tracklets) if i not in absorbed]

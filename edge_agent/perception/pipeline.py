@@ -148,7 +148,8 @@ class Pipeline:
         self.config = config
         t = config.tracker
         self.tracker_settings = TrackerSettings(t.high_conf_det_threshold, t.low_conf_det_threshold, t.new_track_threshold,
-                                                t.minimum_iou_threshold, t.lost_track_buffer, t.min_frames, t.crops_per_observation)
+                                                t.minimum_iou_threshold, t.lost_track_buffer, t.min_frames, t.crops_per_observation,
+                                                t.link_gate)
         self.stop = threading.Event()
         self._speech: list[tuple[float, float, str]] = []  # the current recording's, wall-clock
 
