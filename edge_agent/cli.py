@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -762,16 +762,16 @@ def _rules(args: argparse.Namespace) -> int:
     from edge_agent.memory import Store
     from edge_agent.rules import book
     from edge_agent.rules.parse import RuleParseError, parse_rule
+    from edge_agent.rules.alerting import settings_of
     from edge_agent.rules.predicate import describe
-    from edge_agent.rules.resolver import Resolver, ResolverSettings
+    from edge_agent.rules.resolver import Resolver
 
     try:
         config = load_config(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
-    places = sorted({name for zones in config.zones.values() for name in zones})
     with Store(args.home or config.home) as store:
-        names = {e.name: e.id for e in store.entities() if e.name}
+        places, names = book.vocabulary(store, config.zones)
 
         def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
             """JSON as given; else the phrase reader, then the LLM (loaded only when needed)."""
@@ -794,8 +794,6 @@ def _rules(args: argparse.Namespace) -> int:
                                      "or give the predicate with --json-predicate") from None
             return parse_rule(text, places=places, names=names, llm=llm, mode="llm")
 
-        settings = ResolverSettings(config.rules.persist_frames, config.rules.release_s, config.rules.appearance_gap_s,
-                                    config.rules.overlap, config.rules.timezone)
         out: Any
         try:
             if args.command == "alerts":
@@ -822,15 +820,14 @@ def _rules(args: argparse.Namespace) -> int:
                 rule = book.remove_rule(store, args.rule)
                 out = rule.as_dict() if args.json else f"removed rule {rule.id}: {rule.text} (its alerts stay listed)"
             else:
-                if args.rule.isdigit():
-                    rule = book.get_rule(store, int(args.rule))
-                else:
-                    rule = book.Rule(0, args.rule, read(args.rule), config.rules.cooldown_s, 0.0, 0)
+                # a stored rule replayed over all of memory (not only what came after it), or one not stored
+                rule = (replace(book.get_rule(store, int(args.rule)), after_clip=0) if args.rule.isdigit()
+                        else book.Rule(0, args.rule, read(args.rule), config.rules.cooldown_s, 0.0, 0))
                 since = _parse_start(args.since)
                 first = 0 if since is None else int(store.db.query_one(
                     "SELECT coalesce(max(id), 0) FROM clips WHERE t_start < ?", (since,))[0])
-                rule = book.Rule(rule.id, rule.text, rule.predicate, rule.cooldown_s, rule.created_at, 0)
-                found = Resolver(store, zones=config.zones, settings=settings, dry_run=True).process(rule_set=[rule], since_clip=first)
+                found = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True).process(
+                    rule_set=[rule], since_clip=first)
                 out = [asdict(a) for a in found] if args.json else "\n".join(
                     [f"{describe(rule.predicate)}: {len(found)} alerts over memory"] + [f"  {_time(a.t)} UTC  {a.message}" for a in found])
         except (RuleParseError, LookupError, ValueError) as exc:

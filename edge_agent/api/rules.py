@@ -35,8 +35,7 @@ def _api(request: Request) -> ApiState:
 
 def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, Predicate]:
     """(the rule's text, its predicate) from the JSON predicate or the phrase reader; RuleParseError says why not."""
-    places = sorted({name for zones in api.config.zones.values() for name in zones})
-    names = {e.name: e.id for e in store.entities() if e.name}
+    places, names = book.vocabulary(store, api.config.zones)
     if body.predicate is not None:
         predicate = parse_rule(json.dumps(body.predicate), places=places, names=names, mode="json")
         return body.text or describe(predicate), predicate

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.memory import Store
 from edge_agent.rules.predicate import Predicate
 
-__all__ = ["Alert", "Rule", "add_rule", "alerts", "get_rule", "remove_rule", "rules"]
+__all__ = ["Alert", "Rule", "add_rule", "alerts", "get_rule", "remove_rule", "rules", "vocabulary"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,13 @@ _RULE_COLUMNS = "id, text, predicate, cooldown_s, created_at, after_clip, enable
 def _rule(row: tuple[Any, ...]) -> Rule:
     return Rule(int(row[0]), row[1], Predicate.model_validate_json(row[2]), float(row[3]), float(row[4]), int(row[5]),
                 bool(row[6]), row[7])
+
+
+def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], dict[str, int]]:
+    """What a rule may name: the configuration's places (zone names of any camera) and the entities the
+    user named (name -> id)."""
+    places = sorted({name for camera in zones.values() for name in camera})
+    return places, {name: int(i) for i, name in store.db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
 
 
 def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float = 600.0) -> Rule:
