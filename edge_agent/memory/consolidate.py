@@ -88,6 +88,11 @@ class Fact:
     last_confirmed: float
     confirmations: int
 
+    def line(self) -> str:
+        """The fact as a reader sees it: 'red cup: usually by the counter (importance 0.58, 5 confirmations, last ...)'."""
+        return (f"{self.text} (importance {self.importance:.2f}, {self.confirmations} confirmations, "
+                f"last {format_utc(self.last_confirmed, zone=True)})")
+
 
 _TRACE_COLUMNS = "id, entity_id, camera, place, description, t_start, t_end, sightings, first_observation_id, last_observation_id"
 _FACT_COLUMNS = "id, entity_id, kind, value, text, importance, first_confirmed, last_confirmed, confirmations"

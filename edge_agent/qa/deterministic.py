@@ -217,8 +217,7 @@ class DeterministicController:
             return f"Memory has learnt nothing yet about entity #{subject}; " + self._summary(evidence)[0], []
         entity = self.store.entity(subject)
         name = f" '{entity.name}'" if entity.name else ""
-        said = "; ".join(f"{f.text} (importance {f.importance:.2f}, confirmed {f.confirmations} times, last {_t(f.last_confirmed)})"
-                         for f in known[:4])
+        said = "; ".join(f.line() for f in known[:4])
         history = self._history(subject, as_of)
         return f"Entity #{subject}{name} ({entity.category}): {said}.", [_cite(o) for o in history[-1:]]
 

@@ -151,8 +151,7 @@ class LLMController:
                                    f"camera {o.camera}: {o.description}" for o in observations) or f"no entity {entity}"
             elif tool == "facts":
                 entity = int(call.get("entity", -1))
-                result = "\n".join(f"{f.text} (importance {f.importance:.2f}, {f.confirmations} confirmations, last "
-                                   f"{format_utc(f.last_confirmed)})" for f in facts(self.store, [entity], before=as_of)) or f"nothing learnt about {entity}"
+                result = "\n".join(f.line() for f in facts(self.store, [entity], before=as_of)) or f"nothing learnt about {entity}"
             elif tool == "open_episode":
                 episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
                 result = "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of) or "no such episode"

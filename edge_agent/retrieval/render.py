@@ -69,7 +69,7 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
                          f"{o.description or '(no description)'}{keyframe}{spans.get(o.id, '')}")
         if entity is not None:
             for f in learnt.get(entity.id, [])[:3]:
-                lines.append(f"  - learnt: {f.text} (importance {f.importance:.2f}, {f.confirmations} confirmations)")
+                lines.append(f"  - learnt: {f.line()}")
             count, first, last, cameras = store.appearances(entity.id, before=evidence.as_of, excluding=[o.id for o in shown])
             if count:
                 lines.append(f"  - not shown: {count} more appearances, {_t(first)} to {_t(last)}, cameras {', '.join(cameras)}")
