@@ -11,6 +11,7 @@ JSON schema and a person can write it by hand:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -31,15 +32,17 @@ _SYNONYMS = {
 }
 
 
-def category_names(word: str) -> set[str]:
-    """The categories a word may name: itself, its singular, and its detector synonym."""
+@functools.lru_cache(maxsize=256)
+def category_names(word: str) -> frozenset[str]:
+    """The categories a word may name: itself, its singular, and its detector synonym (cached: the
+    resolver asks for every observation of every clip)."""
     word = word.strip().lower()
     names = {word}
     if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
         names.add(word[:-1])
     names |= {_SYNONYMS[w] for w in list(names) if w in _SYNONYMS}
     names |= {k for k, v in _SYNONYMS.items() if v in names and k not in ("people",)}
-    return names
+    return frozenset(names)
 
 
 class Predicate(BaseModel):

@@ -94,6 +94,7 @@ class Resolver:
         self._tz = ZoneInfo(self.settings.timezone)
         self._states: dict[tuple[int, int], _State] = {}
         self._watermark = 0
+        self._stored = 0  #: the watermark as committed
 
     # -- driving -----------------------------------------------------------------------------------
 
@@ -103,7 +104,7 @@ class Resolver:
         active = [r for r in (rule_set if rule_set is not None else rules(self.store)) if r.enabled]
         if not self.dry_run:
             row = self.store.db.query_one("SELECT value FROM meta WHERE key = ?", (_WATERMARK,))
-            self._watermark = int(row[0]) if row else 0
+            self._watermark = self._stored = int(row[0]) if row else 0
             self._load_states([r.id for r in active])
         if since_clip is not None:
             self._watermark = since_clip
@@ -112,8 +113,13 @@ class Resolver:
         for clip_id, camera, t0, t1 in clips:
             applicable = [r for r in active if r.after_clip < clip_id and (r.predicate.camera in (None, camera))]
             alerts = self._clip(int(clip_id), camera, float(t0), float(t1), applicable) if applicable else []
-            self._commit(int(clip_id), alerts)
+            if alerts or any(s.dirty for s in self._states.values()):
+                self._commit(int(clip_id), alerts)
+            else:
+                self._watermark = int(clip_id)  # nothing changed: no transaction; the next commit moves the mark past it
             raised.extend(alerts)
+        if clips and not self.dry_run and self._watermark != self._stored:
+            self._commit(self._watermark, [])
         return raised
 
     def _load_states(self, rule_ids: Sequence[int]) -> None:
@@ -150,6 +156,7 @@ class Resolver:
                                      (alert.rule_id, alert.entity_id, alert.t, json.dumps(details)))
                 enqueue(db, alert.id, alert.payload(), self.sinks, time.time())
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
+        self._stored = clip_id
         for alert in alerts:
             if self.on_alert is not None:
                 self.on_alert(alert)
@@ -314,10 +321,12 @@ class Resolver:
         if p.subject_type == "entity":
             groups = {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
         else:
-            rows = self.store.db.query("SELECT id, kind, category, name FROM entities")
-            names = category_names(p.subject)
-            members = [int(i) for i, k, c, n in rows
-                       if (k == "person" and not n if p.subject_type == "unknown_person" else c.lower() in names)]
+            if p.subject_type == "unknown_person":
+                rows = self.store.db.query("SELECT id FROM entities WHERE kind = 'person' AND (name IS NULL OR name = '')")
+            else:
+                names = sorted(category_names(p.subject))
+                rows = self.store.db.query(f"SELECT id FROM entities WHERE lower(category) IN ({','.join('?' * len(names))})", names)
+            members = [int(r[0]) for r in rows]
             groups = {0: members} if members else {}
         raised = []
         for entity_id, members in groups.items():
