@@ -47,9 +47,9 @@ import numpy as np
 
 from edge_agent.eval.world import World, rule_predicates
 from edge_agent.rules.predicate import Predicate, category_names
-from edge_agent.rules.resolver import ResolverSettings, box_overlap
+from edge_agent.rules.resolver import ResolverSettings, holds, in_window
 
-__all__ = ["RaisedAlert", "TrueAlert", "absences", "entity_labels", "episodes", "holds", "match_alerts", "score_alerts",
+__all__ = ["RaisedAlert", "TrueAlert", "absences", "entity_labels", "episodes", "match_alerts", "score_alerts",
            "summarize_alerts", "tolerances", "true_alerts"]
 
 Box = tuple[float, float, float, float]
@@ -69,26 +69,6 @@ class RaisedAlert:
     label: str | None  #: the instance the alert's entity is (majority label of its observations), None if unlabelled
     t: float  #: when the resolver says the condition was met
     detected_at: float  #: the end of the clip at which it was raised
-
-
-def holds(p: Predicate, box: Sequence[float], regions: Sequence[Sequence[float]], overlap: float) -> bool:
-    """The resolver's geometry for one box against the object's regions."""
-    if p.relation == "appears":
-        return True
-    b = np.asarray(box, np.float64)
-    if p.relation == "near":
-        pad = 0.5 * max(b[2] - b[0], b[3] - b[1])
-        return any(box_overlap(b, np.asarray(r, np.float64) + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
-    return any(box_overlap(b, np.asarray(r, np.float64)) >= overlap for r in regions)
-
-
-def _in_window(p: Predicate, t: float, tz: ZoneInfo) -> bool:
-    if p.window is None:
-        return True
-    local = dt.datetime.fromtimestamp(t, tz)
-    minute = local.hour * 60 + local.minute
-    start, end = (int(x[:2]) * 60 + int(x[3:]) for x in p.window)
-    return start <= minute < end if start <= end else (minute >= start or minute < end)
 
 
 def episodes(samples: Iterable[tuple[float, bool]], p: Predicate, settings: ResolverSettings, cooldown_s: float, *,
@@ -130,7 +110,7 @@ def episodes(samples: Iterable[tuple[float, bool]], p: Predicate, settings: Reso
         return len(visits) == p.times
 
     for t, truth in samples:
-        truth = truth and _in_window(p, t, tz)
+        truth = truth and in_window(p, t, tz)
         if truth:
             if state != "idle" and last_true is not None and t - last_true > release:
                 close()

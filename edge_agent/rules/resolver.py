@@ -33,7 +33,7 @@ from edge_agent.memory import Store
 from edge_agent.rules.book import Alert, Rule, rules
 from edge_agent.rules.predicate import Predicate, category_names
 
-__all__ = ["Resolver", "ResolverSettings", "box_overlap"]
+__all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
 
 _WATERMARK = "rules_watermark"
 
@@ -75,6 +75,28 @@ def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
     h = max(0.0, min(subject[3], region[3]) - max(subject[1], region[1]))
     area = max((subject[2] - subject[0]) * (subject[3] - subject[1]), 1e-9)
     return float(w * h / area)
+
+
+def holds(p: Predicate, box: Sequence[float], regions: Sequence[Sequence[float]], overlap: float) -> bool:
+    """The relation on one frame: "on" / "in" / "enters" / "leaves": at least ``overlap`` of the subject's
+    box inside a region; "near": within half the subject's size of one; "appears": seen at all."""
+    if p.relation == "appears":
+        return True
+    b = np.asarray(box, np.float64)
+    if p.relation == "near":
+        pad = 0.5 * max(b[2] - b[0], b[3] - b[1])
+        return any(box_overlap(b, np.asarray(r, np.float64) + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
+    return any(box_overlap(b, np.asarray(r, np.float64)) >= overlap for r in regions)
+
+
+def in_window(p: Predicate, t: float, tz: ZoneInfo) -> bool:
+    """Whether time ``t`` falls in the rule's time-of-day window (which may wrap past midnight)."""
+    if p.window is None:
+        return True
+    local = dt.datetime.fromtimestamp(t, tz)
+    minute = local.hour * 60 + local.minute
+    start, end = (int(x[:2]) * 60 + int(x[3:]) for x in p.window)
+    return start <= minute < end if start <= end else (minute >= start or minute < end)
 
 
 class Resolver:
@@ -193,22 +215,6 @@ class Resolver:
         return [o.boxes[frame_ms] for o in observations
                 if o.entity_id != subject and o.category.lower() in names and frame_ms in o.boxes]
 
-    def _holds(self, p: Predicate, box: np.ndarray, regions: Sequence[np.ndarray]) -> bool:
-        if p.relation == "appears":
-            return True
-        if p.relation == "near":
-            pad = 0.5 * max(box[2] - box[0], box[3] - box[1])
-            return any(box_overlap(box, r + np.array([-pad, -pad, pad, pad])) > 0 for r in regions)
-        return any(box_overlap(box, r) >= self.settings.overlap for r in regions)
-
-    def _in_window(self, p: Predicate, t: float) -> bool:
-        if p.window is None:
-            return True
-        local = dt.datetime.fromtimestamp(t, self._tz)
-        minute = local.hour * 60 + local.minute
-        start, end = (int(x[:2]) * 60 + int(x[3:]) for x in p.window)
-        return start <= minute < end if start <= end else (minute >= start or minute < end)
-
     def _clip(self, clip_id: int, camera: str, t0: float, t1: float, applicable: Sequence[Rule]) -> list[Alert]:
         observations = self._observations(clip_id)
         raised: list[Alert] = []
@@ -226,7 +232,8 @@ class Resolver:
                 for frame_ms in frames:
                     t = frame_ms / 1000.0
                     box = next(o.boxes[frame_ms] for o in own if frame_ms in o.boxes)
-                    truth = self._in_window(p, t) and self._holds(p, box, self._regions(p, camera, frame_ms, observations, entity_id))
+                    truth = in_window(p, t, self._tz) and holds(p, box, self._regions(p, camera, frame_ms, observations, entity_id),
+                                                                 self.settings.overlap)
                     alert = self._step(rule, entity_id, t, truth, camera, clip_id, [o.id for o in own], t1)
                     if alert is not None:
                         raised.append(alert)
