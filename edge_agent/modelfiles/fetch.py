@@ -14,7 +14,8 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from edge_agent.modelfiles.verify import hash_file, sha256_file
 
 __all__ = ["FetchError", "FetchResult", "fetch"]
 
@@ -33,16 +34,6 @@ class FetchResult:
     already_present: bool = False
 
 
-def _hash_prefix(path: Path, limit: int) -> Any:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        remaining = limit
-        while remaining and (block := f.read(min(1 << 20, remaining))):
-            digest.update(block)
-            remaining -= len(block)
-    return digest
-
-
 def _refuse(part: Path, message: str) -> FetchError:
     part.unlink(missing_ok=True)
     return FetchError(message)
@@ -56,7 +47,7 @@ def fetch(url: str, dest: Path, *, sha256: str, size: int, timeout: float = 30.0
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme not in ("http", "https"):
         raise FetchError(f"only http:// and https:// URLs are fetched, got {url!r}")
-    if dest.is_file() and dest.stat().st_size == size and _hash_prefix(dest, size).hexdigest() == sha256:
+    if dest.is_file() and dest.stat().st_size == size and sha256_file(dest) == sha256:
         return FetchResult(dest, 0, 0, already_present=True)
     part = dest.with_name(dest.name + ".part")
     have = part.stat().st_size if part.is_file() else 0
@@ -93,7 +84,7 @@ def fetch(url: str, dest: Path, *, sha256: str, size: int, timeout: float = 30.0
                                     "the partial file was removed, run fetch again")
             length = response.headers.get("Content-Length")
             announced = have + int(length) if length and length.isdigit() else None  # where the server says it ends
-            digest = _hash_prefix(part, have) if have else hashlib.sha256()
+            digest = hash_file(part, have) if have else hashlib.sha256()
             done = have
             dest.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -114,7 +105,7 @@ def fetch(url: str, dest: Path, *, sha256: str, size: int, timeout: float = 30.0
                 raise FetchError(f"the download from {host} broke off after {done} of {size} bytes; "
                                  f"run fetch again to resume from {part.name}")
     else:
-        digest, done = _hash_prefix(part, have), have
+        digest, done = hash_file(part, have), have
     actual = digest.hexdigest()
     if done != size or actual != sha256:
         raise _refuse(part, f"{url}: got {done} bytes with sha256 {actual}; expected {size} bytes with sha256 {sha256}. "

@@ -9,7 +9,7 @@ import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from edge_agent.modelfiles.manifest import ModelEntry
 
@@ -18,12 +18,19 @@ __all__ = ["Check", "Status", "check", "locate", "sha256_file"]
 Status = Literal["ok", "corrupt", "absent", "not-installed", "builtin"]
 
 
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+def hash_file(path: Path, limit: int | None = None) -> Any:
+    """The running sha256 of a file, or of its first ``limit`` bytes (a download to resume)."""
     digest = hashlib.sha256()
+    remaining = limit
     with open(path, "rb") as f:
-        while block := f.read(chunk):
+        while remaining != 0 and (block := f.read(1 << 20 if remaining is None else min(1 << 20, remaining))):
             digest.update(block)
-    return digest.hexdigest()
+            remaining = None if remaining is None else remaining - len(block)
+    return digest
+
+
+def sha256_file(path: Path) -> str:
+    return hash_file(path).hexdigest()
 
 
 def _package_root(module: str) -> Path | None:
