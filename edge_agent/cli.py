@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, replace
@@ -122,8 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to bind (default 127.0.0.1: this machine only); any other address (0.0.0.0, a LAN address) "
                             "requires the API token, made on first use in <home>/api-token")
     serve.add_argument("--port", type=_port, default=8765, help="TCP port (8765)")
-    serve.add_argument("--config", type=Path, help="configuration file (TOML): zones, [rules], [speech]")
+    serve.add_argument("--config", type=Path, help="configuration file (TOML): zones, [rules], [speech], [api]")
     serve.add_argument("--models", type=Path, help="models folder (default: $EDGE_AGENT_MODELS, else <home>/models)")
+    serve.add_argument("--require-token", action="store_true",
+                       help="require the API token on a loopback bind too (other users of this machine can reach loopback); "
+                            "also [api] require_token = true in the configuration")
 
     demo = commands.add_parser("demo", help="write the generated demo scene (two look-alike mugs over two days)")
     demo.add_argument("folder", type=Path)
@@ -131,9 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="size of the memory and its retention")
     memory_commands = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
     stats = memory_commands.add_parser("stats", help="rows, bytes, schema and driver")
+    check = memory_commands.add_parser("check", help="SQLite's integrity check and the memory's own invariants (exit 1 if damaged)")
+    check.add_argument("--json", action="store_true", help="print JSON instead of text")
+    backup = memory_commands.add_parser("backup", help="copy the memory (a consistent snapshot, even while ingest runs) and its media")
+    backup.add_argument("path", type=Path, nargs="?", metavar="PATH",
+                        help="a new folder for the backup (default: a dated folder in the configuration's [backup] folder)")
+    backup.add_argument("--config", type=Path, help="configuration file (TOML): its [backup] folder and keep")
+    backup.add_argument("--json", action="store_true", help="print JSON instead of text")
+    restore = memory_commands.add_parser("restore", help="put a backup back (the memory it replaces is moved aside, not deleted)")
+    restore.add_argument("path", type=Path, metavar="PATH", help="a folder made by `memory backup`")
+    restore.add_argument("--json", action="store_true", help="print JSON instead of text")
     prune = memory_commands.add_parser("prune", help="enforce a cap in bytes and/or days, oldest first (media before records)")
     prune.add_argument("--max-bytes", type=_byte_size, help="cap on database + media, e.g. 20G")
     prune.add_argument("--max-age-days", type=_positive_float, help="delete clips older than this")
+    prune.add_argument("--dry-run", action="store_true", help="show what would go (measured, then rolled back); delete nothing")
+    prune.add_argument("--include-named", action="store_true",
+                       help="let named entities go too (by default the clips of their references and latest sighting stay)")
     for sub in (stats, prune):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -256,7 +273,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _undecodable(argv: Sequence[str]) -> str | None:
+    """The first argument that is not valid UTF-8 (Python hands such bytes over as lone surrogates), shown escaped."""
+    for position, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = arg.encode("utf-8", "surrogateescape")
+            return f"argument {position} ({raw!r}) is not valid UTF-8"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from edge_agent.memory import DatabaseError
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _undecodable(argv)
+    if bad is not None:
+        return _fail(f"{bad}: give text in UTF-8")
+    try:
+        return _run(argv)
+    except DatabaseError as exc:  # a damaged, full, read-only or missing memory: one line naming the file and the cure
+        return _fail(str(exc))
+    except BrokenPipeError:  # output piped into `head`: the reader left; Python's advice is to point stdout at devnull
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -278,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in write_demo_scene(args.folder):
             print(path)
         return 0
+    if args.command == "memory" and args.action in ("check", "backup", "restore"):
+        return _memory_care(args)
     if args.command == "memory":
         return _memory(args)
     if args.command == "models":
@@ -363,7 +409,7 @@ def _entities(args: argparse.Namespace) -> int:
     if args.action == "rename" and args.clear == (args.name is not None):
         return _fail("give either a NAME or --clear")
     try:
-        with Store(args.home) as store:
+        with Store(args.home, mode="read" if args.action in ("list", "show") else "write") as store:
             out: Any
             if args.action == "list":
                 found = store.entities(args.kind)
@@ -381,16 +427,16 @@ def _entities(args: argparse.Namespace) -> int:
                                      f"{o.description or '(no description)'}  crop: {crop}")
                     out = "\n".join(lines)
             elif args.action == "merge":
-                e = corrections.merge(store, args.keep, args.absorb, force=args.force)
+                e = corrections.merge(store, args.keep, args.absorb, force=args.force, caller=f"cli (uid {os.getuid()})")
                 out = asdict(e) if args.json else f"merged #{args.absorb} into {_entity_line(e)}"
             elif args.action == "split":
-                a, b = corrections.split(store, args.entity, args.observation)
+                a, b = corrections.split(store, args.entity, args.observation, caller=f"cli (uid {os.getuid()})")
                 out = {"entity": asdict(a), "new_entity": asdict(b)} if args.json else f"{_entity_line(a)}\n{_entity_line(b)} (new)"
             elif args.action == "rename":
-                e = corrections.rename(store, args.entity, None if args.clear else args.name)
+                e = corrections.rename(store, args.entity, None if args.clear else args.name, caller=f"cli (uid {os.getuid()})")
                 out = asdict(e) if args.json else _entity_line(e)
             else:
-                report = corrections.forget(store, args.entity)
+                report = corrections.forget(store, args.entity, caller=f"cli (uid {os.getuid()})")
                 out = asdict(report) if args.json else (
                     f"forgot entity #{report.entity_id}: {report.observations} observations, {report.files} files")
     except (NotFoundError, CorrectionError) as exc:
@@ -423,7 +469,8 @@ def _ingest(args: argparse.Namespace) -> int:
 
     from edge_agent.capture import CaptureError, open_source
     from edge_agent.config import ConfigError, load_config, models_dir
-    from edge_agent.memory import Store, default_home
+    from edge_agent.memory import DatabaseError, Store, default_home
+    from edge_agent.memory.backup import BackupSchedule
     from edge_agent.perception.detect import ModelError
     from edge_agent.perception.pipeline import Pipeline, build_backends
     from edge_agent.perception.speech import SpeechUnavailable
@@ -461,7 +508,18 @@ def _ingest(args: argparse.Namespace) -> int:
             return _fail(f"[episodes] summarizer = 'llm': {exc}")
     with Store(home) as store, Alerting(store, config) as alerting:
         store.summarize = summarize
-        pipeline = Pipeline(store, backends, config, after_clip=alerting.after_clip)
+        schedule = None if config.backup.folder is None else BackupSchedule(config.backup.folder, config.backup.every_hours,
+                                                                             config.backup.keep)
+
+        def after_clip() -> None:
+            alerting.after_clip()
+            if schedule is not None:
+                try:
+                    schedule(store)
+                except (DatabaseError, OSError) as exc:  # a failed backup never stops recording; it is said
+                    print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
+
+        pipeline = Pipeline(store, backends, config, after_clip=after_clip)
 
         def stop(signum: int, _frame: object) -> None:
             print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
@@ -485,7 +543,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
         try:
             report = pipeline.run(source, camera, progress)
-        except (CaptureError, ModelError) as exc:
+        except (CaptureError, ModelError, DatabaseError) as exc:
             return _fail(f"{exc} (clips already written stay in memory; run again to resume)")
         finally:
             if bar is not None:
@@ -621,7 +679,7 @@ def _ask(args: argparse.Namespace) -> int:
         as_of, embedder, llm, image_text = _qa_setup(args)
     except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
-    with Store(args.home) as store:
+    with Store(args.home, mode="read") as store:
         answer = _controller(store, embedder, llm, image_text, args.rounds).ask(args.question, as_of=as_of, choices=args.choices or ())
     if args.json:
         print(json.dumps(asdict(answer), indent=2))
@@ -648,7 +706,7 @@ def _chat(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     interactive = sys.stdin.isatty()
     previous: str | None = None
-    with Store(args.home) as store:
+    with Store(args.home, mode="read") as store:
         controller = _controller(store, embedder, llm, image_text, args.rounds)
         while True:
             if interactive:
@@ -678,8 +736,9 @@ def _chat(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """The HTTP API (edge_agent.api) under uvicorn. Bound to loopback it needs no token; bound to anything
-    else every /api/ request needs the token kept in <home>/api-token (made, 0600, and printed once)."""
+    """The HTTP API (edge_agent.api) under uvicorn. Bound to loopback it needs no token unless --require-token
+    (or [api] require_token); bound to anything else, or so required, every /api/ request needs the token kept
+    in <home>/api-token (made, 0600, and printed once)."""
     from edge_agent.config import ConfigError, load_config
     from edge_agent.memory import DatabaseError, Store, default_home
 
@@ -696,23 +755,26 @@ def _serve(args: argparse.Namespace) -> int:
         return _fail(f"serve needs FastAPI and uvicorn ({exc}): pip install edge-agent")
     home = Path(args.home or config.home or default_home())
     try:
-        with Store(home):  # fails now, not at the first request, if memory cannot be opened
+        with Store(home, mode="read"):  # fails now, not at the first request, if memory cannot be opened
             pass
     except DatabaseError as exc:
         return _fail(str(exc))
     token = None
-    if not is_loopback(args.host):
+    loopback = is_loopback(args.host)
+    if not loopback or args.require_token or config.api.require_token:
         try:
             token, created = load_or_create_token(home)
         except TokenError as exc:
             return _fail(str(exc))
+        why = "the API token is required" if loopback else f"{args.host} can be reached from other machines"
         if created:
-            print(f"edge-agent: {args.host} can be reached from other machines, so every /api/ request needs this API token "
+            where = (f"[{args.host}]" if ":" in args.host else args.host) if loopback else "<this machine>"
+            print(f"edge-agent: {why}, so every /api/ request needs this API token "
                   f"(kept in {home / TOKEN_FILE}, mode 0600; it is not printed again):\n\n    {token}\n\n"
                   "Send it as the header 'Authorization: Bearer <token>' (the dashboard asks for it once), e.g.\n"
-                  f"    curl -H 'Authorization: Bearer {token}' http://<this machine>:{args.port}/api/status", file=sys.stderr)
+                  f"    curl -H 'Authorization: Bearer {token}' http://{where}:{args.port}/api/status", file=sys.stderr)
         else:
-            print(f"edge-agent: {args.host} can be reached from other machines: every /api/ request needs the API token in "
+            print(f"edge-agent: {why}: every /api/ request needs the API token in "
                   f"{home / TOKEN_FILE} (header 'Authorization: Bearer <token>')", file=sys.stderr)
     app = create_app(home, config, token=token, models=args.models)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws="none", server_header=False, timeout_graceful_shutdown=5)
@@ -724,7 +786,7 @@ def _memory(args: argparse.Namespace) -> int:
 
     if args.action == "prune" and args.max_bytes is None and args.max_age_days is None:
         return _fail("give --max-bytes and/or --max-age-days")
-    with Store(args.home) as store:
+    with Store(args.home, mode="read" if args.action == "stats" else "write") as store:
         if args.action == "stats":
             out: dict[str, Any] = {
                 "home": str(store.home),
@@ -737,13 +799,73 @@ def _memory(args: argparse.Namespace) -> int:
             }
             text = "\n".join([f"{k}: {v}" for k, v in out.items() if k != "rows"] + [f"  {k}: {v}" for k, v in out["rows"].items()])
         else:
-            report = retention.enforce(store, retention.RetentionPolicy(args.max_bytes, args.max_age_days))
+            try:
+                report = retention.enforce(store, retention.RetentionPolicy(args.max_bytes, args.max_age_days),
+                                           dry_run=args.dry_run, include_named=args.include_named)
+            except retention.CapBelowMinimumError as exc:
+                return _fail(str(exc))
             out = asdict(report)
-            text = (f"{report.bytes_before} -> {report.bytes_after} bytes: {report.media_files_deleted} media files, "
-                    f"{report.clips_deleted} clips, {report.observations_deleted} observations, "
-                    f"{report.entities_deleted} entities deleted, {report.orphans_removed} orphans swept")
+            verb = "would be deleted (dry run, nothing deleted)" if report.dry_run else "deleted"
+            span = f"; clips from {_time(report.deleted_from)} to {_time(report.deleted_to)} UTC" if report.clips_deleted else ""
+            text = (f"{report.bytes_before} -> {report.bytes_after} bytes: {report.media_files_deleted} media files "
+                    f"({report.media_bytes_deleted} bytes), {report.clips_deleted} clips, "
+                    f"{report.observations_deleted} observations, {report.entities_deleted} entities {verb}, "
+                    f"{report.orphans_removed} orphans swept{span}"
+                    + (f"; {report.clips_protected} clips kept for named entities" if report.clips_protected else ""))
+            if not report.cap_reached:
+                print(json.dumps(out, indent=2) if args.json else text)
+                print(f"edge-agent: error: the cap of {args.max_bytes} bytes was not reached: {report.reason}", file=sys.stderr)
+                return 2
     print(json.dumps(out, indent=2) if args.json else text)
     return 0
+
+
+def _memory_care(args: argparse.Namespace) -> int:
+    """memory check | backup | restore: they open the memory without refusing a damaged one."""
+    from edge_agent.config import ConfigError, load_config
+    from edge_agent.memory import Store, backup, check, default_home
+
+    home = Path(args.home or default_home())
+    if args.action == "restore":
+        report = backup.restore(home, args.path)
+        print(json.dumps(asdict(report), indent=2) if args.json else
+              f"restored {args.path} into {home}: {report.counts['clips']} clips, {report.counts['observations']} observations, "
+              f"{report.counts['entities']} entities, {report.media_files} media files"
+              + (f"; the memory it replaced is in {report.replaced}" if report.replaced else ""))
+        return 0
+    if args.action == "backup":
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            return _fail(str(exc))
+        home = Path(args.home or config.home or default_home())
+        with Store(home, mode="read", check=False) as store:
+            if args.path is None:
+                if config.backup.folder is None:
+                    return _fail("give a PATH for the backup, or set [backup] folder in the configuration")
+                made = backup.scheduled(store, config.backup.folder, 0.0, config.backup.keep)
+                assert made is not None
+            else:
+                made = backup.backup(store, args.path)
+        print(json.dumps(asdict(made), indent=2) if args.json else
+              f"backed up {home} into {made.path}: {made.counts['clips']} clips, {made.counts['observations']} observations, "
+              f"{made.media_files} media files ({made.media_missing} gone meanwhile), database {made.database_bytes} bytes")
+        return 0
+    with Store(home, mode="read", check=False) as store:
+        report = check.check(store)
+    if args.json:
+        print(json.dumps({**asdict(report), "ok": report.ok}, indent=2))
+    else:
+        lines = [f"{report.path}: " + ("sound" if report.ok else "DAMAGED" if report.integrity else "incomplete")]
+        lines += [f"  integrity: {p}" for p in report.integrity[:10]]
+        lines += [f"  integrity: ... {len(report.integrity) - 10} more"] if len(report.integrity) > 10 else []
+        lines += [f"  problem: {p}" for p in report.problems]
+        lines += [f"  note: {p}" for p in report.notes]
+        lines += [f"  {k}: {v}" for k, v in report.counts.items()]
+        if not report.ok:
+            lines.append("  cure: `edge-agent memory restore BACKUP` puts a backup back (the damaged memory is kept aside)")
+        print("\n".join(lines))
+    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":
@@ -770,7 +892,8 @@ def _rules(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
-    with Store(args.home or config.home) as store:
+    reading = args.command == "alerts" or args.action == "list"
+    with Store(args.home or config.home, mode="read" if reading else "write") as store:
         places, names = book.vocabulary(store, config.zones)
 
         def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
@@ -817,7 +940,7 @@ def _rules(args: argparse.Namespace) -> int:
                     f"rule {r.id}{' (removed)' if r.removed_at else ''}: {r.text}\n  {describe(r.predicate)}; cooldown {r.cooldown_s:g} s"
                     for r in found_rules) or "no rules"
             elif args.action == "remove":
-                rule = book.remove_rule(store, args.rule)
+                rule = book.remove_rule(store, args.rule, caller=f"cli (uid {os.getuid()})")
                 out = rule.as_dict() if args.json else f"removed rule {rule.id}: {rule.text} (its alerts stay listed)"
             else:
                 # a stored rule replayed over all of memory (not only what came after it), or one not stored

@@ -204,6 +204,11 @@ class RulesConfig(_Strict):
         return value
 
 
+class ApiConfig(_Strict):
+    require_token: bool = Field(False, description="serve: require the API token on a loopback bind too (any other bind always "
+                                "requires it); other users of this machine can reach loopback")
+
+
 class AlertsConfig(_Strict):
     sinks: list[SinkConfig] = Field(default_factory=lambda: [LogSinkConfig(type="log")],
                                     description="where alerts go: stdout, log, jsonl, webhook, mqtt (each with a unique name)")
@@ -218,6 +223,12 @@ class AlertsConfig(_Strict):
         return sinks
 
 
+class BackupConfig(_Strict):
+    folder: Path | None = Field(None, description="where scheduled backups go (memory-<time> folders); none: no scheduled backups")
+    every_hours: float = Field(24.0, gt=0, description="a backup is made by watch/ingest when the newest is this old (hours)")
+    keep: int = Field(7, ge=1, description="scheduled backups kept, newest first; older ones are deleted")
+
+
 class Config(_Strict):
     home: Path | None = Field(None, description="memory folder (else --home, $EDGE_AGENT_HOME, the per-user folder)")
     models: Path | None = Field(None, description="models folder (else --models, $EDGE_AGENT_MODELS, <home>/models)")
@@ -230,6 +241,8 @@ class Config(_Strict):
     episodes: EpisodesConfig = Field(default_factory=EpisodesConfig)
     rules: RulesConfig = Field(default_factory=RulesConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
+    api: ApiConfig = Field(default_factory=ApiConfig)
+    backup: BackupConfig = Field(default_factory=BackupConfig)
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
         default_factory=dict, description="per camera, named places drawn in image pixels: {camera: {name: [x1, y1, x2, y2]}}")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -68,6 +69,10 @@ def test_rename_split_merge_forget(home, capsys):
     assert code == 0 and json.loads(out)["observations"] == 3
     code, out, _ = run(capsys, "--home", home, "entities", "list", "--json")
     assert [e["id"] for e in json.loads(out)] == [2]
+    with Store(home) as store:  # each correction audited with who made it
+        audit = store.corrections()
+    assert [c["action"] for c in audit] == ["rename", "split", "merge", "forget"]
+    assert {c["details"]["caller"] for c in audit} == {f"cli (uid {os.getuid()})"}
 
 
 @pytest.mark.parametrize(

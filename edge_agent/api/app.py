@@ -1,10 +1,12 @@
 """The application: JSON endpoints under ``/api/`` over the memory, the dashboard's page at ``/``.
 
-Errors are one shape, ``{"error": "..."}``: 401 without the token (when there is one), 404 for an
-unknown id, 409 for a correction that cannot be applied, 413 for a body over the limit, 415 for a
-spoken question that is not audio, 422 for invalid input (each bad field named with what was wrong),
-503 when a model an endpoint needs is not installed, 500 ``internal error`` for anything else (the
-traceback goes to the log, never to the client). No CORS: the dashboard is served from the same origin.
+Errors are one shape, ``{"error": "..."}``: 401 without the token (when there is one), 400 for a Host
+header not naming this machine (when there is none), 404 for an unknown id, 405 with ``Allow`` for a
+method a path does not take, 409 for a correction that cannot be applied, 413 for a body over the limit,
+415 for a spoken question that is not audio, 422 for invalid input (each bad field named with what was
+wrong; a JSON body that is not UTF-8 too), 503 when a model an endpoint needs is not installed, 500
+``internal error`` for anything else (the traceback goes to the log, never to the client). Each route's
+OpenAPI description lists the statuses it can answer. No CORS: the dashboard is served from the same origin.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from edge_agent import __version__
 from edge_agent.api import ask, entities, moments, rules, status
+from edge_agent.api.models import errors
 from edge_agent.api.runtime import ApiState, ServiceUnavailable
 from edge_agent.api.security import BearerAuth, BodyLimit, ErrorBoundary, LoopbackHost, RedactToken
 from edge_agent.config import Config, models_dir
-from edge_agent.memory import NotFoundError
+from edge_agent.memory import DatabaseError, NotFoundError
 from edge_agent.memory.corrections import CorrectionError
 from edge_agent.rules.parse import RuleParseError
 
@@ -68,6 +72,23 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts)[:2000] or "invalid request"
 
 
+_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
+def _allowed(app: FastAPI, request: Request) -> str:
+    """Every method the path takes, across the routes that share it (the router's 405 names only the first route's)."""
+    return ", ".join(method for method in _METHODS
+                     if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in app.router.routes))
+
+
+def _with_bearer(schema: dict[str, Any]) -> dict[str, Any]:
+    """States in the schema that every operation needs the token (this app was made with one)."""
+    schema.setdefault("components", {})["securitySchemes"] = {
+        "bearerAuth": {"type": "http", "scheme": "bearer", "description": "the token in <home>/api-token"}}
+    schema["security"] = [{"bearerAuth": []}]
+    return schema
+
+
 def create_app(home: Path, config: Config, *, token: str | None, models: Path | None = None, embedder: Any = None) -> FastAPI:
     """The API over the memory under ``home``. ``token``: when given, every ``/api/`` request needs
     ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a loopback
@@ -94,7 +115,13 @@ def create_app(home: Path, config: Config, *, token: str | None, models: Path | 
     app.state.api = state
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
+            # FastAPI answers 400 to a JSON body that is not UTF-8; it is invalid input like any other: 422.
+            return _error(422, "body: not JSON (a JSON request body must be UTF-8)")
+        if exc.status_code == 405:  # RFC 9110: a 405 names the methods the resource takes
+            allowed = _allowed(app, request)
+            return _error(405, f"{request.method} is not taken by {request.url.path} (it takes {allowed})", {"Allow": allowed})
         return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
@@ -117,8 +144,19 @@ def create_app(home: Path, config: Config, *, token: str | None, models: Path | 
     async def unavailable(_: Request, exc: ServiceUnavailable) -> JSONResponse:
         return _error(503, str(exc))
 
+    @app.exception_handler(DatabaseError)
+    async def memory_unavailable(_: Request, exc: DatabaseError) -> JSONResponse:
+        # A damaged memory, a full disk or a read-only medium: the message names the file and the cure.
+        return _error(503, str(exc))
+
+    # What any endpoint may answer, whatever it does: the token refused, or (without one) a Host not naming this
+    # machine; and 503 when the memory is damaged, or cannot take a change (a full disk, a read-only medium).
+    refused = errors(401, 503) if token is not None else errors(400, 503)
     for module in (ask, entities, moments, rules, status):
-        app.include_router(module.router, prefix="/api")
+        app.include_router(module.router, prefix="/api", responses=refused)
+    if token is not None:
+        generate = app.openapi
+        app.openapi = lambda: _with_bearer(generate())  # type: ignore[method-assign]
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index() -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from edge_agent.api.models import AskRequest, AskResponse, ErrorOut, EvidenceOut
+from edge_agent.api.models import AskRequest, AskResponse, EvidenceOut, errors
 from edge_agent.api.runtime import ApiState
 from edge_agent.api.views import crop_url, keyframe_url, parse_time, with_keyframes
 from edge_agent.memory import Store
@@ -44,7 +44,7 @@ def _answer(store: Store, api: ApiState, question: str, as_of: float | None, cho
                        evidence=evidence, seen=list(answer.seen), timings_ms=dict(answer.timings_ms), context=answer.context)
 
 
-@router.post("/ask", response_model=AskResponse, responses={422: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+@router.post("/ask", response_model=AskResponse, responses=errors(413, 422, 503),
              summary="Answer a question from memory, with cited evidence")
 async def ask(body: AskRequest, request: Request) -> AskResponse:
     api: ApiState = request.app.state.api
@@ -78,13 +78,14 @@ def _spoken(store: Store, api: ApiState, audio: bytes, suffix: str, as_of: float
     return answer
 
 
-@router.post("/ask/audio", response_model=AskResponse, responses={413: {"model": ErrorOut}, 415: {"model": ErrorOut},
-                                                                   422: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+@router.post("/ask/audio", response_model=AskResponse, responses=errors(413, 415, 422, 503),
              summary="Answer a spoken question: the recording is the request body (audio/wav, audio/webm, audio/ogg...)",
-             openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {"type": "string", "format": "binary"}}
-                                                                          for t in ("audio/wav", "audio/webm", "audio/ogg")}}})
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 t: {"schema": {"type": "string", "format": "binary", "minLength": 1}}
+                 for t in ("audio/wav", "audio/webm", "audio/ogg")}}})
 async def ask_audio(request: Request,
-                    as_of: str | None = Query(None, max_length=64, description="answer as of this time (ISO 8601 or Unix seconds)")) -> Any:
+                    as_of: str | None = Query(None, min_length=1, max_length=64,
+                                              description="answer as of this time (ISO 8601 or Unix seconds)")) -> Any:
     api: ApiState = request.app.state.api
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind not in AUDIO_TYPES:

@@ -13,7 +13,7 @@ __all__ = [
     "AlertOut", "AskRequest", "AskResponse", "BiographyOut", "CameraOut", "CameraStatus", "ClipOut", "EntityOut", "EpisodeOut",
     "ErrorOut", "EvidenceOut", "FactOut", "ForgetOut", "ForgetRequest", "MergeRequest", "MomentsOut", "ObservationOut",
     "RenameRequest", "RuleOut", "RulePreviewOut", "RulePreviewRequest", "RuleRequest", "SplitOut", "SplitRequest", "StatusOut",
-    "TraceOut",
+    "TraceOut", "errors",
 ]
 
 MAX_ID = 2**62  #: ids stay within SQLite's 64-bit integers
@@ -30,12 +30,33 @@ class ErrorOut(BaseModel):
     error: str = Field(..., description="what was wrong (never a stack trace)")
 
 
+_ERRORS = {
+    400: "the Host header does not name this machine (a server bound to loopback without a token)",
+    401: "missing or wrong API token",
+    404: "no such id in memory",
+    409: "the correction or change cannot be applied as asked (the error says why)",
+    413: "request body too large (64 KiB of JSON, 25 MiB of audio)",
+    415: "the body is not an audio recording",
+    422: "invalid input: each bad field named with what was wrong",
+    503: "a model this endpoint needs is not installed, or the memory cannot serve the request: damaged, or unwritable "
+         "(a full disk, a read-only medium) for a change (the error says which and the cure)",
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that can answer these error statuses, each with the ``{"error": ...}`` body."""
+    return {code: {"model": ErrorOut, "description": _ERRORS[code]} for code in codes}
+
+
 # -- asking -------------------------------------------------------------------------------------------
 
 
 class AskRequest(_In):
-    question: str = Field(..., min_length=1, max_length=MAX_QUESTION, description="the question, in words")
-    as_of: str | None = Field(None, max_length=64, description="answer as of this time (ISO 8601 or Unix seconds): nothing later is used")
+    # The schema states what the validators enforce (json_schema_extra), the validators keep their clearer messages.
+    question: str = Field(..., min_length=1, max_length=MAX_QUESTION, json_schema_extra={"pattern": r"\S"},
+                          description="the question, in words", examples=["Where was the red cup last seen?"])
+    as_of: str | None = Field(None, min_length=1, max_length=64,
+                              description="answer as of this time (ISO 8601 or Unix seconds): nothing later is used")
     choices: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
         None, max_length=MAX_CHOICES, description="multiple-choice options: the open answer is mapped to the nearest")
 
@@ -153,7 +174,8 @@ class SplitOut(BaseModel):
 
 
 class ForgetRequest(_In):
-    confirm: bool = Field(..., description="must be true: forgetting erases the entity, its media and every trace of it for good")
+    confirm: bool = Field(..., json_schema_extra={"enum": [True]},
+                          description="must be true: forgetting erases the entity, its media and every trace of it for good")
 
     @field_validator("confirm")
     @classmethod
@@ -216,7 +238,7 @@ class CameraOut(BaseModel):
 
 
 class RulePreviewRequest(_In):
-    text: str | None = Field(None, min_length=1, max_length=500,
+    text: str | None = Field(None, min_length=1, max_length=500, examples=["notify me when the dog is on the sofa"],
                              description="the rule in words ('notify me when the dog is on the sofa'), read by the phrase reader")
     predicate: dict[str, Any] | None = Field(None, description="the predicate as a JSON object (instead of, or naming, `text`)")
 

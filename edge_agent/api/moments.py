@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse
 
-from edge_agent.api.models import MAX_ID, CameraMoments, CameraOut, ClipOut, EpisodeOut, ErrorOut, MomentsOut
+from edge_agent.api.models import MAX_ID, CameraMoments, CameraOut, ClipOut, EpisodeOut, MomentsOut, errors
 from edge_agent.api.runtime import ApiState
 from edge_agent.api.views import keyframe_url, parse_time
 from edge_agent.memory import Store
@@ -71,12 +71,14 @@ def _moments(store: Store, camera: str | None, start: float | None, end: float |
     return MomentsOut(start=start, end=end, cameras=out)
 
 
-@router.get("/moments", response_model=MomentsOut, responses={422: {"model": ErrorOut}},
+@router.get("/moments", response_model=MomentsOut, responses=errors(422),
             summary="A timeline per camera: clips (with caption and keyframe) and coarser episodes overlapping [start, end]")
 async def moments(request: Request,
                   camera: str | None = Query(None, min_length=1, max_length=200, description="only this camera"),
-                  start: str | None = Query(None, max_length=64, description="ISO 8601 or Unix seconds (default: a day before `end`)"),
-                  end: str | None = Query(None, max_length=64, description="ISO 8601 or Unix seconds (default: the end of the last clip)"),
+                  start: str | None = Query(None, min_length=1, max_length=64,
+                                            description="ISO 8601 or Unix seconds (default: a day before `end`)"),
+                  end: str | None = Query(None, min_length=1, max_length=64,
+                                          description="ISO 8601 or Unix seconds (default: the end of the last clip)"),
                   limit: int = Query(500, ge=1, le=5000, description="at most this many clips per camera, from `start` on")) -> MomentsOut:
     return await _api(request).db(_moments, camera, parse_time(start, "start"), parse_time(end, "end"), limit)
 
@@ -102,7 +104,7 @@ def _crop(store: Store, observation_id: int) -> FilePath:
     return _media(store, row[0] if row else None, f"the crop of observation {observation_id}")
 
 
-_IMAGE = {200: {"content": {"image/jpeg": {}}, "description": "the JPEG"}, 404: {"model": ErrorOut}}
+_IMAGE = {200: {"content": {"image/jpeg": {}}, "description": "the JPEG"}, **errors(404, 422)}
 
 
 def _file(path: FilePath) -> FileResponse:
@@ -110,12 +112,12 @@ def _file(path: FilePath) -> FileResponse:
     return FileResponse(path, media_type=media_type, headers={"Cache-Control": "private, max-age=300"})
 
 
-@router.get("/keyframes/{clip_id}", response_class=FileResponse, responses=_IMAGE, summary="A clip's keyframe")
+@router.get("/keyframes/{clip_id:int}", response_class=FileResponse, responses=_IMAGE, summary="A clip's keyframe")
 async def keyframe(request: Request, clip_id: Annotated[int, Path(ge=1, le=MAX_ID)],
                    index: int = Query(0, ge=0, le=100, description="which keyframe, when a clip has several")) -> FileResponse:
     return _file(await _api(request).db(_keyframe, clip_id, index))
 
 
-@router.get("/crops/{observation_id}", response_class=FileResponse, responses=_IMAGE, summary="An observation's crop")
+@router.get("/crops/{observation_id:int}", response_class=FileResponse, responses=_IMAGE, summary="An observation's crop")
 async def crop(request: Request, observation_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> FileResponse:
     return _file(await _api(request).db(_crop, observation_id))

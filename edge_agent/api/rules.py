@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import StreamingResponse
 
-from edge_agent.api.models import MAX_ID, AlertOut, ErrorOut, RuleOut, RulePreviewOut, RulePreviewRequest, RuleRequest
+from edge_agent.api.models import MAX_ID, AlertOut, RuleOut, RulePreviewOut, RulePreviewRequest, RuleRequest, errors
 from edge_agent.api.runtime import ApiState
 from edge_agent.api.views import crop_url, keyframe_url, with_crops, with_keyframes
 from edge_agent.memory import Store
@@ -55,7 +55,7 @@ def _rule_out(rule: book.Rule) -> RuleOut:
     return RuleOut(**rule.as_dict(), description=describe(rule.predicate))
 
 
-@router.post("/rules/preview", response_model=RulePreviewOut, responses={422: {"model": ErrorOut}},
+@router.post("/rules/preview", response_model=RulePreviewOut, responses=errors(413, 422),
              summary="Read a rule and show it back in words, without storing it")
 async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
     api = _api(request)
@@ -67,7 +67,7 @@ async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
     return await api.db(run)
 
 
-@router.post("/rules", response_model=RuleOut, status_code=201, responses={422: {"model": ErrorOut}},
+@router.post("/rules", response_model=RuleOut, status_code=201, responses=errors(413, 422),
              summary="Store a rule (it applies to clips committed from now on)")
 async def add(body: RuleRequest, request: Request) -> RuleOut:
     api = _api(request)
@@ -80,14 +80,18 @@ async def add(body: RuleRequest, request: Request) -> RuleOut:
     return await api.db(run)
 
 
-@router.get("/rules", response_model=list[RuleOut], summary="The rules in force (with `all`: the removed ones too)")
+@router.get("/rules", response_model=list[RuleOut], responses=errors(422),
+            summary="The rules in force (with `all`: the removed ones too)")
 async def list_rules(request: Request, removed: bool = Query(False, alias="all", description="also the removed rules")) -> list[RuleOut]:
     return await _api(request).db(lambda store: [_rule_out(r) for r in book.rules(store, removed=removed)])
 
 
-@router.delete("/rules/{rule_id}", response_model=RuleOut, responses={404: {"model": ErrorOut}, 409: {"model": ErrorOut}},
+@router.delete("/rules/{rule_id:int}", response_model=RuleOut, responses=errors(404, 409, 422),
                summary="Stop a rule (its alerts stay listed)")
 async def remove(request: Request, rule_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> RuleOut:
+    api = _api(request)
+    caller = api.caller(request)
+
     def run(store: Store) -> RuleOut:
         try:
             rule = book.get_rule(store, rule_id)
@@ -95,9 +99,9 @@ async def remove(request: Request, rule_id: Annotated[int, Path(ge=1, le=MAX_ID)
             raise HTTPException(404, str(exc)) from None
         if rule.removed_at is not None:
             raise HTTPException(409, f"rule {rule_id} was already removed")
-        return _rule_out(book.remove_rule(store, rule_id))
+        return _rule_out(book.remove_rule(store, rule_id, caller=caller))
 
-    return await _api(request).db(run)
+    return await api.db(run)
 
 
 def _alerts_out(store: Store, alerts: list[book.Alert]) -> list[AlertOut]:
@@ -110,7 +114,8 @@ def _alerts_out(store: Store, alerts: list[book.Alert]) -> list[AlertOut]:
                      deliveries=a.deliveries) for a in alerts]
 
 
-@router.get("/alerts", response_model=list[AlertOut], summary="Alerts raised, newest first, with their deliveries")
+@router.get("/alerts", response_model=list[AlertOut], responses=errors(422),
+            summary="Alerts raised, newest first, with their deliveries")
 async def alerts(request: Request, rule: int | None = Query(None, ge=1, le=MAX_ID, description="only this rule's"),
                  limit: int = Query(50, ge=1, le=1000)) -> list[AlertOut]:
     return await _api(request).db(lambda store: _alerts_out(store, book.alerts(store, rule_id=rule, limit=limit)))
@@ -141,7 +146,7 @@ def _event(kind: str, data: Any, event_id: int | None = None) -> str:
 @router.get("/alerts/stream", response_class=StreamingResponse,
             responses={200: {"content": {"text/event-stream": {}},
                              "description": "server-sent events: `ready` once, then `alert` (data: an alert as in /alerts, "
-                                            "its id as the event id); `: keepalive` comments every 15 s"}},
+                                            "its id as the event id); `: keepalive` comments every 15 s"}, **errors(422)},
             summary="New alerts as server-sent events, as the watch process raises them")
 async def stream(request: Request,
                  since_id: int | None = Query(None, ge=0, le=MAX_ID, description="send the alerts after this id first (default: from now)"),

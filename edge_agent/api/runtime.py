@@ -46,7 +46,7 @@ class Memory:
     def store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = Store(self.home)
+            store = Store(self.home, mode="read")  # a read-only or full disk still serves what memory holds
             with self._lock:
                 self._reap()
                 self._open.append((threading.current_thread(), store))
@@ -109,6 +109,12 @@ class ApiState:
     async def qa(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(store, *args)`` on the question worker: one at a time."""
         return await self._run("qa", fn, *args)
+
+    def caller(self, request: Any) -> str:
+        """Who asked, for the audit trail of corrections and rule removals: "api 127.0.0.1 (token)". With a
+        token every request that reaches an endpoint presented it (the middleware refused the others)."""
+        client = request.client.host if request.client is not None else "unknown"
+        return f"api {client} ({'token' if self.token is not None else 'no token'})"
 
     def close(self) -> None:
         with self._pools_lock:

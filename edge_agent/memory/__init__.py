@@ -2,7 +2,14 @@
 with conservative identity association at write time, the user's corrections and retention."""
 
 from edge_agent.memory.associate import AssociationConfig, Thresholds
-from edge_agent.memory.db import Database, DatabaseError, MissingDependencyError
+from edge_agent.memory.db import (
+    CorruptMemoryError,
+    Database,
+    DatabaseError,
+    MissingDependencyError,
+    ReadOnlyMemoryError,
+    StorageFullError,
+)
 from edge_agent.memory.records import (
     AssociationDecision,
     Biography,
@@ -25,6 +32,7 @@ __all__ = [
     "CandidateScore",
     "Clip",
     "ClipRecord",
+    "CorruptMemoryError",
     "Database",
     "DatabaseError",
     "Entity",
@@ -35,6 +43,8 @@ __all__ = [
     "NotFoundError",
     "Observation",
     "ObservationRecord",
+    "ReadOnlyMemoryError",
+    "StorageFullError",
     "Store",
     "Thresholds",
     "default_home",

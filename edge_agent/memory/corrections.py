@@ -1,6 +1,7 @@
 """The user's corrections of identity: merge two entities, split one at an observation, name it,
 state that two are not the same, or forget one entirely. Each runs in one transaction and is written
-to the audit trail (the corrections table). A split stores a "not the same" constraint, which a later
+to the audit trail (the corrections table), with who asked for it when the caller says (``caller``: "cli (uid
+1000)", "api 127.0.0.1 (token)"). A split stores a "not the same" constraint, which a later
 merge must explicitly override, so that what the user separated is never joined back by itself."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from edge_agent.memory import episodes
 from edge_agent.memory.records import Entity
 from edge_agent.memory.store import Store
 
-__all__ = ["CorrectionError", "ForgetReport", "forget", "merge", "not_same", "rename", "split"]
+__all__ = ["CorrectionError", "ForgetReport", "audit", "forget", "merge", "not_same", "rename", "split"]
 
 MAX_NAME = 100
 
@@ -30,7 +31,10 @@ class ForgetReport:
     bytes_freed: int
 
 
-def _audit(store: Store, action: str, **details: object) -> None:
+def audit(store: Store, action: str, caller: str | None, **details: object) -> None:
+    """Writes a change the user asked for to the audit trail (inside the caller's transaction)."""
+    if caller is not None:
+        details["caller"] = caller
     store.db.execute(
         "INSERT INTO corrections (action, details, at) VALUES (?, ?, ?)", (action, json.dumps(details), time.time())
     )
@@ -54,7 +58,7 @@ def _refresh_span(store: Store, entity_id: int) -> None:
     )
 
 
-def rename(store: Store, entity_id: int, name: str | None) -> Entity:
+def rename(store: Store, entity_id: int, name: str | None, *, caller: str | None = None) -> Entity:
     """Gives the entity a name ("this is Alice"), or removes it with ``None``."""
     if name is not None:
         name = " ".join(str(name).split())
@@ -63,11 +67,11 @@ def rename(store: Store, entity_id: int, name: str | None) -> Entity:
     with store.write():
         old = store.entity(entity_id).name
         store.db.execute("UPDATE entities SET name = ? WHERE id = ?", (name, entity_id))
-        _audit(store, "rename", entity=entity_id, old=old, new=name)
+        audit(store, "rename", caller, entity=entity_id, old=old, new=name)
     return store.entity(entity_id)
 
 
-def not_same(store: Store, a: int, b: int) -> None:
+def not_same(store: Store, a: int, b: int, *, caller: str | None = None) -> None:
     """Records that entities ``a`` and ``b`` are different physical instances."""
     if a == b:
         raise CorrectionError("an entity cannot be different from itself")
@@ -77,10 +81,10 @@ def not_same(store: Store, a: int, b: int) -> None:
             "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
             (*_pair(a, b), time.time()),
         )
-        _audit(store, "not_same", entities=list(_pair(a, b)))
+        audit(store, "not_same", caller, entities=list(_pair(a, b)))
 
 
-def merge(store: Store, keep: int, absorb: int, *, force: bool = False) -> Entity:
+def merge(store: Store, keep: int, absorb: int, *, force: bool = False, caller: str | None = None) -> Entity:
     """Moves every observation of ``absorb`` into ``keep`` and deletes ``absorb``. Refused when the two
     are of different kinds, or when the user said they are not the same (unless ``force``)."""
     if keep == absorb:
@@ -113,11 +117,11 @@ def merge(store: Store, keep: int, absorb: int, *, force: bool = False) -> Entit
         store.db.execute("DELETE FROM entities WHERE id = ?", (absorb,))
         store.associator.rebuild_references(keep)
         _refresh_span(store, keep)
-        _audit(store, "merge", keep=keep, absorb=absorb, observations_moved=moved, forced=force)
+        audit(store, "merge", caller, keep=keep, absorb=absorb, observations_moved=moved, forced=force)
     return store.entity(keep)
 
 
-def split(store: Store, entity_id: int, at_observation: int) -> tuple[Entity, Entity]:
+def split(store: Store, entity_id: int, at_observation: int, *, caller: str | None = None) -> tuple[Entity, Entity]:
     """Moves the entity's observations from ``at_observation`` on (in time order) to a new entity, and
     records that the two are not the same. Returns (the original, the new one)."""
     with store.write():
@@ -144,14 +148,14 @@ def split(store: Store, entity_id: int, at_observation: int) -> tuple[Entity, En
             "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
             (*_pair(entity_id, new_id), time.time()),
         )
-        _audit(store, "split", entity=entity_id, new_entity=new_id, at_observation=at_observation, moved=len(moving))
+        audit(store, "split", caller, entity=entity_id, new_entity=new_id, at_observation=at_observation, moved=len(moving))
     return store.entity(entity_id), store.entity(new_id)
 
 
-def forget(store: Store, entity_id: int) -> ForgetReport:
+def forget(store: Store, entity_id: int, *, caller: str | None = None) -> ForgetReport:
     """Erases the entity: its observations, boxes, vectors, crops, the keyframes and captions of the
     clips it was in (a caption or a keyframe may show or name it), its facts and rule events.
-    Afterwards no search finds a trace of it. The audit keeps only the id and counts."""
+    Afterwards no search finds a trace of it. The audit keeps only the id, counts and the caller."""
     with store.write():
         store.entity(entity_id)
         observations = store.db.query(
@@ -173,7 +177,7 @@ def forget(store: Store, entity_id: int) -> ForgetReport:
             store.db.executemany("DELETE FROM episodes WHERE id = ?", [(i,) for i in captions])
             # Coarser summaries named it too: rewritten from what is left (removed where nothing is).
             episodes.refresh(store, store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids))
-        _audit(store, "forget", entity=entity_id, observations=len(observations), files=len(files))
+        audit(store, "forget", caller, entity=entity_id, observations=len(observations), files=len(files))
     freed = store.delete_media(files)  # only once the records are gone for good
     return ForgetReport(entity_id, len(observations), len(files), freed)
 

@@ -1,6 +1,11 @@
 """The memory database: one SQLite file opened through a driver that can load extensions, with
 sqlite-vec loaded, WAL, foreign keys, a busy timeout, secure deletion and versioned migrations.
 
+A memory is never silently damaged or lost: the file is checked (quick_check) when it is opened, the
+driver's errors for a damaged file, a full disk and a read-only medium become one-line errors that name
+the file and the cure, and a memory that cannot be written can still be opened for reading. The file is
+created 0600 in a 0700 folder: it is the user's record of their home.
+
 Driver choice (Frigate's sqlitevecq pattern: one class, a clear message when a piece is missing): the
 standard library's ``sqlite3`` where its build can load extensions, else ``apsw`` (a pinned dependency,
 bundling a current SQLite). One driver per process: sqlite-vec loaded into two different SQLite
@@ -10,14 +15,20 @@ libraries in one process crashes at exit.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import threading
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from edge_agent.memory.schema import MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["Database", "DatabaseError", "MissingDependencyError", "available_driver"]
+__all__ = [
+    "CorruptMemoryError", "Database", "DatabaseError", "MissingDependencyError", "ReadOnlyMemoryError", "StorageFullError",
+    "available_driver", "human_bytes",
+]
 
 MIN_SQLITE_VEC = (0, 1, 9)  # older versions never reclaim deleted rows
 
@@ -31,6 +42,64 @@ class DatabaseError(RuntimeError):
 
 class MissingDependencyError(DatabaseError):
     """A piece the memory needs (an SQLite driver that loads extensions, sqlite-vec) is missing."""
+
+
+class CorruptMemoryError(DatabaseError):
+    """The memory file is damaged (or is not a memory at all); nothing more is written to it."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"the memory database {path} is damaged ({detail}): nothing was written to it; "
+                         "`edge-agent memory check` says what is wrong, `edge-agent memory restore BACKUP` puts a backup back")
+        self.path = path
+
+
+class StorageFullError(DatabaseError):
+    """The disk holding the memory is full: what was being written was not stored."""
+
+
+class ReadOnlyMemoryError(DatabaseError):
+    """The memory cannot be written (a read-only medium or folder); reading still works."""
+
+
+def human_bytes(n: float) -> str:
+    """1536 -> '1.5 KiB'."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:,.1f} TiB"  # pragma: no cover
+
+
+def free_bytes(path: str | Path) -> int:
+    """Bytes free on the file system holding ``path`` (its nearest existing folder)."""
+    folder = Path(path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return shutil.disk_usage(folder).free
+
+
+# SQLite result codes (primary) of the faults that get their own error.
+_CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN = 11, 26, 13, 8, 14
+_OPEN_MARGIN = 1 << 20  # below this much free space a failure to open for writing is put down to a full disk
+_APSW_CODES = {"CorruptError": _CORRUPT, "NotADBError": _NOTADB, "FullError": _FULL, "ReadOnlyError": _READONLY,
+               "CantOpenError": _CANTOPEN}
+
+
+def _result_code(exc: BaseException) -> int | None:
+    """The SQLite result code of a driver exception (apsw or sqlite3), None for anything else."""
+    code = _APSW_CODES.get(type(exc).__name__)
+    if code is not None and type(exc).__module__ == "apsw":
+        return code
+    errorcode = getattr(exc, "sqlite_errorcode", None)
+    if errorcode is not None:
+        return int(errorcode) & 0xFF
+    # An extension (sqlite-vec creating its shadow tables) may report the fault as a plain SQL error.
+    text = str(exc)
+    if "database or disk is full" in text:
+        return _FULL
+    if "database disk image is malformed" in text:
+        return _CORRUPT
+    return None
 
 
 def _stdlib_can_load_extensions() -> bool:
@@ -65,17 +134,50 @@ def _sqlite_vec_path() -> str:
     return str(sqlite_vec.loadable_path())
 
 
+def _findings(rows: list[tuple[Any, ...]]) -> list[str]:
+    """What an integrity or quick check reported, one finding a line; [] for "ok"."""
+    lines = [line.strip() for row in rows for line in str(row[0]).splitlines()]
+    return [line for line in lines if line and line != "ok" and not line.startswith("*** in database")]
+
+
+def _writable(path: Path) -> bool:
+    """Whether the memory file (or, for a new one, the folder it goes in) can be written, with the
+    folder beside it (WAL needs its -wal and -shm files there)."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
+
+
+def _create_private(path: Path) -> None:
+    """A new memory file is made 0600 (SQLite gives its -wal and -shm files the same mode) in a 0700 folder."""
+    if path.exists():
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
 class Database:
     """A connection to the memory database. Use as a context manager or call :meth:`close`.
 
     Args:
-        path: the database file (created with its folder if missing), or ":memory:".
+        path: the database file (created 0600, with its folder 0700, if missing), or ":memory:".
         busy_timeout_ms: how long a writer waits for another one before failing.
         driver: "sqlite3" or "apsw"; default: :func:`available_driver`. A process uses one driver only.
+        mode: "write" (default): the memory must be writable (:class:`ReadOnlyMemoryError` if not);
+            "read": opened read-only where it cannot be written (``readonly`` says so; writes then fail).
+        check: run SQLite's quick_check on open and refuse a damaged file (:class:`CorruptMemoryError`);
+            ``memory check``, ``backup`` and ``restore`` open without it.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000, driver: str | None = None) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000, driver: str | None = None,
+                 mode: str = "write", check: bool = True) -> None:
         global _process_driver
+        if mode not in ("write", "read"):
+            raise ValueError(f"mode must be 'write' or 'read', got {mode!r}")
         self.path = str(path)
         with _driver_lock:
             chosen = driver or _process_driver or available_driver()
@@ -86,19 +188,60 @@ class Database:
                 )
             _process_driver = chosen
         self.driver = chosen
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._conn = self._connect(chosen)
-        except MissingDependencyError:
-            raise
-        except Exception as exc:
-            raise DatabaseError(f"cannot open the memory database {self.path}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
-        self.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        self.execute("PRAGMA foreign_keys = ON")
-        self.execute("PRAGMA secure_delete = ON")  # a forgotten entity leaves no bytes behind
+        self._conn: Any = None
+        self.damaged = False  #: a damaged page was met: nothing more is written
+        self.readonly = self.path != ":memory:" and not _writable(Path(self.path))
+        if self.readonly and mode == "write":
+            raise ReadOnlyMemoryError(f"the memory at {self.path} cannot be written (read-only file, folder or disk): "
+                                      "reading commands still work; give a writable --home to record")
+        if self.path != ":memory:" and not self.readonly:
+            _create_private(Path(self.path))
+        if self.readonly and not Path(self.path).exists():
+            raise ReadOnlyMemoryError(f"there is no memory at {self.path}, and its folder cannot be written to make one")
+        try:
+            try:
+                self._conn = self._connect(chosen)
+            except (CorruptMemoryError, MissingDependencyError):
+                raise
+            except DatabaseError:
+                # A full disk cannot even hold WAL's shared-memory file: readers still open the file read-only.
+                if self.readonly or self.path == ":memory:":
+                    raise
+                if mode == "read":
+                    self.readonly = True
+                    self._conn = self._connect(chosen)
+                elif free_bytes(self.path) < _OPEN_MARGIN:
+                    raise StorageFullError(
+                        f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): "
+                        "it cannot be opened for writing; free some space (reading commands still work)") from None
+                else:
+                    raise
+            self.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self.execute("PRAGMA foreign_keys = ON")
+            self.execute("PRAGMA secure_delete = ON")  # a forgotten entity leaves no bytes behind
+            self.execute("PRAGMA temp_store = MEMORY")  # scratch tables need no disk (a full or read-only one)
+            if check:
+                self.quick_check()
+            if not self.readonly:
+                self._prepare()
+            version = self.query_one("SELECT vec_version()")[0]
+        except BaseException:
+            self.close()
+            raise
+        if tuple(int(p) for p in str(version).lstrip("v").split(".")[:3]) < MIN_SQLITE_VEC:
+            self.close()
+            raise MissingDependencyError(f"sqlite-vec {version} is too old: need >= 0.1.9 (pip install -U sqlite-vec)")
+        self.sqlite_vec_version = str(version)
+        try:
+            self._migrate()
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self) -> None:
+        """Settings of a writable file: incremental auto-vacuum for a new one, WAL, synchronous NORMAL."""
         if self.query_one("SELECT count(*) FROM sqlite_master")[0] == 0:
             # A new file, before anything (WAL included) initialises it: incremental auto-vacuum lets
             # retention hand freed pages back to the file system.
@@ -108,24 +251,63 @@ class Database:
             if mode is None or str(mode[0]).lower() != "wal":
                 raise DatabaseError(f"cannot switch {self.path} to WAL journaling (got {mode})")
             self.execute("PRAGMA synchronous = NORMAL")
-        version = self.query_one("SELECT vec_version()")[0]
-        if tuple(int(p) for p in str(version).lstrip("v").split(".")[:3]) < MIN_SQLITE_VEC:
-            raise MissingDependencyError(f"sqlite-vec {version} is too old: need >= 0.1.9 (pip install -U sqlite-vec)")
-        self.sqlite_vec_version = str(version)
-        self._migrate()
+
+    def quick_check(self, limit: int = 5) -> None:
+        """SQLite's quick_check (b-trees and free list, without index-content checks); raises
+        :class:`CorruptMemoryError` with its first findings where the file is damaged."""
+        problems = _findings(self.query(f"PRAGMA quick_check({int(limit)})"))
+        if problems:
+            found = "; ".join(problems[:2]) + (f"; {len(problems) - 2} more" if len(problems) > 2 else "")
+            raise CorruptMemoryError(self.path, found)
+
+    def integrity_check(self, limit: int = 100) -> list[str]:
+        """SQLite's full integrity_check: [] when the file is sound, else what it found (at most ``limit``)."""
+        return _findings(self.query(f"PRAGMA integrity_check({int(limit)})"))
 
     def _connect(self, driver: str) -> Any:
+        """A connection with sqlite-vec loaded; read-only (``mode=ro``, else ``immutable=1`` where SQLite
+        cannot make the WAL's shared-memory file beside it) when the memory cannot be written."""
         extension = _sqlite_vec_path()
+        targets = [self.path]
+        if self.readonly:
+            uri = "file:" + urllib.parse.quote(os.path.abspath(self.path))
+            targets = [f"{uri}?mode=ro", f"{uri}?immutable=1"]
+        last: BaseException | None = None
+        for target in targets:
+            try:
+                conn = self._open(driver, target)
+            except DatabaseError:
+                raise
+            except Exception as exc:
+                fault = self._fault(exc)
+                if isinstance(fault, CorruptMemoryError):
+                    raise fault from exc
+                last = exc
+                continue
+            try:
+                conn.enable_load_extension(True)
+                conn.load_extension(extension)
+                conn.enable_load_extension(False)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchall()  # reads the header: a damaged one fails here
+            except Exception as exc:
+                conn.close()
+                fault = self._fault(exc)
+                if isinstance(fault, CorruptMemoryError):
+                    raise fault from exc
+                last = exc
+                continue
+            return conn
+        raise DatabaseError(f"cannot open the memory database {self.path}: {last}") from last
+
+    def _open(self, driver: str, target: str) -> Any:
         if driver == "apsw":
             try:
                 import apsw
             except ImportError as exc:
                 raise MissingDependencyError("apsw is not installed: pip install 'apsw==3.54.1.0'") from exc
-            conn = apsw.Connection(self.path)
-            conn.enable_load_extension(True)
-            conn.load_extension(extension)
-            conn.enable_load_extension(False)
-            return conn
+            if target.startswith("file:"):
+                return apsw.Connection(target, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+            return apsw.Connection(target)
         if driver in ("sqlite3", "pysqlite3"):
             if driver == "sqlite3":
                 import sqlite3 as module
@@ -134,35 +316,61 @@ class Database:
                     import pysqlite3.dbapi2 as module  # type: ignore[import-not-found]
                 except ImportError as exc:
                     raise MissingDependencyError("pysqlite3 is not installed: pip install pysqlite3-binary") from exc
-            conn = module.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = module.connect(target, isolation_level=None, check_same_thread=False, uri=target.startswith("file:"))
             if not hasattr(conn, "enable_load_extension"):
+                conn.close()
                 raise MissingDependencyError(f"this Python's {driver} cannot load extensions; install apsw")
-            conn.enable_load_extension(True)
-            conn.load_extension(extension)
-            conn.enable_load_extension(False)
             return conn
         raise DatabaseError(f"unknown SQLite driver {driver!r}: expected 'sqlite3' or 'apsw'")
+
+    def _fault(self, exc: BaseException) -> DatabaseError | None:
+        """The product's error for a driver exception that means a damaged file, a full disk or a
+        read-only medium; None for any other (a bug, a constraint: raised as it is)."""
+        code = _result_code(exc)
+        if code in (_CORRUPT, _NOTADB):
+            return CorruptMemoryError(self.path, str(exc))
+        if code == _FULL:
+            return StorageFullError(
+                f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): nothing of "
+                "this write was stored; free some space, or lower the memory's cap (`edge-agent memory prune --max-bytes`)")
+        if code == _READONLY:
+            return ReadOnlyMemoryError(f"the memory at {self.path} is read-only ({exc}): reading works, writing does not")
+        return None
+
+    @contextlib.contextmanager
+    def _faults(self) -> Iterator[None]:
+        try:
+            yield
+        except DatabaseError:
+            raise
+        except Exception as exc:
+            fault = self._fault(exc)
+            if fault is None:
+                raise
+            if isinstance(fault, CorruptMemoryError):
+                self.damaged = True
+            raise fault from exc
 
     # -- statements --------------------------------------------------------------------------------
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> None:
         """Runs one statement."""
-        with self._lock:
+        with self._lock, self._faults():
             self._conn.execute(sql, params)
 
     def insert(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> int:
         """Runs one INSERT and returns the new row's rowid."""
-        with self._lock:
+        with self._lock, self._faults():
             cursor = self._conn.execute(sql, params)
             return int(self._conn.last_insert_rowid() if self.driver == "apsw" else cursor.lastrowid)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self._lock:
+        with self._lock, self._faults():
             if rows:
                 self._conn.executemany(sql, rows)
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, self._faults():
             return [tuple(row) for row in self._conn.execute(sql, params).fetchall()]
 
     def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[Any, ...] | None:
@@ -172,7 +380,7 @@ class Database:
     def script(self, sql: str) -> None:
         """Runs several statements (migrations) inside the current transaction, if any. The sqlite3
         module's executescript would commit first, so statements are run one by one there."""
-        with self._lock:
+        with self._lock, self._faults():
             if self.driver == "apsw":
                 self._conn.execute(sql)
                 return
@@ -189,7 +397,8 @@ class Database:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Database]:
-        """A write transaction (BEGIN IMMEDIATE): all or nothing. Nested use joins the outer one."""
+        """A write transaction (BEGIN IMMEDIATE): all or nothing. Nested use joins the outer one. A
+        connection that has met a damaged page writes nothing more."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -198,16 +407,21 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            if self.damaged:
+                raise CorruptMemoryError(self.path, "damage was found while it was in use")
+            with self._faults():
+                self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
                 yield self
+                with self._faults():
+                    self._conn.execute("COMMIT")
             except BaseException:
                 self._depth = 0
-                self._conn.execute("ROLLBACK")
+                with contextlib.suppress(Exception):  # a failed COMMIT (disk full) leaves the transaction open
+                    self._conn.execute("ROLLBACK")
                 raise
             self._depth = 0
-            self._conn.execute("COMMIT")
 
     @property
     def in_transaction(self) -> bool:
@@ -230,6 +444,9 @@ class Database:
                 f"{self.path} has schema version {current}, newer than this edge-agent understands "
                 f"({SCHEMA_VERSION}); upgrade edge-agent"
             )
+        if current < SCHEMA_VERSION and self.readonly:
+            raise ReadOnlyMemoryError(f"{self.path} has schema version {current} and needs migrating to {SCHEMA_VERSION}, "
+                                      "which needs write access: open it once where it can be written")
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self.transaction():
                 self.script(MIGRATIONS[version])
@@ -250,6 +467,30 @@ class Database:
     def checkpoint(self) -> None:
         """Moves the WAL into the database file and truncates it."""
         self.query("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def backup_to(self, path: str | Path) -> None:
+        """Copies the database into a new file (0600) with SQLite's online backup, in one step: one
+        consistent snapshot, while other connections go on writing (WAL)."""
+        target = Path(path)
+        _create_private(target)
+        with self._lock, self._faults():
+            if self.driver == "apsw":
+                import apsw
+
+                destination = apsw.Connection(str(target))
+                try:
+                    with destination.backup("main", self._conn, "main") as step:
+                        step.step(-1)
+                finally:
+                    destination.close()
+                return
+            import sqlite3
+
+            destination = sqlite3.connect(str(target))
+            try:
+                self._conn.backup(destination)
+            finally:
+                destination.close()
 
     def close(self) -> None:
         with self._lock:

@@ -1,25 +1,44 @@
-"""Retention: the memory never grows without bound. A cap in bytes (database plus media) and/or in
-days is enforced oldest clip first: raw media (crops, keyframes) goes first, then records. Deleting
-records removes their vectors too, rebuilds the reference sets they were part of, deletes entities left
-without observations, and finally sweeps any file or vector nothing refers to."""
+"""Retention: the memory never grows without bound. A cap in days and/or bytes is enforced oldest clip first
+(raw media first, then records), deleting only as many clips as the cap needs: bytes are the live pages a
+VACUUM would keep, and vec0 tables are compacted as their rows leave.
+
+Deleting records removes their vectors too, rebuilds the reference sets they were part of, deletes entities
+left without observations, and finally sweeps any file or vector nothing refers to. Entities the user named
+keep the clips of their reference observations and of their latest one unless ``include_named`` is given.
+A cap below what an empty memory of the same schema and embedding spaces occupies is refused up front."""
 
 from __future__ import annotations
 
+import math
 import os
+import re
+import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from edge_agent.memory import episodes
+from edge_agent.memory.db import Database, human_bytes
 from edge_agent.memory.store import Store
 
-__all__ = ["RetentionPolicy", "RetentionReport", "compact", "enforce", "usage"]
+__all__ = ["CapBelowMinimumError", "RetentionPolicy", "RetentionReport", "compact", "database_bytes", "empty_bytes",
+           "enforce", "usage"]
 
 _MAX_STEP = 500  # clips per step: a step is one transaction, so a crash loses at most one step's progress
+_REBUILD_FRACTION = 0.25  # a vec0 table is rebuilt once packing it would free this share of its bytes (and a chunk's)
+_MIN_CHUNK = 64  # smallest chunk a rebuild fits a table to: a table that grows again then does not pay in chunk count
+
+
+class CapBelowMinimumError(ValueError):
+    """The byte cap is below what an empty memory of this schema and these embedding spaces occupies."""
 
 
 @dataclass(frozen=True)
 class RetentionPolicy:
-    max_bytes: int | None = None  #: cap on database + media bytes
+    max_bytes: int | None = None  #: cap on database (live pages) + media bytes
     max_age_days: float | None = None  #: clips that ended longer ago than this are deleted
 
     def __post_init__(self) -> None:
@@ -32,41 +51,266 @@ class RetentionPolicy:
 @dataclass(frozen=True)
 class RetentionReport:
     bytes_before: int
-    bytes_after: int
+    bytes_after: int  #: measured; under dry_run, what the run would leave (measured inside a rolled-back transaction)
     media_files_deleted: int
     clips_deleted: int
     observations_deleted: int
     entities_deleted: int
     orphans_removed: int
+    cap_reached: bool = True  #: False when the byte cap is still exceeded; ``reason`` says why
+    reason: str = ""
+    dry_run: bool = False  #: nothing was deleted: the counts are what a real run would delete
+    empty_bytes: int = 0  #: what an empty memory of the same schema and embedding spaces occupies
+    clips_protected: int = 0  #: clips kept for named entities
+    media_bytes_deleted: int = 0
+    deleted_from: float | None = None  #: start of the oldest and of the newest clip deleted (None: none)
+    deleted_to: float | None = None
+
+
+def database_bytes(db: Database) -> int:
+    """Live bytes of the database: its pages less the free ones, what a VACUUM would about keep. The WAL is
+    not added: PRAGMA page_count already sees what it holds."""
+    page_size = int(db.query_one("PRAGMA page_size")[0])
+    return (int(db.query_one("PRAGMA page_count")[0]) - int(db.query_one("PRAGMA freelist_count")[0])) * page_size
+
+
+def _media_bytes(store: Store) -> int:
+    return int(store.db.query_one(
+        "SELECT (SELECT coalesce(sum(media_bytes), 0) FROM clips) + (SELECT coalesce(sum(media_bytes), 0) FROM observations)")[0])
 
 
 def usage(store: Store) -> int:
-    """Bytes the memory occupies: the database (with its WAL) and the media files it records."""
-    media = store.db.query_one(
-        "SELECT (SELECT coalesce(sum(media_bytes), 0) FROM clips) + (SELECT coalesce(sum(media_bytes), 0) FROM observations)"
-    )[0]
-    return store.db.file_bytes() + int(media)
+    """Bytes the memory occupies: the database's live pages and the media files it records."""
+    return database_bytes(store.db) + _media_bytes(store)
+
+
+def empty_bytes(store: Store) -> int:
+    """What a memory with this one's schema, embedding spaces and text/keyframe indexes but no clips
+    occupies, measured by building one in a temporary folder (an empty vec0 table holds no chunk)."""
+    db = store.db
+    vector_ddl = [r[0] for r in db.query(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER BY name")]
+    spaces = db.query("SELECT id, name, dims FROM embedding_spaces")
+    meta = db.query("SELECT key, value FROM meta")
+    with tempfile.TemporaryDirectory(prefix="edge-agent-empty-") as folder, \
+            Database(Path(folder) / "memory.db", driver=db.driver) as empty:
+        with empty.transaction():
+            empty.executemany("INSERT INTO embedding_spaces (id, name, dims) VALUES (?, ?, ?)", spaces)
+            empty.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta)
+            for sql in vector_ddl:
+                empty.execute(sql)
+        return database_bytes(empty)
 
 
 def compact(store: Store) -> None:
-    """Hands freed pages back to the file system (incremental auto-vacuum, WAL truncated)."""
+    """Hands freed pages back to the file system (incremental auto-vacuum, WAL truncated). Not inside a
+    transaction (a dry run): live bytes are measured without it."""
+    if store.db.in_transaction:
+        return
     store.db.checkpoint()
     store.db.query("PRAGMA incremental_vacuum")
     store.db.checkpoint()
 
 
-def _drop_media(store: Store, clip_ids: list[int]) -> int:
+# -- vec0 tables -------------------------------------------------------------------------------------
+#
+# sqlite-vec 0.1.9 stores each vec0 table's vectors in chunks of ``chunk_size`` (1024) slots per partition
+# key value, allocated whole when the first row lands in them (a 64-dim float vector: 256 KiB a chunk).
+# Deleting a row only clears its slot; the chunk is freed once its last row is deleted, and new rows go to
+# the newest chunk of their partition, never into older holes. Oldest-first deletion therefore frees
+# chunks by itself; scattered deletions (reference sets, forget) leave holes that only a rebuild packs.
+
+
+@dataclass(frozen=True)
+class _VectorTable:
+    name: str
+    chunk_size: int
+    chunk_bytes: int  #: bytes one chunk occupies (its vectors, validity, rowids and metadata blobs, on pages)
+    chunk_of_row: dict[int, int]  #: rowid -> chunk id
+    partition_of_chunk: dict[int, tuple]  #: chunk id -> partition key values
+    columns: tuple[str, ...]  #: columns to copy on a rebuild (the primary key first, or rowid)
+
+
+def _blob_bytes(length: int, page_size: int) -> int:
+    # A blob larger than a page's share spills onto overflow pages of page_size - 4 usable bytes.
+    return length if length < page_size // 4 else math.ceil(length / (page_size - 4)) * page_size
+
+
+def _vector_tables(db: Database) -> list[_VectorTable]:
+    names = [r[0] for r in db.query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER BY name")]
+    page_size = int(db.query_one("PRAGMA page_size")[0])
+    tables = []
+    for name in names:
+        shadow = [r[0] for r in db.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR name GLOB ? OR name GLOB ?)",
+            (f"{name}_chunks", f"{name}_vector_chunks[0-9][0-9]", f"{name}_metadatachunks[0-9][0-9]"))]
+        chunk_bytes = 0
+        for table in shadow:
+            row = db.query_one(f"SELECT * FROM {table} LIMIT 1")
+            chunk_bytes += sum(_blob_bytes(len(v), page_size) for v in (row or ()) if isinstance(v, bytes)) + 16
+        partition_columns = [r[1] for r in db.query(f"PRAGMA table_info({name}_chunks)") if str(r[1]).startswith("partition")]
+        chunks = db.query(f"SELECT chunk_id, size{''.join(', ' + c for c in partition_columns)} FROM {name}_chunks")
+        info = db.query(f"PRAGMA table_info({name})")
+        keys = [r[1] for r in info if r[5]]
+        columns = tuple(keys or ["rowid"]) + tuple(r[1] for r in info if not r[5])
+        tables.append(_VectorTable(
+            name=name,
+            chunk_size=int(chunks[0][1]) if chunks else 1024,
+            chunk_bytes=chunk_bytes,
+            chunk_of_row=dict(db.query(f"SELECT rowid, chunk_id FROM {name}_rowids")),
+            partition_of_chunk={int(c[0]): tuple(c[2:]) for c in chunks},
+            columns=columns,
+        ))
+    return tables
+
+
+def _fitted_chunk_size(chunk_size: int, rows: int) -> int:
+    """The chunk size a rebuild gives a table: its own, or for a table whose partitions hold fewer rows, the
+    power of two that fits the largest (at least _MIN_CHUNK): a small memory then does not pay for 1024 slots
+    a partition, which otherwise go only with the partition's last row."""
+    return min(chunk_size, max(_MIN_CHUNK, 1 << max(0, rows - 1).bit_length()))
+
+
+def _packed_bytes(rows_by_partition: Sequence[int], chunk_size: int, chunk_bytes: int) -> tuple[int, float]:
+    """(chunk size, bytes) of a table rebuilt with these rows per partition."""
+    size = _fitted_chunk_size(chunk_size, max(rows_by_partition, default=0))
+    return size, sum(-(-n // size) for n in rows_by_partition if n > 0) * chunk_bytes * size / chunk_size
+
+
+def _worth_rebuilding(now: float, packed: float, packed_chunk_bytes: float) -> bool:
+    return now - packed >= max(packed_chunk_bytes, _REBUILD_FRACTION * now)
+
+
+def _compact_vectors(store: Store) -> int:
+    """Rebuilds the vec0 tables where packing their rows (in chunks fitted to them) frees enough, in one
+    transaction each: rows copied aside, the table dropped and created again (with its new chunk size),
+    rows put back. Returns the tables rebuilt."""
+    rebuilt = 0
+    for table in _vector_tables(store.db):
+        rows: dict[tuple, int] = {}
+        for chunk in table.chunk_of_row.values():
+            key = table.partition_of_chunk.get(chunk, ())
+            rows[key] = rows.get(key, 0) + 1
+        size, packed = _packed_bytes(list(rows.values()), table.chunk_size, table.chunk_bytes)
+        now = len(table.partition_of_chunk) * table.chunk_bytes
+        if not _worth_rebuilding(now, packed, table.chunk_bytes * size / table.chunk_size):
+            continue
+        ddl = store.db.query_one("SELECT sql FROM sqlite_master WHERE name = ?", (table.name,))[0]
+        ddl = re.sub(r",\s*chunk_size\s*=\s*\d+", "", ddl.rstrip().rstrip(";")).rstrip()
+        ddl = ddl[:-1].rstrip() + f",\n    chunk_size={size}\n)" if size != 1024 else ddl
+        columns = ", ".join(table.columns)
+        with store.write():
+            store.db.execute("DROP TABLE IF EXISTS temp.retention_rebuild")
+            store.db.execute(f"CREATE TEMP TABLE retention_rebuild AS SELECT {columns} FROM {table.name}")
+            store.db.execute(f"DROP TABLE {table.name}")
+            store.db.execute(ddl)
+            store.db.execute(f"INSERT INTO {table.name} ({columns}) SELECT {columns} FROM temp.retention_rebuild ORDER BY 1")
+            store.db.execute("DROP TABLE temp.retention_rebuild")
+        rebuilt += 1
+    return rebuilt
+
+
+# -- what deleting the oldest clips frees ----------------------------------------------------------------
+
+
+def _owners(store: Store, table: str, clip_rank: dict[int, int]) -> dict[int, int]:
+    """rowid -> rank (in deletion order) of the clip whose deletion removes that vector; rows no candidate
+    clip removes are left out."""
+    db = store.db
+    if re.fullmatch(r"vec_(obs|ref)_\d+|vec_text_observation", table):
+        return {o: clip_rank[c] for o, c in db.query("SELECT id, clip_id FROM observations") if c in clip_rank}
+    if table == "vec_keyframe":
+        return dict(clip_rank)
+    if table == "vec_text_episode":
+        owners = {e: clip_rank[c] for e, c in db.query("SELECT id, clip_id FROM episodes WHERE clip_id IS NOT NULL")
+                  if c in clip_rank}
+        # A coarser episode's summary (and vector) is rewritten as soon as one clip of its window goes.
+        clips = sorted((t, cam, clip_rank[i]) for i, cam, t in db.query("SELECT id, camera, t_start FROM clips")
+                       if i in clip_rank)
+        starts = [c[0] for c in clips]
+        for e, camera, t0, t1 in db.query("SELECT id, camera, t_start, t_end FROM episodes WHERE clip_id IS NULL"):
+            lo, hi = np.searchsorted(starts, t0, "left"), np.searchsorted(starts, t1, "right")
+            ranks = [r for _, cam, r in clips[lo:hi] if camera is None or cam == camera]
+            if ranks:
+                owners[e] = min(ranks)
+        return owners
+    return {}
+
+
+def _freed_estimate(store: Store, candidates: Sequence[int], tables: list[_VectorTable], empty: int) -> np.ndarray:
+    """Estimated bytes freed by deleting the first i candidate clips (i = 0..n), then compacting:
+
+    - their media, exactly;
+    - the vec0 chunks left without a row (exact: which rows each chunk holds is known), or the chunks a
+      rebuild would free once enough are;
+    - their share of the rest of the database (live bytes less the empty memory and the chunks), by the
+      size of their rows. An overestimate (part of that rest is not the clips'), so steps fall short of the
+      need rather than past it, and the loop measures and goes on."""
+    db = store.db
+    n = len(candidates)
+    rank = {c: i for i, c in enumerate(candidates)}
+    rows = {r[0]: r[1:] for r in db.query(
+        "SELECT c.id, c.media_bytes + coalesce(o.media, 0), coalesce(o.n, 0), coalesce(o.chars, 0), coalesce(b.n, 0), "
+        "coalesce(e.chars, 0), coalesce(s.chars, 0) FROM clips c "
+        "LEFT JOIN (SELECT clip_id, count(*) AS n, sum(media_bytes) AS media, sum(length(description)) AS chars "
+        "FROM observations GROUP BY clip_id) o ON o.clip_id = c.id "
+        "LEFT JOIN (SELECT o.clip_id, count(*) AS n FROM observation_boxes x JOIN observations o ON o.id = x.observation_id "
+        "GROUP BY o.clip_id) b ON b.clip_id = c.id "
+        "LEFT JOIN (SELECT clip_id, sum(length(text) + 150) AS chars FROM episodes GROUP BY clip_id) e ON e.clip_id = c.id "
+        "LEFT JOIN (SELECT clip_id, sum(length(text) + 60) AS chars FROM clip_speech GROUP BY clip_id) s ON s.clip_id = c.id")}
+    # Rough bytes of a clip's rows (a clip and its log line, an observation with its decision, index and
+    # full-text entries, a box): only their proportions matter, the total is scaled to what is measured.
+    weight = {c: 250 + 700 * r[1] + 3 * r[2] + 45 * r[3] + 2 * r[4] + r[5] for c, r in rows.items()}
+    chunk_total = sum(t.chunk_bytes * len(t.partition_of_chunk) for t in tables)
+    rest = max(0, database_bytes(db) - empty - chunk_total)
+    scale = rest / max(1, sum(weight.values()))
+    per_clip = np.array([rows[c][0] + scale * weight[c] for c in candidates], dtype=np.float64)
+    freed = np.concatenate([[0.0], np.cumsum(per_clip)])
+
+    never = n + 1  # a rank past every candidate: a chunk or row no deletion here removes
+    for table in tables:
+        if not table.partition_of_chunk:
+            continue
+        owners = _owners(store, table.name, rank)
+        last = {c: -1 for c in table.partition_of_chunk}  # chunk -> rank of the last deletion that empties it
+        partition_rows: dict[tuple, np.ndarray] = {}
+        for row, chunk in table.chunk_of_row.items():
+            r = owners.get(row, never)
+            last[chunk] = max(last.get(chunk, -1), r)
+            key = table.partition_of_chunk.get(chunk, ())
+            partition_rows.setdefault(key, np.zeros(n + 2, np.int64))[min(r, never)] += 1
+        if not partition_rows:
+            continue
+        chunks_now = len(table.partition_of_chunk)
+        empties = np.bincount(np.minimum(np.array(list(last.values()), np.int64) + 1, never), minlength=n + 2)
+        natural = (chunks_now - np.cumsum(empties)[: n + 1]) * float(table.chunk_bytes)  # bytes left after i deletions
+        left = np.array([counts.sum() - np.concatenate([[0], np.cumsum(counts)[:n]]) for counts in partition_rows.values()])
+        fitted = [_packed_bytes(left[:, i].tolist(), table.chunk_size, table.chunk_bytes) for i in range(n + 1)]
+        packed = np.array([b for _, b in fitted])
+        packed_chunk = np.array([table.chunk_bytes * c / table.chunk_size for c, _ in fitted])
+        rebuild = natural - packed >= np.maximum(packed_chunk, _REBUILD_FRACTION * natural)
+        freed += chunks_now * float(table.chunk_bytes) - np.where(rebuild, packed, natural)
+    return freed
+
+
+# -- deleting ------------------------------------------------------------------------------------------
+
+
+def _drop_media(store: Store, clip_ids: list[int]) -> list[str]:
+    """Forgets the media of some clips (and their keyframe vectors); returns the files to delete once committed."""
     marks = ",".join("?" * len(clip_ids))
     files = store.media_of_clips(clip_ids)
     with store.write():
         store.db.execute(f"UPDATE observations SET crop_path = NULL, media_bytes = 0 WHERE clip_id IN ({marks})", clip_ids)
         store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
         store.delete_keyframe_vectors(clip_ids)
-    store.delete_media(files)
-    return len(files)
+    return files
 
 
-def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
+def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int, list[str]]:
+    """Deletes clips and what derives from them; returns (observations, entities) deleted and the files to
+    delete once committed."""
     marks = ",".join("?" * len(clip_ids))
     files = store.media_of_clips(clip_ids)
     with store.write():
@@ -92,11 +336,12 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int]:
                 "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1) WHERE id = ?1",
                 (entity_id,),
             )
-    store.delete_media(files)
-    return len(observations), len(emptied)
+    return len(observations), len(emptied), files
 
 
-def _sweep_orphans(store: Store) -> int:
+def _sweep_orphans(store: Store, pending: set[str], dry_run: bool) -> int:
+    """Vectors and files nothing refers to. Files in ``pending`` (named by records this run deleted) are
+    not counted: they are deleted anyway, or, in a dry run, would be."""
     removed = 0
     with store.write():
         for space_id, _ in store.vector_tables():
@@ -123,53 +368,133 @@ def _sweep_orphans(store: Store) -> int:
     for root, _, files in os.walk(store.media_dir):
         for name in files:
             relative = os.path.relpath(os.path.join(root, name), store.media_dir)
-            if relative not in referenced:
-                os.unlink(os.path.join(root, name))
+            if relative not in referenced and relative not in pending:
+                if not dry_run:
+                    os.unlink(os.path.join(root, name))
                 removed += 1
     return removed
 
 
-def enforce(store: Store, policy: RetentionPolicy, *, now: float | None = None) -> RetentionReport:
-    """Applies ``policy``: clips past the age cap go; then, while over the byte cap, the oldest clips'
-    media and then their records."""
-    now = time.time() if now is None else now
+def _protected_clips(store: Store) -> set[int]:
+    """Clips a named entity needs to stay what it is: those of its reference observations and of its latest
+    observation (at most reference_set_size + 1 per entity)."""
+    return {int(r[0]) for r in store.db.query(
+        "SELECT o.clip_id FROM entity_refs r JOIN entities e ON e.id = r.entity_id "
+        "JOIN observations o ON o.id = r.observation_id "
+        "WHERE e.name IS NOT NULL "
+        "UNION SELECT (SELECT o.clip_id FROM observations o WHERE o.entity_id = e.id ORDER BY o.t_end DESC, o.id DESC LIMIT 1) "
+        "FROM entities e WHERE e.name IS NOT NULL") if r[0] is not None}
+
+
+class _Rollback(Exception):
+    def __init__(self, report: RetentionReport) -> None:
+        super().__init__("dry run")
+        self.report = report
+
+
+def enforce(store: Store, policy: RetentionPolicy, *, now: float | None = None, dry_run: bool = False,
+            include_named: bool = False) -> RetentionReport:
+    """Applies ``policy``: clips past the age cap go; then, while over the byte cap, the oldest clips' media
+    and then their records, in steps sized to what is still over.
+
+    Args:
+        now: the time the age cap counts back from (default: now).
+        dry_run: do everything inside one transaction, measure, and roll it back; no file is deleted.
+        include_named: let named entities' clips go too.
+
+    Raises:
+        CapBelowMinimumError: the byte cap is below :func:`empty_bytes` (nothing is deleted)."""
+    empty = empty_bytes(store)
+    if policy.max_bytes is not None and policy.max_bytes < empty:
+        raise CapBelowMinimumError(
+            f"--max-bytes {policy.max_bytes} ({human_bytes(policy.max_bytes)}) is below the minimum of this memory: "
+            f"{empty} bytes ({human_bytes(empty)}), what its schema and embedding spaces occupy with no clip in it")
+    if not dry_run:
+        return _enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=False)
+    try:
+        with store.write():
+            raise _Rollback(_enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=True))
+    except _Rollback as done:
+        return done.report
+
+
+def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, include_named: bool, *,
+             dry_run: bool) -> RetentionReport:
+    db = store.db
     before = usage(store)
-    media_files = clips = observations = entities = 0
+    protected = set() if include_named else _protected_clips(store)
+    files: set[str] = set()
+    clips = observations = entities = media_bytes = 0
+    spans: list[float] = []
+
+    def delete_files(paths: list[str]) -> None:
+        nonlocal media_bytes
+        files.update(paths)
+        if dry_run:
+            media_bytes += sum(store.media_path(p).stat().st_size for p in paths if store.media_path(p).is_file())
+        else:
+            media_bytes += store.delete_media(paths)
+
+    def drop(clip_ids: list[int]) -> None:
+        nonlocal clips, observations, entities
+        for start in range(0, len(clip_ids), _MAX_STEP):
+            step = clip_ids[start:start + _MAX_STEP]
+            marks = ",".join("?" * len(step))
+            spans.extend(r[0] for r in db.query(f"SELECT t_start FROM clips WHERE id IN ({marks})", step))
+            n_obs, n_ent, paths = _drop_records(store, step)
+            delete_files(paths)
+            clips, observations, entities = clips + len(step), observations + n_obs, entities + n_ent
+
+    def oldest(where: str = "1", params: tuple = ()) -> list[int]:
+        rows = db.query(f"SELECT id FROM clips WHERE {where} ORDER BY t_start, id", params)
+        return [r[0] for r in rows if r[0] not in protected]
 
     if policy.max_age_days is not None:
-        cutoff = now - policy.max_age_days * 86400.0
-        while old := [r[0] for r in store.db.query("SELECT id FROM clips WHERE t_end < ? ORDER BY t_start LIMIT ?", (cutoff, _MAX_STEP))]:
-            n_obs, n_ent = _drop_records(store, old)
-            clips, observations, entities = clips + len(old), observations + n_obs, entities + n_ent
+        drop(oldest("t_end < ?", (now - policy.max_age_days * 86400.0,)))
 
+    reached, reason = True, ""
     if policy.max_bytes is not None:
-        while (excess := usage(store) - policy.max_bytes) > 0:
-            # Oldest clips' media, just enough of it to cover the excess.
-            chosen, covered = [], 0
-            for clip_id, media in store.db.query(
-                "SELECT c.id, c.media_bytes + (SELECT coalesce(sum(o.media_bytes), 0) FROM observations o WHERE o.clip_id = c.id) AS m "
-                "FROM clips c WHERE m > 0 ORDER BY c.t_start LIMIT ?",
-                (_MAX_STEP,),
-            ):
-                chosen.append(clip_id)
-                covered += media
-                if covered >= excess:
+        cap = policy.max_bytes
+        _compact_vectors(store)  # holes left by earlier deletions cost no clip
+        if usage(store) > cap:
+            # Oldest clips' media first, just enough of it to cover the excess (media bytes are exact).
+            with_media = db.query(
+                "SELECT c.id, c.media_bytes + "
+                "(SELECT coalesce(sum(o.media_bytes), 0) FROM observations o WHERE o.clip_id = c.id) AS m "
+                "FROM clips c WHERE m > 0 ORDER BY c.t_start, c.id")
+            excess, chosen = usage(store) - cap, []
+            for clip_id, media in with_media:
+                if excess <= 0:
                     break
-            if not chosen:
+                if clip_id not in protected:
+                    chosen.append(clip_id)
+                    excess -= media
+            for start in range(0, len(chosen), _MAX_STEP):
+                delete_files(_drop_media(store, chosen[start:start + _MAX_STEP]))
+            _compact_vectors(store)
+            compact(store)
+        while (excess := usage(store) - cap) > 0:
+            candidates = oldest()
+            if not candidates:
+                reached = False
+                kept = len(protected & {r[0] for r in db.query("SELECT id FROM clips")})
+                reason = (f"{human_bytes(excess)} over the cap with no clip left to delete: "
+                          + (f"{kept} clips are kept for named entities (--include-named lets them go), " if kept else "")
+                          + "and what is not clips (entities, facts, rules, the ingest log) stays")
                 break
-            media_files += _drop_media(store, chosen)
-        compact(store)
-        while (excess := usage(store) - policy.max_bytes) > 0:
-            # Then records, oldest clips first, in steps sized by the average bytes of a clip.
-            n_clips = store.db.query_one("SELECT count(*) FROM clips")[0]
-            if n_clips == 0:
-                break
-            step = min(_MAX_STEP, max(1, -(-excess * n_clips // max(1, store.db.file_bytes()))))
-            oldest = [r[0] for r in store.db.query("SELECT id FROM clips ORDER BY t_start LIMIT ?", (step,))]
-            n_obs, n_ent = _drop_records(store, oldest)
-            clips, observations, entities = clips + len(oldest), observations + n_obs, entities + n_ent
+            freed = _freed_estimate(store, candidates, _vector_tables(db), empty)
+            need = int(np.searchsorted(freed, excess, "left"))  # fewest oldest clips estimated to cover the excess
+            # Stop short of a large estimate by a sixteenth: the next round measures what is left.
+            step = min(len(candidates), max(1, need - need // 16 if need > 2 else need))
+            drop(candidates[:step])
+            _compact_vectors(store)
             compact(store)
 
-    orphans = _sweep_orphans(store)
+    orphans = _sweep_orphans(store, files, dry_run)
     compact(store)
-    return RetentionReport(before, usage(store), media_files, clips, observations, entities, orphans)
+    after = usage(store)
+    if policy.max_bytes is not None and reached and after > policy.max_bytes:
+        reached, reason = False, f"{human_bytes(after - policy.max_bytes)} over the cap after sweeping"
+    return RetentionReport(
+        before, after, len(files), clips, observations, entities, orphans, reached, reason, dry_run, empty,
+        len(protected), media_bytes, min(spans) if spans else None, max(spans) if spans else None)

@@ -6,17 +6,20 @@ duplicates nor loses, and the ingest log says where each camera resumes."""
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
 from edge_agent.memory import consolidate, episodes
 from edge_agent.memory.associate import AssociationConfig, Associator, score_from_json
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
 from edge_agent.memory.records import (
     KINDS,
     AssociationDecision,
@@ -32,7 +35,7 @@ from edge_agent.memory.records import (
 )
 from edge_agent.memory.schema import vector_table_ddl
 
-__all__ = ["NotFoundError", "Store", "default_home"]
+__all__ = ["DATABASE_FILE", "MissingMemoryError", "NotFoundError", "Store", "default_home"]
 
 _ENTITY_COLUMNS = "e.id, e.kind, e.category, e.name, e.first_seen, e.last_seen"
 _OBSERVATION_COLUMNS = "id, clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, description, crop_path"
@@ -50,6 +53,37 @@ class NotFoundError(LookupError):
     """No entity, observation or clip with that id."""
 
 
+class MissingMemoryError(DatabaseError):
+    """The memory database is gone while the pictures it described are still there."""
+
+
+DATABASE_FILE = "memory.db"
+LOCK_FILE = "memory.lock"
+
+
+def _holds_files(folder: Path) -> bool:
+    """Whether ``folder`` holds any file, at any depth (stops at the first)."""
+    if not folder.is_dir():
+        return False
+    return any(files for _, _, files in os.walk(folder))
+
+
+def _share_lock(home: Path) -> IO[bytes] | None:
+    """A shared lock on ``<home>/memory.lock`` held while the store is open: ``memory restore`` takes it
+    exclusively, so it never replaces a memory another process is using. None where the file cannot
+    be made (a read-only home: nothing can be restored into it either)."""
+    try:
+        handle = os.fdopen(os.open(home / LOCK_FILE, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600), "ab")
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
 def default_home() -> Path:
     """``$EDGE_AGENT_HOME``, else the per-user data folder (``$XDG_DATA_HOME/edge-agent``)."""
     if os.environ.get("EDGE_AGENT_HOME"):
@@ -64,11 +98,21 @@ class Store:
     Use as a context manager or call :meth:`close`."""
 
     def __init__(self, home: str | Path | None = None, *, config: AssociationConfig | None = None, driver: str | None = None,
-                 consolidation: consolidate.ConsolidationConfig | None = None) -> None:
+                 consolidation: consolidate.ConsolidationConfig | None = None, mode: str = "write", check: bool = True) -> None:
         self.home = Path(home) if home is not None else default_home()
         self.media_dir = self.home / "media"
-        self.media_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(self.home / "memory.db", driver=driver)
+        database = self.home / DATABASE_FILE
+        if not database.exists() and _holds_files(self.media_dir):
+            raise MissingMemoryError(
+                f"the memory database {database} is missing but {self.media_dir} holds its pictures: "
+                "`edge-agent memory restore BACKUP` puts a backup back (or move media/ away to start a new memory)")
+        if not self.home.exists():
+            with contextlib.suppress(OSError):  # a read-only parent: Database says so
+                self.home.mkdir(mode=0o700, parents=True)
+        self.db = Database(database, driver=driver, mode=mode, check=check)
+        self._lock_file = _share_lock(self.home)
+        if not self.db.readonly:
+            self.media_dir.mkdir(mode=0o700, exist_ok=True)
         self.config = config or AssociationConfig()
         self.associator = Associator(self.db, self.config)
         self.consolidation = consolidation or consolidate.ConsolidationConfig()
@@ -78,10 +122,18 @@ class Store:
         self._seen_version = self.db.data_version()
         self.generation = 0  #: counts this connection's committed writes (caches key on it)
 
+    @property
+    def readonly(self) -> bool:
+        """The memory was opened read-only (its medium or folder cannot be written)."""
+        return self.db.readonly
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def close(self) -> None:
         self.db.close()
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases the shared lock
+            self._lock_file = None
 
     def __enter__(self) -> Store:
         return self
@@ -504,6 +556,38 @@ class Store:
         for (keyframes,) in self.db.query(f"SELECT keyframes FROM clips WHERE id IN ({marks})", tuple(clip_ids)):
             paths.extend(json.loads(keyframes))
         return paths
+
+    def save_media(self, files: dict[str, bytes], *, need: int | None = None, what: str = "this clip") -> list[str]:
+        """Writes media files (relative path -> bytes) before the records that name them are committed,
+        checking first that the disk has room for ``need`` bytes (the files and their records). Returns the
+        files it created; on a failure it removes them again and raises (:class:`StorageFullError` for a
+        full disk, saying how much was needed)."""
+        need = sum(len(b) for b in files.values()) if need is None else need
+        free = free_bytes(self.media_dir)
+        if free < need:
+            raise StorageFullError(
+                f"the disk holding {self.home} is full: {what} needs about {human_bytes(need)} ({len(files)} pictures and "
+                f"their records), {human_bytes(free)} are free; nothing of it was stored. Free some space, or lower the "
+                "memory's cap (`edge-agent memory prune --max-bytes`)")
+        created: list[str] = []
+        try:
+            for relative, data in files.items():
+                path = self.media_path(relative)
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                fresh = not path.exists()
+                with open(path, "wb") as f:
+                    if fresh:
+                        created.append(relative)
+                    f.write(data)
+        except OSError as exc:
+            self.delete_media(created)
+            if exc.errno == errno.ENOSPC:
+                raise StorageFullError(
+                    f"the disk holding {self.home} filled up while {what} was written (it needs about {human_bytes(need)}): "
+                    "nothing of it was stored. Free some space, or lower the memory's cap (`edge-agent memory prune --max-bytes`)"
+                ) from None
+            raise
+        return created
 
     def delete_media(self, paths: Sequence[str]) -> int:
         """Removes media files (after the records that named them are committed); returns bytes freed."""

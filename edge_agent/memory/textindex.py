@@ -6,7 +6,10 @@ questions asked as of T.
 
 Search scans an in-memory mirror of the vectors with the native cosine_topk: sqlite-vec's exhaustive
 KNN took ~90 ms over 125k x 384 here, the mirror ~10 ms (the association index does the same). The
-mirror loads new rows by id and reloads whole only when rows were deleted."""
+mirror loads new rows by id and reloads whole only when rows were deleted.
+
+Where memory cannot be written (a read-only medium, a full disk) the indexes live in scratch tables
+for the process (SQLite's temp schema, in RAM), so questions are still answered: nothing is stored."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edge_agent import native
+from edge_agent.memory.db import ReadOnlyMemoryError, StorageFullError
 from edge_agent.memory.store import Store
 
 __all__ = ["KeyframeIndex", "TextHit", "TextIndex"]
@@ -75,6 +79,28 @@ class _Mirror:
         return [(int(self.ids[keep[r]]), float(s)) for r, s in zip(rows[0], scores[0])]
 
 
+_VEC_COLUMNS = "item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT"
+
+
+def _scratch_tables(store: Store, tables: Sequence[str], dims: int, *, space_key: str, space: str) -> None:
+    """Scratch copies (temp schema, in RAM) of index tables and of ``meta``, for a memory that cannot be
+    written: unqualified names resolve to temp first, so the index code reads and writes them unchanged.
+    What the file already holds is copied when it was made by the same model."""
+    db = store.db
+    with store.write():
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT OR IGNORE INTO temp.meta (key, value) SELECT key, value FROM main.meta")
+        same_model = (db.query_one("SELECT value FROM main.meta WHERE key = ?", (space_key,)) or (None,))[0] == space
+        for table in tables:
+            if db.query_one("SELECT 1 FROM sqlite_temp_master WHERE name = ?", (table,)):
+                continue
+            db.execute(f"CREATE VIRTUAL TABLE temp.{table} USING vec0 ({_VEC_COLUMNS.format(dims=dims)})")
+            if same_model and db.query_one("SELECT 1 FROM main.sqlite_master WHERE name = ?", (table,)):
+                db.execute(f"INSERT INTO temp.{table} (item_id, embedding, t) SELECT item_id, embedding, t FROM main.{table}")
+        if not same_model:
+            db.execute("DELETE FROM temp.meta WHERE key LIKE ? OR key = ?", (space_key.replace("space", "indexed") + "%", space_key))
+
+
 class TextIndex:
     """``embed`` turns texts into (N, dims) L2-normalised float32 vectors of the model named ``space``."""
 
@@ -86,24 +112,36 @@ class TextIndex:
         self._mirrors = {kind: _Mirror(dims) for kind in ITEM_TABLES}
         self._mirrored_at: tuple[int, int] | None = None
         self._fts_rows: tuple[tuple[int, int] | None, dict[str, int]] = (None, {})
+        self.scratch = False  #: the index lives in RAM for this process: memory cannot be written
+        try:
+            self._create()
+        except (ReadOnlyMemoryError, StorageFullError):
+            self._to_scratch()
         db = store.db
+        for fts in ("observation_fts", "episode_fts"):  # document counts of words, for lexical() to leave common ones out
+            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, {fts}, 'row')")
+
+    def _create(self) -> None:
+        db = self.store.db
+        if self.store.readonly:
+            raise ReadOnlyMemoryError(self.store.db.path)
         current = db.query_one("SELECT value FROM meta WHERE key = 'text_space'")
-        with store.write():
+        with self.store.write():
             if current is not None and current[0] != self.space:
                 # Another text model: its vectors are not comparable; start over.
                 for kind in ITEM_TABLES:
                     db.execute(f"DROP TABLE IF EXISTS vec_text_{kind}")
-            if current is not None and current[0] != self.space:
                 db.execute("DELETE FROM meta WHERE key LIKE 'text_indexed:%'")
             for kind in ITEM_TABLES:
-                db.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 ("
-                    f"item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT)"
-                )
+                db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 ({_VEC_COLUMNS.format(dims=self.dims)})")
             db.execute("INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                        (self.space,))
-        for fts in ("observation_fts", "episode_fts"):  # document counts of words, for lexical() to leave common ones out
-            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, {fts}, 'row')")
+
+    def _to_scratch(self) -> None:
+        _scratch_tables(self.store, [f"vec_text_{kind}" for kind in ITEM_TABLES], self.dims, space_key="text_space", space=self.space)
+        self.store.db.execute("INSERT OR REPLACE INTO temp.meta (key, value) VALUES ('text_space', ?)", (self.space,))
+        self.scratch = True
+        self._mirrored_at = None
 
     def _indexed_up_to(self, kind: str) -> int:
         """Every item with an id up to this has its vector (a high-water mark in meta, lowered when
@@ -130,17 +168,23 @@ class TextIndex:
                 new = sorted({text for _, text, _ in rows if text and text not in vectors})
                 if new:
                     vectors.update(zip(new, np.asarray(self._embed(new), dtype=np.float32)))
-                with self.store.write():
-                    # Items above a lowered mark may have vectors already: replace them (vec0 has no upsert).
-                    self.store.db.executemany(f"DELETE FROM vec_text_{kind} WHERE item_id = ?", [(r[0],) for r in rows])
-                    self.store.db.executemany(
-                        f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
-                        [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows if text],
-                    )
-                    self.store.db.execute(
-                        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        (f"text_indexed:{kind}", str(rows[-1][0])),
-                    )
+                try:
+                    with self.store.write():
+                        # Items above a lowered mark may have vectors already: replace them (vec0 has no upsert).
+                        self.store.db.executemany(f"DELETE FROM vec_text_{kind} WHERE item_id = ?", [(r[0],) for r in rows])
+                        self.store.db.executemany(
+                            f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
+                            [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows if text],
+                        )
+                        self.store.db.execute(
+                            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                            (f"text_indexed:{kind}", str(rows[-1][0])),
+                        )
+                except (ReadOnlyMemoryError, StorageFullError):
+                    if self.scratch:
+                        raise
+                    self._to_scratch()  # the disk filled up: this process indexes in RAM from here on
+                    continue
                 added += sum(1 for _, text, _ in rows if text)
         return added
 
@@ -224,16 +268,30 @@ class KeyframeIndex:
         self.dims = dims
         self._mirror = _Mirror(dims)
         self._mirrored_at: tuple[int, int] | None = None
-        db = store.db
+        self.scratch = False  #: the index lives in RAM for this process: memory cannot be written
+        try:
+            self._create()
+        except (ReadOnlyMemoryError, StorageFullError):
+            self._to_scratch()
+
+    def _create(self) -> None:
+        db = self.store.db
+        if self.store.readonly:
+            raise ReadOnlyMemoryError(db.path)
         current = db.query_one("SELECT value FROM meta WHERE key = 'keyframe_space'")
-        with store.write():
+        with self.store.write():
             if current is not None and current[0] != self.space:
                 db.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
                 db.execute("DELETE FROM meta WHERE key = 'keyframe_indexed'")
-            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.TABLE} USING vec0 ("
-                       f"item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT)")
+            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.TABLE} USING vec0 ({_VEC_COLUMNS.format(dims=self.dims)})")
             db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                        (self.space,))
+
+    def _to_scratch(self) -> None:
+        _scratch_tables(self.store, [self.TABLE], self.dims, space_key="keyframe_space", space=self.space)
+        self.store.db.execute("INSERT OR REPLACE INTO temp.meta (key, value) VALUES ('keyframe_space', ?)", (self.space,))
+        self.scratch = True
+        self._mirrored_at = None
 
     def update(self, batch: int = 64) -> int:
         import cv2
@@ -252,12 +310,18 @@ class KeyframeIndex:
                 if image is not None:
                     found.append((clip_id, t, image))
             vectors = np.asarray(self._embed([f[2] for f in found]), np.float32) if found else np.empty((0, self.dims), np.float32)
-            with self.store.write():
-                self.store.db.executemany(f"DELETE FROM {self.TABLE} WHERE item_id = ?", [(f[0],) for f in found])
-                self.store.db.executemany(f"INSERT INTO {self.TABLE} (item_id, embedding, t) VALUES (?, ?, ?)",
-                                          [(f[0], v.tobytes(), float(f[1])) for f, v in zip(found, vectors)])
-                self.store.db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_indexed', ?) "
-                                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(rows[-1][0]),))
+            try:
+                with self.store.write():
+                    self.store.db.executemany(f"DELETE FROM {self.TABLE} WHERE item_id = ?", [(f[0],) for f in found])
+                    self.store.db.executemany(f"INSERT INTO {self.TABLE} (item_id, embedding, t) VALUES (?, ?, ?)",
+                                              [(f[0], v.tobytes(), float(f[1])) for f, v in zip(found, vectors)])
+                    self.store.db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_indexed', ?) "
+                                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(rows[-1][0]),))
+            except (ReadOnlyMemoryError, StorageFullError):
+                if self.scratch:
+                    raise
+                self._to_scratch()
+                continue
             added += len(found)
 
     def search(self, question_vector: np.ndarray, k: int = 10, *, before: float | None = None) -> list[tuple[int, float]]:

@@ -19,7 +19,8 @@ import numpy as np
 from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, VideoFileSource, clips
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
-from edge_agent.memory import ClipRecord, ObservationRecord, Store
+from edge_agent.memory import ClipRecord, ObservationRecord, StorageFullError, Store
+from edge_agent.memory.db import human_bytes
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, ObservationContext, TemplateDescriber
 from edge_agent.perception.detect import (
     DetectionNoise,
@@ -213,6 +214,7 @@ class Pipeline:
         scene = clip.frames[len(clip.frames) // 2].image if describer.wants_context else None
         clip_key = f"{camera}/{int(round(clip.t_start * 1000))}"
         records, contexts = [], []
+        media: dict[str, bytes] = {}  # relative path -> JPEG bytes
         for tracklet in tracklets:
             kind = kind_of(tracklet.category)
             t = time.perf_counter()
@@ -229,7 +231,7 @@ class Pipeline:
             stage["describe"] += (time.perf_counter() - t) * 1000
             contexts.append(context)
             t = time.perf_counter()
-            crop_path = self._save_jpeg(f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
+            crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
             stage["write"] += (time.perf_counter() - t) * 1000
             records.append(ObservationRecord(
                 track_id=tracklet.track_id, kind=kind, category=tracklet.category,
@@ -241,9 +243,20 @@ class Pipeline:
         caption = describer.caption(camera, contexts)
         stage["describe"] += (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        keyframe = self._keyframe(clip, clip_key)
-        result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records,
-                                        caption=caption, speech=speech)
+        keyframe = _jpeg(media, f"keyframes/{clip_key}.jpg", _keyframe_image(clip), quality=80)
+        # A clip is stored whole or not at all: its pictures go to disk only when there is room for them and
+        # its records, and are taken back if the records cannot be committed (a full disk leaves no orphans).
+        need = sum(len(b) for b in media.values()) + _records_bytes(records)
+        created = self.store.save_media(media, need=need, what=f"the {camera} clip at {format_utc(clip.t_start)} UTC")
+        try:
+            result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records,
+                                            caption=caption, speech=speech)
+        except BaseException as exc:
+            self.store.delete_media(created)
+            if isinstance(exc, StorageFullError):
+                raise StorageFullError(f"the {camera} clip at {format_utc(clip.t_start)} UTC (about {human_bytes(need)}) "
+                                       f"was not stored: {exc}") from None
+            raise
         stage["write"] += (time.perf_counter() - t) * 1000
         if self.after_clip is not None:
             t = time.perf_counter()
@@ -264,15 +277,25 @@ class Pipeline:
         said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""
         return f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, last at {when} UTC{said}"
 
-    def _save_jpeg(self, relative: str, image: np.ndarray, quality: int = 90) -> str:
-        path = self.store.media_path(relative)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, quality]):
-            raise OSError(f"cannot write {path}")
-        return relative
 
-    def _keyframe(self, clip: ClipFrames, clip_key: str) -> str:
-        image = clip.frames[len(clip.frames) // 2].image
-        if image.shape[1] > 640:
-            image = cv2.resize(image, (640, int(image.shape[0] * 640 / image.shape[1])), interpolation=cv2.INTER_AREA)
-        return self._save_jpeg(f"keyframes/{clip_key}.jpg", image, quality=80)
+
+def _jpeg(media: dict[str, bytes], relative: str, image: np.ndarray, quality: int = 90) -> str:
+    """Encodes a picture of the clip into ``media`` (written with the clip's records); returns its path."""
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError(f"cannot encode {relative} as JPEG (image of shape {image.shape})")
+    media[relative] = encoded.tobytes()
+    return relative
+
+
+def _keyframe_image(clip: ClipFrames) -> np.ndarray:
+    image = clip.frames[len(clip.frames) // 2].image
+    if image.shape[1] > 640:
+        image = cv2.resize(image, (640, int(image.shape[0] * 640 / image.shape[1])), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def _records_bytes(records: list[ObservationRecord]) -> int:
+    """A generous estimate of what a clip's records add to the database: vectors (the observation's and a
+    reference copy), boxes, text and index entries, plus a page margin."""
+    return 256 * 1024 + sum(2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description or "") for r in records)

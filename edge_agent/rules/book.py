@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.memory import Store
+from edge_agent.memory.corrections import audit
 from edge_agent.rules.predicate import Predicate
 
 __all__ = ["Alert", "Rule", "add_rule", "alerts", "get_rule", "remove_rule", "rules", "vocabulary"]
@@ -92,8 +93,9 @@ def rules(store: Store, *, removed: bool = False) -> list[Rule]:
     return [_rule(r) for r in store.db.query(f"SELECT {_RULE_COLUMNS} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))]
 
 
-def remove_rule(store: Store, rule_id: int) -> Rule:
-    """The rule stops firing; alerts it raised stay. Its pending deliveries are dropped."""
+def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rule:
+    """The rule stops firing; alerts it raised stay. Its pending deliveries are dropped. The removal is
+    written to the audit trail (the corrections table, action "remove_rule") with ``caller`` when given."""
     rule = get_rule(store, rule_id)
     if rule.removed_at is not None:
         raise LookupError(f"rule {rule_id} was already removed")
@@ -102,6 +104,7 @@ def remove_rule(store: Store, rule_id: int) -> Rule:
         store.db.execute("DELETE FROM rule_state WHERE rule_id = ?", (rule.id,))
         store.db.execute("UPDATE notifications SET status = 'failed', error = 'rule removed' WHERE status = 'pending' AND "
                          "rule_event_id IN (SELECT id FROM rule_events WHERE rule_id = ?)", (rule.id,))
+        audit(store, "remove_rule", caller, rule_id=rule.id, text=rule.text)
     return get_rule(store, rule.id)
 
 

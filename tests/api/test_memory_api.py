@@ -34,7 +34,8 @@ def test_entity_list_and_biography(client, memory):
 
     assert client.get("/api/entities/999").status_code == 404
     assert client.get("/api/entities/999").json() == {"error": "no entity 999"}
-    assert client.get("/api/entities/abc").status_code == 422
+    assert client.get("/api/entities/abc").status_code == 404  # not an entity's path (ids are numbers)
+    assert client.get("/api/entities/0").status_code == 422
 
 
 def test_rename_merge_split_forget(client, memory):
@@ -72,6 +73,24 @@ def test_rename_merge_split_forget(client, memory):
     assert client.get(f"/api/entities/{memory.dog}").status_code == 404
     assert client.get(crop).status_code == 404  # its crop is gone with it
     assert client.post(f"/api/entities/{memory.dog}/forget", json={"confirm": True}).status_code == 404
+
+
+def test_corrections_over_http_are_audited_with_their_caller(make_client, memory):
+    """The audit trail keeps who corrected memory: the client's address and whether it presented the token."""
+    token = "t" * 43
+    auth = {"Authorization": f"Bearer {token}"}
+    with_token = make_client(memory.home, token=token)
+    split = with_token.post(f"/api/entities/{memory.red}/split", json={"observation": memory.red_observations[1]}, headers=auth)
+    new = split.json()["new_entity"]["id"]
+    merged = with_token.post("/api/entities/merge", json={"keep": memory.red, "absorb": new, "force": True}, headers=auth)
+    assert merged.status_code == 200
+    without_token = make_client(memory.home)
+    assert without_token.post(f"/api/entities/{memory.dog}/forget", json={"confirm": True}).status_code == 200
+    assert without_token.post("/api/entities/999/forget", json={"confirm": True}).status_code == 404  # refused: not audited
+    with Store(memory.home) as store:
+        audit = [(c["action"], c["details"]["caller"]) for c in store.corrections()]
+    assert audit == [("split", "api 127.0.0.1 (token)"), ("merge", "api 127.0.0.1 (token)"),
+                     ("forget", "api 127.0.0.1 (no token)")]
 
 
 def test_moments_for_a_camera_and_range(client, memory, scene):
@@ -151,6 +170,11 @@ def test_openapi_and_docs(client):
     ask = schema["components"]["schemas"]["AskRequest"]["properties"]
     assert ask["question"]["maxLength"] == 500 and ask["question"]["description"]
     assert "audio/wav" in schema["paths"]["/api/ask/audio"]["post"]["requestBody"]["content"]
+    forget = schema["paths"]["/api/entities/{entity_id}/forget"]["post"]["responses"]
+    assert {"200", "400", "404", "409", "413", "422"} <= set(forget) and "401" not in forget  # no token: the Host check's 400
+    assert forget["409"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
+    assert schema["components"]["schemas"]["ForgetRequest"]["properties"]["confirm"]["enum"] == [True]
+    assert "security" not in schema
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
     assert client.get("/api/nothing-here").json() == {"error": "Not Found"}

@@ -72,6 +72,15 @@ def test_unreadable_rules_are_422_with_the_reason(client, body, message):
     assert client.get("/api/rules").json() == []
 
 
+def test_removing_a_rule_is_audited_with_its_caller(client, memory):
+    rule = client.post("/api/rules", json={"text": DOG_ON_SOFA}).json()
+    assert client.delete(f"/api/rules/{rule['id']}").status_code == 200
+    assert client.delete(f"/api/rules/{rule['id']}").status_code == 409  # refused: not audited again
+    with Store(memory.home) as store:
+        [removal] = [c for c in store.corrections() if c["action"] == "remove_rule"]
+    assert removal["details"] == {"rule_id": rule["id"], "text": DOG_ON_SOFA, "caller": "api 127.0.0.1 (no token)"}
+
+
 def _dog_on_sofa_alert(home, dog_clip, t0) -> list[book.Alert]:
     """What the watch process does after a clip: the resolver checks it and writes the alert."""
     with Store(home) as store:

@@ -21,7 +21,10 @@ def test_rename_and_clear_are_audited(store, red_mug):
     assert corrections.rename(store, d.entity_id, "  Alice's   mug ").name == "Alice's mug"
     assert corrections.rename(store, d.entity_id, None).name is None
     assert [c["action"] for c in store.corrections()] == ["rename", "rename"]
-    assert store.corrections()[0]["details"] == {"entity": d.entity_id, "old": None, "new": "Alice's mug"}
+    assert store.corrections()[0]["details"] == {"entity": d.entity_id, "old": None, "new": "Alice's mug"}  # no caller given
+    corrections.rename(store, d.entity_id, "Bob's mug", caller="cli (uid 1000)")
+    assert store.corrections()[-1]["details"] == {"entity": d.entity_id, "old": None, "new": "Bob's mug",
+                                                  "caller": "cli (uid 1000)"}
     with pytest.raises(CorrectionError, match="1 to 100 characters"):
         corrections.rename(store, d.entity_id, " ")
     with pytest.raises(NotFoundError):

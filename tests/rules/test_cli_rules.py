@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -53,6 +54,10 @@ def test_add_list_test_alerts_remove(setup, capsys):
     code, out, _ = run(capsys, "--home", home, "alerts", "list", "--config", config)
     assert "rule 1" in out and "dog" in out
     assert run(capsys, "--home", home, "rules", "remove", "1", "--config", config)[0] == 1
+    with Store(home) as store:  # audited once, with who removed it
+        [removal] = [c for c in store.corrections() if c["action"] == "remove_rule"]
+    assert removal["details"] == {"rule_id": 1, "text": "notify me when the dog is on the sofa",
+                                  "caller": f"cli (uid {os.getuid()})"}
     code, out, _ = run(capsys, "--home", home, "rules", "list", "--all", "--json", "--config", config)
     assert json.loads(out)[0]["removed_at"] is not None
 

@@ -1,0 +1,133 @@
+"""The edge-agent command facing a damaged, full, read-only or missing memory, and bytes that are not
+text: one line naming the file and the cure, exit 1, nothing lost; memory check | backup | restore."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from helpers.memory import filled_memory
+from helpers.mounts import tmpfs
+
+from edge_agent.cli import main
+from edge_agent.demo import write_demo_scene
+from edge_agent.memory import Store
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _damage(path):
+    with open(path, "r+b") as f:
+        f.seek(path.stat().st_size // 2 // 4096 * 4096)
+        f.write(b"\x5a" * 4096)
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    return write_demo_scene(tmp_path_factory.mktemp("scene"), seconds=12, fps=4)
+
+
+def test_arguments_that_are_not_utf8_are_refused(tmp_path, capsys):
+    code, out, err = run(capsys, "--home", tmp_path, "ask", "where is the m\udcffug?")
+    assert code == 1 and not out
+    assert err == "edge-agent: error: argument 4 (b'where is the m\\xffug?') is not valid UTF-8: give text in UTF-8\n"
+    # through the installed command, with real bytes in argv
+    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "edge-agent"), "--home", str(tmp_path),
+                           "entities", "rename", "1", b"caf\xe9"], capture_output=True)
+    assert done.returncode == 1 and done.stderr.count(b"\n") == 1 and b"not valid UTF-8" in done.stderr
+
+
+def test_a_damaged_memory_is_refused_with_the_cure_and_restored(tmp_path, capsys, scene):
+    home = filled_memory(tmp_path / "home", clips=12)
+    code, out, _ = run(capsys, "--home", home, "memory", "backup", tmp_path / "backup", "--json")
+    assert code == 0 and json.loads(out)["counts"]["clips"] == 12
+    _damage(home / "memory.db")
+    damaged = (home / "memory.db").read_bytes()
+    for argv in (["entities", "list"], ["memory", "stats"], ["ask", "where is the cup?"],
+                 ["ingest", scene[0], "--detector", "gt", "--quiet"]):
+        code, _, err = run(capsys, "--home", home, *argv)
+        assert code == 1 and err.count("\n") == 1, argv
+        assert err.startswith(f"edge-agent: error: the memory database {home / 'memory.db'} is damaged") and "memory restore" in err
+    assert (home / "memory.db").read_bytes() == damaged  # nothing was written into it
+    code, out, _ = run(capsys, "--home", home, "memory", "check")
+    assert code == 1 and "DAMAGED" in out and "memory restore BACKUP" in out
+    code, out, _ = run(capsys, "--home", home, "memory", "restore", tmp_path / "backup")
+    assert code == 0 and "the memory it replaced is in" in out
+    code, out, _ = run(capsys, "--home", home, "memory", "check", "--json")
+    assert code == 0 and json.loads(out)["ok"]
+    assert len(json.loads(run(capsys, "--home", home, "entities", "list", "--json")[1])) == 3
+
+
+def test_backup_into_the_configured_folder(tmp_path, capsys):
+    home = filled_memory(tmp_path / "home", clips=2)
+    config = tmp_path / "edge-agent.toml"
+    config.write_text(f'[backup]\nfolder = "{tmp_path / "backups"}"\nkeep = 1\n')
+    for _ in range(2):
+        code, out, _ = run(capsys, "--home", home, "memory", "backup", "--config", config)
+        assert code == 0 and "backed up" in out
+    assert len(list((tmp_path / "backups").iterdir())) == 1
+    code, _, err = run(capsys, "--home", home, "memory", "backup")
+    assert code == 1 and "give a PATH" in err
+
+
+def test_a_missing_database_is_named(tmp_path, capsys):
+    home = filled_memory(tmp_path / "home", clips=2)
+    (home / "memory.db").unlink()
+    code, _, err = run(capsys, "--home", home, "entities", "list")
+    assert code == 1 and "memory.db is missing" in err and "memory restore" in err
+
+
+def test_output_into_a_closed_pipe_is_quiet(tmp_path):
+    home = filled_memory(tmp_path / "home", clips=30, per_clip=30)
+    command = f"{os.path.join(os.path.dirname(sys.executable), 'edge-agent')} --home {home} entities list | head -1"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert done.stdout.startswith("#") and done.stderr == ""
+
+
+def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, capsys, scene):
+    day1, day2 = scene
+    with tmpfs(tmp_path / "disk", "24m") as disk:
+        home = disk.path / "home"
+        code, _, err = run(capsys, "--home", home, "ingest", day1, "--detector", "gt", "--start", "2026-03-02T08:00:00+00:00", "--quiet")
+        assert code == 0, err
+        with Store(home) as store:
+            counts, files = store.counts(), sorted(str(p) for p in store.media_dir.rglob("*") if p.is_file())
+        filler = disk.fill(leave=64 * 1024)
+        code, _, err = run(capsys, "--home", home, "ingest", day2, "--detector", "gt", "--start", "2026-03-03T08:00:00+00:00", "--quiet")
+        assert code == 1 and err.count("\n") == 1 and "needs about" in err and "nothing of it was stored" in err
+        with Store(home, mode="read") as store:
+            assert store.counts() == counts
+            assert sorted(str(p) for p in store.media_dir.rglob("*") if p.is_file()) == files  # no orphans
+        code, out, _ = run(capsys, "--home", home, "ask", "where was the red cup?")  # reading works on the full disk
+        assert code == 0 and "cup" in out
+        code, out, _ = run(capsys, "--home", home, "entities", "list", "--json")
+        assert code == 0 and len(json.loads(out)) == 3
+        filler.unlink()
+        code, _, err = run(capsys, "--home", home, "ingest", day2, "--detector", "gt", "--start", "2026-03-03T08:00:00+00:00", "--quiet")
+        assert code == 0, err
+        code, _, _ = run(capsys, "--home", home, "memory", "check")
+        assert code == 0
+
+
+def test_a_read_only_home_answers_and_refuses_to_record(tmp_path, capsys, scene):
+    with tmpfs(tmp_path / "disk", "24m") as disk:
+        home = disk.path / "home"
+        code, _, err = run(capsys, "--home", home, "ingest", scene[0], "--detector", "gt", "--start", "2026-03-02T08:00:00+00:00", "--quiet")
+        assert code == 0, err
+        (home / "memory.lock").unlink()
+        disk.readonly()
+        code, out, _ = run(capsys, "--home", home, "ask", "where was the red cup?")
+        assert code == 0 and "cup" in out
+        for argv in (["entities", "list"], ["rules", "list"], ["alerts", "list"], ["memory", "check"]):
+            code, _, err = run(capsys, "--home", home, *argv)
+            assert code == 0, (argv, err)
+        for argv in (["entities", "rename", "1", "Mug"], ["ingest", scene[1], "--detector", "gt", "--quiet"]):
+            code, _, err = run(capsys, "--home", home, *argv)
+            assert code == 1 and err.count("\n") == 1 and "cannot be written" in err, argv
