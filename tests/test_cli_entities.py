@@ -19,8 +19,13 @@ def home(tmp_path):
     mug = unit(np.r_[np.ones(4), np.zeros(28)])
     with Store(tmp_path / "home") as store:
         for d in range(3):
-            store.ingest_clip(clip(d * DAY), [observation(1, d * DAY, [0, 0, 40, 40], near(mug, 0.97, seed=d), description=f"mug day {d}")])
-        store.ingest_clip(clip(5 * DAY), [observation(1, 5 * DAY, [0, 0, 40, 90], mug, kind="person", category="person")])
+            store.ingest_clip(
+                clip(d * DAY),
+                [observation(1, d * DAY, [0, 0, 40, 40], near(mug, 0.97, seed=d), description=f"mug day {d}")],
+            )
+        store.ingest_clip(
+            clip(5 * DAY), [observation(1, 5 * DAY, [0, 0, 40, 90], mug, kind="person", category="person")]
+        )
     return tmp_path / "home"
 
 
@@ -92,7 +97,12 @@ def test_errors_exit_1_with_a_message(home, capsys, argv, message):
 def test_memory_stats_and_prune(home, capsys):
     code, out, _ = run(capsys, "--home", home, "memory", "stats", "--json")
     stats = json.loads(out)
-    assert code == 0 and stats["rows"]["observations"] == 4 and stats["schema_version"] == SCHEMA_VERSION and stats["bytes"] > 0
+    assert (
+        code == 0
+        and stats["rows"]["observations"] == 4
+        and stats["schema_version"] == SCHEMA_VERSION
+        and stats["bytes"] > 0
+    )
     code, out, _ = run(capsys, "--home", home, "memory", "prune", "--max-age-days", "1", "--json")
     assert code == 0 and json.loads(out)["clips_deleted"] == 4  # the clips are from 1970, long past the cap
     code, _, err = run(capsys, "--home", home, "memory", "prune")
@@ -101,6 +111,6 @@ def test_memory_stats_and_prune(home, capsys):
 
 @pytest.mark.parametrize(("text", "value"), [("500M", 500 << 20), ("2G", 2 << 30), ("1024", 1024), ("1.5k", 1536)])
 def test_byte_sizes(text, value):
-    from edge_agent.cli import _byte_size
+    from edge_agent.cli.common import byte_size as _byte_size
 
     assert _byte_size(text) == value

@@ -39,8 +39,18 @@ def test_arguments_that_are_not_utf8_are_refused(tmp_path, capsys):
     assert code == 1 and not out
     assert err == "edge-agent: error: argument 4 (b'where is the m\\xffug?') is not valid UTF-8: give text in UTF-8\n"
     # through the installed command, with real bytes in argv
-    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "edge-agent"), "--home", str(tmp_path),
-                           "entities", "rename", "1", b"caf\xe9"], capture_output=True)
+    done = subprocess.run(
+        [
+            os.path.join(os.path.dirname(sys.executable), "edge-agent"),
+            "--home",
+            str(tmp_path),
+            "entities",
+            "rename",
+            "1",
+            b"caf\xe9",
+        ],
+        capture_output=True,
+    )
     assert done.returncode == 1 and done.stderr.count(b"\n") == 1 and b"not valid UTF-8" in done.stderr
 
 
@@ -50,11 +60,18 @@ def test_a_damaged_memory_is_refused_with_the_cure_and_restored(tmp_path, capsys
     assert code == 0 and json.loads(out)["counts"]["clips"] == 12
     _damage(home / "memory.db")
     damaged = (home / "memory.db").read_bytes()
-    for argv in (["entities", "list"], ["memory", "stats"], ["ask", "where is the cup?"],
-                 ["ingest", scene[0], "--detector", "gt", "--quiet"]):
+    for argv in (
+        ["entities", "list"],
+        ["memory", "stats"],
+        ["ask", "where is the cup?"],
+        ["ingest", scene[0], "--detector", "gt", "--quiet"],
+    ):
         code, _, err = run(capsys, "--home", home, *argv)
         assert code == 1 and err.count("\n") == 1, argv
-        assert err.startswith(f"edge-agent: error: the memory database {home / 'memory.db'} is damaged") and "memory restore" in err
+        assert (
+            err.startswith(f"edge-agent: error: the memory database {home / 'memory.db'} is damaged")
+            and "memory restore" in err
+        )
     assert (home / "memory.db").read_bytes() == damaged  # nothing was written into it
     code, out, _ = run(capsys, "--home", home, "memory", "check")
     assert code == 1 and "DAMAGED" in out and "memory restore BACKUP" in out
@@ -95,12 +112,34 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
     day1, day2 = scene
     with tmpfs(tmp_path / "disk", "24m") as disk:
         home = disk.path / "home"
-        code, _, err = run(capsys, "--home", home, "ingest", day1, "--detector", "gt", "--start", "2026-03-02T08:00:00+00:00", "--quiet")
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "ingest",
+            day1,
+            "--detector",
+            "gt",
+            "--start",
+            "2026-03-02T08:00:00+00:00",
+            "--quiet",
+        )
         assert code == 0, err
         with Store(home) as store:
             counts, files = store.counts(), sorted(str(p) for p in store.media_dir.rglob("*") if p.is_file())
         filler = disk.fill(leave=64 * 1024)
-        code, _, err = run(capsys, "--home", home, "ingest", day2, "--detector", "gt", "--start", "2026-03-03T08:00:00+00:00", "--quiet")
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "ingest",
+            day2,
+            "--detector",
+            "gt",
+            "--start",
+            "2026-03-03T08:00:00+00:00",
+            "--quiet",
+        )
         assert code == 1 and err.count("\n") == 1 and "needs about" in err and "nothing of it was stored" in err
         with Store(home, mode="read") as store:
             assert store.counts() == counts
@@ -110,7 +149,18 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
         code, out, _ = run(capsys, "--home", home, "entities", "list", "--json")
         assert code == 0 and len(json.loads(out)) == 3
         filler.unlink()
-        code, _, err = run(capsys, "--home", home, "ingest", day2, "--detector", "gt", "--start", "2026-03-03T08:00:00+00:00", "--quiet")
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "ingest",
+            day2,
+            "--detector",
+            "gt",
+            "--start",
+            "2026-03-03T08:00:00+00:00",
+            "--quiet",
+        )
         assert code == 0, err
         code, _, _ = run(capsys, "--home", home, "memory", "check")
         assert code == 0
@@ -119,7 +169,18 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
 def test_a_read_only_home_answers_and_refuses_to_record(tmp_path, capsys, scene):
     with tmpfs(tmp_path / "disk", "24m") as disk:
         home = disk.path / "home"
-        code, _, err = run(capsys, "--home", home, "ingest", scene[0], "--detector", "gt", "--start", "2026-03-02T08:00:00+00:00", "--quiet")
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "ingest",
+            scene[0],
+            "--detector",
+            "gt",
+            "--start",
+            "2026-03-02T08:00:00+00:00",
+            "--quiet",
+        )
         assert code == 0, err
         (home / "memory.lock").unlink()
         disk.readonly()

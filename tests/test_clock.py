@@ -20,7 +20,15 @@ def test_format_and_parse_round_trip():
 def test_times_named_in_a_question():
     from edge_agent.clock import find_times
 
-    found = find_times("The red cup that was by the sink at 2026-03-02 17:56:32 UTC: where was it before 2026-03-04T17:43Z?")
-    assert [(m.t, m.bound) for m in found] == [(parse_iso("2026-03-02T17:56:32Z"), False), (parse_iso("2026-03-04T17:43:00Z"), True)]
-    assert [m.bound for m in find_times("as of 2026-03-02 08:00 +01:00, and until 2026-03-03 08:00 UTC")] == [True, True]
+    found = find_times(
+        "The red cup that was by the sink at 2026-03-02 17:56:32 UTC: where was it before 2026-03-04T17:43Z?"
+    )
+    assert [(m.t, m.bound) for m in found] == [
+        (parse_iso("2026-03-02T17:56:32Z"), False),
+        (parse_iso("2026-03-04T17:43:00Z"), True),
+    ]
+    assert [m.bound for m in find_times("as of 2026-03-02 08:00 +01:00, and until 2026-03-03 08:00 UTC")] == [
+        True,
+        True,
+    ]
     assert find_times("at 2026-13-45 99:99 and at noon") == []  # no valid time, no mention

@@ -15,7 +15,9 @@ def test_public_native_api():
 
     for name in edge_agent.native.__all__:
         assert hasattr(edge_agent.native, name), name
-    assert {"ByteTracker", "iou_matrix", "separation", "association_test", "cosine_topk"} <= set(edge_agent.native.__all__)
+    assert {"ByteTracker", "iou_matrix", "separation", "association_test", "cosine_topk"} <= set(
+        edge_agent.native.__all__
+    )
 
 
 def test_typing_markers_are_installed():

@@ -27,12 +27,12 @@ from starlette.routing import Match
 from edge_agent import __version__
 from edge_agent.api import ask, entities, moments, rules, status
 from edge_agent.api.models import errors
-from edge_agent.api.runtime import ApiState, ServiceUnavailable
 from edge_agent.api.security import BearerAuth, BodyLimit, ErrorBoundary, LoopbackHost, RedactToken
-from edge_agent.config import Config, models_dir
+from edge_agent.api.state import ApiState, ServiceUnavailable
 from edge_agent.memory import DatabaseError, NotFoundError
 from edge_agent.memory.corrections import CorrectionError
 from edge_agent.rules.parse import RuleParseError
+from edge_agent.runtime import Runtime
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -77,26 +77,28 @@ _METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
 
 def _allowed(app: FastAPI, request: Request) -> str:
     """Every method the path takes, across the routes that share it (the router's 405 names only the first route's)."""
-    return ", ".join(method for method in _METHODS
-                     if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in app.router.routes))
+    return ", ".join(
+        method
+        for method in _METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in app.router.routes)
+    )
 
 
 def _with_bearer(schema: dict[str, Any]) -> dict[str, Any]:
     """States in the schema that every operation needs the token (this app was made with one)."""
     schema.setdefault("components", {})["securitySchemes"] = {
-        "bearerAuth": {"type": "http", "scheme": "bearer", "description": "the token in <home>/api-token"}}
+        "bearerAuth": {"type": "http", "scheme": "bearer", "description": "the token in <home>/api-token"}
+    }
     schema["security"] = [{"bearerAuth": []}]
     return schema
 
 
-def create_app(home: Path, config: Config, *, token: str | None, models: Path | None = None, embedder: Any = None) -> FastAPI:
-    """The API over the memory under ``home``. ``token``: when given, every ``/api/`` request needs
-    ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a loopback
-    bind), requests must name this machine in their Host header. ``models``: the models folder (for a
-    relative ``[speech] model``; default as for the other commands). ``embedder``: a text embedder to
+def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> FastAPI:
+    """The API over the runtime's memory, models and configuration. ``token``: when given, every ``/api/``
+    request needs ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a
+    loopback bind), requests must name this machine in their Host header. ``embedder``: a text embedder to
     use instead of loading all-MiniLM-L6-v2 on the first question (tests share theirs)."""
-    home = Path(home)
-    state = ApiState(home, config, models_dir(config, home, models), token=token, embedder=embedder)
+    state = ApiState(runtime, token=token, embedder=embedder)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -109,9 +111,18 @@ def create_app(home: Path, config: Config, *, token: str | None, models: Path | 
             access.removeFilter(redact)
             state.close()
 
-    app = FastAPI(title="edge-agent", version=__version__, lifespan=lifespan,
-                  description="The on-device camera memory: ask it, browse what it holds, correct it, set rules and follow alerts.",
-                  openapi_url="/api/openapi.json", docs_url="/api/docs", redoc_url=None, swagger_ui_oauth2_redirect_url=None)
+    app = FastAPI(
+        title="edge-agent",
+        version=__version__,
+        lifespan=lifespan,
+        description=(
+            "The on-device camera memory: ask it, browse what it holds, correct it, set rules and follow alerts."
+        ),
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+    )
     app.state.api = state
 
     @app.exception_handler(StarletteHTTPException)
@@ -121,7 +132,9 @@ def create_app(home: Path, config: Config, *, token: str | None, models: Path | 
             return _error(422, "body: not JSON (a JSON request body must be UTF-8)")
         if exc.status_code == 405:  # RFC 9110: a 405 names the methods the resource takes
             allowed = _allowed(app, request)
-            return _error(405, f"{request.method} is not taken by {request.url.path} (it takes {allowed})", {"Allow": allowed})
+            return _error(
+                405, f"{request.method} is not taken by {request.url.path} (it takes {allowed})", {"Allow": allowed}
+            )
         return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
@@ -151,9 +164,9 @@ def create_app(home: Path, config: Config, *, token: str | None, models: Path | 
 
     # What any endpoint may answer, whatever it does: the token refused, or (without one) a Host not naming this
     # machine; and 503 when the memory is damaged, or cannot take a change (a full disk, a read-only medium).
-    refused = errors(401, 503) if token is not None else errors(400, 503)
+    anywhere = errors(401, 503) if token is not None else errors(400, 503)
     for module in (ask, entities, moments, rules, status):
-        app.include_router(module.router, prefix="/api", responses=refused)
+        app.include_router(module.router, prefix="/api", responses=anywhere)
     if token is not None:
         generate = app.openapi
         app.openapi = lambda: _with_bearer(generate())  # type: ignore[method-assign]

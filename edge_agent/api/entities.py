@@ -11,10 +11,19 @@ from fastapi import APIRouter, Path, Query, Request
 
 from edge_agent.api.models import (
     MAX_ID,
-    BiographyOut, EntityOut, FactOut, ForgetOut, ForgetRequest, MergeRequest, RenameRequest, SplitOut, SplitRequest, TraceOut,
+    BiographyOut,
+    EntityOut,
+    FactOut,
+    ForgetOut,
+    ForgetRequest,
+    MergeRequest,
+    RenameRequest,
+    SplitOut,
+    SplitRequest,
+    TraceOut,
     errors,
 )
-from edge_agent.api.runtime import ApiState
+from edge_agent.api.state import ApiState
 from edge_agent.api.views import entities_out, observations_out
 from edge_agent.memory import Store, consolidate, corrections
 
@@ -30,9 +39,12 @@ def _api(request: Request) -> ApiState:
     return request.app.state.api
 
 
-@router.get("/entities", response_model=list[EntityOut], responses=errors(422),
-            summary="Every entity, most recently seen first")
-async def list_entities(request: Request, kind: Literal["person", "animal", "object"] | None = Query(None)) -> list[EntityOut]:
+@router.get(
+    "/entities", response_model=list[EntityOut], responses=errors(422), summary="Every entity, most recently seen first"
+)
+async def list_entities(
+    request: Request, kind: Literal["person", "animal", "object"] | None = Query(None)
+) -> list[EntityOut]:
     return await _api(request).db(lambda store: entities_out(store, store.entities(kind)))
 
 
@@ -44,42 +56,71 @@ def _biography(store: Store, entity_id: int, limit: int) -> BiographyOut:
         entity=entities_out(store, [bio.entity])[0],
         observations=observations_out(store, shown),
         observations_total=len(observations),
-        facts=[FactOut(**{k: v for k, v in asdict(f).items() if k != "entity_id"}) for f in consolidate.facts(store, [entity_id])],
-        traces=[TraceOut(**{k: v for k, v in asdict(t).items() if k != "entity_id"}) for t in consolidate.traces(store, entity_id)],
+        facts=[
+            FactOut(**{k: v for k, v in asdict(f).items() if k != "entity_id"})
+            for f in consolidate.facts(store, [entity_id])
+        ],
+        traces=[
+            TraceOut(**{k: v for k, v in asdict(t).items() if k != "entity_id"})
+            for t in consolidate.traces(store, entity_id)
+        ],
         recent=observations_out(store, observations[::-1][:RECENT]),
     )
 
 
 # ":int" in the paths: /entities/merge is not an entity id (a GET of it is 405, not a biography refused with 422).
-@router.get("/entities/{entity_id:int}", response_model=BiographyOut, responses=errors(404, 422),
-            summary="An entity's biography: observations, learnt facts, traces and recent activity")
-async def entity(request: Request, entity_id: EntityId,
-                 limit: int = Query(1000, ge=1, le=10_000, description="at most this many observations (the latest)")) -> BiographyOut:
+@router.get(
+    "/entities/{entity_id:int}",
+    response_model=BiographyOut,
+    responses=errors(404, 422),
+    summary="An entity's biography: observations, learnt facts, traces and recent activity",
+)
+async def entity(
+    request: Request,
+    entity_id: EntityId,
+    limit: int = Query(1000, ge=1, le=10_000, description="at most this many observations (the latest)"),
+) -> BiographyOut:
     return await _api(request).db(_biography, entity_id, limit)
 
 
-@router.post("/entities/{entity_id:int}/rename", response_model=EntityOut, responses=_CORRECTION,
-             summary="Name an entity, or remove its name (null)")
+@router.post(
+    "/entities/{entity_id:int}/rename",
+    response_model=EntityOut,
+    responses=_CORRECTION,
+    summary="Name an entity, or remove its name (null)",
+)
 async def rename(body: RenameRequest, request: Request, entity_id: EntityId) -> EntityOut:
     api = _api(request)
     caller = api.caller(request)
-    return await api.db(lambda store: entities_out(store, [corrections.rename(store, entity_id, body.name, caller=caller)])[0])
+    return await api.db(
+        lambda store: entities_out(store, [corrections.rename(store, entity_id, body.name, caller=caller)])[0]
+    )
 
 
-@router.post("/entities/merge", response_model=EntityOut, responses=_CORRECTION,
-             summary="Move every observation of `absorb` into `keep` (refused across kinds, or after a split unless forced)")
+@router.post(
+    "/entities/merge",
+    response_model=EntityOut,
+    responses=_CORRECTION,
+    summary="Move every observation of `absorb` into `keep` (refused across kinds, or after a split unless forced)",
+)
 async def merge(body: MergeRequest, request: Request) -> EntityOut:
     api = _api(request)
     caller = api.caller(request)
 
     def run(store: Store) -> EntityOut:
-        return entities_out(store, [corrections.merge(store, body.keep, body.absorb, force=body.force, caller=caller)])[0]
+        return entities_out(store, [corrections.merge(store, body.keep, body.absorb, force=body.force, caller=caller)])[
+            0
+        ]
 
     return await api.db(run)
 
 
-@router.post("/entities/{entity_id:int}/split", response_model=SplitOut, responses=_CORRECTION,
-             summary="Move the observations from `observation` on to a new entity (the two are then marked as not the same)")
+@router.post(
+    "/entities/{entity_id:int}/split",
+    response_model=SplitOut,
+    responses=_CORRECTION,
+    summary="Move the observations from `observation` on to a new entity (the two are then marked as not the same)",
+)
 async def split(body: SplitRequest, request: Request, entity_id: EntityId) -> SplitOut:
     api = _api(request)
     caller = api.caller(request)
@@ -92,8 +133,15 @@ async def split(body: SplitRequest, request: Request, entity_id: EntityId) -> Sp
     return await api.db(run)
 
 
-@router.post("/entities/{entity_id:int}/forget", response_model=ForgetOut, responses=_CORRECTION,
-             summary="Erase an entity and every trace of it (its media, the captions and keyframes of its clips); needs confirm: true")
+@router.post(
+    "/entities/{entity_id:int}/forget",
+    response_model=ForgetOut,
+    responses=_CORRECTION,
+    summary=(
+        "Erase an entity and every trace of it (its media, the captions and keyframes of its clips); "
+        "needs confirm: true"
+    ),
+)
 async def forget(body: ForgetRequest, request: Request, entity_id: EntityId) -> ForgetOut:
     api = _api(request)
     caller = api.caller(request)

@@ -10,10 +10,33 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
-    "AlertOut", "AskRequest", "AskResponse", "BiographyOut", "CameraOut", "CameraStatus", "ClipOut", "EntityOut", "EpisodeOut",
-    "ErrorOut", "EvidenceOut", "FactOut", "ForgetOut", "ForgetRequest", "MergeRequest", "MomentsOut", "ObservationOut",
-    "RenameRequest", "RuleOut", "RulePreviewOut", "RulePreviewRequest", "RuleRequest", "SplitOut", "SplitRequest", "StatusOut",
-    "TraceOut", "errors",
+    "AlertOut",
+    "AskRequest",
+    "AskResponse",
+    "BiographyOut",
+    "CameraOut",
+    "CameraStatus",
+    "ClipOut",
+    "EntityOut",
+    "EpisodeOut",
+    "ErrorOut",
+    "EvidenceOut",
+    "FactOut",
+    "ForgetOut",
+    "ForgetRequest",
+    "MergeRequest",
+    "MomentsOut",
+    "ObservationOut",
+    "RenameRequest",
+    "RuleOut",
+    "RulePreviewOut",
+    "RulePreviewRequest",
+    "RuleRequest",
+    "SplitOut",
+    "SplitRequest",
+    "StatusOut",
+    "TraceOut",
+    "errors",
 ]
 
 MAX_ID = 2**62  #: ids stay within SQLite's 64-bit integers
@@ -39,7 +62,7 @@ _ERRORS = {
     415: "the body is not an audio recording",
     422: "invalid input: each bad field named with what was wrong",
     503: "a model this endpoint needs is not installed, or the memory cannot serve the request: damaged, or unwritable "
-         "(a full disk, a read-only medium) for a change (the error says which and the cure)",
+    "(a full disk, a read-only medium) for a change (the error says which and the cure)",
 }
 
 
@@ -53,12 +76,23 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 class AskRequest(_In):
     # The schema states what the validators enforce (json_schema_extra), the validators keep their clearer messages.
-    question: str = Field(..., min_length=1, max_length=MAX_QUESTION, json_schema_extra={"pattern": r"\S"},
-                          description="the question, in words", examples=["Where was the red cup last seen?"])
-    as_of: str | None = Field(None, min_length=1, max_length=64,
-                              description="answer as of this time (ISO 8601 or Unix seconds): nothing later is used")
+    question: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_QUESTION,
+        json_schema_extra={"pattern": r"\S"},
+        description="the question, in words",
+        examples=["Where was the red cup last seen?"],
+    )
+    as_of: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="answer as of this time (ISO 8601 or Unix seconds): nothing later is used",
+    )
     choices: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
-        None, max_length=MAX_CHOICES, description="multiple-choice options: the open answer is mapped to the nearest")
+        None, max_length=MAX_CHOICES, description="multiple-choice options: the open answer is mapped to the nearest"
+    )
 
     @field_validator("question")
     @classmethod
@@ -147,7 +181,9 @@ class TraceOut(BaseModel):
 
 class BiographyOut(BaseModel):
     entity: EntityOut
-    observations: list[ObservationOut] = Field(..., description="in time order (the latest `limit` when there are more)")
+    observations: list[ObservationOut] = Field(
+        ..., description="in time order (the latest `limit` when there are more)"
+    )
     observations_total: int
     facts: list[FactOut] = Field(..., description="what memory has learnt about it, most important first")
     traces: list[TraceOut] = Field(..., description="spans it stayed in one state, in time order")
@@ -174,8 +210,11 @@ class SplitOut(BaseModel):
 
 
 class ForgetRequest(_In):
-    confirm: bool = Field(..., json_schema_extra={"enum": [True]},
-                          description="must be true: forgetting erases the entity, its media and every trace of it for good")
+    confirm: bool = Field(
+        ...,
+        json_schema_extra={"enum": [True]},
+        description="must be true: forgetting erases the entity, its media and every trace of it for good",
+    )
 
     @field_validator("confirm")
     @classmethod
@@ -217,7 +256,9 @@ class EpisodeOut(BaseModel):
 class CameraMoments(BaseModel):
     camera: str
     clips: list[ClipOut] = Field(..., description="clips overlapping the range, in time order")
-    truncated: bool = Field(..., description="more clips lie in the range than `limit`: ask again from the last one's end")
+    truncated: bool = Field(
+        ..., description="more clips lie in the range than `limit`: ask again from the last one's end"
+    )
     episodes: list[EpisodeOut] = Field(..., description="coarser summaries overlapping the range, by scale then time")
 
 
@@ -238,14 +279,25 @@ class CameraOut(BaseModel):
 
 
 class RulePreviewRequest(_In):
-    text: str | None = Field(None, min_length=1, max_length=500, examples=["notify me when the dog is on the sofa"],
-                             description="the rule in words ('notify me when the dog is on the sofa'), read by the phrase reader")
-    predicate: dict[str, Any] | None = Field(None, description="the predicate as a JSON object (instead of, or naming, `text`)")
+    text: str | None = Field(
+        None,
+        min_length=1,
+        max_length=500,
+        examples=["notify me when the dog is on the sofa"],
+        description="the rule in words ('notify me when the dog is on the sofa'), read by the phrase reader",
+    )
+    predicate: dict[str, Any] | None = Field(
+        None, description="the predicate as a JSON object (instead of, or naming, `text`)"
+    )
 
 
 class RuleRequest(RulePreviewRequest):
-    cooldown_s: float | None = Field(None, ge=0, le=31_536_000, description="quiet time after an alert, per subject "
-                                     "(default: the configuration's [rules] cooldown_s)")
+    cooldown_s: float | None = Field(
+        None,
+        ge=0,
+        le=31_536_000,
+        description="quiet time after an alert, per subject (default: the configuration's [rules] cooldown_s)",
+    )
 
 
 class RulePreviewOut(BaseModel):

@@ -12,9 +12,9 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from edge_agent.api.models import MAX_ID, CameraMoments, CameraOut, ClipOut, EpisodeOut, MomentsOut, errors
-from edge_agent.api.runtime import ApiState
+from edge_agent.api.state import ApiState
 from edge_agent.api.views import keyframe_url, parse_time
-from edge_agent.memory import Store
+from edge_agent.memory import Store, queries
 
 __all__ = ["router"]
 
@@ -27,16 +27,17 @@ def _api(request: Request) -> ApiState:
 
 
 def _cameras(store: Store) -> list[CameraOut]:
-    stored = {c: (int(n), a, b) for c, n, a, b in store.db.query(
-        "SELECT camera, count(*), min(t_start), max(t_end) FROM clips GROUP BY camera")}
-    logged = {c: (a, b) for c, a, b in store.db.query("SELECT camera, min(clip_t_start), max(clip_t_end) FROM ingest_log GROUP BY camera")}
+    stored = queries.stored_span_per_camera(store.db)
+    logged = queries.logged_span_per_camera(store.db)
     out = []
     for camera in sorted(set(stored) | set(logged)):
         n, a, b = stored.get(camera, (0, None, None))
         la, lb = logged.get(camera, (None, None))
         starts = [t for t in (a, la) if t is not None]
         ends = [t for t in (b, lb) if t is not None]
-        out.append(CameraOut(name=camera, clips=n, first=min(starts) if starts else None, last=max(ends) if ends else None))
+        out.append(
+            CameraOut(name=camera, clips=n, first=min(starts) if starts else None, last=max(ends) if ends else None)
+        )
     return out
 
 
@@ -47,39 +48,53 @@ async def cameras(request: Request) -> list[CameraOut]:
 
 def _moments(store: Store, camera: str | None, start: float | None, end: float | None, limit: int) -> MomentsOut:
     if end is None:
-        row = store.db.query_one("SELECT max(t_end) FROM clips WHERE ? IS NULL OR camera = ?", (camera, camera))
-        end = float(row[0]) if row and row[0] is not None else time.time()
+        latest = queries.last_clip_end(store.db, camera)
+        end = latest if latest is not None else time.time()
     if start is None:
         start = end - DAY
     if start > end:
         raise HTTPException(422, "start is after end")
-    names = [camera] if camera is not None else [r[0] for r in store.db.query(
-        "SELECT DISTINCT camera FROM clips WHERE t_start < ? AND t_end > ? ORDER BY camera", (end, start))]
+    names = [camera] if camera is not None else queries.cameras_between(store.db, start, end)
     out = []
     for name in names:
-        rows = store.db.query(
-            "SELECT c.id, c.t_start, c.t_end, c.keyframes, (SELECT count(*) FROM observations o WHERE o.clip_id = c.id), "
-            "(SELECT text FROM episodes e WHERE e.clip_id = c.id AND e.scale = 'clip' ORDER BY e.id LIMIT 1) "
-            "FROM clips c WHERE c.camera = ? AND c.t_start < ? AND c.t_end > ? ORDER BY c.t_start LIMIT ?", (name, end, start, limit + 1))
-        clips = [ClipOut(id=i, camera=name, t_start=a, t_end=b, observations=n, caption=caption,
-                         keyframe_url=keyframe_url(i) if json.loads(k) else None) for i, a, b, k, n, caption in rows[:limit]]
-        episodes = [EpisodeOut(id=i, scale=s, camera=c, t_start=a, t_end=b, text=x) for i, s, c, a, b, x in store.db.query(
-            "SELECT id, scale, camera, t_start, t_end, text FROM episodes "
-            "WHERE scale != 'clip' AND camera = ? AND t_start < ? AND t_end > ? "
-            "ORDER BY CASE scale WHEN 'day' THEN 0 WHEN 'hour' THEN 1 ELSE 2 END, t_start LIMIT ?", (name, end, start, limit))]
+        rows = queries.clip_timeline(store.db, name, start, end, limit + 1)
+        clips = [
+            ClipOut(
+                id=i,
+                camera=name,
+                t_start=a,
+                t_end=b,
+                observations=n,
+                caption=caption,
+                keyframe_url=keyframe_url(i) if json.loads(k) else None,
+            )
+            for i, a, b, k, n, caption in rows[:limit]
+        ]
+        episodes = [
+            EpisodeOut(id=i, scale=s, camera=c, t_start=a, t_end=b, text=x)
+            for i, s, c, a, b, x in queries.window_episodes(store.db, name, start, end, limit)
+        ]
         out.append(CameraMoments(camera=name, clips=clips, truncated=len(rows) > limit, episodes=episodes))
     return MomentsOut(start=start, end=end, cameras=out)
 
 
-@router.get("/moments", response_model=MomentsOut, responses=errors(422),
-            summary="A timeline per camera: clips (with caption and keyframe) and coarser episodes overlapping [start, end]")
-async def moments(request: Request,
-                  camera: str | None = Query(None, min_length=1, max_length=200, description="only this camera"),
-                  start: str | None = Query(None, min_length=1, max_length=64,
-                                            description="ISO 8601 or Unix seconds (default: a day before `end`)"),
-                  end: str | None = Query(None, min_length=1, max_length=64,
-                                          description="ISO 8601 or Unix seconds (default: the end of the last clip)"),
-                  limit: int = Query(500, ge=1, le=5000, description="at most this many clips per camera, from `start` on")) -> MomentsOut:
+@router.get(
+    "/moments",
+    response_model=MomentsOut,
+    responses=errors(422),
+    summary="A timeline per camera: clips (with caption and keyframe) and coarser episodes overlapping [start, end]",
+)
+async def moments(
+    request: Request,
+    camera: str | None = Query(None, min_length=1, max_length=200, description="only this camera"),
+    start: str | None = Query(
+        None, min_length=1, max_length=64, description="ISO 8601 or Unix seconds (default: a day before `end`)"
+    ),
+    end: str | None = Query(
+        None, min_length=1, max_length=64, description="ISO 8601 or Unix seconds (default: the end of the last clip)"
+    ),
+    limit: int = Query(500, ge=1, le=5000, description="at most this many clips per camera, from `start` on"),
+) -> MomentsOut:
     return await _api(request).db(_moments, camera, parse_time(start, "start"), parse_time(end, "end"), limit)
 
 
@@ -94,14 +109,15 @@ def _media(store: Store, relative: str | None, what: str) -> FilePath:
 
 
 def _keyframe(store: Store, clip_id: int, index: int) -> FilePath:
-    row = store.db.query_one("SELECT keyframes FROM clips WHERE id = ?", (clip_id,))
-    frames = json.loads(row[0]) if row else []
+    keyframes = queries.clip_keyframes(store.db, clip_id)
+    frames = json.loads(keyframes) if keyframes is not None else []
     return _media(store, frames[index] if index < len(frames) else None, f"keyframe {index} of clip {clip_id}")
 
 
 def _crop(store: Store, observation_id: int) -> FilePath:
-    row = store.db.query_one("SELECT crop_path FROM observations WHERE id = ?", (observation_id,))
-    return _media(store, row[0] if row else None, f"the crop of observation {observation_id}")
+    return _media(
+        store, queries.observation_crop(store.db, observation_id), f"the crop of observation {observation_id}"
+    )
 
 
 _IMAGE = {200: {"content": {"image/jpeg": {}}, "description": "the JPEG"}, **errors(404, 422)}
@@ -113,11 +129,16 @@ def _file(path: FilePath) -> FileResponse:
 
 
 @router.get("/keyframes/{clip_id:int}", response_class=FileResponse, responses=_IMAGE, summary="A clip's keyframe")
-async def keyframe(request: Request, clip_id: Annotated[int, Path(ge=1, le=MAX_ID)],
-                   index: int = Query(0, ge=0, le=100, description="which keyframe, when a clip has several")) -> FileResponse:
+async def keyframe(
+    request: Request,
+    clip_id: Annotated[int, Path(ge=1, le=MAX_ID)],
+    index: int = Query(0, ge=0, le=100, description="which keyframe, when a clip has several"),
+) -> FileResponse:
     return _file(await _api(request).db(_keyframe, clip_id, index))
 
 
-@router.get("/crops/{observation_id:int}", response_class=FileResponse, responses=_IMAGE, summary="An observation's crop")
+@router.get(
+    "/crops/{observation_id:int}", response_class=FileResponse, responses=_IMAGE, summary="An observation's crop"
+)
 async def crop(request: Request, observation_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> FileResponse:
     return _file(await _api(request).db(_crop, observation_id))

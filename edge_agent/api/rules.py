@@ -14,7 +14,7 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import StreamingResponse
 
 from edge_agent.api.models import MAX_ID, AlertOut, RuleOut, RulePreviewOut, RulePreviewRequest, RuleRequest, errors
-from edge_agent.api.runtime import ApiState
+from edge_agent.api.state import ApiState
 from edge_agent.api.views import crop_url, keyframe_url, with_crops, with_keyframes
 from edge_agent.memory import Store
 from edge_agent.rules import book
@@ -46,29 +46,42 @@ def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, P
     try:
         return body.text, parse_rule(body.text, places=places, names=names, mode="phrases")
     except RuleParseError as exc:
-        raise RuleParseError(f"{str(exc).rstrip('.')}; the server reads rules with the phrase reader only (no LLM): "
-                             "rephrase it, or send the predicate as JSON in `predicate`, e.g. "
-                             '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}') from None
+        raise RuleParseError(
+            f"{str(exc).rstrip('.')}; the server reads rules with the phrase reader only (no LLM): "
+            "rephrase it, or send the predicate as JSON in `predicate`, e.g. "
+            '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}'
+        ) from None
 
 
 def _rule_out(rule: book.Rule) -> RuleOut:
     return RuleOut(**rule.as_dict(), description=describe(rule.predicate))
 
 
-@router.post("/rules/preview", response_model=RulePreviewOut, responses=errors(413, 422),
-             summary="Read a rule and show it back in words, without storing it")
+@router.post(
+    "/rules/preview",
+    response_model=RulePreviewOut,
+    responses=errors(413, 422),
+    summary="Read a rule and show it back in words, without storing it",
+)
 async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
     api = _api(request)
 
     def run(store: Store) -> RulePreviewOut:
         text, predicate = _read(store, api, body)
-        return RulePreviewOut(text=text, predicate=predicate.model_dump(exclude_defaults=True), description=describe(predicate))
+        return RulePreviewOut(
+            text=text, predicate=predicate.model_dump(exclude_defaults=True), description=describe(predicate)
+        )
 
     return await api.db(run)
 
 
-@router.post("/rules", response_model=RuleOut, status_code=201, responses=errors(413, 422),
-             summary="Store a rule (it applies to clips committed from now on)")
+@router.post(
+    "/rules",
+    response_model=RuleOut,
+    status_code=201,
+    responses=errors(413, 422),
+    summary="Store a rule (it applies to clips committed from now on)",
+)
 async def add(body: RuleRequest, request: Request) -> RuleOut:
     api = _api(request)
 
@@ -80,14 +93,24 @@ async def add(body: RuleRequest, request: Request) -> RuleOut:
     return await api.db(run)
 
 
-@router.get("/rules", response_model=list[RuleOut], responses=errors(422),
-            summary="The rules in force (with `all`: the removed ones too)")
-async def list_rules(request: Request, removed: bool = Query(False, alias="all", description="also the removed rules")) -> list[RuleOut]:
+@router.get(
+    "/rules",
+    response_model=list[RuleOut],
+    responses=errors(422),
+    summary="The rules in force (with `all`: the removed ones too)",
+)
+async def list_rules(
+    request: Request, removed: bool = Query(False, alias="all", description="also the removed rules")
+) -> list[RuleOut]:
     return await _api(request).db(lambda store: [_rule_out(r) for r in book.rules(store, removed=removed)])
 
 
-@router.delete("/rules/{rule_id:int}", response_model=RuleOut, responses=errors(404, 409, 422),
-               summary="Stop a rule (its alerts stay listed)")
+@router.delete(
+    "/rules/{rule_id:int}",
+    response_model=RuleOut,
+    responses=errors(404, 409, 422),
+    summary="Stop a rule (its alerts stay listed)",
+)
 async def remove(request: Request, rule_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> RuleOut:
     api = _api(request)
     caller = api.caller(request)
@@ -107,35 +130,47 @@ async def remove(request: Request, rule_id: Annotated[int, Path(ge=1, le=MAX_ID)
 def _alerts_out(store: Store, alerts: list[book.Alert]) -> list[AlertOut]:
     keyframed = with_keyframes(store, (a.clip_id for a in alerts if a.clip_id is not None))
     cropped = with_crops(store, (a.evidence[0] for a in alerts if a.evidence))
-    return [AlertOut(id=int(a.id or 0), rule_id=a.rule_id, rule=a.rule, entity_id=a.entity_id, t=a.t, camera=a.camera, message=a.message,
-                     evidence=[int(e) for e in a.evidence], clip_id=a.clip_id, detected_at=a.detected_at,
-                     keyframe_url=keyframe_url(a.clip_id) if a.clip_id in keyframed else None,
-                     crop_url=crop_url(a.evidence[0]) if a.evidence and a.evidence[0] in cropped else None,
-                     deliveries=a.deliveries) for a in alerts]
+    return [
+        AlertOut(
+            id=int(a.id or 0),
+            rule_id=a.rule_id,
+            rule=a.rule,
+            entity_id=a.entity_id,
+            t=a.t,
+            camera=a.camera,
+            message=a.message,
+            evidence=[int(e) for e in a.evidence],
+            clip_id=a.clip_id,
+            detected_at=a.detected_at,
+            keyframe_url=keyframe_url(a.clip_id) if a.clip_id in keyframed else None,
+            crop_url=crop_url(a.evidence[0]) if a.evidence and a.evidence[0] in cropped else None,
+            deliveries=a.deliveries,
+        )
+        for a in alerts
+    ]
 
 
-@router.get("/alerts", response_model=list[AlertOut], responses=errors(422),
-            summary="Alerts raised, newest first, with their deliveries")
-async def alerts(request: Request, rule: int | None = Query(None, ge=1, le=MAX_ID, description="only this rule's"),
-                 limit: int = Query(50, ge=1, le=1000)) -> list[AlertOut]:
+@router.get(
+    "/alerts",
+    response_model=list[AlertOut],
+    responses=errors(422),
+    summary="Alerts raised, newest first, with their deliveries",
+)
+async def alerts(
+    request: Request,
+    rule: int | None = Query(None, ge=1, le=MAX_ID, description="only this rule's"),
+    limit: int = Query(50, ge=1, le=1000),
+) -> list[AlertOut]:
     return await _api(request).db(lambda store: _alerts_out(store, book.alerts(store, rule_id=rule, limit=limit)))
 
 
 def _last_alert_id(store: Store) -> int:
-    return int(store.db.query_one("SELECT coalesce(max(id), 0) FROM rule_events WHERE state = 'fired'")[0])
+    return book.last_alert_id(store)
 
 
 def _alerts_after(store: Store, last_id: int) -> list[AlertOut]:
     """Alerts with an id above ``last_id``, oldest first (at most a batch)."""
-    rows = store.db.query(
-        "SELECT e.id, e.rule_id, r.text, e.entity_id, e.t, e.details FROM rule_events e JOIN rules r ON r.id = e.rule_id "
-        "WHERE e.state = 'fired' AND e.id > ? ORDER BY e.id LIMIT ?", (last_id, STREAM_BATCH))
-    found = []
-    for event_id, rule_id, text, entity_id, t, details in rows:
-        d = json.loads(details)
-        found.append(book.Alert(rule_id, text, entity_id, t, d.get("camera"), d.get("message", ""), d.get("evidence", []),
-                                d.get("clip_id"), d.get("detected_at"), event_id))
-    return _alerts_out(store, found)
+    return _alerts_out(store, book.alerts_after(store, last_id, STREAM_BATCH))
 
 
 def _event(kind: str, data: Any, event_id: int | None = None) -> str:
@@ -143,16 +178,29 @@ def _event(kind: str, data: Any, event_id: int | None = None) -> str:
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-@router.get("/alerts/stream", response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {}},
-                             "description": "server-sent events: `ready` once, then `alert` (data: an alert as in /alerts, "
-                                            "its id as the event id); `: keepalive` comments every 15 s"}, **errors(422)},
-            summary="New alerts as server-sent events, as the watch process raises them")
-async def stream(request: Request,
-                 since_id: int | None = Query(None, ge=0, le=MAX_ID, description="send the alerts after this id first (default: from now)"),
-                 last_event_id: str | None = Header(None, max_length=20, description="set by EventSource when it reconnects"),
-                 token: str | None = Query(None, max_length=200, description="the API token, for EventSource (which cannot set headers)"),
-                 ) -> StreamingResponse:
+@router.get(
+    "/alerts/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "server-sent events: `ready` once, then `alert` (data: an alert as in /alerts, "
+            "its id as the event id); `: keepalive` comments every 15 s",
+        },
+        **errors(422),
+    },
+    summary="New alerts as server-sent events, as the watch process raises them",
+)
+async def stream(
+    request: Request,
+    since_id: int | None = Query(
+        None, ge=0, le=MAX_ID, description="send the alerts after this id first (default: from now)"
+    ),
+    last_event_id: str | None = Header(None, max_length=20, description="set by EventSource when it reconnects"),
+    token: str | None = Query(
+        None, max_length=200, description="the API token, for EventSource (which cannot set headers)"
+    ),
+) -> StreamingResponse:
     del token  # checked by the authentication middleware
     api = _api(request)
     start = since_id
@@ -179,5 +227,6 @@ async def stream(request: Request,
                 yield ": keepalive\n\n"
             await asyncio.sleep(POLL_S)
 
-    return StreamingResponse(events(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        events(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )

@@ -20,10 +20,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from edge_agent.errors import EdgeAgentError
+
 __all__ = [
-    "AUDIO_BODY_LIMIT", "JSON_BODY_LIMIT", "STREAM_PATH", "TOKEN_FILE", "BearerAuth", "BodyLimit", "ErrorBoundary", "LoopbackHost",
-    "RedactToken", "TokenError",
-    "is_loopback", "load_or_create_token",
+    "AUDIO_BODY_LIMIT",
+    "JSON_BODY_LIMIT",
+    "STREAM_PATH",
+    "TOKEN_FILE",
+    "BearerAuth",
+    "BodyLimit",
+    "ErrorBoundary",
+    "LoopbackHost",
+    "RedactToken",
+    "TokenError",
+    "is_loopback",
+    "load_or_create_token",
 ]
 
 log = logging.getLogger("edge_agent.api")
@@ -41,7 +52,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class TokenError(RuntimeError):
+class TokenError(EdgeAgentError, RuntimeError):
     """The token file cannot be used safely; the message says why and what to do."""
 
 
@@ -78,25 +89,36 @@ def load_or_create_token(home: Path) -> tuple[str, bool]:
     try:
         fd = os.open(path, os.O_RDONLY | nofollow)
     except OSError as exc:
-        raise TokenError(f"cannot read the API token {path}: {exc.strerror} (a symlink is refused); delete it to make a new one") from None
+        raise TokenError(
+            f"cannot read the API token {path}: {exc.strerror} (a symlink is refused); delete it to make a new one"
+        ) from None
     with os.fdopen(fd) as f:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise TokenError(f"{path} is not a regular file owned by this user; delete it to make a new token")
         mode = stat.S_IMODE(info.st_mode)
         if mode & 0o077:
-            raise TokenError(f"{path} has mode {mode:04o}: other users may have read the token. Not using it: delete the file "
-                             "(a new token is made on the next start) or, if no one else could read it, chmod 600 it")
+            raise TokenError(
+                f"{path} has mode {mode:04o}: other users may have read the token. Not using it: delete the file "
+                "(a new token is made on the next start) or, if no one else could read it, chmod 600 it"
+            )
         token = f.read().strip()
     if len(token) < 32 or not token.isascii() or any(c.isspace() for c in token):
-        raise TokenError(f"{path} does not hold a usable token (32 or more printable ASCII characters); delete it to make a new one")
+        raise TokenError(
+            f"{path} does not hold a usable token (32 or more printable ASCII characters); delete it to make a new one"
+        )
     return token, False
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:
     data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *headers]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *headers],
+        }
+    )
     await send({"type": "http.response.body", "body": data})
 
 
@@ -138,9 +160,15 @@ class BearerAuth:
         if scope["type"] == "websocket":  # no websocket routes; refuse before any handshake
             await send({"type": "websocket.close", "code": 1008})
             return
-        await _send_json(send, 401, {"error": "missing or wrong API token: send the header 'Authorization: Bearer <token>' "
-                                              "(the token is in the api-token file of the memory folder)"},
-                         [(b"www-authenticate", b'Bearer realm="edge-agent"')])
+        await _send_json(
+            send,
+            401,
+            {
+                "error": "missing or wrong API token: send the header 'Authorization: Bearer <token>' "
+                "(the token is in the api-token file of the memory folder)"
+            },
+            [(b"www-authenticate", b'Bearer realm="edge-agent"')],
+        )
 
 
 class BodyLimit:
@@ -196,15 +224,14 @@ class BodyLimit:
 
 async def _too_large(send: Send, limit: int) -> None:
     size = f"{limit / 2**20:g} MiB" if limit >= 2**20 else f"{limit / 1024:g} KiB"
-    await _send_json(send, 413, {"error": f"request body too large: at most {size} here"},
-                     [(b"connection", b"close")])
+    await _send_json(send, 413, {"error": f"request body too large: at most {size} here"}, [(b"connection", b"close")])
 
 
 def _host_name(value: bytes) -> str:
     """The name in a Host header, without the port ('[::1]:8765' -> '::1')."""
     text = value.decode("latin-1").strip()
     if text.startswith("["):
-        return text[1:text.find("]")] if "]" in text else ""
+        return text[1 : text.find("]")] if "]" in text else ""
     return text.rsplit(":", 1)[0] if text.count(":") == 1 else text
 
 
@@ -223,13 +250,23 @@ class LoopbackHost:
                 if scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1008})
                 else:
-                    await _send_json(send, 400, {"error": "the Host header must name this machine (localhost, 127.0.0.1 or [::1]): "
-                                                          "the server is bound to loopback"})
+                    await _send_json(
+                        send,
+                        400,
+                        {
+                            "error": "the Host header must name this machine (localhost, 127.0.0.1 or [::1]): "
+                            "the server is bound to loopback"
+                        },
+                    )
                 return
         await self.app(scope, receive, send)
 
 
-_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer")]
+_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
 
 
 class RedactToken(logging.Filter):

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 
 from edge_agent import __version__
 from edge_agent.api.models import CameraStatus, StatusOut
-from edge_agent.api.runtime import ApiState
-from edge_agent.memory import Store, retention
+from edge_agent.api.state import ApiState
+from edge_agent.memory import Store, queries, retention, rulebook
 
 __all__ = ["router"]
 
@@ -21,31 +21,32 @@ def _status(store: Store, clip_seconds: float) -> StatusOut:
     now = time.time()
     spans: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     # The ingest log keeps what was recorded in spans: clips of an unchanging view are folded into the span before them.
-    for camera, t0, t1, committed in store.db.query("SELECT camera, clip_t_start, clip_t_end, committed_at FROM ingest_log"):
+    for camera, t0, t1, committed in queries.ingest_log(store.db):
         spans[camera].append((float(t0), float(t1), float(committed)))
-    stored = dict(store.db.query("SELECT camera, count(*) FROM clips GROUP BY camera"))
+    stored = queries.clips_per_camera(store.db)
     cameras = []
     for camera in sorted(set(spans) | set(stored)):
         rows = spans.get(camera, [])
         last_commit = max((c for *_, c in rows), default=None)
-        cameras.append(CameraStatus(
-            camera=camera,
-            clips_recorded=sum(max(1, round((t1 - t0) / clip_seconds)) for t0, t1, _ in rows),
-            recorded_seconds=sum(t1 - t0 for t0, t1, _ in rows),
-            clips_stored=int(stored.get(camera, 0)),
-            last_clip_end=max((t1 for _, t1, _ in rows), default=None),
-            last_commit=last_commit,
-            writer_active=last_commit is not None and now - last_commit <= 2 * clip_seconds,
-        ))
-    count = lambda sql: int(store.db.query_one(sql)[0])  # noqa: E731
+        cameras.append(
+            CameraStatus(
+                camera=camera,
+                clips_recorded=sum(max(1, round((t1 - t0) / clip_seconds)) for t0, t1, _ in rows),
+                recorded_seconds=sum(t1 - t0 for t0, t1, _ in rows),
+                clips_stored=int(stored.get(camera, 0)),
+                last_clip_end=max((t1 for _, t1, _ in rows), default=None),
+                last_commit=last_commit,
+                writer_active=last_commit is not None and now - last_commit <= 2 * clip_seconds,
+            )
+        )
     return StatusOut(
         version=__version__,
         schema_version=store.db.user_version,
         now=now,
         cameras=cameras,
-        entities=count("SELECT count(*) FROM entities"),
-        rules=count("SELECT count(*) FROM rules WHERE removed_at IS NULL"),
-        pending_notifications=count("SELECT count(*) FROM notifications WHERE status = 'pending'"),
+        entities=queries.entity_count(store.db),
+        rules=rulebook.count_rules_in_force(store.db),
+        pending_notifications=rulebook.count_pending_notifications(store.db),
         memory_bytes=retention.usage(store),
     )
 

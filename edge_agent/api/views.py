@@ -8,11 +8,17 @@ from collections.abc import Iterable, Sequence
 from fastapi import HTTPException
 
 from edge_agent.api.models import EntityOut, ObservationOut
-from edge_agent.memory import Entity, Observation, Store
+from edge_agent.memory import Entity, Observation, Store, queries
 
-__all__ = ["crop_url", "entities_out", "keyframe_url", "latest_crops", "observations_out", "parse_time", "with_keyframes"]
-
-_CHUNK = 500
+__all__ = [
+    "crop_url",
+    "entities_out",
+    "keyframe_url",
+    "latest_crops",
+    "observations_out",
+    "parse_time",
+    "with_keyframes",
+]
 
 
 def crop_url(observation_id: int) -> str:
@@ -23,54 +29,57 @@ def keyframe_url(clip_id: int) -> str:
     return f"/api/keyframes/{int(clip_id)}"
 
 
-def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
-    ids = sorted({int(i) for i in ids})
-    for k in range(0, len(ids), _CHUNK):
-        yield ids[k:k + _CHUNK]
-
-
 def with_keyframes(store: Store, clip_ids: Iterable[int]) -> set[int]:
     """The clips among these that still have a keyframe."""
-    out: set[int] = set()
-    for chunk in _chunks(clip_ids):
-        marks = ",".join("?" * len(chunk))
-        out |= {int(r[0]) for r in store.db.query(f"SELECT id FROM clips WHERE id IN ({marks}) AND keyframes != '[]'", chunk)}
-    return out
+    return queries.clips_with_keyframes(store.db, clip_ids)
 
 
 def with_crops(store: Store, observation_ids: Iterable[int]) -> set[int]:
-    out: set[int] = set()
-    for chunk in _chunks(observation_ids):
-        marks = ",".join("?" * len(chunk))
-        out |= {int(r[0]) for r in store.db.query(
-            f"SELECT id FROM observations WHERE id IN ({marks}) AND crop_path IS NOT NULL", chunk)}
-    return out
+    """The observations among these that still have a crop."""
+    return queries.observations_with_crops(store.db, observation_ids)
 
 
 def observations_out(store: Store, observations: Sequence[Observation]) -> list[ObservationOut]:
     keyframed = with_keyframes(store, (o.clip_id for o in observations))
-    return [ObservationOut(id=o.id, clip_id=o.clip_id, entity_id=o.entity_id, track_id=o.track_id, camera=o.camera, kind=o.kind,
-                           category=o.category, t_start=o.t_start, t_end=o.t_end, description=o.description,
-                           crop_url=crop_url(o.id) if o.crop_path else None,
-                           keyframe_url=keyframe_url(o.clip_id) if o.clip_id in keyframed else None)
-            for o in observations]
+    return [
+        ObservationOut(
+            id=o.id,
+            clip_id=o.clip_id,
+            entity_id=o.entity_id,
+            track_id=o.track_id,
+            camera=o.camera,
+            kind=o.kind,
+            category=o.category,
+            t_start=o.t_start,
+            t_end=o.t_end,
+            description=o.description,
+            crop_url=crop_url(o.id) if o.crop_path else None,
+            keyframe_url=keyframe_url(o.clip_id) if o.clip_id in keyframed else None,
+        )
+        for o in observations
+    ]
 
 
 def latest_crops(store: Store, entity_ids: Iterable[int]) -> dict[int, int]:
     """Per entity, its latest observation that has a crop (its thumbnail)."""
-    out: dict[int, int] = {}
-    for chunk in _chunks(entity_ids):
-        marks = ",".join("?" * len(chunk))
-        out.update({int(e): int(o) for e, o in store.db.query(
-            "SELECT e.id, (SELECT o.id FROM observations o WHERE o.entity_id = e.id AND o.crop_path IS NOT NULL "
-            f"ORDER BY o.t_end DESC, o.id DESC LIMIT 1) FROM entities e WHERE e.id IN ({marks})", chunk) if o is not None})
-    return out
+    return queries.latest_crops(store.db, entity_ids)
 
 
 def entities_out(store: Store, entities: Sequence[Entity]) -> list[EntityOut]:
     crops = latest_crops(store, [e.id for e in entities])
-    return [EntityOut(id=e.id, kind=e.kind, category=e.category, name=e.name, first_seen=e.first_seen, last_seen=e.last_seen,
-                      observations=e.observations, crop_url=crop_url(crops[e.id]) if e.id in crops else None) for e in entities]
+    return [
+        EntityOut(
+            id=e.id,
+            kind=e.kind,
+            category=e.category,
+            name=e.name,
+            first_seen=e.first_seen,
+            last_seen=e.last_seen,
+            observations=e.observations,
+            crop_url=crop_url(crops[e.id]) if e.id in crops else None,
+        )
+        for e in entities
+    ]
 
 
 def parse_time(text: str | None, name: str) -> float | None:
@@ -85,7 +94,9 @@ def parse_time(text: str | None, name: str) -> float | None:
         try:
             value = parse_iso(text, naive="utc")
         except ValueError:
-            raise HTTPException(422, f"{name} must be an ISO 8601 time such as 2026-03-02T08:00:00Z, or Unix seconds") from None
+            raise HTTPException(
+                422, f"{name} must be an ISO 8601 time such as 2026-03-02T08:00:00Z, or Unix seconds"
+            ) from None
     if not math.isfinite(value):
         raise HTTPException(422, f"{name} must be a finite time")
     return value

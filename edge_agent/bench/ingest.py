@@ -11,13 +11,16 @@ from typing import Any
 from edge_agent import __version__
 from edge_agent.capture import open_source
 from edge_agent.config import Config
+from edge_agent.ingest import Pipeline
 from edge_agent.memory import Store
-from edge_agent.perception.pipeline import Pipeline, build_backends
+from edge_agent.perception.backends import build_backends
 
 
 def run(source_spec: str, config: Config, models: Path, *, start: float | None = 0.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "home") as store:
-        source = open_source(source_spec, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps)
+        source = open_source(
+            source_spec, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps
+        )
         backends = build_backends(config, models, source)
         report = Pipeline(store, backends, config).run(source, "bench")
         entities = store.entities()
@@ -53,7 +56,8 @@ def format_table(result: dict[str, Any]) -> str:
     lines = [
         f"edge-agent {result['version']} ingest benchmark: {result['source']}",
         "backends: " + "; ".join(f"{k} = {v}" for k, v in result["backends"].items()),
-        f"{result['video_seconds']:.1f} s of video in {result['wall_seconds']:.2f} s: {result['x_realtime']:.1f}x real time "
+        f"{result['video_seconds']:.1f} s of video in {result['wall_seconds']:.2f} s: "
+        f"{result['x_realtime']:.1f}x real time "
         f"({result['frames']} frames sampled at {result['sample_fps']:g} fps, {result['clips']} clips)",
         f"{result['observations']} observations, {result['entities']} entities: "
         + ", ".join(f"{n} {c}" for c, n in result["entities_by_category"].items()),

@@ -21,7 +21,9 @@ from edge_agent.memory.seed import seed_entities
 SPACE = "bench-appearance"
 
 
-def _probes(rng: np.random.Generator, prototypes: np.ndarray, count: int, t0: float) -> tuple[list[tuple[ClipRecord, list[ObservationRecord]]], list[int | None]]:
+def _probes(
+    rng: np.random.Generator, prototypes: np.ndarray, count: int, t0: float
+) -> tuple[list[tuple[ClipRecord, list[ObservationRecord]]], list[int | None]]:
     """Clips of five observations; the expected entity index (row of prototypes) or None for new."""
     dims = prototypes.shape[1]
     clips, expected = [], []
@@ -41,14 +43,29 @@ def _probes(rng: np.random.Generator, prototypes: np.ndarray, count: int, t0: fl
                 expected.append(None)
             times = start + np.arange(20) * 0.5
             box = np.array([j * 100, 0, j * 100 + 40, 40], np.float32)
-            records.append(ObservationRecord(j, "object", "thing", times, np.tile(box, (20, 1)), np.full(20, 0.9, np.float32),
-                                             vector, SPACE, description="a thing"))
+            records.append(
+                ObservationRecord(
+                    j,
+                    "object",
+                    "thing",
+                    times,
+                    np.tile(box, (20, 1)),
+                    np.full(20, 0.9, np.float32),
+                    vector,
+                    SPACE,
+                    description="a thing",
+                )
+            )
         clips.append((ClipRecord("probe", start, start + 10.0), records))
     return clips, expected
 
 
-def _ingest(store: Store, clips: list[tuple[ClipRecord, list[ObservationRecord]]], expected: list[int | None],
-            entity_of_prototype: dict[int, int]) -> tuple[float, float]:
+def _ingest(
+    store: Store,
+    clips: list[tuple[ClipRecord, list[ObservationRecord]]],
+    expected: list[int | None],
+    entity_of_prototype: dict[int, int],
+) -> tuple[float, float]:
     """(observations per second, fraction of re-sightings given the right entity)."""
     decisions = []
     start = time.perf_counter()
@@ -70,8 +87,13 @@ def _knn_ms(store: Store, vectors: np.ndarray) -> float:
     return float(np.median(samples)) / 1e6
 
 
-def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), dims: int = 256, probes: int = 200,
-        seed: int = 0, home: Path | None = None) -> dict[str, Any]:
+def run(
+    sizes: tuple[int, ...] = (1000, 10_000, 100_000),
+    dims: int = 256,
+    probes: int = 200,
+    seed: int = 0,
+    home: Path | None = None,
+) -> dict[str, Any]:
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -106,12 +128,16 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), dims: int = 256, probe
                 row["sqlite_vec_knn_ms_p50"] = _knn_ms(vec, queries[:10])
                 clips, expected = _probes(rng, prototypes, probes, t0)
                 t0 += probes * 2.0 + 100
-                row["matrix_obs_per_s"], row["matrix_resighting_accuracy"] = _ingest(matrix, clips, expected, entity_of_prototype)
+                row["matrix_obs_per_s"], row["matrix_resighting_accuracy"] = _ingest(
+                    matrix, clips, expected, entity_of_prototype
+                )
                 vec_count = max(10, probes // 4)
                 clips, expected = _probes(rng, prototypes, vec_count, t0)
                 t0 += vec_count * 2.0 + 100
                 vec.sync()
-                row["sqlite_vec_obs_per_s"], row["sqlite_vec_resighting_accuracy"] = _ingest(vec, clips, expected, entity_of_prototype)
+                row["sqlite_vec_obs_per_s"], row["sqlite_vec_resighting_accuracy"] = _ingest(
+                    vec, clips, expected, entity_of_prototype
+                )
                 matrix.sync()
                 row["matrix_over_sqlite_vec"] = row["matrix_obs_per_s"] / row["sqlite_vec_obs_per_s"]
                 rows.append(row)
@@ -136,17 +162,22 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), dims: int = 256, probe
 def format_table(result: dict[str, Any]) -> str:
     lines = [
         f"edge-agent {result['version']} memory benchmark ({result['dims']}-d embeddings, "
-        f"{result['references_per_entity']} references per entity, {result['boxes_per_observation']} boxes per observation)",
+        f"{result['references_per_entity']} references per entity, "
+        f"{result['boxes_per_observation']} boxes per observation)",
         "",
         f"{'entities':>9} {'matrix obs/s':>13} {'sqlite-vec obs/s':>17} {'ratio':>6} {'matrix KNN ms':>14} "
         f"{'sqlite-vec KNN ms':>18} {'bytes/obs':>10} {'re-id ok':>9}",
     ]
     for r in result["sizes"]:
         lines.append(
-            f"{r['entities']:>9} {r['matrix_obs_per_s']:>13.0f} {r['sqlite_vec_obs_per_s']:>17.1f} {r['matrix_over_sqlite_vec']:>6.1f} "
+            f"{r['entities']:>9} {r['matrix_obs_per_s']:>13.0f} {r['sqlite_vec_obs_per_s']:>17.1f} "
+            f"{r['matrix_over_sqlite_vec']:>6.1f} "
             f"{r['matrix_knn_ms_p50']:>14.3f} {r['sqlite_vec_knn_ms_p50']:>18.2f} {r['bytes_per_observation']:>10.0f} "
             f"{min(r['matrix_resighting_accuracy'], r['sqlite_vec_resighting_accuracy']):>9.2f}"
         )
-    lines.append(f"\ncandidate index in use: {result['knn_path']['chosen']} (faster in this run: {result['knn_path']['faster_in_this_run']})")
+    lines.append(
+        f"\ncandidate index in use: {result['knn_path']['chosen']} "
+        f"(faster in this run: {result['knn_path']['faster_in_this_run']})"
+    )
     lines.append(f"({result['duration_s']:.0f} s)")
     return "\n".join(lines)

@@ -27,7 +27,9 @@ __all__ = [
 _STREAM_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://", "rtmp://", "udp://", "tcp://")
 
 
-def open_source(spec: str, *, sample_fps: float = 2.0, start: float | None = None, image_fps: float = 1.0) -> FrameSource:
+def open_source(
+    spec: str, *, sample_fps: float = 2.0, start: float | None = None, image_fps: float = 1.0
+) -> FrameSource:
     """A source from what the user typed: a camera index ("0"), a stream URL, a MOT sequence folder, an
     image folder or a video file."""
     if spec.isdigit():
@@ -41,4 +43,6 @@ def open_source(spec: str, *, sample_fps: float = 2.0, start: float | None = Non
         return ImageFolderSource(path, fps=image_fps, sample_fps=sample_fps, start=start)
     if path.exists():
         return VideoFileSource(path, sample_fps=sample_fps, start=start)
-    raise CaptureError(f"no such source: {spec!r} (expected a video file, an image or MOT folder, a camera index or a stream URL)")
+    raise CaptureError(
+        f"no such source: {spec!r} (expected a video file, an image or MOT folder, a camera index or a stream URL)"
+    )

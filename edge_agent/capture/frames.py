@@ -10,10 +10,12 @@ from typing import Protocol
 
 import numpy as np
 
+from edge_agent.errors import EdgeAgentError
+
 __all__ = ["CaptureError", "Frame", "FrameSource"]
 
 
-class CaptureError(RuntimeError):
+class CaptureError(EdgeAgentError, RuntimeError):
     """A source cannot be opened or read."""
 
 

@@ -29,7 +29,9 @@ class ImageFolderSource:
 
     live = False
 
-    def __init__(self, folder: str | Path, *, fps: float = 1.0, sample_fps: float = 2.0, start: float | None = None) -> None:
+    def __init__(
+        self, folder: str | Path, *, fps: float = 1.0, sample_fps: float = 2.0, start: float | None = None
+    ) -> None:
         self.folder = Path(folder)
         self.name = str(self.folder)
         if not self.folder.is_dir():

@@ -30,7 +30,9 @@ class VideoFileSource:
             raise CaptureError(f"cannot read {self.path} as video (unknown format or damaged file)")
         self.fps = float(self._cap.get(cv2.CAP_PROP_FPS)) or 0.0
         if not 0 < self.fps < 1000:
-            raise CaptureError(f"{self.path} reports no usable frame rate ({self.fps}); re-encode it or give an image folder")
+            raise CaptureError(
+                f"{self.path} reports no usable frame rate ({self.fps}); re-encode it or give an image folder"
+            )
         self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
         self.duration = self.frame_count / self.fps if self.frame_count > 0 else 0.0
         self.start = start if start is not None else os.path.getmtime(self.path) - self.duration

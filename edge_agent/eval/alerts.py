@@ -49,8 +49,18 @@ from edge_agent.eval.world import World, rule_predicates
 from edge_agent.rules.predicate import Predicate, category_names
 from edge_agent.rules.resolver import ResolverSettings, holds, in_window
 
-__all__ = ["RaisedAlert", "TrueAlert", "absences", "entity_labels", "episodes", "match_alerts", "score_alerts",
-           "summarize_alerts", "tolerances", "true_alerts"]
+__all__ = [
+    "RaisedAlert",
+    "TrueAlert",
+    "absences",
+    "entity_labels",
+    "episodes",
+    "match_alerts",
+    "score_alerts",
+    "summarize_alerts",
+    "tolerances",
+    "true_alerts",
+]
 
 Box = tuple[float, float, float, float]
 
@@ -71,8 +81,14 @@ class RaisedAlert:
     detected_at: float  #: the end of the clip at which it was raised
 
 
-def episodes(samples: Iterable[tuple[float, bool]], p: Predicate, settings: ResolverSettings, cooldown_s: float, *,
-             until: float | None = None) -> list[tuple[float, float]]:
+def episodes(
+    samples: Iterable[tuple[float, bool]],
+    p: Predicate,
+    settings: ResolverSettings,
+    cooldown_s: float,
+    *,
+    until: float | None = None,
+) -> list[tuple[float, float]]:
     """One subject's true alerts (t_start, t_end) from its samples (time, condition holds), in time order:
     the frames it is visible on. Persistence, release, cooldown, ``leaves`` and ``times`` as the module says.
     ``until``: the end of the recording; an episode still under way then has not ended (no leaving) unless
@@ -153,8 +169,9 @@ def absences(seen: Sequence[float], recorded: Sequence[float], span: float, cool
     return out
 
 
-def _regions(p: Predicate, zones: Mapping[str, Box], shown: Sequence[tuple[str, Box]], category: Mapping[str, str],
-             subject: str) -> list[Box]:
+def _regions(
+    p: Predicate, zones: Mapping[str, Box], shown: Sequence[tuple[str, Box]], category: Mapping[str, str], subject: str
+) -> list[Box]:
     if p.object_type == "place":
         box = {k.lower(): v for k, v in zones.items()}.get((p.object or "").lower())
         return [] if box is None else [box]
@@ -180,17 +197,25 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
                 for due in absences(seen, [t for t, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s):
                     out.append(TrueAlert(k, instance, due, due))
                 continue
-            samples = [(t, holds(p, box, _regions(p, world.zones, shown, category, instance), settings.overlap))
-                       for t, shown in frames for i, box in shown if i == instance]
+            samples = [
+                (t, holds(p, box, _regions(p, world.zones, shown, category, instance), settings.overlap))
+                for t, shown in frames
+                for i, box in shown
+                if i == instance
+            ]
             until = world.sessions[-1].t_end if world.sessions else None
-            out.extend(TrueAlert(k, instance, a, b) for a, b in episodes(samples, p, settings, spec.cooldown_s, until=until))
+            out.extend(
+                TrueAlert(k, instance, a, b) for a, b in episodes(samples, p, settings, spec.cooldown_s, until=until)
+            )
     return sorted(out, key=lambda e: (e.rule, e.t_start, e.instance))
 
 
 def tolerances(world: World, settings: ResolverSettings, clip_seconds: float) -> dict[int, float]:
     """Per rule, how far outside its event an alert may fall and still match it (see the module)."""
-    return {k: clip_seconds + settings.release_s if p.relation == "absent" else 2 * settings.release_s
-            for k, p in enumerate(rule_predicates(world.scenario))}
+    return {
+        k: clip_seconds + settings.release_s if p.relation == "absent" else 2 * settings.release_s
+        for k, p in enumerate(rule_predicates(world.scenario))
+    }
 
 
 def entity_labels(observation_entity: Mapping[int, int], observation_label: Mapping[int, str]) -> dict[int, str]:
@@ -202,7 +227,9 @@ def entity_labels(observation_entity: Mapping[int, int], observation_label: Mapp
     return {e: c.most_common(1)[0][0] for e, c in votes.items()}
 
 
-def match_alerts(alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], tolerance: Mapping[int, float]) -> list[tuple[int, int]]:
+def match_alerts(
+    alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], tolerance: Mapping[int, float]
+) -> list[tuple[int, int]]:
     """One-to-one (alert index, event index) pairs of the same rule: alerts in time order, each to the
     eligible unmatched event with the nearest t_start (ties: the earlier)."""
     taken: set[int] = set()
@@ -210,8 +237,14 @@ def match_alerts(alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], tol
     for a in sorted(range(len(alerts)), key=lambda i: (alerts[i].t, i)):
         alert = alerts[a]
         tol = tolerance.get(alert.rule, 0.0)
-        eligible = [e for e, ev in enumerate(events) if e not in taken and ev.rule == alert.rule
-                    and ev.t_start - tol <= alert.t <= ev.t_end + tol and alert.label in (None, ev.instance)]
+        eligible = [
+            e
+            for e, ev in enumerate(events)
+            if e not in taken
+            and ev.rule == alert.rule
+            and ev.t_start - tol <= alert.t <= ev.t_end + tol
+            and alert.label in (None, ev.instance)
+        ]
         if eligible:
             best = min(eligible, key=lambda e: (abs(alert.t - events[e].t_start), events[e].t_start))
             taken.add(best)
@@ -220,12 +253,20 @@ def match_alerts(alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], tol
 
 
 def _stats(values: Sequence[float]) -> dict[str, float] | None:
-    return {"median": float(np.median(values)), "mean": float(np.mean(values)), "max": float(np.max(values))} if values else None
+    return (
+        {"median": float(np.median(values)), "mean": float(np.mean(values)), "max": float(np.max(values))}
+        if values
+        else None
+    )
 
 
-def _block(alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], pairs: Sequence[tuple[int, int]]) -> dict[str, Any]:
+def _block(
+    alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], pairs: Sequence[tuple[int, int]]
+) -> dict[str, Any]:
     return {
-        "alerts": len(alerts), "events": len(events), "matched": len(pairs),
+        "alerts": len(alerts),
+        "events": len(events),
+        "matched": len(pairs),
         "precision": len(pairs) / len(alerts) if alerts else None,  # None: nothing to be right or wrong about
         "recall": len(pairs) / len(events) if events else None,
         "delay_s": _stats([alerts[a].detected_at - events[e].t_start for a, e in pairs]),
@@ -233,8 +274,9 @@ def _block(alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], pairs: Se
     }
 
 
-def score_alerts(rules: Sequence[str], alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert],
-                 tolerance: Mapping[int, float]) -> dict[str, Any]:
+def score_alerts(
+    rules: Sequence[str], alerts: Sequence[RaisedAlert], events: Sequence[TrueAlert], tolerance: Mapping[int, float]
+) -> dict[str, Any]:
     """Precision (matched / alerts), recall (matched / events), the delay from when the alert should have
     fired to the end of the clip that raised it (``delay_s``: median, mean, max) and the median error of
     the alert's own time (``condition_delay_s``), overall and per rule; None where undefined."""
@@ -245,8 +287,10 @@ def score_alerts(rules: Sequence[str], alerts: Sequence[RaisedAlert], events: Se
         mine_e = [e for e in range(len(events)) if events[e].rule == k]
         index_a, index_e = {a: n for n, a in enumerate(mine_a)}, {e: n for n, e in enumerate(mine_e)}
         own = [(index_a[a], index_e[e]) for a, e in pairs if a in index_a]
-        per_rule.append({"rule": text, "tolerance_s": tolerance.get(k, 0.0)}
-                        | _block([alerts[a] for a in mine_a], [events[e] for e in mine_e], own))
+        per_rule.append(
+            {"rule": text, "tolerance_s": tolerance.get(k, 0.0)}
+            | _block([alerts[a] for a in mine_a], [events[e] for e in mine_e], own)
+        )
     return {"overall": _block(alerts, events, pairs), "rules": per_rule}
 
 
@@ -271,6 +315,12 @@ def summarize_alerts(blocks: Sequence[dict[str, Any] | None]) -> dict[str, Any] 
         return {k: _mean([i[k] for i in items]) for k in keys}
 
     overall = mean_block([r["overall"] for r in runs])
-    overall |= {"precision_by_seed": [r["overall"]["precision"] for r in runs], "recall_by_seed": [r["overall"]["recall"] for r in runs]}
-    rules = [{"rule": rs[0]["rule"], "tolerance_s": rs[0]["tolerance_s"]} | mean_block(rs) for rs in zip(*(r["rules"] for r in runs))]
+    overall |= {
+        "precision_by_seed": [r["overall"]["precision"] for r in runs],
+        "recall_by_seed": [r["overall"]["recall"] for r in runs],
+    }
+    rules = [
+        {"rule": rs[0]["rule"], "tolerance_s": rs[0]["tolerance_s"]} | mean_block(rs)
+        for rs in zip(*(r["rules"] for r in runs))
+    ]
     return {"overall": overall, "rules": rules}

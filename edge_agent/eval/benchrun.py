@@ -17,8 +17,9 @@ from edge_agent import __version__
 from edge_agent.capture import VideoFileSource
 from edge_agent.config import Config
 from edge_agent.eval import benchmarks
+from edge_agent.ingest import Pipeline
 from edge_agent.memory import Store
-from edge_agent.perception.pipeline import Pipeline, build_backends
+from edge_agent.perception.backends import build_backends
 
 __all__ = ["run_benchmark"]
 
@@ -35,9 +36,17 @@ def _recordings(path: Path) -> list[Path]:
     return found
 
 
-def run_benchmark(name: str, annotations: Path, videos: Path, config: Config, models: Path,
-                  controller_factory: Callable[[Store], Any], *, limit: int | None = None,
-                  progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+def run_benchmark(
+    name: str,
+    annotations: Path,
+    videos: Path,
+    config: Config,
+    models: Path,
+    controller_factory: Callable[[Store], Any],
+    *,
+    limit: int | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
     started = time.perf_counter()
     items = benchmarks.load(name, annotations)
     if limit is not None:
@@ -64,5 +73,13 @@ def run_benchmark(name: str, annotations: Path, videos: Path, config: Config, mo
                 predictions[item.item_id] = benchmarks.Prediction(answer.choice_index, answer.text)
         progress(f"{video}: {len(questions)} questions")
     result = benchmarks.score(name, items, predictions)
-    return {"evaluation": "bench", "benchmark": name, "version": __version__, "questions": len(items),
-            "videos": len(by_video), **result, "ingest_s": ingest_s, "duration_s": time.perf_counter() - started}
+    return {
+        "evaluation": "bench",
+        "benchmark": name,
+        "version": __version__,
+        "questions": len(items),
+        "videos": len(by_video),
+        **result,
+        "ingest_s": ingest_s,
+        "duration_s": time.perf_counter() - started,
+    }

@@ -11,19 +11,41 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from edge_agent.eval.scene import draw_order, size_of
+
 if TYPE_CHECKING:
     from edge_agent.eval.world import EntitySpec, Session, World
 
 __all__ = ["COLOURS", "render_frame", "write_sequence"]
 
 COLOURS = {  # BGR
-    # crimson and navy: "red" and "blue" to a colour namer, another hue to an embedder (look-alikes only memory tells apart)
-    "red": (40, 40, 200), "crimson": (80, 30, 200), "navy": (200, 60, 60), "blue": (180, 90, 30), "green": (60, 160, 60), "yellow": (40, 200, 220),
-    "black": (30, 30, 30), "white": (235, 235, 235), "grey": (140, 140, 140), "silver": (190, 190, 180),
-    "brown": (40, 80, 130), "orange": (30, 130, 240), "purple": (140, 50, 120), "pink": (170, 130, 240),
+    # crimson and navy: "red" and "blue" to a colour namer, another hue to an embedder (look-alikes only
+    # memory tells apart)
+    "red": (40, 40, 200),
+    "crimson": (80, 30, 200),
+    "navy": (200, 60, 60),
+    "blue": (180, 90, 30),
+    "green": (60, 160, 60),
+    "yellow": (40, 200, 220),
+    "black": (30, 30, 30),
+    "white": (235, 235, 235),
+    "grey": (140, 140, 140),
+    "silver": (190, 190, 180),
+    "brown": (40, 80, 130),
+    "orange": (30, 130, 240),
+    "purple": (140, 50, 120),
+    "pink": (170, 130, 240),
 }
-_PLACE_COLOURS = ((150, 170, 190), (120, 140, 120), (170, 150, 130), (110, 130, 160), (140, 120, 150), (160, 160, 120),
-                  (130, 150, 170), (120, 120, 140))
+_PLACE_COLOURS = (
+    (150, 170, 190),
+    (120, 140, 120),
+    (170, 150, 130),
+    (110, 130, 160),
+    (140, 120, 150),
+    (160, 160, 120),
+    (130, 150, 170),
+    (120, 120, 140),
+)
 _ROOM_WALLS = ((180, 190, 200), (200, 185, 170), (170, 195, 185), (195, 180, 195))
 
 
@@ -38,11 +60,17 @@ def _background(world: World, light: float) -> np.ndarray:
     for room in sorted(set(layout.room_of.values())):
         xs = [layout.x[p] for p, r in layout.room_of.items() if r == room]
         x0, x1 = int(min(xs) - layout.slot_width / 2), int(max(xs) + layout.slot_width / 2)
-        canvas[:, max(0, x0):x1] = _scaled(_ROOM_WALLS[room % len(_ROOM_WALLS)], light)
+        canvas[:, max(0, x0) : x1] = _scaled(_ROOM_WALLS[room % len(_ROOM_WALLS)], light)
     for k, place in enumerate(world.scenario.places):
         x0, y0, x1, y1 = layout.zone(place)
         top = int(layout.floor)
-        cv2.rectangle(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, height - 1), _scaled(_PLACE_COLOURS[k % len(_PLACE_COLOURS)], light), -1)
+        cv2.rectangle(
+            canvas,
+            (int(x0) + 3, top - 10),
+            (int(x1) - 3, height - 1),
+            _scaled(_PLACE_COLOURS[k % len(_PLACE_COLOURS)], light),
+            -1,
+        )
         cv2.line(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, top - 10), _scaled((60, 60, 60), light), 2)
     return canvas
 
@@ -56,13 +84,17 @@ def _draw(canvas: np.ndarray, spec: EntitySpec, box: tuple[float, float, float, 
         cv2.circle(canvas, ((x0 + x1) // 2, y0 + head), head, _scaled((120, 160, 210), light), -1)
         body = (x0, y0 + 2 * head, x1, y1)
     elif spec.category in ("dog", "cat"):
-        cv2.ellipse(canvas, ((x0 + x1) // 2, (y0 + 2 * y1) // 3), ((x1 - x0) // 2 - 6, (y1 - y0) // 3), 0, 0, 360, colour, -1)
+        cv2.ellipse(
+            canvas, ((x0 + x1) // 2, (y0 + 2 * y1) // 3), ((x1 - x0) // 2 - 6, (y1 - y0) // 3), 0, 0, 360, colour, -1
+        )
         cv2.circle(canvas, (x1 - (y1 - y0) // 4, y0 + (y1 - y0) // 4), (y1 - y0) // 4, colour, -1)
         body = (x0 + 8, (y0 + 2 * y1) // 3 - (y1 - y0) // 6, x1 - 12, (y0 + 2 * y1) // 3 + (y1 - y0) // 6)
     else:
         cv2.rectangle(canvas, (x0, y0), (x1 - (x1 - x0) // 5 if spec.category == "cup" else x1, y1), colour, -1)
         if spec.category == "cup":
-            cv2.ellipse(canvas, (x1 - (x1 - x0) // 5, (y0 + y1) // 2), ((x1 - x0) // 5, (y1 - y0) // 4), 0, -90, 90, colour, 4)
+            cv2.ellipse(
+                canvas, (x1 - (x1 - x0) // 5, (y0 + y1) // 2), ((x1 - x0) // 5, (y1 - y0) // 4), 0, -90, 90, colour, 4
+            )
         body = (x0, y0, x1 - (x1 - x0) // 5 if spec.category == "cup" else x1, y1)
     bx0, by0, bx1, by1 = body
     if spec.category == "person":
@@ -80,22 +112,25 @@ def _draw(canvas: np.ndarray, spec: EntitySpec, box: tuple[float, float, float, 
                 cv2.circle(canvas, (x, y), 2, accent, -1)
 
 
-def render_frame(world: World, session: Session, frame: int, background: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def render_frame(
+    world: World, session: Session, frame: int, background: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     spec = {e.id: e for e in world.scenario.entities}
     view = int(round(session.view_x[frame]))
     cam = world.scenario.camera
     canvas = background.copy()
     positions = session.positions[frame]
-    from edge_agent.eval.world import draw_order, size_of
-
     for instance in draw_order(positions, spec, world.layout.floor):
-        if world.scenario.camera.kind == "wearable" and spec[instance].category == "person" and not any(
-                i == instance for i, _ in session.boxes[frame]):
+        if (
+            world.scenario.camera.kind == "wearable"
+            and spec[instance].category == "person"
+            and not any(i == instance for i, _ in session.boxes[frame])
+        ):
             continue  # the wearer, never in view
         cx, cy = positions[instance]
         w, h = size_of(spec[instance].category)
         _draw(canvas, spec[instance], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light)
-    image = canvas[:, view:view + cam.width]
+    image = canvas[:, view : view + cam.width]
     noisy = image.astype(np.int16) + rng.normal(0, 3, image.shape).astype(np.int16)
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
@@ -111,14 +146,20 @@ def write_sequence(world: World, session: Session, folder: Path, ids: dict[str, 
     spec = {e.id: e for e in world.scenario.entities}
     rows = []
     for f in range(session.frames):
-        cv2.imwrite(str(folder / "img1" / f"{f + 1:06d}.jpg"), render_frame(world, session, f, background, rng),
-                    [cv2.IMWRITE_JPEG_QUALITY, 90])
+        cv2.imwrite(
+            str(folder / "img1" / f"{f + 1:06d}.jpg"),
+            render_frame(world, session, f, background, rng),
+            [cv2.IMWRITE_JPEG_QUALITY, 90],
+        )
         for instance, (x0, y0, x1, y1) in session.boxes[f]:
-            rows.append(f"{f + 1},{ids[instance]},{x0:.1f},{y0:.1f},{x1 - x0:.1f},{y1 - y0:.1f},1,"
-                        f"{classes.index(spec[instance].category) + 1},1.0")
+            rows.append(
+                f"{f + 1},{ids[instance]},{x0:.1f},{y0:.1f},{x1 - x0:.1f},{y1 - y0:.1f},1,"
+                f"{classes.index(spec[instance].category) + 1},1.0"
+            )
     (folder / "gt" / "gt.txt").write_text("\n".join(rows) + "\n")
     cam = world.scenario.camera
     (folder / "seqinfo.ini").write_text(
         f"[Sequence]\nname={folder.name}\nimDir=img1\nframeRate={session.fps:g}\nseqLength={session.frames}\n"
-        f"imWidth={cam.width}\nimHeight={cam.height}\nimExt=.jpg\nclasses={','.join(classes)}\n")
+        f"imWidth={cam.width}\nimHeight={cam.height}\nimExt=.jpg\nclasses={','.join(classes)}\n"
+    )
     return folder

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_agent import native
+from edge_agent.errors import InvalidInputError
 from edge_agent.memory import Store
 
 __all__ = ["GroundTruth", "frame_rate"]
@@ -28,7 +29,7 @@ def frame_rate(sequence: str | Path) -> float:
     path = Path(sequence) / "seqinfo.ini"
     info = configparser.ConfigParser()
     if not info.read(path):
-        raise ValueError(f"{Path(sequence)} is not a MOT sequence: no seqinfo.ini")
+        raise InvalidInputError(f"{Path(sequence)} is not a MOT sequence: no seqinfo.ini")
     fps = float(info.get("Sequence", "frameRate", fallback="0") or 0)
     if fps <= 0:
         raise ValueError(f"{path} gives no frameRate")
@@ -43,8 +44,16 @@ class GroundTruth:
         """True boxes (xyxy) and instance labels of one frame of one camera."""
         self._frames[(camera, int(frame_ms))] = (np.asarray(boxes, np.float32).reshape(-1, 4), list(labels))
 
-    def add_mot(self, sequence: str | Path, camera: str, start: float, *, names: Mapping[int, str] | None = None,
-                fps: float | None = None, min_visibility: float = 0.0) -> int:
+    def add_mot(
+        self,
+        sequence: str | Path,
+        camera: str,
+        start: float,
+        *,
+        names: Mapping[int, str] | None = None,
+        fps: float | None = None,
+        min_visibility: float = 0.0,
+    ) -> int:
         """Reads ``sequence``/gt/gt.txt (rows with conf 0 ignored, and those less visible than
         ``min_visibility``); a track id becomes the label ``names[id]``, else ``<sequence name>:<id>``.
         Returns the number of boxes read."""
@@ -70,7 +79,11 @@ class GroundTruth:
             for observation_id, (frames, boxes) in store.observation_boxes(camera).items():
                 votes: Counter[str] = Counter()
                 for ms, box in zip(frames.tolist(), boxes):
-                    truth = self._frames.get((camera, ms)) or self._frames.get((camera, ms - 1)) or self._frames.get((camera, ms + 1))
+                    truth = (
+                        self._frames.get((camera, ms))
+                        or self._frames.get((camera, ms - 1))
+                        or self._frames.get((camera, ms + 1))
+                    )
                     if truth is None or not len(truth[0]):
                         continue
                     iou = native.iou_matrix(box[None], truth[0])[0]

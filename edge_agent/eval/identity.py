@@ -17,15 +17,18 @@ from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
 from edge_agent.eval.groundtruth import GroundTruth, frame_rate
 from edge_agent.eval.metrics import IDENTITY_KEYS, identity_scores
-from edge_agent.memory import Store
-from edge_agent.perception.pipeline import Pipeline, build_backends
+from edge_agent.ingest import Pipeline
+from edge_agent.memory import Store, queries
+from edge_agent.perception.backends import build_backends
 
 __all__ = ["evaluate_mot", "format_table"]
 
 START = 1_772_434_800.0  # 2026-03-02T07:00:00Z: any fixed wall-clock start will do
 
 
-def evaluate_mot(sequences: Sequence[str | Path], config: Config, models: Path, *, frames_per_clip: int = 4) -> dict[str, Any]:
+def evaluate_mot(
+    sequences: Sequence[str | Path], config: Config, models: Path, *, frames_per_clip: int = 4
+) -> dict[str, Any]:
     """Scores per sequence and over all of them (observations of different sequences are different
     instances, each in its own memory). ``config.detector`` picks the boxes: ``gt`` replays them."""
     started = time.perf_counter()
@@ -35,21 +38,36 @@ def evaluate_mot(sequences: Sequence[str | Path], config: Config, models: Path, 
     backends_used: dict[str, str] = {}
     for sequence in map(Path, sequences):
         fps = frame_rate(sequence)
-        run_config = config.model_copy(update={"capture": config.capture.model_copy(update={
-            "clip_seconds": (frames_per_clip - 0.01) / fps, "sample_fps": fps})})
+        run_config = config.model_copy(
+            update={
+                "capture": config.capture.model_copy(
+                    update={"clip_seconds": (frames_per_clip - 0.01) / fps, "sample_fps": fps}
+                )
+            }
+        )
         with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "memory") as store:
             source = MOTSequenceSource(sequence, sample_fps=fps, start=START)
             backends = build_backends(run_config, models, source)
             backends_used = backends.summary()
             report = Pipeline(store, backends, run_config).run(source, camera=sequence.name)
             gt = GroundTruth()
-            gt.add_mot(sequence, sequence.name, START, fps=fps,
-                       min_visibility=config.detector.min_visibility if config.detector.type == "gt" else 0.0)
+            gt.add_mot(
+                sequence,
+                sequence.name,
+                START,
+                fps=fps,
+                min_visibility=config.detector.min_visibility if config.detector.type == "gt" else 0.0,
+            )
             labels = gt.label_observations(store)
-            entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
+            entities = queries.observation_entities(store.db)
         scores = identity_scores(entities, labels)
-        per_sequence[sequence.name] = {"identity": scores, "clips": report.clips, "observations": report.observations,
-                                       "labelled": len(labels), "entities": len(set(entities.values()))}
+        per_sequence[sequence.name] = {
+            "identity": scores,
+            "clips": report.clips,
+            "observations": report.observations,
+            "labelled": len(labels),
+            "entities": len(set(entities.values())),
+        }
         for o, e in entities.items():
             predicted[(sequence.name, o)] = (sequence.name, e)
         for o, label in labels.items():
@@ -67,12 +85,24 @@ def evaluate_mot(sequences: Sequence[str | Path], config: Config, models: Path, 
 
 
 def format_table(result: dict[str, Any]) -> str:
-    head = f"{'sequence':<18} {'obs':>5} {'ent':>5} " + " ".join(f"{k.replace('pairwise_', 'pw_').replace('bcubed_', 'b3_'):>10}"
-                                                              for k in IDENTITY_KEYS)
-    lines = [f"edge-agent {result['version']} identity on MOT (detector {result['detector']}, "
-             f"{result['frames_per_clip']} frames a clip; embedder {result['backends'].get('embedder.person', '?')})", "", head]
+    head = f"{'sequence':<18} {'obs':>5} {'ent':>5} " + " ".join(
+        f"{k.replace('pairwise_', 'pw_').replace('bcubed_', 'b3_'):>10}" for k in IDENTITY_KEYS
+    )
+    lines = [
+        f"edge-agent {result['version']} identity on MOT (detector {result['detector']}, "
+        f"{result['frames_per_clip']} frames a clip; embedder {result['backends'].get('embedder.person', '?')})",
+        "",
+        head,
+    ]
     rows = [(name, s["labelled"], s["entities"], s["identity"]) for name, s in result["sequences"].items()]
-    rows.append(("overall", result["identity"]["items"], sum(s["entities"] for s in result["sequences"].values()), result["identity"]))
+    rows.append(
+        (
+            "overall",
+            result["identity"]["items"],
+            sum(s["entities"] for s in result["sequences"].values()),
+            result["identity"],
+        )
+    )
     for name, n, e, scores in rows:
         lines.append(f"{name:<18} {n:>5} {e:>5} " + " ".join(f"{scores[k]:>10.3f}" for k in IDENTITY_KEYS))
     return "\n".join(lines)

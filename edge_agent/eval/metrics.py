@@ -8,8 +8,15 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 __all__ = ["IDENTITY_KEYS", "evidence_covered", "identity_scores"]
 
-IDENTITY_KEYS = ("pairwise_precision", "pairwise_recall", "pairwise_f1", "false_merge_rate",
-                 "bcubed_precision", "bcubed_recall", "bcubed_f1")
+IDENTITY_KEYS = (
+    "pairwise_precision",
+    "pairwise_recall",
+    "pairwise_f1",
+    "false_merge_rate",
+    "bcubed_precision",
+    "bcubed_recall",
+    "bcubed_f1",
+)
 
 
 def _f1(p: float, r: float) -> float:
@@ -38,15 +45,20 @@ def identity_scores(predicted: Mapping[Hashable, Hashable], truth: Mapping[Hasha
     b_precision = sum(n * n / entity_size[e] for (e, _), n in both.items()) / len(items)
     b_recall = sum(n * n / instance_size[g] for (_, g), n in both.items()) / len(items)
     return {
-        "pairwise_precision": precision, "pairwise_recall": recall, "pairwise_f1": _f1(precision, recall),
+        "pairwise_precision": precision,
+        "pairwise_recall": recall,
+        "pairwise_f1": _f1(precision, recall),
         "false_merge_rate": 1.0 - precision,
-        "bcubed_precision": b_precision, "bcubed_recall": b_recall, "bcubed_f1": _f1(b_precision, b_recall),
+        "bcubed_precision": b_precision,
+        "bcubed_recall": b_recall,
+        "bcubed_f1": _f1(b_precision, b_recall),
         "items": len(items),
     }
 
 
-def evidence_covered(windows: Sequence[tuple[Hashable, float, float]],
-                     records: Iterable[tuple[Hashable, float, float]]) -> bool:
+def evidence_covered(
+    windows: Sequence[tuple[Hashable, float, float]], records: Iterable[tuple[Hashable, float, float]]
+) -> bool:
     """True when every evidence window (instance, t0, t1) overlaps in time some record of the same
     instance in the context (records: (instance, t_start, t_end))."""
     by_instance: dict[Hashable, list[tuple[float, float]]] = {}

@@ -24,15 +24,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.config import describe_validation_error
+from edge_agent.errors import EdgeAgentError
+from edge_agent.eval.scene import draw_order, size_of
 from edge_agent.rules.parse import RuleParseError, parse_rule
 from edge_agent.rules.predicate import Predicate, category_names
 
-__all__ = ["Event", "Question", "Scenario", "ScenarioError", "Session", "World", "load_scenario", "rule_predicates", "simulate"]
+__all__ = [
+    "Event",
+    "Question",
+    "Scenario",
+    "ScenarioError",
+    "Session",
+    "World",
+    "load_scenario",
+    "rule_predicates",
+    "simulate",
+]
 
 ANIMALS = frozenset({"dog", "cat"})
 
 
-class ScenarioError(ValueError):
+class ScenarioError(EdgeAgentError, ValueError):
     """A scenario file that cannot be used; the message names the key."""
 
 
@@ -74,7 +86,9 @@ class Scenario(_Model):
     days: int = Field(1, ge=1, le=60)
     start: str = "2026-03-02T07:00:00"
     camera: CameraSpec = Field(default_factory=CameraSpec)
-    places: list[str] = Field(default_factory=lambda: ["counter", "sink", "dishwasher", "table", "sofa", "door"], min_length=2)
+    places: list[str] = Field(
+        default_factory=lambda: ["counter", "sink", "dishwasher", "table", "sofa", "door"], min_length=2
+    )
     entities: list[EntitySpec] = Field(..., min_length=1)
     episodes_per_day: int = Field(12, ge=1, le=200)
     episode_seconds: tuple[float, float] = (20.0, 90.0)
@@ -144,7 +158,11 @@ def rule_predicates(scenario: Scenario) -> list[Predicate]:
         if predicate.subject_type == "entity" or predicate.object_type == "entity":
             raise ScenarioError(f"rules[{k}]: {rule.text!r} names an entity; a synthetic world's memory names none")
         if predicate.object_type == "category" and not category_names(predicate.object or "") & categories:
-            where = "a wearable camera has no zones" if (predicate.object or "").lower() in scenario.places else f"places: {', '.join(places)}"
+            where = (
+                "a wearable camera has no zones"
+                if (predicate.object or "").lower() in scenario.places
+                else f"places: {', '.join(places)}"
+            )
             raise ScenarioError(f"rules[{k}]: no place or thing {predicate.object!r} in the scenario ({where})")
         out.append(predicate)
     return out
@@ -229,12 +247,24 @@ class World:
         ids = {e.id: k for k, e in enumerate(self.scenario.entities, start=1)}
         paths = [write_sequence(self, s, root / f"session{s.index:04d}", ids) for s in self.sessions]
         (root / "events.jsonl").write_text("".join(json.dumps(asdict(e)) + "\n" for e in self.events))
-        (root / "questions.json").write_text(json.dumps([asdict(q) | {"answer": q.answer} for q in self.questions], indent=1))
-        (root / "world.json").write_text(json.dumps({
-            "scenario": self.scenario.model_dump(), "seed": self.seed, "camera": self.camera, "zones": self.zones,
-            "instances": {str(k): name for name, k in ids.items()},
-            "sessions": [{"folder": p.name, "t_start": s.t_start, "fps": s.fps} for p, s in zip(paths, self.sessions)],
-        }, indent=1))
+        (root / "questions.json").write_text(
+            json.dumps([asdict(q) | {"answer": q.answer} for q in self.questions], indent=1)
+        )
+        (root / "world.json").write_text(
+            json.dumps(
+                {
+                    "scenario": self.scenario.model_dump(),
+                    "seed": self.seed,
+                    "camera": self.camera,
+                    "zones": self.zones,
+                    "instances": {str(k): name for name, k in ids.items()},
+                    "sessions": [
+                        {"folder": p.name, "t_start": s.t_start, "fps": s.fps} for p, s in zip(paths, self.sessions)
+                    ],
+                },
+                indent=1,
+            )
+        )
         return paths
 
 
@@ -249,7 +279,7 @@ class _Layout:
         self.width, self.height = cam.width, cam.height
         places = scenario.places
         if cam.kind == "wearable":
-            rooms = scenario.rooms or [places[i:i + 3] for i in range(0, len(places), 3)]
+            rooms = scenario.rooms or [places[i : i + 3] for i in range(0, len(places), 3)]
             order = [p for room in rooms for p in room]
             missing = [p for p in places if p not in order]
             order += missing
@@ -267,14 +297,6 @@ class _Layout:
     def zone(self, place: str) -> tuple[float, float, float, float]:
         x = self.x[place]
         return (x - self.slot_width / 2, self.height * 0.35, x + self.slot_width / 2, self.height)
-
-
-_SIZE = {"person": (56, 220), "dog": (72, 50), "cat": (60, 44), "cup": (36, 44), "keys": (34, 22), "phone": (26, 44),
-         "bottle": (24, 64), "book": (44, 56), "laptop": (80, 52), "backpack": (56, 70)}
-
-
-def size_of(category: str) -> tuple[int, int]:
-    return _SIZE.get(category, (44, 44))
 
 
 def _things_at(place: str, where: dict[str, str], order: list[str]) -> list[str]:
@@ -314,20 +336,35 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
             duration = float(rng.uniform(*scenario.episode_seconds))
             actor = people[int(rng.integers(len(people)))]
             plan = _plan(rng, scenario, where, things, spec, surfaces)
-            session = _perform(len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng)
+            session = _perform(
+                len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng
+            )
             session.light = light
             sessions.append(session)
     for s in sessions:
         s.true_boxes = [list(shown) for shown in s.boxes]
     _fragment(sessions, scenario.noise.fragment_rate, rng)
-    world = World(scenario, seed, sessions, events, [], {p: layout.zone(p) for p in scenario.places} if scenario.camera.kind == "fixed" else {},
-                  "wearable" if scenario.camera.kind == "wearable" else scenario.name)
+    world = World(
+        scenario,
+        seed,
+        sessions,
+        events,
+        [],
+        {p: layout.zone(p) for p in scenario.places} if scenario.camera.kind == "fixed" else {},
+        "wearable" if scenario.camera.kind == "wearable" else scenario.name,
+    )
     world.questions = _questions(world, rng)
     return world
 
 
-def _plan(rng: np.random.Generator, scenario: Scenario, where: dict[str, str], things: list[str],
-          spec: dict[str, EntitySpec], surfaces: list[str]) -> list[tuple[str, str, str]]:
+def _plan(
+    rng: np.random.Generator,
+    scenario: Scenario,
+    where: dict[str, str],
+    things: list[str],
+    spec: dict[str, EntitySpec],
+    surfaces: list[str],
+) -> list[tuple[str, str, str]]:
     """One or two actions: (kind, instance, destination place)."""
     objects = [t for t in things if spec[t].category not in ANIMALS]
     animals = [t for t in things if spec[t].category in ANIMALS]
@@ -352,9 +389,21 @@ def _plan(rng: np.random.Generator, scenario: Scenario, where: dict[str, str], t
     return actions
 
 
-def _perform(index: int, t0: float, fps: float, duration: float, actor: str, plan: list[tuple[str, str, str]],
-             where: dict[str, str], door: str, layout: _Layout, scenario: Scenario, spec: dict[str, EntitySpec],
-             events: list[Event], rng: np.random.Generator) -> Session:
+def _perform(
+    index: int,
+    t0: float,
+    fps: float,
+    duration: float,
+    actor: str,
+    plan: list[tuple[str, str, str]],
+    where: dict[str, str],
+    door: str,
+    layout: _Layout,
+    scenario: Scenario,
+    spec: dict[str, EntitySpec],
+    events: list[Event],
+    rng: np.random.Generator,
+) -> Session:
     """Walks the actor through the plan; records positions frame by frame, and the events."""
     speed = layout.width * 0.25  # canvas pixels per second
     x = layout.x[door]
@@ -370,7 +419,9 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
         for place in scenario.places:
             here = _things_at(place, where, list(spec))
             widths = [size_of(spec[thing].category)[0] for thing in here]
-            gap = (layout.slot_width - 8 - sum(widths)) / (len(here) + 1)  # side by side; overlapping when they do not fit
+            gap = (layout.slot_width - 8 - sum(widths)) / (
+                len(here) + 1
+            )  # side by side; overlapping when they do not fit
             left = layout.x[place] - layout.slot_width / 2 + 4 + max(gap, 0.0)
             step_gap = gap if gap > 0 else (layout.slot_width - 8 - sum(widths)) / max(1, len(here) - 1)
             for thing, w in zip(here, widths):
@@ -380,7 +431,10 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
         if present:
             positions[actor] = (x, layout.floor - size_of("person")[1] / 2 - 4)
         if carried is not None:  # held beside the body, in front of it (drawn last)
-            positions[carried] = (x + size_of("person")[0] / 2 + size_of(spec[carried].category)[0] / 2 + 2, layout.floor - 120)
+            positions[carried] = (
+                x + size_of("person")[0] / 2 + size_of(spec[carried].category)[0] / 2 + 2,
+                layout.floor - 120,
+            )
         frames.append(positions)
         actor_x.append(x)
         t += 1.0 / fps
@@ -429,7 +483,11 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
     session = Session(index, t0, fps, len(frames), positions=frames)
     wearable = scenario.camera.kind == "wearable"
     for f, positions in enumerate(frames):
-        view = float(np.clip(actor_x[f] - layout.width / 2, 0, max(0.0, layout.canvas_width - layout.width))) if wearable else 0.0
+        view = (
+            float(np.clip(actor_x[f] - layout.width / 2, 0, max(0.0, layout.canvas_width - layout.width)))
+            if wearable
+            else 0.0
+        )
         session.view_x.append(view)
         shown = []
         order = draw_order(positions, spec, layout.floor)
@@ -439,23 +497,19 @@ def _perform(index: int, t0: float, fps: float, duration: float, actor: str, pla
                 continue  # the wearer is behind the camera
             w, h = size_of(spec[instance].category)
             box = drawn[instance]
-            clipped = (max(0.0, box[0]), max(0.0, box[1]), min(float(layout.width), box[2]), min(float(layout.height), box[3]))
+            clipped = (
+                max(0.0, box[0]),
+                max(0.0, box[1]),
+                min(float(layout.width), box[2]),
+                min(float(layout.height), box[3]),
+            )
             if clipped[2] - clipped[0] < 0.6 * w or clipped[3] - clipped[1] < 0.6 * h:
                 continue  # mostly out of view
-            if sum(_covered(clipped, drawn[i]) for i in order[rank + 1:] if i in drawn) > 0.3:
+            if sum(_covered(clipped, drawn[i]) for i in order[rank + 1 :] if i in drawn) > 0.3:
                 continue  # hidden behind what is drawn in front of it: no detector would see it
             shown.append((instance, clipped))
         session.boxes.append(shown)
     return session
-
-
-def draw_order(positions: dict[str, tuple[float, float]], spec: dict[str, EntitySpec], floor: float) -> list[str]:
-    """Back to front: things on surfaces (larger ones first), then people, then what a person carries."""
-    def key(i: str) -> tuple[int, int]:
-        carried = spec[i].category != "person" and positions[i][1] < floor - 100
-        w, h = size_of(spec[i].category)
-        return (2 if carried else 1 if spec[i].category == "person" else 0, -w * h)
-    return sorted(positions, key=key)
 
 
 def _box(centre: tuple[float, float], size: tuple[int, int], view: float) -> tuple[float, float, float, float]:
@@ -547,7 +601,11 @@ def _questions(world: World, rng: np.random.Generator) -> list[Question]:
     out: list[Question] = []
     makers = (_identity_question, _last_seen_question, _counting_question, _who_question, _order_question)
     for day in range(scenario.days):
-        day_sessions = [s for s in world.sessions if int((s.t_start - world.sessions[0].t_start + _day_offset(world)) // 86400) == day]
+        day_sessions = [
+            s
+            for s in world.sessions
+            if int((s.t_start - world.sessions[0].t_start + _day_offset(world)) // 86400) == day
+        ]
         if not day_sessions:
             continue
         for k in range(scenario.questions_per_day):
@@ -575,7 +633,11 @@ def _choices(correct: str, pool: list[str], rng: np.random.Generator, n: int = 4
 
 def _as_of_after(sessions: list[Session], t: float, rng: np.random.Generator) -> float:
     later = [s for s in sessions if s.t_start > t]
-    end = later[int(rng.integers(len(later)))].t_start - 1.0 if later and rng.random() < 0.5 else sessions[-1].t_end + 60.0
+    end = (
+        later[int(rng.integers(len(later)))].t_start - 1.0
+        if later and rng.random() < 0.5
+        else sessions[-1].t_end + 60.0
+    )
     return max(end, t + 1.0)
 
 
@@ -629,7 +691,11 @@ def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid)
 
 def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     window = (sessions[0].t_start, sessions[-1].t_end)
-    moved = [e for e in world.events if e.kind in ("put_down", "on") and window[0] <= e.t <= window[1] and not lookalike[e.subject]]
+    moved = [
+        e
+        for e in world.events
+        if e.kind in ("put_down", "on") and window[0] <= e.t <= window[1] and not lookalike[e.subject]
+    ]
     if not moved:
         return None
     instance = moved[int(rng.integers(len(moved)))].subject
@@ -659,12 +725,22 @@ def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
     names = [f"the person in {p.color} {p.pattern} clothes" for p in people]
     correct = names[[p.id for p in people].index(e.actor)]
     choices, answer = _choices(correct, names, rng, n=len(names))
-    return Question(qid, "who", text, choices, answer, window[1] + 60.0, (_seen_at(world, e.subject, e.t), _seen_at(world, e.actor, e.t)))
+    return Question(
+        qid,
+        "who",
+        text,
+        choices,
+        answer,
+        window[1] + 60.0,
+        (_seen_at(world, e.subject, e.t), _seen_at(world, e.actor, e.t)),
+    )
 
 
 def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
     window = (sessions[0].t_start, sessions[-1].t_end)
-    puts = [e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1] and not lookalike[e.subject]]
+    puts = [
+        e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1] and not lookalike[e.subject]
+    ]
     rng.shuffle(puts)
     for e in puts:
         after = [n for n in world.events if n.kind == "put_down" and n.subject == e.subject and n.t > e.t]
@@ -672,8 +748,18 @@ def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
             continue
         n = after[0]
         text = f"What happened to {_noun(spec[e.subject])} after it was put by the {e.place} at {_clock(e.t)}?"
-        choices, answer = _choices(f"it was moved to the {n.place}", [f"it was moved to the {p}" for p in places if p != e.place], rng)
-        return Question(qid, "order", text, choices, answer, n.t + 60.0, (_seen_at(world, e.subject, e.t), _seen_at(world, n.subject, n.t)))
+        choices, answer = _choices(
+            f"it was moved to the {n.place}", [f"it was moved to the {p}" for p in places if p != e.place], rng
+        )
+        return Question(
+            qid,
+            "order",
+            text,
+            choices,
+            answer,
+            n.t + 60.0,
+            (_seen_at(world, e.subject, e.t), _seen_at(world, n.subject, n.t)),
+        )
     return None
 
 

@@ -4,7 +4,8 @@ embeddings, descriptions, association, memory, retrieval and the controller are 
 
 Reported per seed and averaged: identity (entities against instances), evidence recall (questions
 whose evidence windows are all covered by observations of the right instance in the final context:
-what retrieval returned plus what the controller's tools opened and cited), answer accuracy (the controller's open answer mapped to the nearest choice), latency,
+what retrieval returned plus what the controller's tools opened and cited), answer accuracy (the
+controller's open answer mapped to the nearest choice), latency,
 and the ablations on the same recorded perception: ``no-veto``, ``single-threshold`` (only the best
 reference must reach tau_high: the every-reference condition dropped), ``text-only`` (observations
 grouped into entities by their description's subject words, the MAGIC-Video-style baseline),
@@ -31,17 +32,19 @@ import numpy as np
 from edge_agent import __version__
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
+from edge_agent.errors import InvalidInputError
 from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
 from edge_agent.eval.world import Scenario, World, rule_predicates, simulate
-from edge_agent.memory import Store
+from edge_agent.ingest import Pipeline
+from edge_agent.memory import Store, queries
+from edge_agent.memory.associate import AssociationConfig, Associator, Thresholds
 from edge_agent.memory.consolidate import traces
-from edge_agent.memory.associate import DEFAULT_THRESHOLDS, AssociationConfig, Associator, Thresholds
 from edge_agent.memory.records import AssociationDecision, ObservationRecord
 from edge_agent.memory.wording import subject_of
-from edge_agent.perception.pipeline import Pipeline, build_backends
-from edge_agent.retrieval import RelationWeights, RetrievalConfig
+from edge_agent.perception.backends import build_backends
+from edge_agent.retrieval import RetrievalConfig
 from edge_agent.rules import book
 from edge_agent.rules.alerting import settings_of
 from edge_agent.rules.resolver import Resolver
@@ -74,42 +77,53 @@ class _TextGrouping(Associator):
         super().__init__(db, config)
         self.groups: dict[tuple[str, str], int] = {}
 
-    def associate(self, observation_id: int, record: ObservationRecord, camera: str, space_id: int) -> AssociationDecision:
+    def associate(
+        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int
+    ) -> AssociationDecision:
         key = (record.category, (subject_of(record.description) or record.category).strip())
         entity_id = self.groups.get(key)
         created = entity_id is None
         if entity_id is None:
-            entity_id = self.db.insert("INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
-                                       (record.kind, record.category, record.t_start, record.t_end, time.time()))
+            entity_id = self.new_entity(record, time.time())
             self.groups[key] = entity_id
         else:
-            self.db.execute("UPDATE entities SET last_seen = max(last_seen, ?) WHERE id = ?", (record.t_end, entity_id))
-        self.db.execute("UPDATE observations SET entity_id = ? WHERE id = ?", (entity_id, observation_id))
+            self.extend_entity(entity_id, last_seen=record.t_end)
+        self.assign_entity(observation_id, entity_id)
         return AssociationDecision(observation_id, entity_id, created, (), 0.0, 0.0)
 
 
-def _association(name: str | None) -> AssociationConfig:
+def _association(base: AssociationConfig, name: str | None) -> AssociationConfig:
     if name == "no-veto":
-        return AssociationConfig(use_separation=False)
-    if name == "single-threshold":
-        return AssociationConfig(thresholds={k: Thresholds(-1.0, t.tau_high) for k, t in DEFAULT_THRESHOLDS.items()})
-    return AssociationConfig()
+        return base.model_copy(update={"use_separation": False})
+    if name == "single-threshold":  # every space's and every kind's tau_low dropped
+        relaxed = {
+            "spaces": {k: Thresholds(-1.0, t.tau_high) for k, t in base.spaces.items()},
+            "thresholds": {k: Thresholds(-1.0, t.tau_high) for k, t in base.thresholds.items()},
+        }
+        return base.model_copy(update=relaxed)
+    return base
 
 
-def _retrieval(name: str | None) -> RetrievalConfig:
+def _retrieval(base: RetrievalConfig, name: str | None) -> RetrievalConfig:
     if name == "no-identity-edges":
-        return RetrievalConfig(weights=RelationWeights(membership=0.0))
+        return base.model_copy(update={"weights": base.weights.model_copy(update={"membership": 0.0})})
     if name == "no-episode-edges":
-        return RetrievalConfig(weights=RelationWeights(context=0.0, containment=0.0))
+        return base.model_copy(update={"weights": base.weights.model_copy(update={"context": 0.0, "containment": 0.0})})
     if name == "no-biography-text":
-        return RetrievalConfig(biography_text=False)
-    return RetrievalConfig()
+        return base.model_copy(update={"biography_text": False})
+    return base
 
 
-def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: RetrievalConfig, embedder: Any,
-                  controller_factory: Callable[[Store, Any, RetrievalConfig], Any]) -> dict[str, Any]:
+def _score_memory(
+    world: World,
+    store: Store,
+    gt: GroundTruth,
+    retrieval: RetrievalConfig,
+    embedder: Any,
+    controller_factory: Callable[[Store, Any, RetrievalConfig], Any],
+) -> dict[str, Any]:
     labels = gt.label_observations(store)
-    entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
+    entities = queries.observation_entities(store.db)
     controller = controller_factory(store, embedder, retrieval)
     retriever = controller.retriever
     retriever.index.update()  # the text vectors of the whole memory, before any question is timed
@@ -122,9 +136,16 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
         latency.append((time.perf_counter() - t) * 1000)
         # The final context: what retrieval put in front of the controller and what its tools opened and cited.
         # An observation that opens or closes a trace is shown with the trace's span ("stayed so from .. to ..").
-        spans = {o: (tr.t_start, tr.t_end if q.as_of is None else min(tr.t_end, q.as_of))
-                 for tr in traces(store, observation_ids=answer.seen) for o in (tr.first_observation_id, tr.last_observation_id)}
-        records = [(labels[o.id], *spans.get(o.id, (o.t_start, o.t_end))) for o in store.observations_by_id(answer.seen) if o.id in labels]
+        spans = {
+            o: (tr.t_start, tr.t_end if q.as_of is None else min(tr.t_end, q.as_of))
+            for tr in traces(store, observation_ids=answer.seen)
+            for o in (tr.first_observation_id, tr.last_observation_id)
+        }
+        records = [
+            (labels[o.id], *spans.get(o.id, (o.t_start, o.t_end)))
+            for o in store.observations_by_id(answer.seen)
+            if o.id in labels
+        ]
         hit = evidence_covered(q.evidence, records)
         right = answer.choice_index == q.answer_index
         covered.append(hit)
@@ -135,8 +156,14 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
         "identity": identity_scores(entities, labels),
         "evidence_recall": sum(covered) / n,
         "accuracy": sum(correct) / n,
-        "by_kind": {k: {"questions": len(v), "evidence_recall": sum(h for h, _ in v) / len(v), "accuracy": sum(r for _, r in v) / len(v)}
-                    for k, v in sorted(by_kind.items())},
+        "by_kind": {
+            k: {
+                "questions": len(v),
+                "evidence_recall": sum(h for h, _ in v) / len(v),
+                "accuracy": sum(r for _, r in v) / len(v),
+            }
+            for k, v in sorted(by_kind.items())
+        },
         "ask_ms_p50": float(np.percentile(latency, 50)) if latency else 0.0,
         "ask_ms_p95": float(np.percentile(latency, 95)) if latency else 0.0,
         "observations": len(entities),
@@ -147,18 +174,39 @@ def _score_memory(world: World, store: Store, gt: GroundTruth, retrieval: Retrie
 def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int], config: Config) -> dict[str, Any]:
     """The resolver over the whole ingest (as after every clip: it keeps its state), scored against the truth."""
     settings = settings_of(config)
-    raised = Resolver(store, zones=config.zones, settings=settings).process()  # the world's places, as the describer has them
-    entities = {o: e for o, e in store.db.query("SELECT id, entity_id FROM observations") if e is not None}
+    raised = Resolver(
+        store, zones=config.zones, settings=settings
+    ).process()  # the world's places, as the describer has them
+    entities = queries.observation_entities(store.db)
     labels = entity_labels(entities, gt.label_observations(store))
     index = {rule_id: k for k, rule_id in enumerate(rule_ids)}
-    alerts = [RaisedAlert(index[a.rule_id], labels.get(a.entity_id) if a.entity_id is not None else None, a.t,
-                          a.detected_at if a.detected_at is not None else a.t) for a in raised]
-    return score_alerts([r.text for r in world.scenario.rules], alerts, true_alerts(world, settings),
-                        tolerances(world, settings, config.capture.clip_seconds))
+    alerts = [
+        RaisedAlert(
+            index[a.rule_id],
+            labels.get(a.entity_id) if a.entity_id is not None else None,
+            a.t,
+            a.detected_at if a.detected_at is not None else a.t,
+        )
+        for a in raised
+    ]
+    return score_alerts(
+        [r.text for r in world.scenario.rules],
+        alerts,
+        true_alerts(world, settings),
+        tolerances(world, settings, config.capture.clip_seconds),
+    )
 
 
-def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablations: Sequence[str], embedder: Any,
-              controller_factory: Callable[[Store, Any, RetrievalConfig], Any], keep: Path | None) -> dict[str, Any]:
+def _run_seed(
+    scenario: Scenario,
+    seed: int,
+    config: Config,
+    models: Path,
+    ablations: Sequence[str],
+    embedder: Any,
+    controller_factory: Callable[[Store, Any, RetrievalConfig], Any],
+    keep: Path | None,
+) -> dict[str, Any]:
     timings: dict[str, float] = {}
     t = time.perf_counter()
     world = simulate(scenario, seed)
@@ -168,18 +216,34 @@ def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablat
         paths = world.write(folder)
         timings["render_s"] = time.perf_counter() - t
         noise = scenario.noise
-        run_config = config.model_copy(update={
-            "capture": config.capture.model_copy(update={"sample_fps": world.sessions[0].fps, "clip_seconds": config.capture.clip_seconds}),
-            "detector": Config.model_validate({"detector": {"type": "gt", "miss_rate": noise.miss_rate, "jitter_px": noise.jitter_px,
-                                                            "false_positive_rate": noise.false_positive_rate, "seed": seed}}).detector,
-            "zones": {world.camera: world.zones} if world.zones else {},
-        })
+        run_config = config.model_copy(
+            update={
+                "capture": config.capture.model_copy(
+                    update={"sample_fps": world.sessions[0].fps, "clip_seconds": config.capture.clip_seconds}
+                ),
+                "detector": Config.model_validate(
+                    {
+                        "detector": {
+                            "type": "gt",
+                            "miss_rate": noise.miss_rate,
+                            "jitter_px": noise.jitter_px,
+                            "false_positive_rate": noise.false_positive_rate,
+                            "seed": seed,
+                        }
+                    }
+                ).detector,
+                "zones": {world.camera: world.zones} if world.zones else {},
+            }
+        )
         ids = {k: e.id for k, e in enumerate(scenario.entities, start=1)}
         gt = GroundTruth()
         t = time.perf_counter()
         backends_used: dict[str, str] = {}
-        with _RecordingStore(root / "memory") as store:
-            rule_ids = [book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id for r, p in zip(scenario.rules, rule_predicates(scenario))]
+        with _RecordingStore(root / "memory", config=config.association, consolidation=config.consolidation) as store:
+            rule_ids = [
+                book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id
+                for r, p in zip(scenario.rules, rule_predicates(scenario))
+            ]
             for path, session in zip(paths, world.sessions):
                 source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
                 backends = build_backends(run_config, models, source)
@@ -191,26 +255,41 @@ def _run_seed(scenario: Scenario, seed: int, config: Config, models: Path, ablat
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
             timings["rules_s"] = time.perf_counter() - t
             t = time.perf_counter()
-            result = _score_memory(world, store, gt, _retrieval(None), embedder, controller_factory)
+            result = _score_memory(world, store, gt, _retrieval(config.retrieval, None), embedder, controller_factory)
             result["alerts"] = alerts
             timings["score_s"] = time.perf_counter() - t
             result["ablations"] = {}
             for name in ablations:
                 if name in RETRIEVAL_ABLATIONS:
-                    result["ablations"][name] = _score_memory(world, store, gt, _retrieval(name), embedder, controller_factory)
+                    result["ablations"][name] = _score_memory(
+                        world, store, gt, _retrieval(config.retrieval, name), embedder, controller_factory
+                    )
             recorded = store.recorded
         for name in ablations:
             if name not in IDENTITY_ABLATIONS:
                 continue
-            with Store(root / f"memory-{name}", config=_association(name)) as replay:
+            with Store(
+                root / f"memory-{name}",
+                config=_association(config.association, name),
+                consolidation=config.consolidation,
+            ) as replay:
                 if name == "text-only":
                     replay.associator = _TextGrouping(replay.db, replay.config)
                 for clip, observations, kwargs in recorded:
                     replay.ingest_clip(clip, observations, **kwargs)
-                result["ablations"][name] = _score_memory(world, replay, gt, _retrieval(None), embedder, controller_factory)
-    result.update(seed=seed, sessions=len(world.sessions), frames=sum(s.frames for s in world.sessions),
-                  video_s=sum(s.frames / s.fps for s in world.sessions), questions=len(world.questions), events=len(world.events),
-                  backends=backends_used, timings=timings)
+                result["ablations"][name] = _score_memory(
+                    world, replay, gt, _retrieval(config.retrieval, None), embedder, controller_factory
+                )
+    result.update(
+        seed=seed,
+        sessions=len(world.sessions),
+        frames=sum(s.frames for s in world.sessions),
+        video_s=sum(s.frames / s.fps for s in world.sessions),
+        questions=len(world.questions),
+        events=len(world.events),
+        backends=backends_used,
+        timings=timings,
+    )
     return result
 
 
@@ -228,16 +307,24 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate_world(scenario: Scenario, config: Config, models: Path, *, seeds: Sequence[int] = (0, 1, 2),
-                   ablations: Sequence[str] = (), controller: str = "deterministic", llm: Any = None,
-                   keep: Path | None = None) -> dict[str, Any]:
+def evaluate_world(
+    scenario: Scenario,
+    config: Config,
+    models: Path,
+    *,
+    seeds: Sequence[int] = (0, 1, 2),
+    ablations: Sequence[str] = (),
+    controller: str = "deterministic",
+    llm: Any = None,
+    keep: Path | None = None,
+) -> dict[str, Any]:
     """Runs every seed; ``controller`` is ``deterministic`` or ``llm`` (then ``llm`` is a llama_cpp.Llama)."""
     from edge_agent.perception.text import MiniLMTextEmbedder
     from edge_agent.qa import DeterministicController, LLMController
 
     unknown = [a for a in ablations if a not in ABLATIONS]
     if unknown:
-        raise ValueError(f"unknown ablation(s) {', '.join(unknown)}; known: {', '.join(ABLATIONS)}")
+        raise InvalidInputError(f"unknown ablation(s) {', '.join(unknown)}; known: {', '.join(ABLATIONS)}")
     started = time.perf_counter()
     embedder = MiniLMTextEmbedder()
 
@@ -254,10 +341,17 @@ def evaluate_world(scenario: Scenario, config: Config, models: Path, *, seeds: S
         "seeds": list(seeds),
         "controller": controller,
         "models": {"text": embedder.space, **runs[0]["backends"], "llm": getattr(llm, "model_path", None)},
-        "config": {"association": {k: [t.tau_low, t.tau_high] for k, t in DEFAULT_THRESHOLDS.items()},
-                   "retrieval": {"budget": RetrievalConfig().budget, "per_entity_cap": RetrievalConfig().per_entity_cap},
-                   "clip_seconds": config.capture.clip_seconds,
-                   "rules": config.rules.model_dump(include={"persist_frames", "release_s", "appearance_gap_s", "overlap", "timezone"})},
+        "config": {
+            "association": {
+                k: [t.tau_low, t.tau_high]
+                for k, t in {**config.association.thresholds, **config.association.spaces}.items()
+            },
+            "retrieval": {"budget": config.retrieval.budget, "per_entity_cap": config.retrieval.per_entity_cap},
+            "clip_seconds": config.capture.clip_seconds,
+            "rules": config.rules.model_dump(
+                include={"persist_frames", "release_s", "appearance_gap_s", "overlap", "timezone"}
+            ),
+        },
         **_summary(runs),
         "alerts": summarize_alerts([r["alerts"] for r in runs]),
         "ablations": {name: _summary([r["ablations"][name] for r in runs]) | {"alerts": None} for name in ablations},
@@ -274,32 +368,50 @@ def _fmt(value: float | None) -> str:
 def format_table(result: dict[str, Any]) -> str:
     def row(name: str, r: dict[str, Any]) -> str:
         i = r["identity"]
-        return (f"{name:<20} {i['bcubed_f1']:>7.3f} {i['false_merge_rate']:>8.3f} {i['pairwise_f1']:>7.3f} "
-                f"{r['evidence_recall']:>9.3f} {r['accuracy']:>8.3f}")
+        return (
+            f"{name:<20} {i['bcubed_f1']:>7.3f} {i['false_merge_rate']:>8.3f} {i['pairwise_f1']:>7.3f} "
+            f"{r['evidence_recall']:>9.3f} {r['accuracy']:>8.3f}"
+        )
 
-    lines = [f"edge-agent {result['version']} world '{result['scenario']}', seeds {result['seeds']}, controller {result['controller']}",
-             "", f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'ev.recall':>9} {'accuracy':>8}",
-             row("full method", result)]
+    lines = [
+        f"edge-agent {result['version']} world '{result['scenario']}', "
+        f"seeds {result['seeds']}, controller {result['controller']}",
+        "",
+        f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'ev.recall':>9} {'accuracy':>8}",
+        row("full method", result),
+    ]
     lines += [row(name, r) for name, r in result["ablations"].items()]
     kinds: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
     for run in result["per_seed"]:
         for kind, k in run["by_kind"].items():
             kinds[kind].append((k["evidence_recall"], k["accuracy"], k["questions"]))
     lines.append("")
-    lines.append("by question kind (full method, mean over seeds): " + "; ".join(
-        f"{kind} n={sum(v[2] for v in vals)} recall {_mean([v[0] for v in vals]):.2f} acc {_mean([v[1] for v in vals]):.2f}"
-        for kind, vals in sorted(kinds.items())))
+    lines.append(
+        "by question kind (full method, mean over seeds): "
+        + "; ".join(
+            f"{kind} n={sum(v[2] for v in vals)} recall {_mean([v[0] for v in vals]):.2f} "
+            f"acc {_mean([v[1] for v in vals]):.2f}"
+            for kind, vals in sorted(kinds.items())
+        )
+    )
     per = result["per_seed"][0]
     alerts = result.get("alerts")
     if alerts:
-        lines += ["", f"{'alerts (full method, mean over seeds)':<56} {'alerts':>6} {'events':>6} {'match':>6} {'prec':>5} {'recall':>6} "
-                  f"{'delay p50/max s':>16}"]
+        lines += [
+            "",
+            f"{'alerts (full method, mean over seeds)':<56} {'alerts':>6} {'events':>6} "
+            f"{'match':>6} {'prec':>5} {'recall':>6} {'delay p50/max s':>16}",
+        ]
         for r in alerts["rules"] + [alerts["overall"] | {"rule": "all rules"}]:
             delay = f"{r['delay_s']['median']:.0f}/{r['delay_s']['max']:.0f}" if r["delay_s"] else "-"
-            lines.append(f"{r['rule'][:56]:<56} {r['alerts']:>6.1f} {r['events']:>6.1f} {r['matched']:>6.1f} {_fmt(r['precision']):>5} "
-                         f"{_fmt(r['recall']):>6} {delay:>16}")
-    lines.append(f"per seed: {per['sessions']} sessions, {per['frames']} frames ({per['video_s'] / 60:.0f} min of video), "
-                 f"{per['observations']} observations, {per['questions']} questions; ask p50 {per['ask_ms_p50']:.0f} ms; "
-                 f"render {per['timings']['render_s']:.0f} s, ingest {per['timings']['ingest_s']:.0f} s")
+            lines.append(
+                f"{r['rule'][:56]:<56} {r['alerts']:>6.1f} {r['events']:>6.1f} {r['matched']:>6.1f} "
+                f"{_fmt(r['precision']):>5} {_fmt(r['recall']):>6} {delay:>16}"
+            )
+    lines.append(
+        f"per seed: {per['sessions']} sessions, {per['frames']} frames ({per['video_s'] / 60:.0f} min of video), "
+        f"{per['observations']} observations, {per['questions']} questions; ask p50 {per['ask_ms_p50']:.0f} ms; "
+        f"render {per['timings']['render_s']:.0f} s, ingest {per['timings']['ingest_s']:.0f} s"
+    )
     lines.append(f"total {result['duration_s']:.0f} s")
     return "\n".join(lines)

@@ -20,16 +20,19 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from edge_agent import native
+from edge_agent.config.association import DEFAULT_SPACE_THRESHOLDS, DEFAULT_THRESHOLDS, AssociationConfig, Thresholds
 from edge_agent.memory.db import Database
-from edge_agent.memory.records import KINDS, AssociationDecision, CandidateScore, ObservationRecord
+from edge_agent.memory.records import AssociationDecision, CandidateScore, ObservationRecord
 
 __all__ = [
+    "DEFAULT_SPACE_THRESHOLDS",
+    "DEFAULT_THRESHOLDS",
     "AssociationConfig",
     "Associator",
     "MatrixIndex",
@@ -37,62 +40,6 @@ __all__ = [
     "Thresholds",
     "VecTableIndex",
 ]
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Cosine similarity thresholds of one entity kind."""
-
-    tau_low: float  #: every reference must be at least this similar
-    tau_high: float  #: at least one reference must be at least this similar
-
-    def __post_init__(self) -> None:
-        if not (-1.0 <= self.tau_low <= self.tau_high <= 1.0):
-            raise ValueError(f"thresholds need -1 <= tau_low <= tau_high <= 1, got {self.tau_low}, {self.tau_high}")
-
-
-#: Defaults per kind. People use a re-identification embedding (OSNet): on MOT17-mini the same person in
-#: the next clip scores >= 0.90 while different, small, partly hidden pedestrians reach 0.78, so one
-#: reference must reach 0.80 (0.70 let two of them merge). Animals and objects use an appearance
-#: embedding where look-alikes sit close, so the bar is higher. Measure with ``edge-agent eval identity``.
-DEFAULT_THRESHOLDS: Mapping[str, Thresholds] = {
-    "person": Thresholds(tau_low=0.60, tau_high=0.80),
-    "animal": Thresholds(tau_low=0.70, tau_high=0.85),
-    "object": Thresholds(tau_low=0.75, tau_high=0.88),
-}
-
-
-@dataclass(frozen=True)
-class AssociationConfig:
-    """Parameters of the association rule; each is defined in the module docstring."""
-
-    thresholds: Mapping[str, Thresholds] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
-    reference_set_size: int = 4  #: references per entity (FIFO)
-    candidate_entities: int = 8  #: entities examined per observation (M)
-    #: IoU below this on a shared frame counts as apart. Frames are shared only by observations of one
-    #: camera at the same time: two tracks the tracker kept apart. Only near-identical boxes (one object
-    #: tracked twice) leave the question open; people standing one behind the other overlap up to
-    #: IoU 0.77 on MOT17 and are two people (at 0.3 they merged).
-    separation_iou_threshold: float = 0.8
-    separation_min_shared_frames: int = 2  #: fewer shared frames than this are no evidence
-    separation_min_fraction: float = 0.5  #: fraction of shared frames apart that proves two instances
-    use_separation: bool = True  #: False only for the no-veto ablation
-    index: Literal["matrix", "sqlite-vec"] = "matrix"
-
-    def __post_init__(self) -> None:
-        missing = [k for k in KINDS if k not in self.thresholds]
-        if missing:
-            raise ValueError(f"thresholds missing for kind(s): {', '.join(missing)}")
-        if self.reference_set_size < 1:
-            raise ValueError("reference_set_size must be >= 1")
-        if self.candidate_entities < 1:
-            raise ValueError("candidate_entities must be >= 1")
-        if not 0.0 <= self.separation_iou_threshold <= 1.0 or not 0.0 <= self.separation_min_fraction <= 1.0:
-            raise ValueError("separation_iou_threshold and separation_min_fraction must be in [0, 1]")
-        if self.separation_min_shared_frames < 1:
-            raise ValueError("separation_min_shared_frames must be >= 1")
-        if self.index not in ("matrix", "sqlite-vec"):
-            raise ValueError(f"index must be 'matrix' or 'sqlite-vec', got {self.index!r}")
 
 
 @dataclass
@@ -196,9 +143,11 @@ class MatrixIndex:
 
     def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
         matrix = self._matrices.get((space_id, kind))
-        rows = [] if matrix is None else [
-            matrix.row_of[o] for e in entity_ids for o in sorted(matrix.rows_of_entity.get(e, ()))
-        ]
+        rows = (
+            []
+            if matrix is None
+            else [matrix.row_of[o] for e in entity_ids for o in sorted(matrix.rows_of_entity.get(e, ()))]
+        )
         if matrix is None or not rows:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
         index = np.asarray(rows, dtype=np.int64)
@@ -235,7 +184,12 @@ class VecTableIndex:
         if not entity_ids:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
         marks = ",".join("?" * len(entity_ids))
-        ids = [r[0] for r in self._db.query(f"SELECT observation_id FROM entity_refs WHERE entity_id IN ({marks})", tuple(entity_ids))]
+        ids = [
+            r[0]
+            for r in self._db.query(
+                f"SELECT observation_id FROM entity_refs WHERE entity_id IN ({marks})", tuple(entity_ids)
+            )
+        ]
         if not ids:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
         rows = self._db.query(  # by primary key: a vec0 metadata filter without MATCH would scan the table
@@ -280,67 +234,124 @@ class Associator:
         self.config = config
         size = config.reference_set_size
         self.index: ReferenceIndex = MatrixIndex(db, size) if config.index == "matrix" else VecTableIndex(db, size)
+        self._space_names: dict[int, str] = {}
 
-    def associate(self, observation_id: int, record: ObservationRecord, camera: str, space_id: int) -> AssociationDecision:
+    def _space_name(self, space_id: int) -> str:
+        """The embedding space's name (its thresholds are looked up by it)."""
+        if space_id not in self._space_names:
+            row = self.db.query_one("SELECT name FROM embedding_spaces WHERE id = ?", (int(space_id),))
+            self._space_names[space_id] = str(row[0]) if row else ""
+        return self._space_names[space_id]
+
+    def associate(
+        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int
+    ) -> AssociationDecision:
         """GEB's rule for one observation already written (without entity); writes its entity,
         the reference FIFO update and the log row. Call inside the ingest transaction."""
         cfg = self.config
-        thresholds = cfg.thresholds[record.kind]
+        thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
         scores: list[CandidateScore] = []
         candidates = self.index.candidates(space_id, record.kind, record.embedding, cfg.candidate_entities)
         if candidates:
             refs = self.index.references(space_id, record.kind, candidates)
-            test = native.association_test(record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high)
+            test = native.association_test(
+                record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
+            )
             for owner, qualifies, lo, hi, mean in zip(
-                test.owner.tolist(), test.qualifies.tolist(), test.min_sim.tolist(), test.max_sim.tolist(), test.mean_sim.tolist()
+                test.owner.tolist(),
+                test.qualifies.tolist(),
+                test.min_sim.tolist(),
+                test.max_sim.tolist(),
+                test.mean_sim.tolist(),
             ):
                 veto = None
                 if qualifies and cfg.use_separation:
                     veto = self._separation_veto(record, camera, refs.observation_ids[refs.owners == owner].tolist())
                 scores.append(
-                    CandidateScore(int(owner), lo, hi, mean, bool(qualifies),
-                                   None if veto is None else veto[0], None if veto is None else veto[1])
+                    CandidateScore(
+                        int(owner),
+                        lo,
+                        hi,
+                        mean,
+                        bool(qualifies),
+                        None if veto is None else veto[0],
+                        None if veto is None else veto[1],
+                    )
                 )
         qualified = [s for s in scores if s.qualifies and s.vetoed_by is None]
         now = time.time()
         if qualified:
             winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
             entity_id, created = winner.entity_id, False
-            self.db.execute(
-                "UPDATE entities SET first_seen = min(first_seen, ?), last_seen = max(last_seen, ?) WHERE id = ?",
-                (record.t_start, record.t_end, entity_id),
-            )
+            self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         else:
-            entity_id = self.db.insert(
-                "INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
-                (record.kind, record.category, record.t_start, record.t_end, now),
-            )
+            entity_id = self.new_entity(record, now)
             created = True
-        self.db.execute("UPDATE observations SET entity_id = ? WHERE id = ?", (entity_id, observation_id))
+        self.assign_entity(observation_id, entity_id)
         self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
         scores.sort(key=lambda s: -s.mean_sim)
         self.db.execute(
-            "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, decided_at) "
+            "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, "
+            "decided_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (observation_id, entity_id, int(created), json.dumps([_score_json(s) for s in scores]),
-             thresholds.tau_low, thresholds.tau_high, now),
+            (
+                observation_id,
+                entity_id,
+                int(created),
+                json.dumps([_score_json(s) for s in scores]),
+                thresholds.tau_low,
+                thresholds.tau_high,
+                now,
+            ),
         )
-        return AssociationDecision(observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high)
+        return AssociationDecision(
+            observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high
+        )
+
+    # The entity rows an association writes, named so that another association (an ablation, a baseline)
+    # writes them the same way.
+
+    def new_entity(self, record: ObservationRecord, now: float) -> int:
+        """A new entity of the record's kind and category, seen over the record's span; returns its id."""
+        return self.db.insert(
+            "INSERT INTO entities (kind, category, first_seen, last_seen, created_at) VALUES (?, ?, ?, ?, ?)",
+            (record.kind, record.category, record.t_start, record.t_end, now),
+        )
+
+    def extend_entity(self, entity_id: int, *, last_seen: float, first_seen: float | None = None) -> None:
+        """Widens when the entity was seen: to ``last_seen`` (and back to ``first_seen`` when given)."""
+        if first_seen is None:
+            self.db.execute("UPDATE entities SET last_seen = max(last_seen, ?) WHERE id = ?", (last_seen, entity_id))
+        else:
+            self.db.execute(
+                "UPDATE entities SET first_seen = min(first_seen, ?), last_seen = max(last_seen, ?) WHERE id = ?",
+                (first_seen, last_seen, entity_id),
+            )
+
+    def assign_entity(self, observation_id: int, entity_id: int) -> None:
+        """The observation belongs to the entity."""
+        self.db.execute("UPDATE observations SET entity_id = ? WHERE id = ?", (entity_id, observation_id))
 
     def propose(self, kind: str, space_id: int, embedding: np.ndarray) -> int | None:
         """The entity an embedding would most likely join (the two-threshold test only, nothing
         written): the context that ReflectWorld-MM's context-enhanced perception gives the describer
         before the decision is made at ingest."""
-        thresholds = self.config.thresholds[kind]
+        thresholds = self.config.thresholds_for(kind, self._space_name(space_id))
         candidates = self.index.candidates(space_id, kind, embedding, self.config.candidate_entities)
         if not candidates:
             return None
         refs = self.index.references(space_id, kind, candidates)
         test = native.association_test(embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high)
-        qualified = [(float(m), int(o)) for o, q, m in zip(test.owner.tolist(), test.qualifies.tolist(), test.mean_sim.tolist()) if q]
+        qualified = [
+            (float(m), int(o))
+            for o, q, m in zip(test.owner.tolist(), test.qualifies.tolist(), test.mean_sim.tolist())
+            if q
+        ]
         return max(qualified)[1] if qualified else None
 
-    def _separation_veto(self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]) -> tuple[int, float] | None:
+    def _separation_veto(
+        self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]
+    ) -> tuple[int, float] | None:
         if not reference_ids:
             return None
         marks = ",".join("?" * len(reference_ids))
@@ -356,7 +367,10 @@ class Associator:
         for ref_id in overlapping:
             ref_frames, ref_boxes = self.boxes(ref_id)
             result = native.separation(
-                frames, record.boxes, ref_frames, ref_boxes,
+                frames,
+                record.boxes,
+                ref_frames,
+                ref_boxes,
                 self.config.separation_iou_threshold,
                 self.config.separation_min_shared_frames,
                 self.config.separation_min_fraction,
@@ -376,8 +390,11 @@ class Associator:
 
     def add_reference(self, entity_id: int, observation_id: int, kind: str, space_id: int, vector: np.ndarray) -> None:
         """Appends to the entity's FIFO and evicts the oldest beyond ``reference_set_size``."""
-        seq = self.db.query_one("SELECT coalesce(max(seq), 0) + 1 FROM entity_refs WHERE entity_id = ?", (entity_id,))[0]
-        self.db.execute("INSERT INTO entity_refs (entity_id, observation_id, seq) VALUES (?, ?, ?)", (entity_id, observation_id, seq))
+        seq = self.db.value("SELECT coalesce(max(seq), 0) + 1 FROM entity_refs WHERE entity_id = ?", (entity_id,))
+        self.db.execute(
+            "INSERT INTO entity_refs (entity_id, observation_id, seq) VALUES (?, ?, ?)",
+            (entity_id, observation_id, seq),
+        )
         self.db.execute(
             f"INSERT INTO vec_ref_{int(space_id)} (observation_id, embedding, kind, entity_id) VALUES (?, ?, ?, ?)",
             (observation_id, np.ascontiguousarray(vector, np.float32).tobytes(), kind, entity_id),
@@ -399,7 +416,8 @@ class Associator:
     def clear_references(self, entity_id: int) -> None:
         """Removes every reference of the entity (rows, vectors and the index mirror)."""
         for observation_id, space_id, kind in self.db.query(
-            "SELECT r.observation_id, o.space_id, o.kind FROM entity_refs r JOIN observations o ON o.id = r.observation_id "
+            "SELECT r.observation_id, o.space_id, o.kind FROM entity_refs r JOIN observations o ON o.id = "
+            "r.observation_id "
             "WHERE r.entity_id = ?",
             (entity_id,),
         ):
@@ -413,9 +431,13 @@ class Associator:
             (entity_id, self.config.reference_set_size),
         )
         for observation_id, space_id, kind in reversed(recent):
-            blob = self.db.query_one(f"SELECT embedding FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,))
+            blob = self.db.query_one(
+                f"SELECT embedding FROM vec_obs_{int(space_id)} WHERE observation_id = ?", (observation_id,)
+            )
             if blob is not None:
-                self.add_reference(entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy())
+                self.add_reference(
+                    entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy()
+                )
 
 
 def _score_json(s: CandidateScore) -> dict[str, object]:
@@ -430,9 +452,13 @@ def _score_json(s: CandidateScore) -> dict[str, object]:
     }
 
 
-def score_from_json(d: Mapping[str, object]) -> CandidateScore:
+def score_from_json(d: Mapping[str, Any]) -> CandidateScore:
     return CandidateScore(
-        int(d["entity"]), float(d["min"]), float(d["max"]), float(d["mean"]), bool(d["qualifies"]),
-        None if d.get("vetoed_by") is None else int(d["vetoed_by"]),  # type: ignore[arg-type]
-        None if d.get("separation_fraction") is None else float(d["separation_fraction"]),  # type: ignore[arg-type]
+        int(d["entity"]),
+        float(d["min"]),
+        float(d["max"]),
+        float(d["mean"]),
+        bool(d["qualifies"]),
+        None if d.get("vetoed_by") is None else int(d["vetoed_by"]),
+        None if d.get("separation_fraction") is None else float(d["separation_fraction"]),
     )

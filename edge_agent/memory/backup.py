@@ -77,11 +77,15 @@ def backup(store: Store, destination: str | Path) -> BackupReport:
         with Store(dest, check=False) as snapshot:
             problems = snapshot.db.integrity_check(5)
             if problems:
-                raise BackupError(f"the backup copy in {dest} fails its integrity check ({'; '.join(problems)}): "
-                                  "is the memory itself sound? (`edge-agent memory check`)")
+                raise BackupError(
+                    f"the backup copy in {dest} fails its integrity check ({'; '.join(problems)}): "
+                    "is the memory itself sound? (`edge-agent memory check`)"
+                )
             schema = snapshot.db.user_version
             paths = snapshot.media_files()
-            counts = {t: int(snapshot.db.query_one(f"SELECT count(*) FROM {t}")[0]) for t in ("clips", "observations", "entities")}
+            counts = {
+                t: int(snapshot.db.value(f"SELECT count(*) FROM {t}")) for t in ("clips", "observations", "entities")
+            }
             snapshot.db.checkpoint()
         copied = missing = media_bytes = 0
         for relative in paths:
@@ -95,17 +99,30 @@ def backup(store: Store, destination: str | Path) -> BackupReport:
             media_bytes += target.stat().st_size
         for leftover in (dest / (DATABASE_FILE + "-wal"), dest / (DATABASE_FILE + "-shm"), dest / LOCK_FILE):
             leftover.unlink(missing_ok=True)
-        report = BackupReport(str(dest), time.time(), schema, database.stat().st_size, _sha256(database), copied, media_bytes,
-                              missing, counts)
+        report = BackupReport(
+            str(dest),
+            time.time(),
+            schema,
+            database.stat().st_size,
+            _sha256(database),
+            copied,
+            media_bytes,
+            missing,
+            counts,
+        )
         with os.fdopen(os.open(dest / MANIFEST, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "w") as manifest:
             manifest.write(json.dumps(asdict(report), indent=2) + "\n")
         return report
     except OSError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         if exc.errno == 28:  # ENOSPC
-            raise StorageFullError(f"no space left for the backup in {dest} ({human_bytes(free_bytes(dest))} free): "
-                                   "nothing was kept there; the memory is unchanged") from None
-        raise BackupError(f"cannot write the backup in {dest}: {exc.strerror or exc}; the memory is unchanged") from None
+            raise StorageFullError(
+                f"no space left for the backup in {dest} ({human_bytes(free_bytes(dest))} free): "
+                "nothing was kept there; the memory is unchanged"
+            ) from None
+        raise BackupError(
+            f"cannot write the backup in {dest}: {exc.strerror or exc}; the memory is unchanged"
+        ) from None
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
@@ -128,8 +145,10 @@ def _exclusive(home: Path):  # type: ignore[no-untyped-def]
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise BackupError(f"the memory in {home} is open in another edge-agent process (watch, serve, ingest): "
-                              "stop it, then restore") from None
+            raise BackupError(
+                f"the memory in {home} is open in another edge-agent process (watch, serve, ingest): "
+                "stop it, then restore"
+            ) from None
         yield
     finally:
         handle.close()
@@ -143,15 +162,23 @@ def restore(home: str | Path, source: str | Path) -> RestoreReport:
     with Database(source_db, mode="read", check=False) as candidate:
         problems = candidate.integrity_check(5)
         if problems:
-            raise BackupError(f"the backup {source_db} is damaged ({'; '.join(problems)}): not restored, the memory is unchanged")
+            raise BackupError(
+                f"the backup {source_db} is damaged ({'; '.join(problems)}): not restored, the memory is unchanged"
+            )
     source_media = source / "media" if source.is_dir() and (source / "media").is_dir() else None
     media = [p for p in source_media.rglob("*") if p.is_file()] if source_media is not None else []
     needed = source_db.stat().st_size + sum(p.stat().st_size for p in media)
     if free_bytes(home) < needed:
-        raise StorageFullError(f"restoring needs {human_bytes(needed)} and the disk holding {home} has "
-                               f"{human_bytes(free_bytes(home))} free: nothing was changed")
+        raise StorageFullError(
+            f"restoring needs {human_bytes(needed)} and the disk holding {home} has "
+            f"{human_bytes(free_bytes(home))} free: nothing was changed"
+        )
     with _exclusive(home):
-        current = [home / name for name in (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media") if (home / name).exists()]
+        current = [
+            home / name
+            for name in (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media")
+            if (home / name).exists()
+        ]
         aside = home / f"replaced-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}" if current else None
         if aside is not None:
             _private_dir(aside)
@@ -174,7 +201,7 @@ def restore(home: str | Path, source: str | Path) -> RestoreReport:
                 aside.rmdir()
             raise
     with Store(home) as store:  # migrates an older backup, and proves it opens
-        counts = {t: int(store.db.query_one(f"SELECT count(*) FROM {t}")[0]) for t in ("clips", "observations", "entities")}
+        counts = {t: int(store.db.value(f"SELECT count(*) FROM {t}")) for t in ("clips", "observations", "entities")}
         files = len(store.media_files())
     return RestoreReport(str(home), str(source), None if aside is None else str(aside), files, counts)
 
@@ -192,11 +219,13 @@ def _stamp(t: float) -> str:
 
 
 def _made_at(backup_folder: Path) -> float:
-    seconds, _, fraction = backup_folder.name[len(PREFIX):].rstrip("Z").partition(".")
+    seconds, _, fraction = backup_folder.name[len(PREFIX) :].rstrip("Z").partition(".")
     return calendar.timegm(time.strptime(seconds, "%Y%m%dT%H%M%S")) + float(f"0.{fraction or 0}")
 
 
-def scheduled(store: Store, folder: Path, every_hours: float, keep: int, *, now: float | None = None) -> BackupReport | None:
+def scheduled(
+    store: Store, folder: Path, every_hours: float, keep: int, *, now: float | None = None
+) -> BackupReport | None:
     """A backup into ``folder/memory-<time>`` when the newest there is ``every_hours`` old or more; then
     only the newest ``keep`` are kept. None when none was due."""
     now = time.time() if now is None else now

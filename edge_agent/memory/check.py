@@ -42,28 +42,52 @@ def check(store: Store) -> CheckReport:
     if report.integrity:  # the rest reads the damaged tables: say only what SQLite found
         return report
     db = store.db
-    report.integrity += [f"foreign key: {table} row {rowid} points at a missing {parent}"
-                         for table, rowid, parent, _ in db.query("PRAGMA foreign_key_check")][:20]
-    report.counts = {t: int(db.query_one(f"SELECT count(*) FROM {t}")[0]) for t in ("clips", "observations", "entities", "episodes")}
+    report.integrity += [
+        f"foreign key: {table} row {rowid} points at a missing {parent}"
+        for table, rowid, parent, _ in db.query("PRAGMA foreign_key_check")
+    ][:20]
+    report.counts = {
+        t: int(db.value(f"SELECT count(*) FROM {t}")) for t in ("clips", "observations", "entities", "episodes")
+    }
 
     for space_id, _ in store.vector_tables():
-        missing = _ids(store, f"SELECT id FROM observations WHERE space_id = {space_id} "
-                              f"AND id NOT IN (SELECT observation_id FROM vec_obs_{space_id})")
+        missing = _ids(
+            store,
+            f"SELECT id FROM observations WHERE space_id = {space_id} "
+            f"AND id NOT IN (SELECT observation_id FROM vec_obs_{space_id})",
+        )
         if missing:
-            report.problems.append(f"{len(missing)} observations have no appearance vector (space {space_id}): {_sample(missing)}")
-        stray = _ids(store, f"SELECT observation_id FROM vec_obs_{space_id} WHERE observation_id NOT IN (SELECT id FROM observations)")
+            report.problems.append(
+                f"{len(missing)} observations have no appearance vector (space {space_id}): {_sample(missing)}"
+            )
+        stray = _ids(
+            store,
+            f"SELECT observation_id FROM vec_obs_{space_id} WHERE observation_id NOT IN (SELECT id FROM observations)",
+        )
         if stray:
             report.notes.append(f"{len(stray)} appearance vectors of deleted observations (space {space_id})")
-        refs = _ids(store, f"SELECT observation_id FROM vec_ref_{space_id} WHERE observation_id NOT IN "
-                           "(SELECT observation_id FROM entity_refs)")
+        refs = _ids(
+            store,
+            f"SELECT observation_id FROM vec_ref_{space_id} WHERE observation_id NOT IN "
+            "(SELECT observation_id FROM entity_refs)",
+        )
         if refs:
             report.notes.append(f"{len(refs)} reference vectors no entity uses (space {space_id})")
-    no_ref_vector = [(o, s) for o, s in db.query(
-        "SELECT r.observation_id, o.space_id FROM entity_refs r JOIN observations o ON o.id = r.observation_id")
-        if db.query_one(f"SELECT 1 FROM vec_ref_{int(s)} WHERE observation_id = ?", (o,)) is None]
+    no_ref_vector = [
+        (o, s)
+        for o, s in db.query(
+            "SELECT r.observation_id, o.space_id FROM entity_refs r JOIN observations o ON o.id = r.observation_id"
+        )
+        if db.query_one(f"SELECT 1 FROM vec_ref_{int(s)} WHERE observation_id = ?", (o,)) is None
+    ]
     if no_ref_vector:
-        report.problems.append(f"{len(no_ref_vector)} entity references have no vector: {_sample([o for o, _ in no_ref_vector])}")
-    empty = _ids(store, "SELECT id FROM entities WHERE id NOT IN (SELECT entity_id FROM observations WHERE entity_id IS NOT NULL)")
+        report.problems.append(
+            f"{len(no_ref_vector)} entity references have no vector: {_sample([o for o, _ in no_ref_vector])}"
+        )
+    empty = _ids(
+        store,
+        "SELECT id FROM entities WHERE id NOT IN (SELECT entity_id FROM observations WHERE entity_id IS NOT NULL)",
+    )
     if empty:
         report.notes.append(f"{len(empty)} entities without observations: {_sample(empty)}")
 
@@ -79,11 +103,18 @@ def check(store: Store) -> CheckReport:
     referenced = store.media_files()
     missing_files = [p for p in referenced if not store.media_path(p).is_file()]
     if missing_files:
-        report.problems.append(f"{len(missing_files)} media files are missing from {store.media_dir}: "
-                               + ", ".join(missing_files[:3]) + (" ..." if len(missing_files) > 3 else ""))
+        report.problems.append(
+            f"{len(missing_files)} media files are missing from {store.media_dir}: "
+            + ", ".join(missing_files[:3])
+            + (" ..." if len(missing_files) > 3 else "")
+        )
     known = set(referenced)
-    unreferenced = sum(1 for root, _, files in os.walk(store.media_dir) for name in files
-                       if os.path.relpath(os.path.join(root, name), store.media_dir) not in known)
+    unreferenced = sum(
+        1
+        for root, _, files in os.walk(store.media_dir)
+        for name in files
+        if os.path.relpath(os.path.join(root, name), store.media_dir) not in known
+    )
     if unreferenced:
         report.notes.append(f"{unreferenced} media files nothing refers to (`memory prune` sweeps them)")
     bad_keyframes = [c for c, k in db.query("SELECT id, keyframes FROM clips") if not isinstance(json.loads(k), list)]
@@ -102,5 +133,5 @@ def _fts_matches(store: Store, fts: str, table: str, column: str) -> bool:
             return True
         except Exception:  # noqa: BLE001 - the driver's CorruptError / SQLError: the index does not match
             return False
-    indexed = int(store.db.query_one(f"SELECT count(*) FROM {fts}")[0])
-    return indexed == int(store.db.query_one(f"SELECT count(*) FROM {table}")[0])
+    indexed = int(store.db.value(f"SELECT count(*) FROM {fts}"))
+    return indexed == int(store.db.value(f"SELECT count(*) FROM {table}"))

@@ -24,29 +24,21 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from edge_agent.clock import format_utc
+from edge_agent.config.consolidation import ConsolidationConfig
+from edge_agent.memory.db import Database, HasDatabase, database_of
+from edge_agent.memory.housekeeping import (
+    delete_keyframe_vectors,
+    delete_observation_vectors,
+    delete_text_vectors,
+    media_of_clips,
+)
 from edge_agent.memory.wording import place_of, subject_of
 
-if TYPE_CHECKING:
-    from edge_agent.memory.store import Store
-
 __all__ = ["ConsolidationConfig", "Fact", "Sighting", "Trace", "consolidate_clip", "facts", "part_of_day", "traces"]
-
-
-@dataclass(frozen=True)
-class ConsolidationConfig:
-    enabled: bool = True
-    max_gap_s: float = 30.0  #: a trace continues across gaps up to this long
-    keep_first_s: float = 300.0  #: every sighting of a stay's first minutes is kept (questions are about arrivals and moves)
-    min_iou: float = 0.5  #: and while the boxes overlap this much
-    gamma: float = 0.2  #: reinforcement rate of a fact's importance
-    contradiction: float = 0.3  #: fraction of importance a contradicting sighting takes away
-    min_importance: float = 0.05  #: below this a fact is deleted
-    schema_days: int = 3  #: distinct days a place must recur at one part of the day to become a habit
 
 
 @dataclass(frozen=True)
@@ -89,12 +81,17 @@ class Fact:
     confirmations: int
 
     def line(self) -> str:
-        """The fact as a reader sees it: 'red cup: usually by the counter (importance 0.58, 5 confirmations, last ...)'."""
-        return (f"{self.text} (importance {self.importance:.2f}, {self.confirmations} confirmations, "
-                f"last {format_utc(self.last_confirmed, zone=True)})")
+        """The fact as a reader sees it: 'red cup: usually by the counter (importance 0.58, 5 confirmations,
+        last ...)'."""
+        return (
+            f"{self.text} (importance {self.importance:.2f}, {self.confirmations} confirmations, "
+            f"last {format_utc(self.last_confirmed, zone=True)})"
+        )
 
 
-_TRACE_COLUMNS = "id, entity_id, camera, place, description, t_start, t_end, sightings, first_observation_id, last_observation_id"
+_TRACE_COLUMNS = (
+    "id, entity_id, camera, place, description, t_start, t_end, sightings, first_observation_id, last_observation_id"
+)
 _FACT_COLUMNS = "id, entity_id, kind, value, text, importance, first_confirmed, last_confirmed, confirmations"
 _PARTS = ((5, "morning"), (12, "afternoon"), (17, "evening"), (22, "night"))
 
@@ -112,57 +109,96 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def traces(store: Store, entity_id: int | None = None, *, observation_ids: Sequence[int] = ()) -> list[Trace]:
-    """An entity's traces in time order, or the traces that begin or end at some observations."""
+def traces(
+    memory: Database | HasDatabase, entity_id: int | None = None, *, observation_ids: Sequence[int] = ()
+) -> list[Trace]:
+    """An entity's traces in time order, or the traces that begin or end at some observations (of the
+    memory's database, or of a Store)."""
+    db = database_of(memory)
     if observation_ids:
         marks = ",".join("?" * len(observation_ids))
-        rows = store.db.query(f"SELECT {_TRACE_COLUMNS} FROM traces WHERE first_observation_id IN ({marks}) "
-                              f"OR last_observation_id IN ({marks}) ORDER BY t_start", (*observation_ids, *observation_ids))
+        rows = db.query(
+            f"SELECT {_TRACE_COLUMNS} FROM traces WHERE first_observation_id IN ({marks}) "
+            f"OR last_observation_id IN ({marks}) ORDER BY t_start",
+            (*observation_ids, *observation_ids),
+        )
     else:
-        rows = store.db.query(f"SELECT {_TRACE_COLUMNS} FROM traces WHERE ? IS NULL OR entity_id = ? ORDER BY t_start",
-                              (entity_id, entity_id))
+        rows = db.query(
+            f"SELECT {_TRACE_COLUMNS} FROM traces WHERE ? IS NULL OR entity_id = ? ORDER BY t_start",
+            (entity_id, entity_id),
+        )
     return [Trace(*r) for r in rows]
 
 
-def facts(store: Store, entity_ids: Sequence[int] | None = None, *, min_importance: float = 0.0,
-          before: float | None = None) -> list[Fact]:
+def facts(
+    memory: Database | HasDatabase,
+    entity_ids: Sequence[int] | None = None,
+    *,
+    min_importance: float = 0.0,
+    before: float | None = None,
+) -> list[Fact]:
     """Facts (of some entities), most important first; with ``before``, only those whose every
-    confirmation came earlier (what memory knew then)."""
+    confirmation came earlier (what memory knew then). ``memory``: the database, or a Store."""
+    db = database_of(memory)
     where, params = "importance >= ? AND (? IS NULL OR last_confirmed < ?)", [min_importance, before, before]
     if entity_ids is not None:
         if not entity_ids:
             return []
         where += f" AND entity_id IN ({','.join('?' * len(entity_ids))})"
         params += [int(e) for e in entity_ids]
-    rows = store.db.query(f"SELECT {_FACT_COLUMNS} FROM facts WHERE status = 'active' AND {where} "
-                          "ORDER BY importance DESC, last_confirmed DESC", params)
+    rows = db.query(
+        f"SELECT {_FACT_COLUMNS} FROM facts WHERE status = 'active' AND {where} "
+        "ORDER BY importance DESC, last_confirmed DESC",
+        params,
+    )
     return [Fact(*r) for r in rows]
 
 
-def confirm(store: Store, config: ConsolidationConfig, entity_id: int, kind: str, value: str, text: str, t: float,
-            *, exclusive: bool = True, replace: bool = False) -> None:
+def confirm(
+    db: Database,
+    config: ConsolidationConfig,
+    entity_id: int,
+    kind: str,
+    value: str,
+    text: str,
+    t: float,
+    *,
+    exclusive: bool = True,
+    replace: bool = False,
+) -> None:
     """One piece of evidence that ``kind`` of the entity is ``value``: that fact is reinforced (or made),
     and, when the kind is ``exclusive``, its other values are lowered (``replace``: deleted)."""
-    db = store.db
     if exclusive:
-        for fact_id, w in db.query("SELECT id, importance FROM facts WHERE entity_id = ? AND kind = ? AND value != ?",
-                                   (entity_id, kind, value)):
+        for fact_id, w in db.query(
+            "SELECT id, importance FROM facts WHERE entity_id = ? AND kind = ? AND value != ?", (entity_id, kind, value)
+        ):
             lowered = 0.0 if replace else w * (1 - config.contradiction)
             if lowered < config.min_importance:
                 db.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
             else:
                 db.execute("UPDATE facts SET importance = ? WHERE id = ?", (lowered, fact_id))
-    row = db.query_one("SELECT id, importance FROM facts WHERE entity_id = ? AND kind = ? AND value = ?", (entity_id, kind, value))
+    row = db.query_one(
+        "SELECT id, importance FROM facts WHERE entity_id = ? AND kind = ? AND value = ?", (entity_id, kind, value)
+    )
     if row is None:
-        db.execute("INSERT INTO facts (entity_id, kind, value, text, importance, first_confirmed, last_confirmed, confirmations) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, 1)", (entity_id, kind, value, text, 1.0 if replace else config.gamma, t, t))
+        db.execute(
+            "INSERT INTO facts (entity_id, kind, value, text, importance, first_confirmed, last_confirmed, "
+            "confirmations) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
+            (entity_id, kind, value, text, 1.0 if replace else config.gamma, t, t),
+        )
     else:
         w = 1.0 if replace else row[1] + (1 - row[1]) * config.gamma
-        db.execute("UPDATE facts SET importance = ?, text = ?, last_confirmed = max(last_confirmed, ?), "
-                   "confirmations = confirmations + 1 WHERE id = ?", (min(w, 1.0), text, t, row[0]))
+        db.execute(
+            "UPDATE facts SET importance = ?, text = ?, last_confirmed = max(last_confirmed, ?), "
+            "confirmations = confirmations + 1 WHERE id = ?",
+            (min(w, 1.0), text, t, row[0]),
+        )
 
 
-def consolidate_clip(store: Store, config: ConsolidationConfig, clip_id: int, camera: str, sightings: Sequence[Sighting]) -> list[str]:
+def consolidate_clip(
+    db: Database, config: ConsolidationConfig, clip_id: int, camera: str, sightings: Sequence[Sighting]
+) -> list[str]:
     """Extends or starts traces for a new clip's observations, folds what became redundant and
     updates facts. Call inside the clip's write transaction; returns media files to delete after it
     commits."""
@@ -172,108 +208,192 @@ def consolidate_clip(store: Store, config: ConsolidationConfig, clip_id: int, ca
     emptied: set[int] = set()
     for s in sorted(sightings, key=lambda s: (s.t_start, s.observation_id)):
         place = place_of(s.description) or ""
-        last = store.db.query_one(f"SELECT {_TRACE_COLUMNS}, x1, y1, x2, y2 FROM traces WHERE entity_id = ? AND camera = ? "
-                                  "ORDER BY t_end DESC LIMIT 1", (s.entity_id, camera))
+        last = db.query_one(
+            f"SELECT {_TRACE_COLUMNS}, x1, y1, x2, y2 FROM traces WHERE entity_id = ? AND camera = ? "
+            "ORDER BY t_end DESC LIMIT 1",
+            (s.entity_id, camera),
+        )
         previous = Trace(*last[:10]) if last else None
-        if (previous is not None and s.t_start - previous.t_end <= config.max_gap_s and s.description == previous.description
-                and _iou(np.asarray(last[10:], np.float64), s.box) >= config.min_iou):
-            store.db.execute("UPDATE traces SET t_end = max(t_end, ?), sightings = sightings + 1, last_observation_id = ? WHERE id = ?",
-                             (s.t_end, s.observation_id, previous.id))
+        if (
+            last is not None
+            and previous is not None
+            and s.t_start - previous.t_end <= config.max_gap_s
+            and s.description == previous.description
+            and _iou(np.asarray(last[10:], np.float64), s.box) >= config.min_iou
+        ):
+            db.execute(
+                "UPDATE traces SET t_end = max(t_end, ?), sightings = sightings + 1, last_observation_id = ? WHERE id "
+                "= ?",
+                (s.t_end, s.observation_id, previous.id),
+            )
             # between the first and the latest, what no longer serves identity (out of the reference set) is folded
-            for (middle,) in store.db.query(
-                    "SELECT id FROM observations WHERE entity_id = ? AND camera = ? AND t_start > ? AND t_start < ? AND clip_id != ? "
-                    "AND id NOT IN (SELECT observation_id FROM entity_refs WHERE entity_id = ?)",
-                    (s.entity_id, camera, previous.t_start + config.keep_first_s, s.t_start, clip_id, s.entity_id)):
-                folded = _fold(store, int(middle))
+            for (middle,) in db.query(
+                "SELECT id FROM observations WHERE entity_id = ? AND camera = ? AND t_start > ? AND t_start < ? AND "
+                "clip_id != ? "
+                "AND id NOT IN (SELECT observation_id FROM entity_refs WHERE entity_id = ?)",
+                (s.entity_id, camera, previous.t_start + config.keep_first_s, s.t_start, clip_id, s.entity_id),
+            ):
+                folded = _fold(db, int(middle))
                 if folded is not None:
                     media += folded[1]
                     emptied.add(folded[0])
             continue
-        store.db.execute("INSERT INTO traces (entity_id, camera, place, description, t_start, t_end, first_observation_id, "
-                         "last_observation_id, x1, y1, x2, y2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (s.entity_id, camera, place, s.description, s.t_start, s.t_end, s.observation_id, s.observation_id,
-                          *map(float, s.box)))
-        _learn(store, config, s, camera, place, previous)
-    media += _fold_clips(store, clip_id, camera, emptied)
+        db.execute(
+            "INSERT INTO traces (entity_id, camera, place, description, t_start, t_end, first_observation_id, "
+            "last_observation_id, x1, y1, x2, y2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                s.entity_id,
+                camera,
+                place,
+                s.description,
+                s.t_start,
+                s.t_end,
+                s.observation_id,
+                s.observation_id,
+                *map(float, s.box),
+            ),
+        )
+        _learn(db, config, s, camera, place, previous)
+    media += _fold_clips(db, clip_id, camera, emptied)
     return media
 
 
-def _fold(store: Store, observation_id: int) -> tuple[int, list[str]] | None:
+def _fold(db: Database, observation_id: int) -> tuple[int, list[str]] | None:
     """Deletes an observation folded into its trace; returns (its clip, its crop)."""
-    row = store.db.query_one("SELECT clip_id, space_id, crop_path FROM observations WHERE id = ?", (observation_id,))
+    row = db.query_one("SELECT clip_id, space_id, crop_path FROM observations WHERE id = ?", (observation_id,))
     if row is None:
         return None
-    store.delete_observation_vectors([(observation_id, int(row[1]))])
-    store.db.execute("DELETE FROM observations WHERE id = ?", (observation_id,))
+    delete_observation_vectors(db, [(observation_id, int(row[1]))])
+    db.execute("DELETE FROM observations WHERE id = ?", (observation_id,))
     return int(row[0]), [row[2]] if row[2] else []
 
 
-def _caption(store: Store, clip_id: int) -> str | None:
-    row = store.db.query_one("SELECT text FROM episodes WHERE scale = 'clip' AND clip_id = ?", (clip_id,))
+def _caption(db: Database, clip_id: int) -> str | None:
+    row = db.query_one("SELECT text FROM episodes WHERE scale = 'clip' AND clip_id = ?", (clip_id,))
     return row[0] if row else None
 
 
-def _fold_clips(store: Store, clip_id: int, camera: str, emptied: set[int]) -> list[str]:
+def _fold_clips(db: Database, clip_id: int, camera: str, emptied: set[int]) -> list[str]:
     """A clip goes when it holds nothing of its own any more (no observation, no speech) and sits
     inside a run: the clips on either side of it say the same. Looked at: the clips emptied by
     folding, and the one just before this clip (a run of empty views)."""
-    previous = store.db.query_one("SELECT id FROM clips WHERE camera = ? AND t_start < (SELECT t_start FROM clips WHERE id = ?) "
-                                  "ORDER BY t_start DESC LIMIT 1", (camera, clip_id))
+    previous = db.query_one(
+        "SELECT id FROM clips WHERE camera = ? AND t_start < (SELECT t_start FROM clips WHERE id = ?) "
+        "ORDER BY t_start DESC LIMIT 1",
+        (camera, clip_id),
+    )
     media: list[str] = []
     for candidate in sorted(emptied | ({int(previous[0])} if previous else set())):
-        if (store.db.query_one("SELECT 1 FROM observations WHERE clip_id = ? LIMIT 1", (candidate,))
-                or store.db.query_one("SELECT 1 FROM clip_speech WHERE clip_id = ? LIMIT 1", (candidate,))):
+        if db.query_one("SELECT 1 FROM observations WHERE clip_id = ? LIMIT 1", (candidate,)) or db.query_one(
+            "SELECT 1 FROM clip_speech WHERE clip_id = ? LIMIT 1", (candidate,)
+        ):
             continue
-        start = store.db.query_one("SELECT t_start FROM clips WHERE id = ?", (candidate,))[0]
-        neighbours = [store.db.query_one(f"SELECT id FROM clips WHERE camera = ? AND t_start {op} ? ORDER BY t_start {order} LIMIT 1",
-                                         (camera, start)) for op, order in (("<", "DESC"), (">", "ASC"))]
-        if any(n is None for n in neighbours) or not (
-                _caption(store, int(neighbours[0][0])) == _caption(store, candidate) == _caption(store, int(neighbours[1][0]))):
+        start = db.value("SELECT t_start FROM clips WHERE id = ?", (candidate,))
+        neighbours = [
+            db.query_one(
+                f"SELECT id FROM clips WHERE camera = ? AND t_start {op} ? ORDER BY t_start {order} LIMIT 1",
+                (camera, start),
+            )
+            for op, order in (("<", "DESC"), (">", "ASC"))
+        ]
+        before, after = neighbours
+        if (
+            before is None
+            or after is None
+            or not (_caption(db, int(before[0])) == _caption(db, candidate) == _caption(db, int(after[0])))
+        ):
             continue
-        media += store.media_of_clips([candidate])
-        store.delete_text_vectors("episode", [r[0] for r in store.db.query("SELECT id FROM episodes WHERE clip_id = ?", (candidate,))])
-        store.delete_keyframe_vectors([candidate])
-        store.db.execute("DELETE FROM clips WHERE id = ?", (candidate,))
-        _join_log(store, camera, float(start))
+        media += media_of_clips(db, [candidate])
+        delete_text_vectors(
+            db, "episode", [r[0] for r in db.query("SELECT id FROM episodes WHERE clip_id = ?", (candidate,))]
+        )
+        delete_keyframe_vectors(db, [candidate])
+        db.execute("DELETE FROM clips WHERE id = ?", (candidate,))
+        _join_log(db, camera, float(start))
     return media
 
 
-def _join_log(store: Store, camera: str, start: float) -> None:
+def _join_log(db: Database, camera: str, start: float) -> None:
     """The ingest log of a folded clip joins the span before it when the recording was continuous: the
     log keeps what was recorded (for resuming and for not writing a clip twice) in spans, not rows."""
-    row = store.db.query_one("SELECT id, clip_t_end, observations FROM ingest_log WHERE camera = ? AND clip_t_start = ?", (camera, start))
-    before = store.db.query_one("SELECT id, clip_t_end FROM ingest_log WHERE camera = ? AND clip_t_start < ? "
-                                "ORDER BY clip_t_start DESC LIMIT 1", (camera, start))
+    row = db.query_one(
+        "SELECT id, clip_t_end, observations FROM ingest_log WHERE camera = ? AND clip_t_start = ?", (camera, start)
+    )
+    before = db.query_one(
+        "SELECT id, clip_t_end FROM ingest_log WHERE camera = ? AND clip_t_start < ? "
+        "ORDER BY clip_t_start DESC LIMIT 1",
+        (camera, start),
+    )
     if row is not None and before is not None and abs(float(before[1]) - start) < 1e-3:
-        store.db.execute("DELETE FROM ingest_log WHERE id = ?", (row[0],))
-        store.db.execute("UPDATE ingest_log SET clip_t_end = ?, observations = observations + ? WHERE id = ?", (row[1], row[2], before[0]))
+        db.execute("DELETE FROM ingest_log WHERE id = ?", (row[0],))
+        db.execute(
+            "UPDATE ingest_log SET clip_t_end = ?, observations = observations + ? WHERE id = ?",
+            (row[1], row[2], before[0]),
+        )
 
 
-def _learn(store: Store, config: ConsolidationConfig, s: Sighting, camera: str, place: str, previous: Trace | None) -> None:
+def _learn(
+    db: Database, config: ConsolidationConfig, s: Sighting, camera: str, place: str, previous: Trace | None
+) -> None:
     """Facts from a new trace: the entity's usual place, its current state, who moved it, habits."""
     if not place:
         return
     t = s.t_start
     subject = subject_of(s.description) or "it"
-    confirm(store, config, s.entity_id, "state", place, f"{subject}: {place} since {format_utc(t)} UTC (camera {camera})", t,
-            replace=True)
+    confirm(
+        db,
+        config,
+        s.entity_id,
+        "state",
+        place,
+        f"{subject}: {place} since {format_utc(t)} UTC (camera {camera})",
+        t,
+        replace=True,
+    )
     if "moving" not in s.description:  # where it rests, not where it passes
-        confirm(store, config, s.entity_id, "place", place, f"{subject}: usually {place}", t)
+        confirm(db, config, s.entity_id, "place", place, f"{subject}: usually {place}", t)
     if s.kind == "object" and previous is not None and previous.place and previous.place != place:
-        people = {int(r[0]) for r in store.db.query(
-            "SELECT DISTINCT entity_id FROM observations WHERE camera = ? AND kind = 'person' AND entity_id IS NOT NULL "
-            "AND t_end >= ? AND t_start <= ?", (camera, previous.t_end - 5.0, s.t_end + 5.0))}
+        people = {
+            int(r[0])
+            for r in db.query(
+                "SELECT DISTINCT entity_id FROM observations WHERE camera = ? AND kind = 'person' AND entity_id IS "
+                "NOT NULL "
+                "AND t_end >= ? AND t_start <= ?",
+                (camera, previous.t_end - 5.0, s.t_end + 5.0),
+            )
+        }
         if len(people) == 1:  # one person around while it changed place: they moved it
             person = people.pop()
-            row = store.db.query_one("SELECT coalesce(name, category) FROM entities WHERE id = ?", (person,))
-            confirm(store, config, s.entity_id, "owner", str(person), f"{subject}: moved by #{person} ({row[0] if row else 'person'})", t)
+            row = db.query_one("SELECT coalesce(name, category) FROM entities WHERE id = ?", (person,))
+            confirm(
+                db,
+                config,
+                s.entity_id,
+                "owner",
+                str(person),
+                f"{subject}: moved by #{person} ({row[0] if row else 'person'})",
+                t,
+            )
     part = part_of_day(t)
-    days = {math.floor(t0 / 86400) for (t0,) in store.db.query(
-        "SELECT t_start FROM traces WHERE entity_id = ? AND place = ?", (s.entity_id, place)) if part_of_day(t0) == part}
+    days = {
+        math.floor(t0 / 86400)
+        for (t0,) in db.query("SELECT t_start FROM traces WHERE entity_id = ? AND place = ?", (s.entity_id, place))
+        if part_of_day(t0) == part
+    }
     if len(days) >= config.schema_days:
         kind = f"habit:{part}"
-        row = store.db.query_one("SELECT last_confirmed FROM facts WHERE entity_id = ? AND kind = ? AND value = ?",
-                                 (s.entity_id, kind, place))
+        row = db.query_one(
+            "SELECT last_confirmed FROM facts WHERE entity_id = ? AND kind = ? AND value = ?",
+            (s.entity_id, kind, place),
+        )
         if row is None or math.floor(row[0] / 86400) != math.floor(t / 86400):  # once a day
-            confirm(store, config, s.entity_id, kind, place, f"{subject}: {place} most {part}s ({len(days)} days so far)", t,
-                    exclusive=False)
+            confirm(
+                db,
+                config,
+                s.entity_id,
+                kind,
+                place,
+                f"{subject}: {place} most {part}s ({len(days)} days so far)",
+                t,
+                exclusive=False,
+            )

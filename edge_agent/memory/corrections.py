@@ -10,6 +10,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import episodes
 from edge_agent.memory.records import Entity
 from edge_agent.memory.store import Store
@@ -19,7 +20,7 @@ __all__ = ["CorrectionError", "ForgetReport", "audit", "forget", "merge", "not_s
 MAX_NAME = 100
 
 
-class CorrectionError(ValueError):
+class CorrectionError(EdgeAgentError, ValueError):
     """A correction that cannot be applied as asked."""
 
 
@@ -45,9 +46,13 @@ def _pair(a: int, b: int) -> tuple[int, int]:
 
 
 def _constrained(store: Store, a: int, b: int) -> bool:
-    return store.db.query_one(
-        "SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ? AND relation = 'not_same'", _pair(a, b)
-    ) is not None
+    return (
+        store.db.query_one(
+            "SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ? AND relation = 'not_same'",
+            _pair(a, b),
+        )
+        is not None
+    )
 
 
 def _refresh_span(store: Store, entity_id: int) -> None:
@@ -78,7 +83,8 @@ def not_same(store: Store, a: int, b: int, *, caller: str | None = None) -> None
     with store.write():
         store.entity(a), store.entity(b)
         store.db.execute(
-            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, "
+            "'not_same', ?)",
             (*_pair(a, b), time.time()),
         )
         audit(store, "not_same", caller, entities=list(_pair(a, b)))
@@ -95,7 +101,9 @@ def merge(store: Store, keep: int, absorb: int, *, force: bool = False, caller: 
             raise CorrectionError(f"cannot merge a {a.kind} (#{keep}) with a {b.kind} (#{absorb})")
         if _constrained(store, keep, absorb):
             if not force:
-                raise CorrectionError(f"#{keep} and #{absorb} were marked as not the same; merge with force to override")
+                raise CorrectionError(
+                    f"#{keep} and #{absorb} were marked as not the same; merge with force to override"
+                )
             store.db.execute("DELETE FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", _pair(keep, absorb))
         moved = b.observations
         store.db.execute("UPDATE observations SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
@@ -108,7 +116,8 @@ def merge(store: Store, keep: int, absorb: int, *, force: bool = False, caller: 
             other = y if x == absorb else x
             if other != keep:
                 store.db.execute(
-                    "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+                    "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, "
+                    "?, 'not_same', ?)",
                     (*_pair(keep, other), time.time()),
                 )
         if a.name is None and b.name is not None:
@@ -145,10 +154,19 @@ def split(store: Store, entity_id: int, at_observation: int, *, caller: str | No
         _refresh_span(store, entity_id)
         _refresh_span(store, new_id)
         store.db.execute(
-            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, 'not_same', ?)",
+            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, "
+            "'not_same', ?)",
             (*_pair(entity_id, new_id), time.time()),
         )
-        audit(store, "split", caller, entity=entity_id, new_entity=new_id, at_observation=at_observation, moved=len(moving))
+        audit(
+            store,
+            "split",
+            caller,
+            entity=entity_id,
+            new_entity=new_id,
+            at_observation=at_observation,
+            moved=len(moving),
+        )
     return store.entity(entity_id), store.entity(new_id)
 
 
@@ -172,12 +190,18 @@ def forget(store: Store, entity_id: int, *, caller: str | None = None) -> Forget
             marks = ",".join("?" * len(clip_ids))
             store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
             store.delete_keyframe_vectors(clip_ids)
-            captions = [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE scale = 'clip' AND clip_id IN ({marks})", clip_ids)]
+            captions = [
+                r[0]
+                for r in store.db.query(
+                    f"SELECT id FROM episodes WHERE scale = 'clip' AND clip_id IN ({marks})", clip_ids
+                )
+            ]
             store.delete_text_vectors("episode", captions)
             store.db.executemany("DELETE FROM episodes WHERE id = ?", [(i,) for i in captions])
             # Coarser summaries named it too: rewritten from what is left (removed where nothing is).
-            episodes.refresh(store, store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids))
+            episodes.refresh(
+                store.db, store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids)
+            )
         audit(store, "forget", caller, entity=entity_id, observations=len(observations), files=len(files))
     freed = store.delete_media(files)  # only once the records are gone for good
     return ForgetReport(entity_id, len(observations), len(files), freed)
-

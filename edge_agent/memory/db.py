@@ -21,13 +21,22 @@ import threading
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from edge_agent.errors import EdgeAgentError
 from edge_agent.memory.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = [
-    "CorruptMemoryError", "Database", "DatabaseError", "MissingDependencyError", "ReadOnlyMemoryError", "StorageFullError",
-    "available_driver", "human_bytes",
+    "CorruptMemoryError",
+    "Database",
+    "DatabaseError",
+    "MissingDependencyError",
+    "ReadOnlyMemoryError",
+    "StorageFullError",
+    "HasDatabase",
+    "available_driver",
+    "database_of",
+    "human_bytes",
 ]
 
 MIN_SQLITE_VEC = (0, 1, 9)  # older versions never reclaim deleted rows
@@ -36,7 +45,7 @@ _process_driver: str | None = None
 _driver_lock = threading.Lock()
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(EdgeAgentError, RuntimeError):
     """The memory database cannot be opened or used."""
 
 
@@ -48,8 +57,10 @@ class CorruptMemoryError(DatabaseError):
     """The memory file is damaged (or is not a memory at all); nothing more is written to it."""
 
     def __init__(self, path: str, detail: str) -> None:
-        super().__init__(f"the memory database {path} is damaged ({detail}): nothing was written to it; "
-                         "`edge-agent memory check` says what is wrong, `edge-agent memory restore BACKUP` puts a backup back")
+        super().__init__(
+            f"the memory database {path} is damaged ({detail}): nothing was written to it; "
+            "`edge-agent memory check` says what is wrong, `edge-agent memory restore BACKUP` puts a backup back"
+        )
         self.path = path
 
 
@@ -81,8 +92,13 @@ def free_bytes(path: str | Path) -> int:
 # SQLite result codes (primary) of the faults that get their own error.
 _CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN = 11, 26, 13, 8, 14
 _OPEN_MARGIN = 1 << 20  # below this much free space a failure to open for writing is put down to a full disk
-_APSW_CODES = {"CorruptError": _CORRUPT, "NotADBError": _NOTADB, "FullError": _FULL, "ReadOnlyError": _READONLY,
-               "CantOpenError": _CANTOPEN}
+_APSW_CODES = {
+    "CorruptError": _CORRUPT,
+    "NotADBError": _NOTADB,
+    "FullError": _FULL,
+    "ReadOnlyError": _READONLY,
+    "CantOpenError": _CANTOPEN,
+}
 
 
 def _result_code(exc: BaseException) -> int | None:
@@ -173,8 +189,15 @@ class Database:
             ``memory check``, ``backup`` and ``restore`` open without it.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000, driver: str | None = None,
-                 mode: str = "write", check: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_ms: int = 10_000,
+        driver: str | None = None,
+        mode: str = "write",
+        check: bool = True,
+    ) -> None:
         global _process_driver
         if mode not in ("write", "read"):
             raise ValueError(f"mode must be 'write' or 'read', got {mode!r}")
@@ -194,12 +217,16 @@ class Database:
         self.damaged = False  #: a damaged page was met: nothing more is written
         self.readonly = self.path != ":memory:" and not _writable(Path(self.path))
         if self.readonly and mode == "write":
-            raise ReadOnlyMemoryError(f"the memory at {self.path} cannot be written (read-only file, folder or disk): "
-                                      "reading commands still work; give a writable --home to record")
+            raise ReadOnlyMemoryError(
+                f"the memory at {self.path} cannot be written (read-only file, folder or disk): "
+                "reading commands still work; give a writable --home to record"
+            )
         if self.path != ":memory:" and not self.readonly:
             _create_private(Path(self.path))
         if self.readonly and not Path(self.path).exists():
-            raise ReadOnlyMemoryError(f"there is no memory at {self.path}, and its folder cannot be written to make one")
+            raise ReadOnlyMemoryError(
+                f"there is no memory at {self.path}, and its folder cannot be written to make one"
+            )
         try:
             try:
                 self._conn = self._connect(chosen)
@@ -215,7 +242,8 @@ class Database:
                 elif free_bytes(self.path) < _OPEN_MARGIN:
                     raise StorageFullError(
                         f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): "
-                        "it cannot be opened for writing; free some space (reading commands still work)") from None
+                        "it cannot be opened for writing; free some space (reading commands still work)"
+                    ) from None
                 else:
                     raise
             self.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -226,7 +254,7 @@ class Database:
                 self.quick_check()
             if not self.readonly:
                 self._prepare()
-            version = self.query_one("SELECT vec_version()")[0]
+            version = self.value("SELECT vec_version()")
         except BaseException:
             self.close()
             raise
@@ -242,7 +270,7 @@ class Database:
 
     def _prepare(self) -> None:
         """Settings of a writable file: incremental auto-vacuum for a new one, WAL, synchronous NORMAL."""
-        if self.query_one("SELECT count(*) FROM sqlite_master")[0] == 0:
+        if self.value("SELECT count(*) FROM sqlite_master") == 0:
             # A new file, before anything (WAL included) initialises it: incremental auto-vacuum lets
             # retention hand freed pages back to the file system.
             self.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -288,7 +316,9 @@ class Database:
                 conn.enable_load_extension(True)
                 conn.load_extension(extension)
                 conn.enable_load_extension(False)
-                conn.execute("SELECT count(*) FROM sqlite_master").fetchall()  # reads the header: a damaged one fails here
+                conn.execute(
+                    "SELECT count(*) FROM sqlite_master"
+                ).fetchall()  # reads the header: a damaged one fails here
             except Exception as exc:
                 conn.close()
                 fault = self._fault(exc)
@@ -309,11 +339,16 @@ class Database:
                 return apsw.Connection(target, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
             return apsw.Connection(target)
         if driver in ("sqlite3", "pysqlite3"):
+            module: Any
             if driver == "sqlite3":
-                import sqlite3 as module
+                import sqlite3
+
+                module = sqlite3
             else:
                 try:
-                    import pysqlite3.dbapi2 as module  # type: ignore[import-not-found]
+                    import pysqlite3.dbapi2
+
+                    module = pysqlite3.dbapi2
                 except ImportError as exc:
                     raise MissingDependencyError("pysqlite3 is not installed: pip install pysqlite3-binary") from exc
             conn = module.connect(target, isolation_level=None, check_same_thread=False, uri=target.startswith("file:"))
@@ -331,10 +366,15 @@ class Database:
             return CorruptMemoryError(self.path, str(exc))
         if code == _FULL:
             return StorageFullError(
-                f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): nothing of "
-                "this write was stored; free some space, or lower the memory's cap (`edge-agent memory prune --max-bytes`)")
+                f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): "
+                "nothing of "
+                "this write was stored; free some space, or lower the memory's cap (`edge-agent memory prune "
+                "--max-bytes`)"
+            )
         if code == _READONLY:
-            return ReadOnlyMemoryError(f"the memory at {self.path} is read-only ({exc}): reading works, writing does not")
+            return ReadOnlyMemoryError(
+                f"the memory at {self.path} is read-only ({exc}): reading works, writing does not"
+            )
         return None
 
     @contextlib.contextmanager
@@ -376,6 +416,11 @@ class Database:
     def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[Any, ...] | None:
         rows = self.query(sql, params)
         return rows[0] if rows else None
+
+    def value(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        """The first column of the first row (a count, an aggregate, a PRAGMA); None when there is no row."""
+        row = self.query_one(sql, params)
+        return None if row is None else row[0]
 
     def script(self, sql: str) -> None:
         """Runs several statements (migrations) inside the current transaction, if any. The sqlite3
@@ -429,13 +474,13 @@ class Database:
 
     def data_version(self) -> int:
         """Changes when another connection commits (PRAGMA data_version)."""
-        return int(self.query_one("PRAGMA data_version")[0])
+        return int(self.value("PRAGMA data_version"))
 
     # -- schema ------------------------------------------------------------------------------------
 
     @property
     def user_version(self) -> int:
-        return int(self.query_one("PRAGMA user_version")[0])
+        return int(self.value("PRAGMA user_version"))
 
     def _migrate(self) -> None:
         current = self.user_version
@@ -445,8 +490,10 @@ class Database:
                 f"({SCHEMA_VERSION}); upgrade edge-agent"
             )
         if current < SCHEMA_VERSION and self.readonly:
-            raise ReadOnlyMemoryError(f"{self.path} has schema version {current} and needs migrating to {SCHEMA_VERSION}, "
-                                      "which needs write access: open it once where it can be written")
+            raise ReadOnlyMemoryError(
+                f"{self.path} has schema version {current} and needs migrating to {SCHEMA_VERSION}, "
+                "which needs write access: open it once where it can be written"
+            )
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self.transaction():
                 self.script(MIGRATIONS[version])
@@ -455,7 +502,7 @@ class Database:
     def file_bytes(self) -> int:
         """Bytes of the database file and its WAL."""
         if self.path == ":memory:":
-            page_count, page_size = self.query_one("PRAGMA page_count")[0], self.query_one("PRAGMA page_size")[0]
+            page_count, page_size = self.value("PRAGMA page_count"), self.value("PRAGMA page_size")
             return int(page_count) * int(page_size)
         total = 0
         for suffix in ("", "-wal"):
@@ -486,11 +533,11 @@ class Database:
                 return
             import sqlite3
 
-            destination = sqlite3.connect(str(target))
+            copy = sqlite3.connect(str(target))
             try:
-                self._conn.backup(destination)
+                self._conn.backup(copy)
             finally:
-                destination.close()
+                copy.close()
 
     def close(self) -> None:
         with self._lock:
@@ -503,3 +550,15 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class HasDatabase(Protocol):
+    """Anything that holds an open memory database (the Store)."""
+
+    db: Database
+
+
+def database_of(memory: Database | HasDatabase) -> Database:
+    """The database itself, given it or a holder of it: readers such as ``consolidate.facts`` take either, so
+    that callers with a Store pass it as they always have while memory's own modules need no Store."""
+    return memory if isinstance(memory, Database) else memory.db

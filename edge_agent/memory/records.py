@@ -11,6 +11,8 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from edge_agent.errors import EdgeAgentError
+
 __all__ = [
     "AssociationDecision",
     "Biography",
@@ -23,6 +25,7 @@ __all__ = [
     "InvalidRecordError",
     "Kind",
     "KINDS",
+    "NotFoundError",
     "Observation",
     "ObservationRecord",
 ]
@@ -32,8 +35,12 @@ KINDS: tuple[str, ...] = get_args(Kind)
 MAX_TEXT = 4000
 
 
-class InvalidRecordError(ValueError):
+class InvalidRecordError(EdgeAgentError, ValueError):
     """An input record has a field the memory cannot store."""
+
+
+class NotFoundError(EdgeAgentError, LookupError):
+    """No entity, observation or clip with that id."""
 
 
 def _finite_time(name: str, value: float) -> float:
@@ -125,7 +132,9 @@ class ObservationRecord:
                 raise InvalidRecordError(f"{name} contains NaN or inf")
         frame_ms = np.round(times * 1000.0).astype(np.int64)
         if np.any(np.diff(frame_ms) <= 0):
-            raise InvalidRecordError("frame_times must be strictly increasing (one box per frame, millisecond resolution)")
+            raise InvalidRecordError(
+                "frame_times must be strictly increasing (one box per frame, millisecond resolution)"
+            )
         if np.any(boxes[:, 2] < boxes[:, 0]) or np.any(boxes[:, 3] < boxes[:, 1]):
             raise InvalidRecordError("boxes must have x2 >= x1 and y2 >= y1")
 

@@ -17,22 +17,32 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import episodes
 from edge_agent.memory.db import Database, human_bytes
 from edge_agent.memory.store import Store
 
-__all__ = ["CapBelowMinimumError", "RetentionPolicy", "RetentionReport", "compact", "database_bytes", "empty_bytes",
-           "enforce", "usage"]
+__all__ = [
+    "CapBelowMinimumError",
+    "RetentionPolicy",
+    "RetentionReport",
+    "compact",
+    "database_bytes",
+    "empty_bytes",
+    "enforce",
+    "usage",
+]
 
 _MAX_STEP = 500  # clips per step: a step is one transaction, so a crash loses at most one step's progress
 _REBUILD_FRACTION = 0.25  # a vec0 table is rebuilt once packing it would free this share of its bytes (and a chunk's)
 _MIN_CHUNK = 64  # smallest chunk a rebuild fits a table to: a table that grows again then does not pay in chunk count
 
 
-class CapBelowMinimumError(ValueError):
+class CapBelowMinimumError(EdgeAgentError, ValueError):
     """The byte cap is below what an empty memory of this schema and these embedding spaces occupies."""
 
 
@@ -70,13 +80,17 @@ class RetentionReport:
 def database_bytes(db: Database) -> int:
     """Live bytes of the database: its pages less the free ones, what a VACUUM would about keep. The WAL is
     not added: PRAGMA page_count already sees what it holds."""
-    page_size = int(db.query_one("PRAGMA page_size")[0])
-    return (int(db.query_one("PRAGMA page_count")[0]) - int(db.query_one("PRAGMA freelist_count")[0])) * page_size
+    page_size = int(db.value("PRAGMA page_size"))
+    return (int(db.value("PRAGMA page_count")) - int(db.value("PRAGMA freelist_count"))) * page_size
 
 
 def _media_bytes(store: Store) -> int:
-    return int(store.db.query_one(
-        "SELECT (SELECT coalesce(sum(media_bytes), 0) FROM clips) + (SELECT coalesce(sum(media_bytes), 0) FROM observations)")[0])
+    return int(
+        store.db.value(
+            "SELECT (SELECT coalesce(sum(media_bytes), 0) FROM clips) + (SELECT coalesce(sum(media_bytes), 0) FROM "
+            "observations)"
+        )
+    )
 
 
 def usage(store: Store) -> int:
@@ -88,12 +102,19 @@ def empty_bytes(store: Store) -> int:
     """What a memory with this one's schema, embedding spaces and text/keyframe indexes but no clips
     occupies, measured by building one in a temporary folder (an empty vec0 table holds no chunk)."""
     db = store.db
-    vector_ddl = [r[0] for r in db.query(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER BY name")]
+    vector_ddl = [
+        r[0]
+        for r in db.query(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER "
+            "BY name"
+        )
+    ]
     spaces = db.query("SELECT id, name, dims FROM embedding_spaces")
     meta = db.query("SELECT key, value FROM meta")
-    with tempfile.TemporaryDirectory(prefix="edge-agent-empty-") as folder, \
-            Database(Path(folder) / "memory.db", driver=db.driver) as empty:
+    with (
+        tempfile.TemporaryDirectory(prefix="edge-agent-empty-") as folder,
+        Database(Path(folder) / "memory.db", driver=db.driver) as empty,
+    ):
         with empty.transaction():
             empty.executemany("INSERT INTO embedding_spaces (id, name, dims) VALUES (?, ?, ?)", spaces)
             empty.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta)
@@ -127,7 +148,7 @@ class _VectorTable:
     chunk_size: int
     chunk_bytes: int  #: bytes one chunk occupies (its vectors, validity, rowids and metadata blobs, on pages)
     chunk_of_row: dict[int, int]  #: rowid -> chunk id
-    partition_of_chunk: dict[int, tuple]  #: chunk id -> partition key values
+    partition_of_chunk: dict[int, tuple[Any, ...]]  #: chunk id -> partition key values
     columns: tuple[str, ...]  #: columns to copy on a rebuild (the primary key first, or rowid)
 
 
@@ -137,31 +158,44 @@ def _blob_bytes(length: int, page_size: int) -> int:
 
 
 def _vector_tables(db: Database) -> list[_VectorTable]:
-    names = [r[0] for r in db.query(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER BY name")]
-    page_size = int(db.query_one("PRAGMA page_size")[0])
+    names = [
+        r[0]
+        for r in db.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' "
+            "ORDER BY name"
+        )
+    ]
+    page_size = int(db.value("PRAGMA page_size"))
     tables = []
     for name in names:
-        shadow = [r[0] for r in db.query(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR name GLOB ? OR name GLOB ?)",
-            (f"{name}_chunks", f"{name}_vector_chunks[0-9][0-9]", f"{name}_metadatachunks[0-9][0-9]"))]
+        shadow = [
+            r[0]
+            for r in db.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR name GLOB ? OR name GLOB ?)",
+                (f"{name}_chunks", f"{name}_vector_chunks[0-9][0-9]", f"{name}_metadatachunks[0-9][0-9]"),
+            )
+        ]
         chunk_bytes = 0
         for table in shadow:
             row = db.query_one(f"SELECT * FROM {table} LIMIT 1")
             chunk_bytes += sum(_blob_bytes(len(v), page_size) for v in (row or ()) if isinstance(v, bytes)) + 16
-        partition_columns = [r[1] for r in db.query(f"PRAGMA table_info({name}_chunks)") if str(r[1]).startswith("partition")]
+        partition_columns = [
+            r[1] for r in db.query(f"PRAGMA table_info({name}_chunks)") if str(r[1]).startswith("partition")
+        ]
         chunks = db.query(f"SELECT chunk_id, size{''.join(', ' + c for c in partition_columns)} FROM {name}_chunks")
         info = db.query(f"PRAGMA table_info({name})")
         keys = [r[1] for r in info if r[5]]
         columns = tuple(keys or ["rowid"]) + tuple(r[1] for r in info if not r[5])
-        tables.append(_VectorTable(
-            name=name,
-            chunk_size=int(chunks[0][1]) if chunks else 1024,
-            chunk_bytes=chunk_bytes,
-            chunk_of_row=dict(db.query(f"SELECT rowid, chunk_id FROM {name}_rowids")),
-            partition_of_chunk={int(c[0]): tuple(c[2:]) for c in chunks},
-            columns=columns,
-        ))
+        tables.append(
+            _VectorTable(
+                name=name,
+                chunk_size=int(chunks[0][1]) if chunks else 1024,
+                chunk_bytes=chunk_bytes,
+                chunk_of_row=dict(db.query(f"SELECT rowid, chunk_id FROM {name}_rowids")),
+                partition_of_chunk={int(c[0]): tuple(c[2:]) for c in chunks},
+                columns=columns,
+            )
+        )
     return tables
 
 
@@ -188,7 +222,7 @@ def _compact_vectors(store: Store) -> int:
     rows put back. Returns the tables rebuilt."""
     rebuilt = 0
     for table in _vector_tables(store.db):
-        rows: dict[tuple, int] = {}
+        rows: dict[tuple[Any, ...], int] = {}
         for chunk in table.chunk_of_row.values():
             key = table.partition_of_chunk.get(chunk, ())
             rows[key] = rows.get(key, 0) + 1
@@ -196,7 +230,7 @@ def _compact_vectors(store: Store) -> int:
         now = len(table.partition_of_chunk) * table.chunk_bytes
         if not _worth_rebuilding(now, packed, table.chunk_bytes * size / table.chunk_size):
             continue
-        ddl = store.db.query_one("SELECT sql FROM sqlite_master WHERE name = ?", (table.name,))[0]
+        ddl = store.db.value("SELECT sql FROM sqlite_master WHERE name = ?", (table.name,))
         ddl = re.sub(r",\s*chunk_size\s*=\s*\d+", "", ddl.rstrip().rstrip(";")).rstrip()
         ddl = ddl[:-1].rstrip() + f",\n    chunk_size={size}\n)" if size != 1024 else ddl
         columns = ", ".join(table.columns)
@@ -205,7 +239,9 @@ def _compact_vectors(store: Store) -> int:
             store.db.execute(f"CREATE TEMP TABLE retention_rebuild AS SELECT {columns} FROM {table.name}")
             store.db.execute(f"DROP TABLE {table.name}")
             store.db.execute(ddl)
-            store.db.execute(f"INSERT INTO {table.name} ({columns}) SELECT {columns} FROM temp.retention_rebuild ORDER BY 1")
+            store.db.execute(
+                f"INSERT INTO {table.name} ({columns}) SELECT {columns} FROM temp.retention_rebuild ORDER BY 1"
+            )
             store.db.execute("DROP TABLE temp.retention_rebuild")
         rebuilt += 1
     return rebuilt
@@ -223,11 +259,15 @@ def _owners(store: Store, table: str, clip_rank: dict[int, int]) -> dict[int, in
     if table == "vec_keyframe":
         return dict(clip_rank)
     if table == "vec_text_episode":
-        owners = {e: clip_rank[c] for e, c in db.query("SELECT id, clip_id FROM episodes WHERE clip_id IS NOT NULL")
-                  if c in clip_rank}
+        owners = {
+            e: clip_rank[c]
+            for e, c in db.query("SELECT id, clip_id FROM episodes WHERE clip_id IS NOT NULL")
+            if c in clip_rank
+        }
         # A coarser episode's summary (and vector) is rewritten as soon as one clip of its window goes.
-        clips = sorted((t, cam, clip_rank[i]) for i, cam, t in db.query("SELECT id, camera, t_start FROM clips")
-                       if i in clip_rank)
+        clips = sorted(
+            (t, cam, clip_rank[i]) for i, cam, t in db.query("SELECT id, camera, t_start FROM clips") if i in clip_rank
+        )
         starts = [c[0] for c in clips]
         for e, camera, t0, t1 in db.query("SELECT id, camera, t_start, t_end FROM episodes WHERE clip_id IS NULL"):
             lo, hi = np.searchsorted(starts, t0, "left"), np.searchsorted(starts, t1, "right")
@@ -250,15 +290,23 @@ def _freed_estimate(store: Store, candidates: Sequence[int], tables: list[_Vecto
     db = store.db
     n = len(candidates)
     rank = {c: i for i, c in enumerate(candidates)}
-    rows = {r[0]: r[1:] for r in db.query(
-        "SELECT c.id, c.media_bytes + coalesce(o.media, 0), coalesce(o.n, 0), coalesce(o.chars, 0), coalesce(b.n, 0), "
-        "coalesce(e.chars, 0), coalesce(s.chars, 0) FROM clips c "
-        "LEFT JOIN (SELECT clip_id, count(*) AS n, sum(media_bytes) AS media, sum(length(description)) AS chars "
-        "FROM observations GROUP BY clip_id) o ON o.clip_id = c.id "
-        "LEFT JOIN (SELECT o.clip_id, count(*) AS n FROM observation_boxes x JOIN observations o ON o.id = x.observation_id "
-        "GROUP BY o.clip_id) b ON b.clip_id = c.id "
-        "LEFT JOIN (SELECT clip_id, sum(length(text) + 150) AS chars FROM episodes GROUP BY clip_id) e ON e.clip_id = c.id "
-        "LEFT JOIN (SELECT clip_id, sum(length(text) + 60) AS chars FROM clip_speech GROUP BY clip_id) s ON s.clip_id = c.id")}
+    rows = {
+        r[0]: r[1:]
+        for r in db.query(
+            "SELECT c.id, c.media_bytes + coalesce(o.media, 0), coalesce(o.n, 0), coalesce(o.chars, 0), coalesce(b.n, "
+            "0), "
+            "coalesce(e.chars, 0), coalesce(s.chars, 0) FROM clips c "
+            "LEFT JOIN (SELECT clip_id, count(*) AS n, sum(media_bytes) AS media, sum(length(description)) AS chars "
+            "FROM observations GROUP BY clip_id) o ON o.clip_id = c.id "
+            "LEFT JOIN (SELECT o.clip_id, count(*) AS n FROM observation_boxes x JOIN observations o ON o.id = "
+            "x.observation_id "
+            "GROUP BY o.clip_id) b ON b.clip_id = c.id "
+            "LEFT JOIN (SELECT clip_id, sum(length(text) + 150) AS chars FROM episodes GROUP BY clip_id) e ON "
+            "e.clip_id = c.id "
+            "LEFT JOIN (SELECT clip_id, sum(length(text) + 60) AS chars FROM clip_speech GROUP BY clip_id) s ON "
+            "s.clip_id = c.id"
+        )
+    }
     # Rough bytes of a clip's rows (a clip and its log line, an observation with its decision, index and
     # full-text entries, a box): only their proportions matter, the total is scaled to what is measured.
     weight = {c: 250 + 700 * r[1] + 3 * r[2] + 45 * r[3] + 2 * r[4] + r[5] for c, r in rows.items()}
@@ -274,7 +322,7 @@ def _freed_estimate(store: Store, candidates: Sequence[int], tables: list[_Vecto
             continue
         owners = _owners(store, table.name, rank)
         last = {c: -1 for c in table.partition_of_chunk}  # chunk -> rank of the last deletion that empties it
-        partition_rows: dict[tuple, np.ndarray] = {}
+        partition_rows: dict[tuple[Any, ...], np.ndarray] = {}
         for row, chunk in table.chunk_of_row.items():
             r = owners.get(row, never)
             last[chunk] = max(last.get(chunk, -1), r)
@@ -285,7 +333,9 @@ def _freed_estimate(store: Store, candidates: Sequence[int], tables: list[_Vecto
         chunks_now = len(table.partition_of_chunk)
         empties = np.bincount(np.minimum(np.array(list(last.values()), np.int64) + 1, never), minlength=n + 2)
         natural = (chunks_now - np.cumsum(empties)[: n + 1]) * float(table.chunk_bytes)  # bytes left after i deletions
-        left = np.array([counts.sum() - np.concatenate([[0], np.cumsum(counts)[:n]]) for counts in partition_rows.values()])
+        left = np.array(
+            [counts.sum() - np.concatenate([[0], np.cumsum(counts)[:n]]) for counts in partition_rows.values()]
+        )
         fitted = [_packed_bytes(left[:, i].tolist(), table.chunk_size, table.chunk_bytes) for i in range(n + 1)]
         packed = np.array([b for _, b in fitted])
         packed_chunk = np.array([table.chunk_bytes * c / table.chunk_size for c, _ in fitted])
@@ -302,7 +352,9 @@ def _drop_media(store: Store, clip_ids: list[int]) -> list[str]:
     marks = ",".join("?" * len(clip_ids))
     files = store.media_of_clips(clip_ids)
     with store.write():
-        store.db.execute(f"UPDATE observations SET crop_path = NULL, media_bytes = 0 WHERE clip_id IN ({marks})", clip_ids)
+        store.db.execute(
+            f"UPDATE observations SET crop_path = NULL, media_bytes = 0 WHERE clip_id IN ({marks})", clip_ids
+        )
         store.db.execute(f"UPDATE clips SET keyframes = '[]', media_bytes = 0 WHERE id IN ({marks})", clip_ids)
         store.delete_keyframe_vectors(clip_ids)
     return files
@@ -314,18 +366,23 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int, list[str
     marks = ",".join("?" * len(clip_ids))
     files = store.media_of_clips(clip_ids)
     with store.write():
-        observations = store.db.query(f"SELECT id, space_id, entity_id FROM observations WHERE clip_id IN ({marks})", clip_ids)
+        observations = store.db.query(
+            f"SELECT id, space_id, entity_id FROM observations WHERE clip_id IN ({marks})", clip_ids
+        )
         touched = {e for _, _, e in observations if e is not None}
         for entity_id in touched:
             store.associator.clear_references(entity_id)
         store.delete_observation_vectors([(o[0], o[1]) for o in observations])
-        store.delete_text_vectors("episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)])
+        store.delete_text_vectors(
+            "episode", [r[0] for r in store.db.query(f"SELECT id FROM episodes WHERE clip_id IN ({marks})", clip_ids)]
+        )
         store.delete_keyframe_vectors(clip_ids)
         spans = store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids)
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs
-        episodes.refresh(store, spans)  # summaries over them: rewritten from what is left, or removed
+        episodes.refresh(store.db, spans)  # summaries over them: rewritten from what is left, or removed
         emptied = [
-            e for e in touched
+            e
+            for e in touched
             if store.db.query_one("SELECT 1 FROM observations WHERE entity_id = ? LIMIT 1", (e,)) is None
         ]
         for entity_id in emptied:
@@ -333,7 +390,8 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int, list[str
         for entity_id in touched.difference(emptied):
             store.associator.rebuild_references(entity_id)
             store.db.execute(
-                "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1) WHERE id = ?1",
+                "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1) WHERE "
+                "id = ?1",
                 (entity_id,),
             )
     return len(observations), len(emptied), files
@@ -347,7 +405,8 @@ def _sweep_orphans(store: Store, pending: set[str], dry_run: bool) -> int:
         for space_id, _ in store.vector_tables():
             for table in (f"vec_obs_{space_id}", f"vec_ref_{space_id}"):
                 orphans = [
-                    r[0] for r in store.db.query(
+                    r[0]
+                    for r in store.db.query(
                         f"SELECT observation_id FROM {table} WHERE observation_id NOT IN (SELECT id FROM observations)"
                     )
                 ]
@@ -355,13 +414,23 @@ def _sweep_orphans(store: Store, pending: set[str], dry_run: bool) -> int:
                     store.db.execute(f"DELETE FROM {table} WHERE observation_id = ?", (observation_id,))
                 removed += len(orphans)
         if store.db.query_one("SELECT 1 FROM sqlite_master WHERE name = 'vec_keyframe'"):
-            gone = [r[0] for r in store.db.query(
-                "SELECT item_id FROM vec_keyframe WHERE item_id NOT IN (SELECT id FROM clips WHERE keyframes != '[]')")]
+            gone = [
+                r[0]
+                for r in store.db.query(
+                    "SELECT item_id FROM vec_keyframe WHERE item_id NOT IN (SELECT id FROM clips WHERE keyframes != "
+                    "'[]')"
+                )
+            ]
             store.delete_keyframe_vectors(gone)
             removed += len(gone)
         for table, owner in (("vec_text_observation", "observations"), ("vec_text_episode", "episodes")):
             if table in store.text_vector_tables():
-                orphans = [r[0] for r in store.db.query(f"SELECT item_id FROM {table} WHERE item_id NOT IN (SELECT id FROM {owner})")]
+                orphans = [
+                    r[0]
+                    for r in store.db.query(
+                        f"SELECT item_id FROM {table} WHERE item_id NOT IN (SELECT id FROM {owner})"
+                    )
+                ]
                 store.db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(i,) for i in orphans])
                 removed += len(orphans)
     referenced = set(store.media_files())
@@ -378,12 +447,18 @@ def _sweep_orphans(store: Store, pending: set[str], dry_run: bool) -> int:
 def _protected_clips(store: Store) -> set[int]:
     """Clips a named entity needs to stay what it is: those of its reference observations and of its latest
     observation (at most reference_set_size + 1 per entity)."""
-    return {int(r[0]) for r in store.db.query(
-        "SELECT o.clip_id FROM entity_refs r JOIN entities e ON e.id = r.entity_id "
-        "JOIN observations o ON o.id = r.observation_id "
-        "WHERE e.name IS NOT NULL "
-        "UNION SELECT (SELECT o.clip_id FROM observations o WHERE o.entity_id = e.id ORDER BY o.t_end DESC, o.id DESC LIMIT 1) "
-        "FROM entities e WHERE e.name IS NOT NULL") if r[0] is not None}
+    return {
+        int(r[0])
+        for r in store.db.query(
+            "SELECT o.clip_id FROM entity_refs r JOIN entities e ON e.id = r.entity_id "
+            "JOIN observations o ON o.id = r.observation_id "
+            "WHERE e.name IS NOT NULL "
+            "UNION SELECT (SELECT o.clip_id FROM observations o WHERE o.entity_id = e.id ORDER BY o.t_end DESC, o.id "
+            "DESC LIMIT 1) "
+            "FROM entities e WHERE e.name IS NOT NULL"
+        )
+        if r[0] is not None
+    }
 
 
 class _Rollback(Exception):
@@ -392,8 +467,14 @@ class _Rollback(Exception):
         self.report = report
 
 
-def enforce(store: Store, policy: RetentionPolicy, *, now: float | None = None, dry_run: bool = False,
-            include_named: bool = False) -> RetentionReport:
+def enforce(
+    store: Store,
+    policy: RetentionPolicy,
+    *,
+    now: float | None = None,
+    dry_run: bool = False,
+    include_named: bool = False,
+) -> RetentionReport:
     """Applies ``policy``: clips past the age cap go; then, while over the byte cap, the oldest clips' media
     and then their records, in steps sized to what is still over.
 
@@ -408,18 +489,22 @@ def enforce(store: Store, policy: RetentionPolicy, *, now: float | None = None, 
     if policy.max_bytes is not None and policy.max_bytes < empty:
         raise CapBelowMinimumError(
             f"--max-bytes {policy.max_bytes} ({human_bytes(policy.max_bytes)}) is below the minimum of this memory: "
-            f"{empty} bytes ({human_bytes(empty)}), what its schema and embedding spaces occupy with no clip in it")
+            f"{empty} bytes ({human_bytes(empty)}), what its schema and embedding spaces occupy with no clip in it"
+        )
     if not dry_run:
         return _enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=False)
     try:
         with store.write():
-            raise _Rollback(_enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=True))
+            raise _Rollback(
+                _enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=True)
+            )
     except _Rollback as done:
         return done.report
 
 
-def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, include_named: bool, *,
-             dry_run: bool) -> RetentionReport:
+def _enforce(
+    store: Store, policy: RetentionPolicy, now: float, empty: int, include_named: bool, *, dry_run: bool
+) -> RetentionReport:
     db = store.db
     before = usage(store)
     protected = set() if include_named else _protected_clips(store)
@@ -438,14 +523,14 @@ def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, incl
     def drop(clip_ids: list[int]) -> None:
         nonlocal clips, observations, entities
         for start in range(0, len(clip_ids), _MAX_STEP):
-            step = clip_ids[start:start + _MAX_STEP]
+            step = clip_ids[start : start + _MAX_STEP]
             marks = ",".join("?" * len(step))
             spans.extend(r[0] for r in db.query(f"SELECT t_start FROM clips WHERE id IN ({marks})", step))
             n_obs, n_ent, paths = _drop_records(store, step)
             delete_files(paths)
             clips, observations, entities = clips + len(step), observations + n_obs, entities + n_ent
 
-    def oldest(where: str = "1", params: tuple = ()) -> list[int]:
+    def oldest(where: str = "1", params: tuple[Any, ...] = ()) -> list[int]:
         rows = db.query(f"SELECT id FROM clips WHERE {where} ORDER BY t_start, id", params)
         return [r[0] for r in rows if r[0] not in protected]
 
@@ -461,7 +546,8 @@ def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, incl
             with_media = db.query(
                 "SELECT c.id, c.media_bytes + "
                 "(SELECT coalesce(sum(o.media_bytes), 0) FROM observations o WHERE o.clip_id = c.id) AS m "
-                "FROM clips c WHERE m > 0 ORDER BY c.t_start, c.id")
+                "FROM clips c WHERE m > 0 ORDER BY c.t_start, c.id"
+            )
             excess, chosen = usage(store) - cap, []
             for clip_id, media in with_media:
                 if excess <= 0:
@@ -470,7 +556,7 @@ def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, incl
                     chosen.append(clip_id)
                     excess -= media
             for start in range(0, len(chosen), _MAX_STEP):
-                delete_files(_drop_media(store, chosen[start:start + _MAX_STEP]))
+                delete_files(_drop_media(store, chosen[start : start + _MAX_STEP]))
             _compact_vectors(store)
             compact(store)
         while (excess := usage(store) - cap) > 0:
@@ -478,9 +564,11 @@ def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, incl
             if not candidates:
                 reached = False
                 kept = len(protected & {r[0] for r in db.query("SELECT id FROM clips")})
-                reason = (f"{human_bytes(excess)} over the cap with no clip left to delete: "
-                          + (f"{kept} clips are kept for named entities (--include-named lets them go), " if kept else "")
-                          + "and what is not clips (entities, facts, rules, the ingest log) stays")
+                reason = (
+                    f"{human_bytes(excess)} over the cap with no clip left to delete: "
+                    + (f"{kept} clips are kept for named entities (--include-named lets them go), " if kept else "")
+                    + "and what is not clips (entities, facts, rules, the ingest log) stays"
+                )
                 break
             freed = _freed_estimate(store, candidates, _vector_tables(db), empty)
             need = int(np.searchsorted(freed, excess, "left"))  # fewest oldest clips estimated to cover the excess
@@ -496,5 +584,19 @@ def _enforce(store: Store, policy: RetentionPolicy, now: float, empty: int, incl
     if policy.max_bytes is not None and reached and after > policy.max_bytes:
         reached, reason = False, f"{human_bytes(after - policy.max_bytes)} over the cap after sweeping"
     return RetentionReport(
-        before, after, len(files), clips, observations, entities, orphans, reached, reason, dry_run, empty,
-        len(protected), media_bytes, min(spans) if spans else None, max(spans) if spans else None)
+        before,
+        after,
+        len(files),
+        clips,
+        observations,
+        entities,
+        orphans,
+        reached,
+        reason,
+        dry_run,
+        empty,
+        len(protected),
+        media_bytes,
+        min(spans) if spans else None,
+        max(spans) if spans else None,
+    )

@@ -205,7 +205,11 @@ CREATE TABLE notifications (
 );
 
 """
-_V1 += _content_fts("observation_fts", "observations", "description") + "\n" + _content_fts("episode_fts", "episodes", "text")
+_V1 += (
+    _content_fts("observation_fts", "observations", "description")
+    + "\n"
+    + _content_fts("episode_fts", "episodes", "text")
+)
 
 # Version 2: ReflectWorld-MM's trace level, facts that can be revised, and the rules' persisted state.
 _V2 = """

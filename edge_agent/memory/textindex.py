@@ -28,13 +28,15 @@ __all__ = ["KeyframeIndex", "TextHit", "TextIndex"]
 ITEM_TABLES = {"observation": ("observations", "description"), "episode": ("episodes", "text")}
 
 # Function words: ORed into a BM25 query they match every record and drown the content words.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here hers
 him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our
 out over own same she should so some such than that the their them then there these they this those through to
 too under until up very was we were what when where which while who whom why will with would you your
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -48,16 +50,23 @@ class _Mirror:
     """One table's vectors in RAM: ids ascending, their times, an (N, dims) float32 matrix."""
 
     def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self._clear()
+
+    def _clear(self) -> None:
         self.ids = np.empty(0, np.int64)
         self.times = np.empty(0, np.float64)
-        self.vectors = np.empty((0, dims), np.float32)
+        self.vectors = np.empty((0, self.dims), np.float32)
 
     def sync(self, store: Store, table: str) -> None:
-        count = int(store.db.query_one(f"SELECT count(*) FROM {table}")[0])
-        if count < len(self.ids) or (len(self.ids) and count != len(self.ids) and
-                                     store.db.query_one(f"SELECT count(*) FROM {table} WHERE item_id <= ?",
-                                                        (int(self.ids[-1]),))[0] != len(self.ids)):
-            self.__init__(self.vectors.shape[1])  # rows went away (forget, retention): reload whole
+        count = int(store.db.value(f"SELECT count(*) FROM {table}"))
+        if count < len(self.ids) or (
+            len(self.ids)
+            and count != len(self.ids)
+            and store.db.value(f"SELECT count(*) FROM {table} WHERE item_id <= ?", (int(self.ids[-1]),))
+            != len(self.ids)
+        ):
+            self._clear()  # rows went away (forget, retention): reload whole
         last = int(self.ids[-1]) if len(self.ids) else 0
         rows = store.db.query(f"SELECT item_id, t, embedding FROM {table} WHERE item_id > ? ORDER BY item_id", (last,))
         if rows:
@@ -96,9 +105,14 @@ def _scratch_tables(store: Store, tables: Sequence[str], dims: int, *, space_key
                 continue
             db.execute(f"CREATE VIRTUAL TABLE temp.{table} USING vec0 ({_VEC_COLUMNS.format(dims=dims)})")
             if same_model and db.query_one("SELECT 1 FROM main.sqlite_master WHERE name = ?", (table,)):
-                db.execute(f"INSERT INTO temp.{table} (item_id, embedding, t) SELECT item_id, embedding, t FROM main.{table}")
+                db.execute(
+                    f"INSERT INTO temp.{table} (item_id, embedding, t) SELECT item_id, embedding, t FROM main.{table}"
+                )
         if not same_model:
-            db.execute("DELETE FROM temp.meta WHERE key LIKE ? OR key = ?", (space_key.replace("space", "indexed") + "%", space_key))
+            db.execute(
+                "DELETE FROM temp.meta WHERE key LIKE ? OR key = ?",
+                (space_key.replace("space", "indexed") + "%", space_key),
+            )
 
 
 class TextIndex:
@@ -118,7 +132,10 @@ class TextIndex:
         except (ReadOnlyMemoryError, StorageFullError):
             self._to_scratch()
         db = store.db
-        for fts in ("observation_fts", "episode_fts"):  # document counts of words, for lexical() to leave common ones out
+        for fts in (
+            "observation_fts",
+            "episode_fts",
+        ):  # document counts of words, for lexical() to leave common ones out
             db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, {fts}, 'row')")
 
     def _create(self) -> None:
@@ -133,12 +150,24 @@ class TextIndex:
                     db.execute(f"DROP TABLE IF EXISTS vec_text_{kind}")
                 db.execute("DELETE FROM meta WHERE key LIKE 'text_indexed:%'")
             for kind in ITEM_TABLES:
-                db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 ({_VEC_COLUMNS.format(dims=self.dims)})")
-            db.execute("INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                       (self.space,))
+                db.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_text_{kind} USING vec0 "
+                    f"({_VEC_COLUMNS.format(dims=self.dims)})"
+                )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('text_space', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                "excluded.value",
+                (self.space,),
+            )
 
     def _to_scratch(self) -> None:
-        _scratch_tables(self.store, [f"vec_text_{kind}" for kind in ITEM_TABLES], self.dims, space_key="text_space", space=self.space)
+        _scratch_tables(
+            self.store,
+            [f"vec_text_{kind}" for kind in ITEM_TABLES],
+            self.dims,
+            space_key="text_space",
+            space=self.space,
+        )
         self.store.db.execute("INSERT OR REPLACE INTO temp.meta (key, value) VALUES ('text_space', ?)", (self.space,))
         self.scratch = True
         self._mirrored_at = None
@@ -151,8 +180,11 @@ class TextIndex:
 
     def pending(self) -> int:
         return sum(
-            int(self.store.db.query_one(f"SELECT count(*) FROM {table} WHERE id > ? AND {column} != ''",
-                                        (self._indexed_up_to(kind),))[0])
+            int(
+                self.store.db.value(
+                    f"SELECT count(*) FROM {table} WHERE id > ? AND {column} != ''", (self._indexed_up_to(kind),)
+                )
+            )
             for kind, (table, column) in ITEM_TABLES.items()
         )
 
@@ -171,13 +203,16 @@ class TextIndex:
                 try:
                     with self.store.write():
                         # Items above a lowered mark may have vectors already: replace them (vec0 has no upsert).
-                        self.store.db.executemany(f"DELETE FROM vec_text_{kind} WHERE item_id = ?", [(r[0],) for r in rows])
+                        self.store.db.executemany(
+                            f"DELETE FROM vec_text_{kind} WHERE item_id = ?", [(r[0],) for r in rows]
+                        )
                         self.store.db.executemany(
                             f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
                             [(item_id, vectors[text].tobytes(), float(t)) for item_id, text, t in rows if text],
                         )
                         self.store.db.execute(
-                            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                            "excluded.value",
                             (f"text_indexed:{kind}", str(rows[-1][0])),
                         )
                 except (ReadOnlyMemoryError, StorageFullError):
@@ -198,7 +233,11 @@ class TextIndex:
             for kind, mirror in self._mirrors.items():
                 mirror.sync(self.store, f"vec_text_{kind}")
             self._mirrored_at = version
-        hits = [TextHit(kind, i, s) for kind, mirror in self._mirrors.items() for i, s in mirror.search(vector, int(k), before)]
+        hits = [
+            TextHit(kind, i, s)
+            for kind, mirror in self._mirrors.items()
+            for i, s in mirror.search(vector, int(k), before)
+        ]
         return sorted(hits, key=lambda h: -h.similarity)
 
     def similarities(self, question_vector: np.ndarray, kind: str, ids: Sequence[int]) -> dict[int, float]:
@@ -206,7 +245,9 @@ class TextIndex:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self.store.db.query(f"SELECT item_id, embedding FROM vec_text_{kind} WHERE item_id IN ({marks})", tuple(ids))
+        rows = self.store.db.query(
+            f"SELECT item_id, embedding FROM vec_text_{kind} WHERE item_id IN ({marks})", tuple(ids)
+        )
         q = np.asarray(question_vector, dtype=np.float32).reshape(-1)
         return {int(i): float(np.frombuffer(blob, dtype=np.float32) @ q) for i, blob in rows}
 
@@ -215,16 +256,25 @@ class TextIndex:
         reduced to its words, ORed, so that punctuation and FTS syntax in it are harmless. A word found in
         half the records or more is left out: BM25 gives it no weight (FTS5 clamps its IDF to ~0), and
         ranking every record it matches cost up to 45 ms of a 100k memory's question."""
-        words = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if len(w) > 1 and w not in STOPWORDS]
+        words = [
+            w
+            for w in "".join(c if c.isalnum() else " " for c in query.lower()).split()
+            if len(w) > 1 and w not in STOPWORDS
+        ]
         out = []
-        for kind, fts, table in (("observation", "observation_fts", "observations"), ("episode", "episode_fts", "episodes")):
+        for kind, fts, table in (
+            ("observation", "observation_fts", "observations"),
+            ("episode", "episode_fts", "episodes"),
+        ):
             informative = self._informative(fts, words)
             if not informative:
                 continue
             match = " OR ".join(f'"{w}"' for w in informative)
             if before is None:  # no join: every match would cost a row lookup
-                rows = self.store.db.query(f"SELECT rowid, bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY bm25({fts}) LIMIT ?",
-                                           (match, int(k)))
+                rows = self.store.db.query(
+                    f"SELECT rowid, bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY bm25({fts}) LIMIT ?",
+                    (match, int(k)),
+                )
             else:
                 rows = self.store.db.query(
                     f"SELECT f.rowid, bm25({fts}) FROM {fts} f JOIN {table} x ON x.id = f.rowid "
@@ -245,11 +295,14 @@ class TextIndex:
         if self._fts_rows[0] != version:
             self._fts_rows = (version, {})
         if fts not in self._fts_rows[1]:  # counting an FTS5 table reads all of it (9 ms at 100k): once per change
-            self._fts_rows[1][fts] = int(db.query_one(f"SELECT count(*) FROM {fts}")[0])
+            self._fts_rows[1][fts] = int(db.value(f"SELECT count(*) FROM {fts}"))
         total = self._fts_rows[1][fts]
         marks = ",".join("?" * len(words))
-        frequent = {term for term, docs in db.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(words))
-                    if 2 * int(docs) >= total}
+        frequent = {
+            term
+            for term, docs in db.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(words))
+            if 2 * int(docs) >= total
+        }
         return [w for w in words if w not in frequent]
 
 
@@ -261,7 +314,9 @@ class KeyframeIndex:
 
     TABLE = "vec_keyframe"
 
-    def __init__(self, store: Store, embed_images: Callable[[Sequence[np.ndarray]], np.ndarray], space: str, dims: int) -> None:
+    def __init__(
+        self, store: Store, embed_images: Callable[[Sequence[np.ndarray]], np.ndarray], space: str, dims: int
+    ) -> None:
         self.store = store
         self._embed = embed_images
         self.space = f"{space}:{dims}"
@@ -283,13 +338,20 @@ class KeyframeIndex:
             if current is not None and current[0] != self.space:
                 db.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
                 db.execute("DELETE FROM meta WHERE key = 'keyframe_indexed'")
-            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.TABLE} USING vec0 ({_VEC_COLUMNS.format(dims=self.dims)})")
-            db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_space', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                       (self.space,))
+            db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.TABLE} USING vec0 ({_VEC_COLUMNS.format(dims=self.dims)})"
+            )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('keyframe_space', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                "excluded.value",
+                (self.space,),
+            )
 
     def _to_scratch(self) -> None:
         _scratch_tables(self.store, [self.TABLE], self.dims, space_key="keyframe_space", space=self.space)
-        self.store.db.execute("INSERT OR REPLACE INTO temp.meta (key, value) VALUES ('keyframe_space', ?)", (self.space,))
+        self.store.db.execute(
+            "INSERT OR REPLACE INTO temp.meta (key, value) VALUES ('keyframe_space', ?)", (self.space,)
+        )
         self.scratch = True
         self._mirrored_at = None
 
@@ -299,8 +361,10 @@ class KeyframeIndex:
         added = 0
         while True:
             mark = self.store.db.query_one("SELECT value FROM meta WHERE key = 'keyframe_indexed'")
-            rows = self.store.db.query("SELECT id, t_start, keyframes FROM clips WHERE id > ? ORDER BY id LIMIT ?",
-                                       (int(mark[0]) if mark else 0, batch))
+            rows = self.store.db.query(
+                "SELECT id, t_start, keyframes FROM clips WHERE id > ? ORDER BY id LIMIT ?",
+                (int(mark[0]) if mark else 0, batch),
+            )
             if not rows:
                 return added
             found = []
@@ -309,14 +373,23 @@ class KeyframeIndex:
                 image = cv2.imread(str(self.store.media_path(paths[0]))) if paths else None
                 if image is not None:
                     found.append((clip_id, t, image))
-            vectors = np.asarray(self._embed([f[2] for f in found]), np.float32) if found else np.empty((0, self.dims), np.float32)
+            vectors = (
+                np.asarray(self._embed([f[2] for f in found]), np.float32)
+                if found
+                else np.empty((0, self.dims), np.float32)
+            )
             try:
                 with self.store.write():
                     self.store.db.executemany(f"DELETE FROM {self.TABLE} WHERE item_id = ?", [(f[0],) for f in found])
-                    self.store.db.executemany(f"INSERT INTO {self.TABLE} (item_id, embedding, t) VALUES (?, ?, ?)",
-                                              [(f[0], v.tobytes(), float(f[1])) for f, v in zip(found, vectors)])
-                    self.store.db.execute("INSERT INTO meta (key, value) VALUES ('keyframe_indexed', ?) "
-                                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(rows[-1][0]),))
+                    self.store.db.executemany(
+                        f"INSERT INTO {self.TABLE} (item_id, embedding, t) VALUES (?, ?, ?)",
+                        [(f[0], v.tobytes(), float(f[1])) for f, v in zip(found, vectors)],
+                    )
+                    self.store.db.execute(
+                        "INSERT INTO meta (key, value) VALUES ('keyframe_indexed', ?) "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        (str(rows[-1][0]),),
+                    )
             except (ReadOnlyMemoryError, StorageFullError):
                 if self.scratch:
                     raise
@@ -324,7 +397,9 @@ class KeyframeIndex:
                 continue
             added += len(found)
 
-    def search(self, question_vector: np.ndarray, k: int = 10, *, before: float | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, question_vector: np.ndarray, k: int = 10, *, before: float | None = None
+    ) -> list[tuple[int, float]]:
         """(clip id, cosine similarity) of the k keyframes nearest the question."""
         version = (self.store.db.data_version(), self.store.generation)
         if version != self._mirrored_at:

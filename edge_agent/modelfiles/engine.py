@@ -16,13 +16,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PRECISIONS", "EngineBuildError", "EngineResult", "build_engine", "engine_file", "find_engines", "is_quantized"]
+from edge_agent.errors import EdgeAgentError
+
+__all__ = [
+    "PRECISIONS",
+    "EngineBuildError",
+    "EngineResult",
+    "build_engine",
+    "engine_file",
+    "find_engines",
+    "is_quantized",
+]
 
 PRECISIONS = ("fp16", "int8", "fp32")  #: also the order engines are preferred in
 TRTEXEC_JETPACK = Path("/usr/src/tensorrt/bin/trtexec")  # where JetPack installs it (not on PATH)
 
 
-class EngineBuildError(RuntimeError):
+class EngineBuildError(EdgeAgentError, RuntimeError):
     """No engine was built; the message says why and what to do."""
 
 
@@ -55,21 +65,26 @@ def _fixed(name: str, dims: Sequence[int], shape: Sequence[int] | None) -> tuple
     """One concrete shape for an input with dynamic dimensions (-1): ``shape`` where given, else batch 1."""
     if shape is not None:
         if len(shape) != len(dims) or any(d >= 0 and d != s for d, s in zip(dims, shape)):
-            raise EngineBuildError(f"--shape {'x'.join(map(str, shape))} does not fit input {name!r} of shape {tuple(dims)}")
+            raise EngineBuildError(
+                f"--shape {'x'.join(map(str, shape))} does not fit input {name!r} of shape {tuple(dims)}"
+            )
         return tuple(shape)
     if any(d < 0 for d in dims[1:]):
         raise EngineBuildError(f"input {name!r} has dynamic dimensions {tuple(dims)}: give --shape, e.g. 1x3x640x640")
     return (1, *dims[1:])
 
 
-def _build_with_python(trt: Any, onnx: Path, tmp: Path, precision: str, workspace_mb: int,
-                       shape: Sequence[int] | None) -> tuple[str, list[str]]:
+def _build_with_python(
+    trt: Any, onnx: Path, tmp: Path, precision: str, workspace_mb: int, shape: Sequence[int] | None
+) -> tuple[str, list[str]]:
     notes: list[str] = []
     logger = trt.Logger(trt.Logger.WARNING)
     builder = trt.Builder(logger)
     version = str(getattr(trt, "__version__", "?"))
     flags = 0
-    if version.split(".")[0].isdigit() and int(version.split(".")[0]) < 10:  # TensorRT 8.x needs explicit batch asked for
+    if (
+        version.split(".")[0].isdigit() and int(version.split(".")[0]) < 10
+    ):  # TensorRT 8.x needs explicit batch asked for
         flags = 1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH)
     network = builder.create_network(flags)
     parser = trt.OnnxParser(network, logger)
@@ -98,7 +113,9 @@ def _build_with_python(trt: Any, onnx: Path, tmp: Path, precision: str, workspac
         config.add_optimization_profile(profile)
     serialized = builder.build_serialized_network(network, config)
     if serialized is None:
-        raise EngineBuildError(f"TensorRT {version} could not build an engine from {onnx.name} (its log above says why)")
+        raise EngineBuildError(
+            f"TensorRT {version} could not build an engine from {onnx.name} (its log above says why)"
+        )
     with open(tmp, "wb") as f:
         f.write(serialized)
     return f"tensorrt {version}", notes
@@ -115,11 +132,16 @@ def _onnx_inputs(onnx: Path) -> list[tuple[str, tuple[int, ...]]]:
     return [(i.name, tuple(d if isinstance(d, int) else -1 for d in i.shape)) for i in session.get_inputs()]
 
 
-def _build_with_trtexec(trtexec: str, onnx: Path, tmp: Path, precision: str, workspace_mb: int,
-                        shape: Sequence[int] | None) -> tuple[str, list[str]]:
+def _build_with_trtexec(
+    trtexec: str, onnx: Path, tmp: Path, precision: str, workspace_mb: int, shape: Sequence[int] | None
+) -> tuple[str, list[str]]:
     command = [trtexec, f"--onnx={onnx}", f"--saveEngine={tmp}", f"--memPoolSize=workspace:{workspace_mb}M"]
     command += {"fp16": ["--fp16"], "int8": ["--int8", "--fp16"], "fp32": []}[precision]
-    shapes = [f"{name}:{'x'.join(map(str, _fixed(name, dims, shape)))}" for name, dims in _onnx_inputs(onnx) if any(d < 0 for d in dims)]
+    shapes = [
+        f"{name}:{'x'.join(map(str, _fixed(name, dims, shape)))}"
+        for name, dims in _onnx_inputs(onnx)
+        if any(d < 0 for d in dims)
+    ]
     if shapes:
         command += [f"--{kind}Shapes={','.join(shapes)}" for kind in ("min", "opt", "max")]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -134,8 +156,9 @@ def _trtexec() -> str | None:
     return found or (str(TRTEXEC_JETPACK) if TRTEXEC_JETPACK.is_file() else None)
 
 
-def build_engine(onnx: Path, out: Path, *, precision: str = "fp16", workspace_mb: int = 1024,
-                 shape: Sequence[int] | None = None) -> EngineResult:
+def build_engine(
+    onnx: Path, out: Path, *, precision: str = "fp16", workspace_mb: int = 1024, shape: Sequence[int] | None = None
+) -> EngineResult:
     """Build ``out`` from ``onnx``. The engine is written to ``out.part`` and renamed when complete, so a
     failed build never leaves a half engine under the name the agent loads."""
     if precision not in PRECISIONS:
@@ -143,9 +166,11 @@ def build_engine(onnx: Path, out: Path, *, precision: str = "fp16", workspace_mb
     if not onnx.is_file():
         raise EngineBuildError(f"ONNX model not found: {onnx}")
     if precision == "int8" and not is_quantized(onnx):
-        raise EngineBuildError(f"{onnx.name} is not quantized (no Q/DQ nodes), and INT8 without calibration data would give "
-                               "wrong results. Build with --fp16, or quantize the ONNX first (ONNX Runtime's quantize_static in "
-                               "QDQ format, or NVIDIA's TensorRT Model Optimizer) and build that file with --int8")
+        raise EngineBuildError(
+            f"{onnx.name} is not quantized (no Q/DQ nodes), and INT8 without calibration data would give "
+            "wrong results. Build with --fp16, or quantize the ONNX first (ONNX Runtime's quantize_static in "
+            "QDQ format, or NVIDIA's TensorRT Model Optimizer) and build that file with --int8"
+        )
     try:
         import tensorrt as trt
     except ImportError:
@@ -159,10 +184,12 @@ def build_engine(onnx: Path, out: Path, *, precision: str = "fp16", workspace_mb
         elif (trtexec := _trtexec()) is not None:
             tool, notes = _build_with_trtexec(trtexec, onnx, tmp, precision, workspace_mb, shape)
         else:
-            raise EngineBuildError("building an engine needs TensorRT, and neither the tensorrt Python module nor trtexec is "
-                                   "here. On a Jetson (JetPack 6): sudo apt install python3-libnvinfer (trtexec is in "
-                                   f"{TRTEXEC_JETPACK.parent}); elsewhere: pip install tensorrt. Until then ONNX Runtime runs "
-                                   "the ONNX file (providers = [\"CUDAExecutionProvider\", \"CPUExecutionProvider\"])")
+            raise EngineBuildError(
+                "building an engine needs TensorRT, and neither the tensorrt Python module nor trtexec is "
+                "here. On a Jetson (JetPack 6): sudo apt install python3-libnvinfer (trtexec is in "
+                f"{TRTEXEC_JETPACK.parent}); elsewhere: pip install tensorrt. Until then ONNX Runtime runs "
+                'the ONNX file (providers = ["CUDAExecutionProvider", "CPUExecutionProvider"])'
+            )
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)

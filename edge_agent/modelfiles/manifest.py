@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edge_agent.errors import EdgeAgentError
+
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
@@ -23,7 +25,17 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["BACKENDS", "FORMATS", "SOURCES", "TASKS", "Manifest", "ManifestError", "ModelEntry", "load_manifest", "manifest_path"]
+__all__ = [
+    "BACKENDS",
+    "FORMATS",
+    "SOURCES",
+    "TASKS",
+    "Manifest",
+    "ManifestError",
+    "ModelEntry",
+    "load_manifest",
+    "manifest_path",
+]
 
 TASKS = frozenset({"detect", "face-detect", "reid", "image-embed", "text-embed", "vlm", "llm", "stt"})
 FORMATS = frozenset({"onnx", "engine", "gguf", "safetensors", "ctranslate2", "tflite", "builtin"})
@@ -37,7 +49,7 @@ _REQUIRED = {
 }
 
 
-class ManifestError(ValueError):
+class ManifestError(EdgeAgentError, ValueError):
     """The manifest is unreadable or an entry breaks the schema; the message names the entry and field."""
 
 
@@ -144,8 +156,10 @@ def _located() -> Traversable:
     checkout = Path(__file__).resolve().parents[2] / "models" / "manifest.toml"
     if checkout.is_file():
         return checkout
-    raise ManifestError("the model manifest is missing: neither edge_agent/manifest.toml (installed) nor models/manifest.toml "
-                        "(source checkout) exists; reinstall edge-agent")
+    raise ManifestError(
+        "the model manifest is missing: neither edge_agent/manifest.toml (installed) nor models/manifest.toml "
+        "(source checkout) exists; reinstall edge-agent"
+    )
 
 
 def manifest_path() -> str:

@@ -3,7 +3,7 @@ ordered list of candidates per task, best first; the first one present here is t
 
 - ``default``: what the default configuration (``type = "auto"``) picks: YOLOX / OSNet when their ONNX
   files are in the models folder, else the built-ins; text, language and speech models come from
-  Python packages. This mirrors ``edge_agent.perception.pipeline.build_backends``.
+  Python packages. This mirrors ``edge_agent.perception.backends.build_backends``.
 - ``jetson``: TensorRT engines where they have been built (``edge-agent models build-engine``), else the
   ONNX files, else the built-ins; what ``deploy/config/home-camera.toml`` is written for."""
 
@@ -71,9 +71,12 @@ def _engine_candidate(manifest: Manifest, name: str, models: Path) -> Candidate:
     if engines and runtime:
         return Candidate(engines[0].name, True, f"TensorRT engine {engines[0]}")
     if engines:
-        return Candidate(engines[0].name, False, f"{engines[0].name} is built but tensorrt and pycuda are not importable here")
-    return Candidate(engine_file(entry.file, "fp16"), False,
-                     f"run `edge-agent models build-engine {entry.name} --fp16` for TensorRT")
+        return Candidate(
+            engines[0].name, False, f"{engines[0].name} is built but tensorrt and pycuda are not importable here"
+        )
+    return Candidate(
+        engine_file(entry.file, "fp16"), False, f"run `edge-agent models build-engine {entry.name} --fp16` for TensorRT"
+    )
 
 
 def _candidate(manifest: Manifest, name: str, models: Path, hash_files: bool, checks: dict[str, Check]) -> Candidate:
@@ -89,12 +92,23 @@ def _candidate(manifest: Manifest, name: str, models: Path, hash_files: bool, ch
         return Candidate(entry.name, True, f"{result.path}, NOT verified: {result.detail}", result)
     if entry.source == "package":
         return Candidate(entry.name, False, f"{result.detail} for {entry.name}", result)
-    return Candidate(entry.name, False, f"put {entry.file} in {models} for {entry.name}" +
-                     (f" (edge-agent models fetch {entry.name})" if entry.url else ""), result)
+    return Candidate(
+        entry.name,
+        False,
+        f"put {entry.file} in {models} for {entry.name}"
+        + (f" (edge-agent models fetch {entry.name})" if entry.url else ""),
+        result,
+    )
 
 
-def resolve(manifest: Manifest, models: Path, profile: str = "default", *, hash_files: bool = True,
-            checks: dict[str, Check] | None = None) -> list[TaskChoice]:
+def resolve(
+    manifest: Manifest,
+    models: Path,
+    profile: str = "default",
+    *,
+    hash_files: bool = True,
+    checks: dict[str, Check] | None = None,
+) -> list[TaskChoice]:
     """Per task of the profile: the candidate in use and the better ones that are missing. ``checks``:
     results already computed by name (so a listing hashes each file once)."""
     if profile not in PROFILES:

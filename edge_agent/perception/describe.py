@@ -2,7 +2,8 @@
 description and a clip's caption.
 
 - ``TemplateDescriber`` needs no model: category, colour name, pattern (plain, striped, checked),
-  the named zone or position in the frame, motion and the entities seen with it, all read off the pixels and boxes, so it never states what it did not see.
+  the named zone or position in the frame, motion and the entities seen with it, all read off the
+  pixels and boxes, so it never states what it did not see.
 - ``LlamaVLMDescriber``: a GGUF vision-language model and its mmproj through llama-cpp-python's
   multimodal chat handlers, with GEB's grounding prompt (establish the subject from its crops, use the
   scene only for interactions, use speech only where it concerns the subject) and ReflectWorld-MM's
@@ -11,14 +12,12 @@ description and a clip's caption.
 
 from __future__ import annotations
 
+import base64
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import base64
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -53,13 +52,23 @@ class Describer(Protocol):
     def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str: ...
 
 
-_HUES = [(10, "red"), (22, "orange"), (34, "yellow"), (78, "green"), (96, "teal"), (130, "blue"), (150, "purple"), (170, "pink"), (180, "red")]
+_HUES = [
+    (10, "red"),
+    (22, "orange"),
+    (34, "yellow"),
+    (78, "green"),
+    (96, "teal"),
+    (130, "blue"),
+    (150, "purple"),
+    (170, "pink"),
+    (180, "red"),
+]
 
 
 def colour_name(patch: np.ndarray) -> str:
     """The dominant colour of the central part of a crop, in plain words."""
     h, w = patch.shape[:2]
-    centre = patch[h // 4: max(h // 4 + 1, 3 * h // 4), w // 4: max(w // 4 + 1, 3 * w // 4)]
+    centre = patch[h // 4 : max(h // 4 + 1, 3 * h // 4), w // 4 : max(w // 4 + 1, 3 * w // 4)]
     hsv = cv2.cvtColor(centre, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
     sat, val = hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
     if np.median(val) < 0.2:
@@ -83,7 +92,9 @@ def pattern_name(patch: np.ndarray, size: int = 64) -> str:
     if inner.sum() < 16:
         return "plain"
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    magnitude, angle = cv2.cartToPolar(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1), angleInDegrees=True)
+    magnitude, angle = cv2.cartToPolar(
+        cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1), angleInDegrees=True
+    )
     m, a = magnitude[inner], angle[inner] % 180.0
     if float(m.mean()) / 255.0 < 0.25:
         return "plain"
@@ -125,7 +136,11 @@ def _plural(category: str, n: int) -> str:
 def _zone(box: np.ndarray, zones: dict[str, tuple[float, float, float, float]]) -> str | None:
     """The smallest named zone holding the box's centre."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    inside = [(abs((z[2] - z[0]) * (z[3] - z[1])), name) for name, z in zones.items() if z[0] <= cx <= z[2] and z[1] <= cy <= z[3]]
+    inside = [
+        (abs((z[2] - z[0]) * (z[3] - z[1])), name)
+        for name, z in zones.items()
+        if z[0] <= cx <= z[2] and z[1] <= cy <= z[3]
+    ]
     return min(inside)[1] if inside else None
 
 
@@ -160,7 +175,9 @@ class TemplateDescriber:
         if not observations:
             return f"{camera}: nothing detected"
         counts = Counter(o.category for o in observations)
-        moving = sum(1 for o in observations if _motion(np.asarray(o.boxes).reshape(-1, 4), o.frame_size).startswith("moving"))
+        moving = sum(
+            1 for o in observations if _motion(np.asarray(o.boxes).reshape(-1, 4), o.frame_size).startswith("moving")
+        )
         seen = ", ".join(_plural(c, n) for c, n in counts.most_common())
         return f"{camera}: {seen}" + (f"; {moving} moving" if moving else "")
 
@@ -212,8 +229,18 @@ class LlamaVLMDescriber:
     ``create_chat_completion``; otherwise llama-cpp-python (the ``[vlm]`` extra) loads ``model`` and
     ``mmproj`` with the chat handler named by ``handler``."""
 
-    def __init__(self, model: str | Path, mmproj: str | Path, *, handler: str = "llava-1.5", n_ctx: int = 4096,
-                 max_tokens: int = 96, n_gpu_layers: int = 0, crops: int = 2, llm: Any = None) -> None:
+    def __init__(
+        self,
+        model: str | Path,
+        mmproj: str | Path,
+        *,
+        handler: str = "llava-1.5",
+        n_ctx: int = 4096,
+        max_tokens: int = 96,
+        n_gpu_layers: int = 0,
+        crops: int = 2,
+        llm: Any = None,
+    ) -> None:
         self.wants_context = True
         self.max_tokens = max_tokens
         self.crops = crops
@@ -228,15 +255,21 @@ class LlamaVLMDescriber:
         if handler not in VLM_HANDLERS:
             raise ValueError(f"unknown VLM handler {handler!r}; expected one of {', '.join(VLM_HANDLERS)}")
         try:
-            from llama_cpp import Llama
-            from llama_cpp import llama_chat_format
+            from llama_cpp import Llama, llama_chat_format
         except ImportError as exc:
             raise ImportError("the VLM describer needs llama-cpp-python: pip install 'edge-agent[vlm]'") from exc
         handler_class = getattr(llama_chat_format, VLM_HANDLERS[handler], None)
         if handler_class is None:
-            raise ValueError(f"this llama-cpp-python has no {VLM_HANDLERS[handler]}; upgrade it or pick another handler")
-        self._llm = Llama(model_path=str(model), chat_handler=handler_class(clip_model_path=str(mmproj), verbose=False),
-                          n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, verbose=False)
+            raise ValueError(
+                f"this llama-cpp-python has no {VLM_HANDLERS[handler]}; upgrade it or pick another handler"
+            )
+        self._llm = Llama(
+            model_path=str(model),
+            chat_handler=handler_class(clip_model_path=str(mmproj), verbose=False),
+            n_ctx=n_ctx,
+            n_gpu_layers=n_gpu_layers,
+            verbose=False,
+        )
 
     def _ask(self, system: str, images: Sequence[np.ndarray], text: str) -> str:
         content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _data_uri(i)}} for i in images]
@@ -244,7 +277,8 @@ class LlamaVLMDescriber:
         try:
             reply = self._llm.create_chat_completion(
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": content}],
-                max_tokens=self.max_tokens, temperature=0.1,
+                max_tokens=self.max_tokens,
+                temperature=0.1,
             )
         except ValueError as exc:  # llama.cpp loads the projector on first use
             raise ValueError(f"{self.name}: {exc} (is the mmproj the one made for this model?)") from exc
@@ -270,5 +304,7 @@ class LlamaVLMDescriber:
         if scene is None:
             return listing
         speech = sorted({s for o in observations for s in o.speech})
-        text = f"Camera {camera}. Detections: {listing}." + (" Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in speech) if speech else "")
+        text = f"Camera {camera}. Detections: {listing}." + (
+            " Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in speech) if speech else ""
+        )
         return self._ask(CAPTION_PROMPT, [scene], text)

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from edge_agent.capture.frames import Frame
+from edge_agent.errors import EdgeAgentError
 
 __all__ = [
     "COCO_CLASSES",
@@ -37,15 +38,86 @@ __all__ = [
 ]
 
 COCO_CLASSES: tuple[str, ...] = (
-    "person", "bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat", "traffic light",
-    "fire hydrant", "stop sign", "parking meter", "bench", "bird", "cat", "dog", "horse", "sheep", "cow",
-    "elephant", "bear", "zebra", "giraffe", "backpack", "umbrella", "handbag", "tie", "suitcase", "frisbee",
-    "skis", "snowboard", "sports ball", "kite", "baseball bat", "baseball glove", "skateboard", "surfboard",
-    "tennis racket", "bottle", "wine glass", "cup", "fork", "knife", "spoon", "bowl", "banana", "apple",
-    "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake", "chair", "couch",
-    "potted plant", "bed", "dining table", "toilet", "tv", "laptop", "mouse", "remote", "keyboard",
-    "cell phone", "microwave", "oven", "toaster", "sink", "refrigerator", "book", "clock", "vase",
-    "scissors", "teddy bear", "hair drier", "toothbrush",
+    "person",
+    "bicycle",
+    "car",
+    "motorcycle",
+    "airplane",
+    "bus",
+    "train",
+    "truck",
+    "boat",
+    "traffic light",
+    "fire hydrant",
+    "stop sign",
+    "parking meter",
+    "bench",
+    "bird",
+    "cat",
+    "dog",
+    "horse",
+    "sheep",
+    "cow",
+    "elephant",
+    "bear",
+    "zebra",
+    "giraffe",
+    "backpack",
+    "umbrella",
+    "handbag",
+    "tie",
+    "suitcase",
+    "frisbee",
+    "skis",
+    "snowboard",
+    "sports ball",
+    "kite",
+    "baseball bat",
+    "baseball glove",
+    "skateboard",
+    "surfboard",
+    "tennis racket",
+    "bottle",
+    "wine glass",
+    "cup",
+    "fork",
+    "knife",
+    "spoon",
+    "bowl",
+    "banana",
+    "apple",
+    "sandwich",
+    "orange",
+    "broccoli",
+    "carrot",
+    "hot dog",
+    "pizza",
+    "donut",
+    "cake",
+    "chair",
+    "couch",
+    "potted plant",
+    "bed",
+    "dining table",
+    "toilet",
+    "tv",
+    "laptop",
+    "mouse",
+    "remote",
+    "keyboard",
+    "cell phone",
+    "microwave",
+    "oven",
+    "toaster",
+    "sink",
+    "refrigerator",
+    "book",
+    "clock",
+    "vase",
+    "scissors",
+    "teddy bear",
+    "hair drier",
+    "toothbrush",
 )
 ANIMALS = frozenset({"bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "animal"})
 
@@ -57,7 +129,7 @@ def kind_of(category: str) -> str:
     return "animal" if category in ANIMALS else "object"
 
 
-class ModelError(RuntimeError):
+class ModelError(EdgeAgentError, RuntimeError):
     """A model file is missing, unreadable, or not shaped as the backend expects."""
 
 
@@ -74,8 +146,10 @@ class Detections:
     def __post_init__(self) -> None:
         n = self.xyxy.shape[0]
         if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
-            raise ValueError(f"detections need xyxy (N, 4), confidence (N,), class_id (N,); got "
-                             f"{self.xyxy.shape}, {self.confidence.shape}, {self.class_id.shape}")
+            raise ValueError(
+                f"detections need xyxy (N, 4), confidence (N,), class_id (N,); got "
+                f"{self.xyxy.shape}, {self.confidence.shape}, {self.class_id.shape}"
+            )
 
     @classmethod
     def empty(cls, class_names: tuple[str, ...]) -> Detections:
@@ -111,7 +185,9 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     (1, 3, H, W) float32 BGR blob and the scale."""
     height, width = size
     ratio = min(height / image.shape[0], width / image.shape[1])
-    resized = cv2.resize(image, (int(image.shape[1] * ratio), int(image.shape[0] * ratio)), interpolation=cv2.INTER_LINEAR)
+    resized = cv2.resize(
+        image, (int(image.shape[1] * ratio), int(image.shape[0] * ratio)), interpolation=cv2.INTER_LINEAR
+    )
     padded = np.full((height, width, 3), 114, dtype=np.uint8)
     padded[: resized.shape[0], : resized.shape[1]] = resized
     return np.ascontiguousarray(padded.transpose(2, 0, 1)[None], dtype=np.float32), ratio
@@ -130,14 +206,18 @@ def yolox_decode(raw: np.ndarray, size: tuple[int, int], strides: Sequence[int] 
     grid, scale = np.concatenate(grids), np.concatenate(scales)
     out = raw[0].astype(np.float32).copy()
     if out.shape[0] != grid.shape[0]:
-        raise ModelError(f"YOLOX output has {out.shape[0]} anchors; strides {tuple(strides)} at {width}x{height} give {grid.shape[0]}")
+        raise ModelError(
+            f"YOLOX output has {out.shape[0]} anchors; "
+            f"strides {tuple(strides)} at {width}x{height} give {grid.shape[0]}"
+        )
     out[:, :2] = (out[:, :2] + grid) * scale
     out[:, 2:4] = np.exp(out[:, 2:4]) * scale
     return out
 
 
-def yolox_postprocess(decoded: np.ndarray, ratio: float, score_threshold: float, nms_iou: float,
-                      class_names: tuple[str, ...]) -> Detections:
+def yolox_postprocess(
+    decoded: np.ndarray, ratio: float, score_threshold: float, nms_iou: float, class_names: tuple[str, ...]
+) -> Detections:
     scores_all = decoded[:, 4:5] * decoded[:, 5:]
     class_id = scores_all.argmax(axis=1)
     scores = scores_all[np.arange(len(class_id)), class_id]
@@ -145,13 +225,28 @@ def yolox_postprocess(decoded: np.ndarray, ratio: float, score_threshold: float,
     if not np.any(keep):
         return Detections.empty(class_names)
     boxes = decoded[keep, :4]
-    xyxy = np.stack([boxes[:, 0] - boxes[:, 2] / 2, boxes[:, 1] - boxes[:, 3] / 2,
-                     boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2], axis=1) / ratio
+    xyxy = (
+        np.stack(
+            [
+                boxes[:, 0] - boxes[:, 2] / 2,
+                boxes[:, 1] - boxes[:, 3] / 2,
+                boxes[:, 0] + boxes[:, 2] / 2,
+                boxes[:, 1] + boxes[:, 3] / 2,
+            ],
+            axis=1,
+        )
+        / ratio
+    )
     scores, class_id = scores[keep], class_id[keep]
     xywh = np.concatenate([xyxy[:, :2], xyxy[:, 2:] - xyxy[:, :2]], axis=1)
     picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), class_id.tolist(), score_threshold, nms_iou)
     picked = np.asarray(picked, dtype=np.int64).reshape(-1)
-    return Detections(xyxy[picked].astype(np.float32), scores[picked].astype(np.float32), class_id[picked].astype(np.int32), class_names)
+    return Detections(
+        xyxy[picked].astype(np.float32),
+        scores[picked].astype(np.float32),
+        class_id[picked].astype(np.int32),
+        class_names,
+    )
 
 
 class YOLOXDetector:
@@ -159,9 +254,16 @@ class YOLOXDetector:
     preference, e.g. ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"];
     unavailable ones are skipped, and ``providers_used`` says what runs."""
 
-    def __init__(self, model_path: str | Path, *, providers: Sequence[str] = ("CPUExecutionProvider",),
-                 score_threshold: float = 0.1, nms_iou: float = 0.45, class_names: tuple[str, ...] = COCO_CLASSES,
-                 threads: int = 0) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        providers: Sequence[str] = ("CPUExecutionProvider",),
+        score_threshold: float = 0.1,
+        nms_iou: float = 0.45,
+        class_names: tuple[str, ...] = COCO_CLASSES,
+        threads: int = 0,
+    ) -> None:
         import onnxruntime as ort
 
         path = Path(model_path)
@@ -183,8 +285,10 @@ class YOLOXDetector:
             raise ModelError(f"{path.name}: expected one input of shape (1, 3, H, W) with fixed H and W, got {shape}")
         out_shape = self._session.get_outputs()[0].shape
         if len(out_shape) != 3 or out_shape[-1] != 5 + len(class_names):
-            raise ModelError(f"{path.name}: expected output (1, anchors, {5 + len(class_names)}) for {len(class_names)} "
-                             f"classes, got {out_shape}")
+            raise ModelError(
+                f"{path.name}: expected output (1, anchors, {5 + len(class_names)}) for {len(class_names)} "
+                f"classes, got {out_shape}"
+            )
         self.input_size = (int(shape[2]), int(shape[3]))
         self._input_name = inputs[0].name
         self.score_threshold = score_threshold
@@ -198,15 +302,24 @@ class YOLOXDetector:
         raw = self._session.run(None, {self._input_name: blob})[0]
         decoded = yolox_decode(raw, self.input_size)
         width, height = frame.size
-        return yolox_postprocess(decoded, ratio, self.score_threshold, self.nms_iou, self.class_names).clipped(width, height)
+        return yolox_postprocess(decoded, ratio, self.score_threshold, self.nms_iou, self.class_names).clipped(
+            width, height
+        )
 
 
 class TensorRTYOLOXDetector:
     """YOLOX as a serialised TensorRT engine (built by ``edge-agent models build-engine``), run with
     tensorrt and pycuda. Both are imported only here; without them this backend says what is missing."""
 
-    def __init__(self, engine_path: str | Path, *, score_threshold: float = 0.1, nms_iou: float = 0.45,
-                 class_names: tuple[str, ...] = COCO_CLASSES, runtime: Any = None) -> None:
+    def __init__(
+        self,
+        engine_path: str | Path,
+        *,
+        score_threshold: float = 0.1,
+        nms_iou: float = 0.45,
+        class_names: tuple[str, ...] = COCO_CLASSES,
+        runtime: Any = None,
+    ) -> None:
         path = Path(engine_path)
         if not path.is_file():
             raise ModelError(f"TensorRT engine not found: {path}")
@@ -225,7 +338,9 @@ class TensorRTYOLOXDetector:
         raw = self._runtime.infer(blob)
         decoded = yolox_decode(raw.reshape(1, -1, 5 + len(self.class_names)), self.input_size)
         width, height = frame.size
-        return yolox_postprocess(decoded, ratio, self.score_threshold, self.nms_iou, self.class_names).clipped(width, height)
+        return yolox_postprocess(decoded, ratio, self.score_threshold, self.nms_iou, self.class_names).clipped(
+            width, height
+        )
 
 
 class _TensorRTRuntime:
@@ -239,8 +354,10 @@ class _TensorRTRuntime:
             import pycuda.driver as cuda
             import tensorrt as trt
         except ImportError as exc:
-            raise ModelError(f"the TensorRT backend needs tensorrt and pycuda ({exc.name} is not installed); "
-                             "use the ONNX Runtime backends instead (type = \"yolox\" / \"osnet\")") from exc
+            raise ModelError(
+                f"the TensorRT backend needs tensorrt and pycuda ({exc.name} is not installed); "
+                'use the ONNX Runtime backends instead (type = "yolox" / "osnet")'
+            ) from exc
         self._cuda = cuda
         logger = trt.Logger(trt.Logger.WARNING)
         with open(path, "rb") as f, trt.Runtime(logger) as runtime:
@@ -255,7 +372,9 @@ class _TensorRTRuntime:
             raise ModelError(f"{path.name}: expected one input and one output tensor, got {inputs} and {outputs}")
         self._input, self._output = inputs[0], outputs[0]
         self.input_shape = tuple(self._engine.get_tensor_shape(self._input))
-        if any(d < 0 for d in self.input_shape):  # built from an ONNX with a dynamic dimension: run at the profile's shape
+        if any(
+            d < 0 for d in self.input_shape
+        ):  # built from an ONNX with a dynamic dimension: run at the profile's shape
             self.input_shape = tuple(self._engine.get_tensor_profile_shape(self._input, 0)[1])
             self._context.set_input_shape(self._input, self.input_shape)
         self.output_shape = tuple(self._context.get_tensor_shape(self._output))
@@ -294,7 +413,9 @@ class OpenCVDetector:
             path = Path(file) if Path(file).is_file() else Path(data or "") / file
             classifier = cv2.CascadeClassifier(str(path))
             if classifier.empty():
-                raise ModelError(f"Haar cascade {file} not found (opencv-python-headless 4.x bundles them; 5.x does not)")
+                raise ModelError(
+                    f"Haar cascade {file} not found (opencv-python-headless 4.x bundles them; 5.x does not)"
+                )
             if category not in self.class_names:
                 self.class_names = (*self.class_names, category)
             self._cascades.append((classifier, self.class_names.index(category)))
@@ -315,7 +436,9 @@ class OpenCVDetector:
                 classes.append(0)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         for classifier, class_id in self._cascades:
-            found, _, levels = classifier.detectMultiScale3(gray, scaleFactor=1.1, minNeighbors=4, outputRejectLevels=True)
+            found, _, levels = classifier.detectMultiScale3(
+                gray, scaleFactor=1.1, minNeighbors=4, outputRejectLevels=True
+            )
             for (x, y, w, h), level in zip(found, np.asarray(levels).reshape(-1)):
                 boxes.append([x, y, x + w, y + h])
                 scores.append(1.0 / (1.0 + np.exp(-0.5 * float(level))))
@@ -323,7 +446,9 @@ class OpenCVDetector:
         if not boxes:
             return Detections.empty(self.class_names)
         xyxy = np.asarray(boxes, np.float32) / scale
-        return Detections(xyxy, np.asarray(scores, np.float32), np.asarray(classes, np.int32), self.class_names).clipped(*frame.size)
+        return Detections(
+            xyxy, np.asarray(scores, np.float32), np.asarray(classes, np.int32), self.class_names
+        ).clipped(*frame.size)
 
 
 # -- ground truth ------------------------------------------------------------------------------------
@@ -347,8 +472,14 @@ class GroundTruthDetector:
     """Replays annotated boxes: ``boxes_of(frame_index)`` -> (xyxy, category names). For a MOT sequence,
     :meth:`from_mot` reads gt/gt.txt (ignoring rows with conf 0 and non-person classes)."""
 
-    def __init__(self, boxes_of: Callable[[int], tuple[np.ndarray, Sequence[str]]], class_names: Sequence[str],
-                 *, noise: DetectionNoise | None = None, name: str = "ground truth") -> None:
+    def __init__(
+        self,
+        boxes_of: Callable[[int], tuple[np.ndarray, Sequence[str]]],
+        class_names: Sequence[str],
+        *,
+        noise: DetectionNoise | None = None,
+        name: str = "ground truth",
+    ) -> None:
         self._boxes_of = boxes_of
         self.class_names = tuple(class_names)
         self.noise = noise or DetectionNoise()
@@ -356,7 +487,9 @@ class GroundTruthDetector:
         self.name = name
 
     @classmethod
-    def from_mot(cls, sequence: str | Path, *, noise: DetectionNoise | None = None, min_visibility: float = 0.0) -> GroundTruthDetector:
+    def from_mot(
+        cls, sequence: str | Path, *, noise: DetectionNoise | None = None, min_visibility: float = 0.0
+    ) -> GroundTruthDetector:
         """MOT17 semantics (person classes 1, 2 and 7 kept), unless seqinfo.ini names the classes
         (``classes = person,cup``): then gt class k is the k-th name and every row is kept. Boxes whose
         visibility (9th column) is below ``min_visibility`` are left out: MOT annotates people hidden
@@ -372,7 +505,9 @@ class GroundTruthDetector:
         try:
             rows = np.loadtxt(path, delimiter=",", ndmin=2)
         except ValueError as exc:
-            raise ModelError(f"{path}: not MOT gt rows (frame, id, left, top, width, height, conf, class, visibility): {exc}") from exc
+            raise ModelError(
+                f"{path}: not MOT gt rows (frame, id, left, top, width, height, conf, class, visibility): {exc}"
+            ) from exc
         if rows.shape[1] < 8:
             raise ModelError(f"{path}: expected at least 8 columns, got {rows.shape[1]}")
         if min_visibility > 0 and rows.shape[1] >= 9:
@@ -416,4 +551,6 @@ class GroundTruthDetector:
             ids.append(0)
         scores = rng.uniform(*noise.score_range, len(boxes)).astype(np.float32)
         boxes = np.concatenate([np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])], axis=1)
-        return Detections(boxes.astype(np.float32), scores, np.asarray(ids, np.int32), self.class_names).clipped(width, height)
+        return Detections(boxes.astype(np.float32), scores, np.asarray(ids, np.int32), self.class_names).clipped(
+            width, height
+        )

@@ -77,8 +77,14 @@ def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.nda
     """Per pixel, how unlike the background it is (0..1): the background is the median colour of the
     crop's outer ring (a box's margin). Where nothing stands out (a thing the colour of its
     surroundings), every pixel counts."""
-    border = np.concatenate([image[:ring].reshape(-1, 3), image[-ring:].reshape(-1, 3),
-                             image[:, :ring].reshape(-1, 3), image[:, -ring:].reshape(-1, 3)]).astype(np.float32)
+    border = np.concatenate(
+        [
+            image[:ring].reshape(-1, 3),
+            image[-ring:].reshape(-1, 3),
+            image[:, :ring].reshape(-1, 3),
+            image[:, -ring:].reshape(-1, 3),
+        ]
+    ).astype(np.float32)
     distance = np.linalg.norm(image.astype(np.float32) - np.median(border, axis=0), axis=2)
     weight = np.clip(distance / scale, 0.0, 1.0)
     return weight if weight.mean() > 0.1 else np.ones_like(weight)
@@ -113,10 +119,18 @@ class ColorTextureEmbedder:
         weight = sat * val * kernel  # colourless or dark pixels say little about hue; the border, little at all
         blocks = []
         half = self.size // 2
-        cells = [(slice(None), slice(None))] + [(slice(r, r + half), slice(c, c + half)) for r in (0, half) for c in (0, half)]
+        cells = [(slice(None), slice(None))] + [
+            (slice(r, r + half), slice(c, c + half)) for r in (0, half) for c in (0, half)
+        ]
         for rows, cols in cells:
-            hist = np.bincount((hue_bin[rows, cols] * 3 + sat_bin[rows, cols]).ravel(), weights=weight[rows, cols].ravel(), minlength=24)
-            blocks.append(hist / max(float(kernel[rows, cols].sum()), 1e-6))  # by area: a colourless thing has small hue blocks
+            hist = np.bincount(
+                (hue_bin[rows, cols] * 3 + sat_bin[rows, cols]).ravel(),
+                weights=weight[rows, cols].ravel(),
+                minlength=24,
+            )
+            blocks.append(
+                hist / max(float(kernel[rows, cols].sum()), 1e-6)
+            )  # by area: a colourless thing has small hue blocks
         value_hist = np.bincount(np.minimum((val * 8).astype(int), 7).ravel(), weights=kernel.ravel(), minlength=8)
         blocks.append(value_hist / value_hist.sum())
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -140,7 +154,9 @@ class ColorTextureEmbedder:
         return _normalise(np.stack([self._one(c) for c in crops]))
 
 
-def _image_blob(crops: Sequence[np.ndarray], size: tuple[int, int], rgb: bool, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+def _image_blob(
+    crops: Sequence[np.ndarray], size: tuple[int, int], rgb: bool, mean: np.ndarray, std: np.ndarray
+) -> np.ndarray:
     """BGR crops -> (N, 3, H, W) float32: resized, RGB if asked, 0-1, per-channel normalised."""
     h, w = size
     images = [cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
@@ -156,7 +172,7 @@ def _in_batches(blob: np.ndarray, batch: int | None, run: Callable[[np.ndarray],
         return run(blob)
     parts = []
     for i in range(0, len(blob), batch):
-        chunk = blob[i:i + batch]
+        chunk = blob[i : i + batch]
         pad = batch - len(chunk)
         if pad:
             chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), np.float32)])
@@ -168,9 +184,17 @@ class ONNXImageEmbedder:
     """An image-embedding ONNX model: input (N or 1, 3, H, W), output (N, D). ``rgb``: the model takes
     RGB (most do); ``mean`` / ``std``: per-channel normalisation of 0-1 pixel values."""
 
-    def __init__(self, model_path: str | Path, *, space: str | None = None, size: tuple[int, int] | None = None,
-                 rgb: bool = True, mean: Sequence[float] = IMAGENET_MEAN, std: Sequence[float] = IMAGENET_STD,
-                 providers: Sequence[str] = ("CPUExecutionProvider",)) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        space: str | None = None,
+        size: tuple[int, int] | None = None,
+        rgb: bool = True,
+        mean: Sequence[float] = IMAGENET_MEAN,
+        std: Sequence[float] = IMAGENET_STD,
+        providers: Sequence[str] = ("CPUExecutionProvider",),
+    ) -> None:
         import onnxruntime as ort
 
         path = Path(model_path)
@@ -180,8 +204,11 @@ class ONNXImageEmbedder:
         options = ort.SessionOptions()
         options.log_severity_level = 3
         try:
-            self._session = ort.InferenceSession(str(path), sess_options=options,
-                                                 providers=[p for p in providers if p in available] or ["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(path),
+                sess_options=options,
+                providers=[p for p in providers if p in available] or ["CPUExecutionProvider"],
+            )
         except Exception as exc:
             raise ModelError(f"cannot load {path} with ONNX Runtime: {exc}") from exc
         (inp,) = self._session.get_inputs()
@@ -194,7 +221,9 @@ class ONNXImageEmbedder:
                 raise ModelError(f"{path.name}: input size is dynamic ({shape}); give size=(height, width)")
             size = (int(shape[2]), int(shape[3]))
         elif len(fixed) == 2 and tuple(fixed) != tuple(size):
-            raise ModelError(f"{path.name}: model input is {fixed[0]}x{fixed[1]}, configured size is {size[0]}x{size[1]}")
+            raise ModelError(
+                f"{path.name}: model input is {fixed[0]}x{fixed[1]}, configured size is {size[0]}x{size[1]}"
+            )
         out = self._session.get_outputs()[0].shape
         if len(out) != 2 or not isinstance(out[1], int):
             raise ModelError(f"{path.name}: expected an output of shape (N, D), got {out}")
@@ -221,7 +250,9 @@ class OSNetEmbedder(ONNXImageEmbedder):
     """Person re-identification: OSNet-style ONNX (1 or N x 3 x 256 x 128, RGB, ImageNet-normalised)."""
 
     def __init__(self, model_path: str | Path, *, providers: Sequence[str] = ("CPUExecutionProvider",)) -> None:
-        super().__init__(model_path, size=(256, 128), rgb=True, providers=providers, space=f"reid:{Path(model_path).stem}")
+        super().__init__(
+            model_path, size=(256, 128), rgb=True, providers=providers, space=f"reid:{Path(model_path).stem}"
+        )
 
 
 class TensorRTEmbedder:
@@ -234,8 +265,16 @@ class TensorRTEmbedder:
     ``runtime``: an object with ``input_shape``, ``output_shape`` and ``infer(blob)`` (tests pass a fake);
     by default the engine is loaded with tensorrt + pycuda."""
 
-    def __init__(self, engine_path: str | Path, *, space: str | None = None, rgb: bool = True,
-                 mean: Sequence[float] = IMAGENET_MEAN, std: Sequence[float] = IMAGENET_STD, runtime: Any = None) -> None:
+    def __init__(
+        self,
+        engine_path: str | Path,
+        *,
+        space: str | None = None,
+        rgb: bool = True,
+        mean: Sequence[float] = IMAGENET_MEAN,
+        std: Sequence[float] = IMAGENET_STD,
+        runtime: Any = None,
+    ) -> None:
         path = Path(engine_path)
         if not path.is_file():
             raise ModelError(f"TensorRT engine not found: {path}")

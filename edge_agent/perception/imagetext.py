@@ -42,8 +42,15 @@ class ONNXCLIPEmbedder:
     ``text_model``: input token ids (N, context_length) int64 (and an attention mask if it takes one),
     output (N, D); ``tokenizer``: tokenizer.json of the text tower."""
 
-    def __init__(self, image_model: str | Path, text_model: str | Path, tokenizer: str | Path, *,
-                 context_length: int = 77, space: str | None = None) -> None:
+    def __init__(
+        self,
+        image_model: str | Path,
+        text_model: str | Path,
+        tokenizer: str | Path,
+        *,
+        context_length: int = 77,
+        space: str | None = None,
+    ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -53,7 +60,9 @@ class ONNXCLIPEmbedder:
         options = ort.SessionOptions()
         options.log_severity_level = 3
         try:
-            self._image = ort.InferenceSession(str(image_model), sess_options=options, providers=["CPUExecutionProvider"])
+            self._image = ort.InferenceSession(
+                str(image_model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
             self._text = ort.InferenceSession(str(text_model), sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise ModelError(f"cannot load the image-text models with ONNX Runtime: {exc}") from exc
@@ -80,11 +89,22 @@ class ONNXCLIPEmbedder:
         for image in images:
             h, w = image.shape[:2]
             scale = self.size / min(h, w)  # CLIP: resize the short side, centre crop
-            resized = cv2.resize(image, (max(self.size, round(w * scale)), max(self.size, round(h * scale))), interpolation=cv2.INTER_CUBIC)
+            resized = cv2.resize(
+                image,
+                (max(self.size, round(w * scale)), max(self.size, round(h * scale))),
+                interpolation=cv2.INTER_CUBIC,
+            )
             top, left = (resized.shape[0] - self.size) // 2, (resized.shape[1] - self.size) // 2
-            rgb = cv2.cvtColor(resized[top:top + self.size, left:left + self.size], cv2.COLOR_BGR2RGB).astype(np.float32) / 255.0
+            rgb = (
+                cv2.cvtColor(resized[top : top + self.size, left : left + self.size], cv2.COLOR_BGR2RGB).astype(
+                    np.float32
+                )
+                / 255.0
+            )
             blobs.append(((rgb - CLIP_MEAN) / CLIP_STD).transpose(2, 0, 1))
-        out = self._image.run(None, {self._image.get_inputs()[0].name: np.ascontiguousarray(np.stack(blobs), dtype=np.float32)})[0]
+        out = self._image.run(
+            None, {self._image.get_inputs()[0].name: np.ascontiguousarray(np.stack(blobs), dtype=np.float32)}
+        )[0]
         return _normalise(np.asarray(out, np.float32))
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:

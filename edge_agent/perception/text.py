@@ -17,12 +17,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from edge_agent.errors import EdgeAgentError
+
 __all__ = ["MiniLMTextEmbedder", "TextEmbedder", "TextModelMissing"]
 
 SMALL_BATCH_TOKENS = 256  #: below this many tokens in a batch, the forward pass runs on one BLAS thread
 
 
-class TextModelMissing(RuntimeError):
+class TextModelMissing(EdgeAgentError, RuntimeError):
     """The text embedding model (or a library to run it) is not installed."""
 
 
@@ -79,13 +81,16 @@ class MiniLMTextEmbedder:
         except FileNotFoundError as exc:
             raise TextModelMissing(f"{folder} lacks {Path(exc.filename).name}: not an all-MiniLM-L6-v2 folder") from exc
         if config.get("hidden_size") != self.dims or config.get("model_type") != "bert":
-            raise TextModelMissing(f"{folder}: expected a BERT with hidden size 384, got {config.get('model_type')} {config.get('hidden_size')}")
+            raise TextModelMissing(
+                f"{folder}: expected a BERT with hidden size 384, "
+                f"got {config.get('model_type')} {config.get('hidden_size')}"
+            )
         self._tokenizer.no_padding()  # the bundled tokenizer.json pads to 128; we pad per batch
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config["layer_norm_eps"])
         prefix = "" if "embeddings.word_embeddings.weight" in weights else "bert."
-        w = {k[len(prefix):]: v.astype(np.float32) for k, v in weights.items() if k.startswith(prefix)}
+        w = {k[len(prefix) :]: v.astype(np.float32) for k, v in weights.items() if k.startswith(prefix)}
         # Dense layers kept as contiguous (in, out): a 2-D product with them runs in BLAS; a 3-D one with a
         # transposed view did not (40 ms a question instead of a few).
         for name in [k for k in w if k.startswith("encoder.") and k.endswith(".weight") and w[k].ndim == 2]:
@@ -98,17 +103,22 @@ class MiniLMTextEmbedder:
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w, eps = self._w, self._eps
         n, length = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][np.arange(length)][None]
-             + w["embeddings.token_type_embeddings.weight"][0][None, None])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][np.arange(length)][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
         heads, head_dim = self._heads, self.dims // self._heads
         bias = np.where(mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
         for i in range(self._layers):
             p = f"encoder.layer.{i}."
 
-            def linear(t: np.ndarray, name: str) -> np.ndarray:
+            def linear(t: np.ndarray, name: str, p: str = p) -> np.ndarray:
                 weight = w[p + name + ".weight"]  # (in, out)
-                return (t.reshape(-1, t.shape[-1]) @ weight).reshape(*t.shape[:-1], weight.shape[1]) + w[p + name + ".bias"]
+                return (t.reshape(-1, t.shape[-1]) @ weight).reshape(*t.shape[:-1], weight.shape[1]) + w[
+                    p + name + ".bias"
+                ]
 
             def split(t: np.ndarray) -> np.ndarray:
                 return t.reshape(n, length, heads, head_dim).transpose(0, 2, 1, 3)
@@ -118,10 +128,19 @@ class MiniLMTextEmbedder:
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             attention = scores / scores.sum(axis=-1, keepdims=True)
             context = (attention @ v).transpose(0, 2, 1, 3).reshape(n, length, self.dims)
-            x = _layer_norm(x + linear(context, "attention.output.dense"),
-                            w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)
+            x = _layer_norm(
+                x + linear(context, "attention.output.dense"),
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+                eps,
+            )
             hidden = _gelu(linear(x, "intermediate.dense"))
-            x = _layer_norm(x + linear(hidden, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
+            x = _layer_norm(
+                x + linear(hidden, "output.dense"),
+                w[p + "output.LayerNorm.weight"],
+                w[p + "output.LayerNorm.bias"],
+                eps,
+            )
         pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
@@ -130,7 +149,7 @@ class MiniLMTextEmbedder:
             raise TypeError("embed takes a list of texts; wrap a single text in a list")
         out = []
         for start in range(0, len(texts), self._batch):
-            encodings = self._tokenizer.encode_batch(list(texts[start:start + self._batch]))
+            encodings = self._tokenizer.encode_batch(list(texts[start : start + self._batch]))
             length = max(len(e.ids) for e in encodings)
             ids = np.zeros((len(encodings), length), np.int64)
             mask = np.zeros((len(encodings), length), np.float32)

@@ -16,8 +16,8 @@ import numpy as np
 
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store
-from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.memory.consolidate import facts
+from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.memory.wording import place_of
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
@@ -29,8 +29,11 @@ _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
 _WHO = re.compile(r"\bwho\b", re.I)
 _AFTER = re.compile(r"\b(after|afterwards|next|then)\b", re.I)
-_USUAL = re.compile(r"\b(usual|usually|normally|typically|generally|habits?|most (?:days|mornings|afternoons|evenings|nights)|"
-                    r"whose|belongs?|owns?|owner|where does .* (?:live|stay|go))\b", re.I)
+_USUAL = re.compile(
+    r"\b(usual|usually|normally|typically|generally|habits?|most (?:days|mornings|afternoons|evenings|nights)|"
+    r"whose|belongs?|owns?|owner|where does .* (?:live|stay|go))\b",
+    re.I,
+)
 
 
 @dataclass
@@ -64,17 +67,31 @@ def _t(t: float) -> str:
 
 
 def _cite(o: Observation) -> dict[str, object]:
-    return {"entity": o.entity_id, "observation": o.id, "clip": o.clip_id, "camera": o.camera, "t_start": o.t_start, "t_end": o.t_end}
+    return {
+        "entity": o.entity_id,
+        "observation": o.id,
+        "clip": o.clip_id,
+        "camera": o.camera,
+        "t_start": o.t_start,
+        "t_end": o.t_end,
+    }
 
 
 class DeterministicController:
-    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None,
-                 image_text: ImageTextEmbedder | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: TextEmbedder,
+        config: RetrievalConfig | None = None,
+        image_text: ImageTextEmbedder | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
 
-    def _subject(self, evidence: Evidence, kinds: Sequence[str] | None = None, around: Sequence[float] = ()) -> int | None:
+    def _subject(
+        self, evidence: Evidence, kinds: Sequence[str] | None = None, around: Sequence[float] = ()
+    ) -> int | None:
         """The entity the question is most about: the largest summed rank among its retrieved records;
         when the question names a moment, by its best-matching record at that moment, if any was seen
         then (what it looked like and where it was then is what the question describes)."""
@@ -122,7 +139,9 @@ class DeterministicController:
         """The subject's observation nearest each moment the question names."""
         return [min(history, key=lambda o: abs((o.t_start + o.t_end) / 2 - t)) for t in moments] if history else []
 
-    def _where(self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()) -> tuple[str, list[dict[str, object]]]:
+    def _where(
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()
+    ) -> tuple[str, list[dict[str, object]]]:
         subject = self._subject(evidence, around=around)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
@@ -131,10 +150,15 @@ class DeterministicController:
         entity = self.store.entity(subject)
         name = f" '{entity.name}'" if entity.name else ""
         then = [o for o in self._at(history, around) if o.id != last.id]
-        return (f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
-                f"{last.description or 'no description'} (observation {last.id}).", [_cite(o) for o in then] + [_cite(last)])
+        return (
+            f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
+            f"{last.description or 'no description'} (observation {last.id}).",
+            [_cite(o) for o in then] + [_cite(last)],
+        )
 
-    def _after(self, evidence: Evidence, as_of: float | None, around: Sequence[float]) -> tuple[str, list[dict[str, object]]]:
+    def _after(
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float]
+    ) -> tuple[str, list[dict[str, object]]]:
         """What changed for the subject after the moment named: the first later observation somewhere else."""
         subject = self._subject(evidence, around=around)
         if subject is None:
@@ -146,13 +170,22 @@ class DeterministicController:
         place = _place_of(start)
         later = next((o for o in history if o.t_start > start.t_end and _place_of(o) != place), None)
         if later is None:
-            return f"After {_t(start.t_end)}, entity #{subject} stayed {place or 'where it was'} as far as memory knows.", [_cite(start)]
+            return (
+                f"After {_t(start.t_end)}, entity #{subject} stayed {place or 'where it was'} as far as memory knows.",
+                [_cite(start)],
+            )
         where = _place_of(later) or "somewhere else"
         moved_to = where.split(" the ", 1)[1] if " the " in where else where
-        return (f"After {_t(start.t_end)} it was moved to the {moved_to}: entity #{subject} was seen {where} at {_t(later.t_start)} "
-                f"(observation {later.id}).", [_cite(start), _cite(later)])
+        return (
+            f"After {_t(start.t_end)} it was moved to the {moved_to}: "
+            f"entity #{subject} was seen {where} at {_t(later.t_start)} "
+            f"(observation {later.id}).",
+            [_cite(start), _cite(later)],
+        )
 
-    def _count(self, evidence: Evidence, as_of: float | None, question: str = "") -> tuple[str, list[dict[str, object]]]:
+    def _count(
+        self, evidence: Evidence, as_of: float | None, question: str = ""
+    ) -> tuple[str, list[dict[str, object]]]:
         """How many times the subject came to a place the question names ("got on the sofa"), or changed
         place ("was moved"), on the days it names; else how often it was seen."""
         subject = self._subject(evidence)
@@ -180,29 +213,46 @@ class DeterministicController:
                     previous = o
             what = f"came {' or '.join(sorted(places))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
-            return (f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
-                    + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
-                    [_cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)] or [_cite(o) for o in history[-1:]])
+            return (
+                f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
+                + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
+                [_cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)]
+                or [_cite(o) for o in history[-1:]],
+            )
         shown = [o for o in history if not days or any(a <= o.t_start < b for a, b in days)]
         dates = sorted({_t(o.t_start)[:10] for o in shown})
-        return (f"Entity #{subject} ({entity.category}) appears in {len(shown)} observations on {len(dates)} day(s) "
-                f"({', '.join(dates)}).", [_cite(o) for o in shown])
+        return (
+            f"Entity #{subject} ({entity.category}) appears in {len(shown)} observations on {len(dates)} day(s) "
+            f"({', '.join(dates)}).",
+            [_cite(o) for o in shown],
+        )
 
-    def _who(self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()) -> tuple[str, list[dict[str, object]]]:
+    def _who(
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()
+    ) -> tuple[str, list[dict[str, object]]]:
         subject = self._subject(evidence, kinds=("object", "animal"), around=around)
         if subject is None:
             return self._summary(evidence)
         history = self._history(subject, as_of)
         # People seen in the same clips as the subject: at the moment the question names, else the most recent.
-        order = sorted(history, key=lambda o: min(abs(o.t_start - t) for t in around)) if around else list(reversed(history))
+        order = (
+            sorted(history, key=lambda o: min(abs(o.t_start - t) for t in around))
+            if around
+            else list(reversed(history))
+        )
         for o in order:
-            people = [p for p in self.store.observations_in_clip(o.clip_id) if p.kind == "person" and p.entity_id is not None]
+            people = [
+                p for p in self.store.observations_in_clip(o.clip_id) if p.kind == "person" and p.entity_id is not None
+            ]
             if people:
                 p = people[0]
                 entity = self.store.entity(p.entity_id)
                 name = f" '{entity.name}'" if entity.name else ""
-                return (f"Person #{p.entity_id}{name} was with entity #{subject} at {_t(o.t_start)} on camera {o.camera}: "
-                        f"{p.description or 'no description'}.", [_cite(o), _cite(p)])
+                return (
+                    f"Person #{p.entity_id}{name} was with entity #{subject} at {_t(o.t_start)} on camera {o.camera}: "
+                    f"{p.description or 'no description'}.",
+                    [_cite(o), _cite(p)],
+                )
         return f"No person was seen together with entity #{subject}.", []
 
     def _facts(self, evidence: Evidence, question: str, as_of: float | None) -> tuple[str, list[dict[str, object]]]:
@@ -225,7 +275,10 @@ class DeterministicController:
         shown = self.store.observations_by_id(evidence.observation_ids[:3])
         if not shown:
             return "Memory holds nothing that matches the question.", []
-        parts = [f"{o.description} ({_t(o.t_start)}, camera {o.camera}, entity #{o.entity_id}, observation {o.id})" for o in shown]
+        parts = [
+            f"{o.description} ({_t(o.t_start)}, camera {o.camera}, entity #{o.entity_id}, observation {o.id})"
+            for o in shown
+        ]
         return "Most relevant in memory: " + "; ".join(parts) + ".", [_cite(o) for o in shown]
 
     def _nearest_choice(self, text: str, choices: Sequence[str]) -> tuple[str | None, int | None]:

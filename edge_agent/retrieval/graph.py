@@ -9,21 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from edge_agent.config.retrieval import RelationWeights
 from edge_agent.memory import Store
 from edge_agent.retrieval.ppr import transition_matrix
 
 __all__ = ["MemoryGraph", "RelationWeights"]
-
-
-@dataclass(frozen=True)
-class RelationWeights:
-    """Edge weight per relation (0 removes it: the no-identity-edges and no-episode-edges ablations)."""
-
-    membership: float = 1.0  #: observation - entity (identity: the biography)
-    context: float = 0.7  #: observation - the episode of its clip
-    provenance: float = 0.5  #: observation - clip
-    adjacency: float = 0.3  #: clip - next clip of the same camera; episode - next episode of its camera and scale
-    containment: float = 0.5  #: episode - coarser episode containing it
 
 
 @dataclass
@@ -41,7 +31,9 @@ class MemoryGraph:
         return self.transitions.shape[0]
 
     @classmethod
-    def build(cls, store: Store, weights: RelationWeights = RelationWeights(), before: float | None = None) -> MemoryGraph:
+    def build(cls, store: Store, weights: RelationWeights | None = None, before: float | None = None) -> MemoryGraph:
+        if weights is None:
+            weights = RelationWeights()
         rows = store.graph_rows(before)
         obs, clips, episodes = rows["observations"], rows["clips"], rows["episodes"]
         entity_ids = np.unique(obs[:, 1][obs[:, 1] >= 0])
@@ -72,17 +64,32 @@ class MemoryGraph:
             order = np.argsort(episodes[with_clip, 1], kind="stable")
             ep_clip, ep_node = episodes[with_clip, 1][order], ep_nodes[with_clip][order]
             position = np.searchsorted(ep_clip, obs[:, 2])
-            found = (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == obs[:, 2]) if len(ep_clip) else np.zeros(n_obs, bool)
+            found = (
+                (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == obs[:, 2])
+                if len(ep_clip)
+                else np.zeros(n_obs, bool)
+            )
             add(obs_nodes[found], ep_node[position[found]], weights.context)
             with_parent = np.isin(episodes[:, 2], ep_ids)
             add(ep_nodes[with_parent], ep_base + np.searchsorted(ep_ids, episodes[with_parent, 2]), weights.containment)
             pairs = rows["episode_adjacency"]
             pairs = pairs[np.isin(pairs, ep_ids).all(axis=1)] if len(pairs) else pairs
-            add(ep_base + np.searchsorted(ep_ids, pairs[:, 0]), ep_base + np.searchsorted(ep_ids, pairs[:, 1]), weights.adjacency)
+            add(
+                ep_base + np.searchsorted(ep_ids, pairs[:, 0]),
+                ep_base + np.searchsorted(ep_ids, pairs[:, 1]),
+                weights.adjacency,
+            )
         n = ep_base + len(episodes)
         if src:
             transitions = transition_matrix(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w))
         else:
             transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-        return cls(transitions, obs[:, 0].copy(), entity_ids, clip_sorted, episodes[:, 0].copy() if len(episodes) else np.empty(0, np.int64),
-                   obs[:, 1].copy(), obs[:, 2].copy())
+        return cls(
+            transitions,
+            obs[:, 0].copy(),
+            entity_ids,
+            clip_sorted,
+            episodes[:, 0].copy() if len(episodes) else np.empty(0, np.int64),
+            obs[:, 1].copy(),
+            obs[:, 2].copy(),
+        )

@@ -26,8 +26,10 @@ READING_INSTRUCTIONS = (
 )
 
 
-FLAT_INSTRUCTIONS = ("Memory excerpts follow, times in UTC: observations in time order, then episodes. Where an episode's text "
-                     "conflicts with an observation's description, trust the episode. Cite the ids you rely on.")
+FLAT_INSTRUCTIONS = (
+    "Memory excerpts follow, times in UTC: observations in time order, then episodes. Where an episode's text "
+    "conflicts with an observation's description, trust the episode. Cite the ids you rely on."
+)
 
 
 def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str:
@@ -38,8 +40,11 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
         lines.append(f"As of {_t(evidence.as_of)}: nothing later is known.")
     observations = store.observations_by_id(evidence.observation_ids)
     if not biographies:
-        lines += [f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: {o.description or '(no description)'}"
-                  for o in observations]
+        lines += [
+            f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, "
+            f"camera {o.camera}: {o.description or '(no description)'}"
+            for o in observations
+        ]
         _episodes(store, evidence, lines)
         return "\n".join(lines)
     by_entity: dict[int, list] = defaultdict(list)
@@ -51,8 +56,10 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
     learnt = defaultdict(list)
     asked = set(re.findall(r"[a-z0-9]+", evidence.question.lower())) - STOPWORDS
     # Per entity the facts the question touches first, then by importance (ranking boosted by w).
-    for f in sorted(facts(store, [e for e in order if e >= 0], before=evidence.as_of),
-                    key=lambda f: -(len(asked & set(re.findall(r"[a-z0-9]+", f.value.lower()))) + f.importance)):
+    for f in sorted(
+        facts(store, [e for e in order if e >= 0], before=evidence.as_of),
+        key=lambda f: -(len(asked & set(re.findall(r"[a-z0-9]+", f.value.lower()))) + f.importance),
+    ):
         learnt[f.entity_id].append(f)
     for entity_id in order:
         entity = entities.get(entity_id)
@@ -65,22 +72,31 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
         for o in shown:
             clip = store.clip(o.clip_id)
             keyframe = f" [keyframe {clip.keyframes[0]}]" if clip.keyframes else ""
-            lines.append(f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: "
-                         f"{o.description or '(no description)'}{keyframe}{spans.get(o.id, '')}")
+            lines.append(
+                f"  - obs {o.id}, {_t(o.t_start)} to {_t(o.t_end)[11:]}, camera {o.camera}: "
+                f"{o.description or '(no description)'}{keyframe}{spans.get(o.id, '')}"
+            )
         if entity is not None:
             for f in learnt.get(entity.id, [])[:3]:
                 lines.append(f"  - learnt: {f.line()}")
-            count, first, last, cameras = store.appearances(entity.id, before=evidence.as_of, excluding=[o.id for o in shown])
+            count, first, last, cameras = store.appearances(
+                entity.id, before=evidence.as_of, excluding=[o.id for o in shown]
+            )
             if count:
-                lines.append(f"  - not shown: {count} more appearances, {_t(first)} to {_t(last)}, cameras {', '.join(cameras)}")
+                lines.append(
+                    f"  - not shown: {count} more appearances, {_t(first)} to {_t(last)}, cameras {', '.join(cameras)}"
+                )
     named = defaultdict(list)
     for e in entities.values():
         if e.name:
             named[e.name.lower()].append(e.id)
     for name, ids in named.items():
         for a, b in itertools.combinations(sorted(ids), 2):
-            verdict = "memory has proof they are different instances" if store.separation_evidence(a, b) else \
-                "unresolved: they may be the same object"
+            verdict = (
+                "memory has proof they are different instances"
+                if store.separation_evidence(a, b)
+                else "unresolved: they may be the same object"
+            )
             lines.append(f"\nNote: #{a} and #{b} are both called '{name}'; {verdict}.")
     _episodes(store, evidence, lines)
     return "\n".join(lines)
@@ -91,7 +107,9 @@ def _episodes(store: Store, evidence: Evidence, lines: list[str]) -> None:
     if episodes:
         lines.append("\nEpisodes:")
         for ep in episodes:
-            lines.append(f"  - episode {ep.id} ({ep.scale}, {ep.camera}, {_t(ep.t_start)} to {_t(ep.t_end)[11:]}): {ep.text}")
+            lines.append(
+                f"  - episode {ep.id} ({ep.scale}, {ep.camera}, {_t(ep.t_start)} to {_t(ep.t_end)[11:]}): {ep.text}"
+            )
 
 
 def _spans(store: Store, observation_ids: list[int], as_of: float | None) -> dict[int, str]:

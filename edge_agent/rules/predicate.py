@@ -25,10 +25,27 @@ _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 # Words people use for detector categories (COCO names and the synthetic worlds' categories).
 _SYNONYMS = {
-    "sofa": "couch", "settee": "couch", "mug": "cup", "puppy": "dog", "kitten": "cat", "phone": "cell phone",
-    "mobile": "cell phone", "telly": "tv", "television": "tv", "table": "dining table", "laptop computer": "laptop",
-    "people": "person", "someone": "person", "somebody": "person", "anyone": "person", "anybody": "person",
-    "man": "person", "woman": "person", "child": "person", "kid": "person", "visitor": "person",
+    "sofa": "couch",
+    "settee": "couch",
+    "mug": "cup",
+    "puppy": "dog",
+    "kitten": "cat",
+    "phone": "cell phone",
+    "mobile": "cell phone",
+    "telly": "tv",
+    "television": "tv",
+    "table": "dining table",
+    "laptop computer": "laptop",
+    "people": "person",
+    "someone": "person",
+    "somebody": "person",
+    "anyone": "person",
+    "anybody": "person",
+    "man": "person",
+    "woman": "person",
+    "child": "person",
+    "kid": "person",
+    "visitor": "person",
 }
 
 
@@ -48,23 +65,42 @@ def category_names(word: str) -> frozenset[str]:
 class Predicate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    subject: str = Field(..., min_length=1, max_length=40, description="a category (dog), an entity's name, or 'person'")
+    subject: str = Field(
+        ..., min_length=1, max_length=40, description="a category (dog), an entity's name, or 'person'"
+    )
     subject_type: Literal["category", "entity", "unknown_person"] = Field(
-        "category", description="category: any thing of that category; entity: one remembered entity; unknown_person: an unnamed person")
-    entity_id: int | None = Field(None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)")
+        "category",
+        description=(
+            "category: any thing of that category; entity: one remembered entity; unknown_person: an unnamed person"
+        ),
+    )
+    entity_id: int | None = Field(
+        None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)"
+    )
     relation: Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
     object: str | None = Field(None, max_length=40, description="what the subject is on / in / near / enters / leaves")
     object_type: Literal["category", "entity", "place", "zone"] | None = Field(
-        None, description="place: a named zone of the configuration; zone: the box given in `zone`")
+        None, description="place: a named zone of the configuration; zone: the box given in `zone`"
+    )
     object_entity_id: int | None = None
-    zone: tuple[float, float, float, float] | None = Field(None, description="x1, y1, x2, y2 in image pixels (object_type 'zone')")
+    zone: tuple[float, float, float, float] | None = Field(
+        None, description="x1, y1, x2, y2 in image pixels (object_type 'zone')"
+    )
     camera: str | None = Field(None, max_length=80, description="only this camera")
     min_duration_s: float = Field(0.0, ge=0, description="the condition must hold this long before it fires")
-    absent_for_s: float | None = Field(None, gt=0, description="relation 'absent': fires once the subject is unseen this long")
-    times: int | None = Field(None, ge=2, le=1000, description="fires at the n-th appearance within `within_s` (entity-aware)")
+    absent_for_s: float | None = Field(
+        None, gt=0, description="relation 'absent': fires once the subject is unseen this long"
+    )
+    times: int | None = Field(
+        None, ge=2, le=1000, description="fires at the n-th appearance within `within_s` (entity-aware)"
+    )
     within_s: float | None = Field(None, gt=0, description="the window `times` is counted over")
-    per: Literal["episode", "day"] = Field("episode", description="what `times` counts: separate visits, or distinct days")
-    window: tuple[str, str] | None = Field(None, description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight)")
+    per: Literal["episode", "day"] = Field(
+        "episode", description="what `times` counts: separate visits, or distinct days"
+    )
+    window: tuple[str, str] | None = Field(
+        None, description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Predicate:
@@ -122,16 +158,26 @@ def describe(p: Predicate) -> str:
         elif p.object_type == "place":
             target = f"the place {p.object!r}"
         elif p.object_type == "entity":
-            target = f"entity #{p.object_entity_id} ({p.object!r})" if p.object_entity_id is not None else f"the entity {p.object!r}"
+            target = (
+                f"entity #{p.object_entity_id} ({p.object!r})"
+                if p.object_entity_id is not None
+                else f"the entity {p.object!r}"
+            )
         else:
             target = f"any {p.object}"
-        what = {"on": "is on", "in": "is in", "near": "is near", "enters": "enters", "leaves": "leaves"}[p.relation] + " " + target
+        what = (
+            {"on": "is on", "in": "is in", "near": "is near", "enters": "enters", "leaves": "leaves"}[p.relation]
+            + " "
+            + target
+        )
     parts = [f"when {who} {what}"]
     if p.min_duration_s:
         parts.append(f"for at least {_span(p.min_duration_s)}")
     if p.times is not None:
-        parts.append(f"for the {_ordinal(p.times)} time ({'distinct days' if p.per == 'day' else 'separate visits'}) "
-                     f"within {_span(float(p.within_s or 0))}")
+        parts.append(
+            f"for the {_ordinal(p.times)} time ({'distinct days' if p.per == 'day' else 'separate visits'}) "
+            f"within {_span(float(p.within_s or 0))}"
+        )
     if p.window is not None:
         parts.append(f"between {p.window[0]} and {p.window[1]}")
     if p.camera:

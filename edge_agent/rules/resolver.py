@@ -29,13 +29,11 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from edge_agent.clock import format_utc
-from edge_agent.memory import Store
+from edge_agent.memory import Store, queries, rulebook
 from edge_agent.rules.book import Alert, Rule, rules
 from edge_agent.rules.predicate import Predicate, category_names
 
 __all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
-
-_WATERMARK = "rules_watermark"
 
 
 @dataclass(frozen=True)
@@ -104,12 +102,22 @@ class Resolver:
     names of the sinks each alert is queued for. ``dry_run``: keeps state in memory and writes nothing
     (``rules test``)."""
 
-    def __init__(self, store: Store, *, zones: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
-                 settings: ResolverSettings | None = None, sinks: Sequence[str] = (), dry_run: bool = False,
-                 on_alert: Callable[[Alert], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        zones: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+        settings: ResolverSettings | None = None,
+        sinks: Sequence[str] = (),
+        dry_run: bool = False,
+        on_alert: Callable[[Alert], None] | None = None,
+    ) -> None:
         self.store = store
         self.settings = settings or ResolverSettings()
-        self.zones = {cam: {n.lower(): np.asarray(b, np.float64) for n, b in places.items()} for cam, places in (zones or {}).items()}
+        self.zones = {
+            cam: {n.lower(): np.asarray(b, np.float64) for n, b in places.items()}
+            for cam, places in (zones or {}).items()
+        }
         self.sinks = list(sinks)
         self.dry_run = dry_run
         self.on_alert = on_alert
@@ -125,12 +133,11 @@ class Resolver:
         transaction per clip. Returns the alerts raised."""
         active = [r for r in (rule_set if rule_set is not None else rules(self.store)) if r.enabled]
         if not self.dry_run:
-            row = self.store.db.query_one("SELECT value FROM meta WHERE key = ?", (_WATERMARK,))
-            self._watermark = self._stored = int(row[0]) if row else 0
+            self._watermark = self._stored = rulebook.watermark(self.store.db)
             self._load_states([r.id for r in active])
         if since_clip is not None:
             self._watermark = since_clip
-        clips = self.store.db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (self._watermark,))
+        clips = queries.clips_after(self.store.db, self._watermark)
         raised: list[Alert] = []
         for clip_id, camera, t0, t1 in clips:
             applicable = [r for r in active if r.after_clip < clip_id and (r.predicate.camera in (None, camera))]
@@ -138,7 +145,9 @@ class Resolver:
             if alerts or any(s.dirty for s in self._states.values()):
                 self._commit(int(clip_id), alerts)
             else:
-                self._watermark = int(clip_id)  # nothing changed: no transaction; the next commit moves the mark past it
+                self._watermark = int(
+                    clip_id
+                )  # nothing changed: no transaction; the next commit moves the mark past it
             raised.extend(alerts)
         if clips and not self.dry_run and self._watermark != self._stored:
             self._commit(self._watermark, [])
@@ -146,13 +155,12 @@ class Resolver:
 
     def _load_states(self, rule_ids: Sequence[int]) -> None:
         self._states = {}
-        if not rule_ids:
-            return
-        marks = ",".join("?" * len(rule_ids))
-        for rid, subject, state, since, frames, last_true, last_fired, details in self.store.db.query(
-                f"SELECT rule_id, subject, state, since, frames, last_true, last_fired, details FROM rule_state WHERE rule_id IN ({marks})",
-                tuple(rule_ids)):
-            self._states[(int(rid), int(subject))] = _State(state, since, int(frames), last_true, last_fired, json.loads(details))
+        for rid, subject, state, since, frames, last_true, last_fired, details in rulebook.rule_states(
+            self.store.db, rule_ids
+        ):
+            self._states[(int(rid), int(subject))] = _State(
+                state, since, int(frames), last_true, last_fired, json.loads(details)
+            )
 
     def _commit(self, clip_id: int, alerts: list[Alert]) -> None:
         self._watermark = clip_id
@@ -161,23 +169,35 @@ class Resolver:
                 if self.on_alert is not None:
                     self.on_alert(alert)
             return
-        from edge_agent.rules.sinks import enqueue
+        from edge_agent.rules.sinks.outbox import enqueue
 
         db = self.store.db
         with self.store.write():
             for (rule_id, subject), s in self._states.items():
                 if s.dirty:
-                    db.execute("INSERT OR REPLACE INTO rule_state (rule_id, subject, state, since, frames, last_true, last_fired, details) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (rule_id, subject, s.state, s.since, s.frames, s.last_true, s.last_fired, json.dumps(s.details)))
+                    rulebook.save_rule_state(
+                        db,
+                        rule_id,
+                        subject,
+                        s.state,
+                        s.since,
+                        s.frames,
+                        s.last_true,
+                        s.last_fired,
+                        json.dumps(s.details),
+                    )
                     s.dirty = False
             for alert in alerts:
-                details = {"camera": alert.camera, "message": alert.message, "evidence": alert.evidence, "clip_id": alert.clip_id,
-                           "detected_at": alert.detected_at}
-                alert.id = db.insert("INSERT INTO rule_events (rule_id, entity_id, t, state, details) VALUES (?, ?, ?, 'fired', ?)",
-                                     (alert.rule_id, alert.entity_id, alert.t, json.dumps(details)))
+                details = {
+                    "camera": alert.camera,
+                    "message": alert.message,
+                    "evidence": alert.evidence,
+                    "clip_id": alert.clip_id,
+                    "detected_at": alert.detected_at,
+                }
+                alert.id = rulebook.insert_fired_event(db, alert.rule_id, alert.entity_id, alert.t, json.dumps(details))
                 enqueue(db, alert.id, alert.payload(), self.sinks, time.time())
-            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
+            rulebook.set_watermark(db, clip_id)
         self._stored = clip_id
         for alert in alerts:
             if self.on_alert is not None:
@@ -186,13 +206,9 @@ class Resolver:
     # -- one clip ----------------------------------------------------------------------------------
 
     def _observations(self, clip_id: int) -> list[_Observation]:
-        rows = self.store.db.query(
-            "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end FROM observations o LEFT JOIN entities e ON e.id = o.entity_id "
-            "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id", (clip_id,))
+        rows = queries.clip_observations(self.store.db, clip_id)
         boxes: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
-        for oid, frame_ms, x1, y1, x2, y2 in self.store.db.query(
-                "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b JOIN observations o "
-                "ON o.id = b.observation_id WHERE o.clip_id = ?", (clip_id,)):
+        for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store.db, clip_id):
             boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
         return [_Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {})) for i, e, k, c, n, t in rows]
 
@@ -203,17 +219,24 @@ class Resolver:
             return o.kind == "person" and not o.name
         return o.category.lower() in category_names(p.subject)
 
-    def _regions(self, p: Predicate, camera: str, frame_ms: int, observations: Sequence[_Observation], subject: int) -> list[np.ndarray]:
+    def _regions(
+        self, p: Predicate, camera: str, frame_ms: int, observations: Sequence[_Observation], subject: int
+    ) -> list[np.ndarray]:
         if p.object_type == "place":
             box = self.zones.get(camera, {}).get((p.object or "").lower())
             return [] if box is None else [box]
         if p.object_type == "zone":
             return [np.asarray(p.zone, np.float64)]
         if p.object_type == "entity":
-            return [o.boxes[frame_ms] for o in observations if o.entity_id == p.object_entity_id and frame_ms in o.boxes]
+            return [
+                o.boxes[frame_ms] for o in observations if o.entity_id == p.object_entity_id and frame_ms in o.boxes
+            ]
         names = category_names(p.object or "")
-        return [o.boxes[frame_ms] for o in observations
-                if o.entity_id != subject and o.category.lower() in names and frame_ms in o.boxes]
+        return [
+            o.boxes[frame_ms]
+            for o in observations
+            if o.entity_id != subject and o.category.lower() in names and frame_ms in o.boxes
+        ]
 
     def _clip(self, clip_id: int, camera: str, t0: float, t1: float, applicable: Sequence[Rule]) -> list[Alert]:
         observations = self._observations(clip_id)
@@ -232,12 +255,13 @@ class Resolver:
                 for frame_ms in frames:
                     t = frame_ms / 1000.0
                     box = next(o.boxes[frame_ms] for o in own if frame_ms in o.boxes)
-                    truth = in_window(p, t, self._tz) and holds(p, box, self._regions(p, camera, frame_ms, observations, entity_id),
-                                                                 self.settings.overlap)
+                    truth = in_window(p, t, self._tz) and holds(
+                        p, box, self._regions(p, camera, frame_ms, observations, entity_id), self.settings.overlap
+                    )
                     alert = self._step(rule, entity_id, t, truth, camera, clip_id, [o.id for o in own], t1)
                     if alert is not None:
                         raised.append(alert)
-            for (rule_id, entity_id), s in list(self._states.items()):  # time passes for subjects not seen here
+            for (rule_id, entity_id), _ in list(self._states.items()):  # time passes for subjects not seen here
                 if rule_id == rule.id and entity_id not in per_entity:
                     alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
                     if alert is not None:
@@ -247,8 +271,17 @@ class Resolver:
     def _release(self, p: Predicate) -> float:
         return self.settings.appearance_gap_s if p.relation == "appears" else self.settings.release_s
 
-    def _step(self, rule: Rule, entity_id: int, t: float, truth: bool | None, camera: str, clip_id: int, evidence: list[int],
-              clock: float) -> Alert | None:
+    def _step(
+        self,
+        rule: Rule,
+        entity_id: int,
+        t: float,
+        truth: bool | None,
+        camera: str,
+        clip_id: int,
+        evidence: list[int],
+        clock: float,
+    ) -> Alert | None:
         """One sampled frame for one subject: truth True / False, or None when it was not seen (time passes)."""
         p = rule.predicate
         s = self._states.setdefault((rule.id, entity_id), _State())
@@ -261,7 +294,11 @@ class Resolver:
             s.last_true = t
             s.details.pop("first_false", None)
             s.dirty = True
-            if s.state == "pending" and s.frames >= self.settings.persist_frames and t - (s.since or t) >= p.min_duration_s:
+            if (
+                s.state == "pending"
+                and s.frames >= self.settings.persist_frames
+                and t - (s.since or t) >= p.min_duration_s
+            ):
                 s.state = "active"
                 if p.relation == "leaves":
                     return ended  # inside, confirmed: fires when it leaves
@@ -278,7 +315,9 @@ class Resolver:
             return self._end(rule, entity_id, s, t, camera, clip_id, clock)
         return None
 
-    def _end(self, rule: Rule, entity_id: int, s: _State, t: float, camera: str, clip_id: int, clock: float) -> Alert | None:
+    def _end(
+        self, rule: Rule, entity_id: int, s: _State, t: float, camera: str, clip_id: int, clock: float
+    ) -> Alert | None:
         was_active = s.state == "active"
         left_at = float(s.details.pop("first_false", s.last_true or t))
         s.state, s.since, s.frames = "idle", None, 0
@@ -299,28 +338,62 @@ class Resolver:
             return len(days) == p.times and first_today
         return len(visits) == p.times
 
-    def _fire(self, rule: Rule, entity_id: int, s: _State, t: float, camera: str | None, clip_id: int, evidence: list[int],
-              clock: float) -> Alert | None:
+    def _fire(
+        self,
+        rule: Rule,
+        entity_id: int,
+        s: _State,
+        t: float,
+        camera: str | None,
+        clip_id: int,
+        evidence: list[int],
+        clock: float,
+    ) -> Alert | None:
         s.dirty = True
         if s.last_fired is not None and t - s.last_fired < rule.cooldown_s:
             return None  # within the cooldown: this episode stays quiet
         s.last_fired = t
-        return Alert(rule.id, rule.text, entity_id, t, camera, self._message(rule, entity_id, t, camera), evidence, clip_id, clock)
+        return Alert(
+            rule.id,
+            rule.text,
+            entity_id,
+            t,
+            camera,
+            self._message(rule, entity_id, t, camera),
+            evidence,
+            clip_id,
+            clock,
+        )
 
     def _message(self, rule: Rule, entity_id: int, t: float, camera: str | None) -> str:
         p = rule.predicate
-        row = self.store.db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
-        who = (f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}")
+        row = queries.entity_label(self.store.db, entity_id)
+        who = f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}"
         where = f" on camera {camera}" if camera else ""
         if p.relation == "absent":
-            return f"{who} has not been seen for {p.absent_for_s / 3600:g} h (since {format_utc(t - float(p.absent_for_s or 0))} UTC)"
+            return (
+                f"{who} has not been seen for {p.absent_for_s / 3600:g} h "
+                f"(since {format_utc(t - float(p.absent_for_s or 0))} UTC)"
+            )
         if p.times is not None:
-            return f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, at {format_utc(t)} UTC{where}"
-        verb = {"on": "is on", "in": "is in", "near": "is near", "enters": "entered", "leaves": "left", "appears": "appeared"}[p.relation]
+            return (
+                f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, "
+                f"at {format_utc(t)} UTC{where}"
+            )
+        verb = {
+            "on": "is on",
+            "in": "is in",
+            "near": "is near",
+            "enters": "entered",
+            "leaves": "left",
+            "appears": "appeared",
+        }[p.relation]
         target = "" if p.relation == "appears" else " " + (p.object or f"zone {list(p.zone or ())}")
         return f"{who} {verb}{target} at {format_utc(t)} UTC{where}"
 
-    def _absence(self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]) -> list[Alert]:
+    def _absence(
+        self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]
+    ) -> list[Alert]:
         p = rule.predicate
         span = float(p.absent_for_s or 0)
         # One named entity is watched on its own; a category (or "an unknown person") as a whole: "the keys
@@ -329,11 +402,9 @@ class Resolver:
             groups = {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
         else:
             if p.subject_type == "unknown_person":
-                rows = self.store.db.query("SELECT id FROM entities WHERE kind = 'person' AND (name IS NULL OR name = '')")
+                members = queries.unnamed_people(self.store.db)
             else:
-                names = sorted(category_names(p.subject))
-                rows = self.store.db.query(f"SELECT id FROM entities WHERE lower(category) IN ({','.join('?' * len(names))})", names)
-            members = [int(r[0]) for r in rows]
+                members = queries.entities_of_categories(self.store.db, sorted(category_names(p.subject)))
             groups = {0: members} if members else {}
         raised = []
         for entity_id, members in groups.items():
@@ -344,19 +415,17 @@ class Resolver:
                 s.state = "active"
                 s.dirty = True
             elif s.last_true is None:
-                marks = ",".join("?" * len(members))
-                row = self.store.db.query_one(f"SELECT max(t_end) FROM observations WHERE entity_id IN ({marks}) AND clip_id <= ?",
-                                              (*members, clip_id))
-                if row is None or row[0] is None:
+                seen = queries.last_seen(self.store.db, members, clip_id)
+                if seen is None:
                     continue  # never seen: nothing to miss yet
-                s.last_true, s.state, s.dirty = float(row[0]), "active", True
+                s.last_true, s.state, s.dirty = seen, "active", True
             due = float(s.last_true) + span
             if clock >= due and s.state == "active":
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
-                marks = ",".join("?" * len(members))
-                last = self.store.db.query_one(f"SELECT entity_id, id FROM observations WHERE entity_id IN ({marks}) AND clip_id <= ? "
-                                               "ORDER BY t_end DESC LIMIT 1", (*members, clip_id))
-                alert = self._fire(rule, int(last[0]) if last else entity_id, s, due, None, clip_id, [int(last[1])] if last else [], clock)
+                last = queries.latest_observation(self.store.db, members, clip_id)
+                alert = self._fire(
+                    rule, last[0] if last else entity_id, s, due, None, clip_id, [last[1]] if last else [], clock
+                )
                 if alert is not None:
                     raised.append(alert)
         return raised

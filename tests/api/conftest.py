@@ -13,11 +13,12 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-from helpers.server import live_server
 from helpers.memory import clip, observation, unit
+from helpers.server import live_server
 
 from edge_agent.config import load_config
 from edge_agent.memory import Store
+from edge_agent.runtime import Runtime
 
 T0 = 1_772_438_400.0  # 2026-03-02 08:00 UTC
 ZONES = {"living": {"sofa": (100, 100, 300, 300)}}
@@ -42,8 +43,12 @@ def dog_clip(store: Store, t0: float, box=ON_SOFA) -> int:
     jpeg(store.media_path(key), 60)
     jpeg(store.media_path(crop), 90)
     text = "a brown dog on the sofa" if box == ON_SOFA else "a brown dog by the window"
-    rec = observation(1, t0, box, DOG, kind="animal", category="dog", frames=20, step=0.5, description=text, crop_path=crop)
-    return store.ingest_clip(clip(t0, camera="living", keyframes=[key]), [rec], caption=f"the living room: {text}").clip_id
+    rec = observation(
+        1, t0, box, DOG, kind="animal", category="dog", frames=20, step=0.5, description=text, crop_path=crop
+    )
+    return store.ingest_clip(
+        clip(t0, camera="living", keyframes=[key]), [rec], caption=f"the living room: {text}"
+    ).clip_id
 
 
 def build_memory(home: Path) -> SimpleNamespace:
@@ -58,22 +63,50 @@ def build_memory(home: Path) -> SimpleNamespace:
             jpeg(store.media_path(crop), 200 - k)
             result = store.ingest_clip(
                 clip(t, camera="kitchen", keyframes=[key]),
-                [observation(1, t, (100 + 100 * k, 100, 140 + 100 * k, 140), RED_CUP,
-                             description=f"a red cup by the {place}, staying in place", crop_path=crop)],
-                caption=f"the kitchen: a red cup by the {place}")
+                [
+                    observation(
+                        1,
+                        t,
+                        (100 + 100 * k, 100, 140 + 100 * k, 140),
+                        RED_CUP,
+                        description=f"a red cup by the {place}, staying in place",
+                        crop_path=crop,
+                    )
+                ],
+                caption=f"the kitchen: a red cup by the {place}",
+            )
             red_obs.append(result.decisions[0].observation_id)
             clips.append(result.clip_id)
         t = T0 + 1800
-        blue = store.ingest_clip(clip(t, camera="kitchen"), [observation(
-            2, t, (50, 300, 90, 340), BLUE_CUP, description="a blue cup by the sink, staying in place", crop_path="crops/blue/2.jpg")],
-            caption="the kitchen: a blue cup by the sink")
+        blue = store.ingest_clip(
+            clip(t, camera="kitchen"),
+            [
+                observation(
+                    2,
+                    t,
+                    (50, 300, 90, 340),
+                    BLUE_CUP,
+                    description="a blue cup by the sink, staying in place",
+                    crop_path="crops/blue/2.jpg",
+                )
+            ],
+            caption="the kitchen: a blue cup by the sink",
+        )
         jpeg(store.media_path("crops/blue/2.jpg"), 10)
         dog_clip(store, T0 + 120, OFF_SOFA)
         red = store.observation(red_obs[0]).entity_id
         blue_entity = blue.decisions[0].entity_id
         dog_entity = store.entities("animal")[0].id
-    return SimpleNamespace(home=home, red=red, blue=blue_entity, dog=dog_entity, red_observations=red_obs, kitchen_clips=clips,
-                           blue_observation=blue.decisions[0].observation_id, blue_clip=blue.clip_id)
+    return SimpleNamespace(
+        home=home,
+        red=red,
+        blue=blue_entity,
+        dog=dog_entity,
+        red_observations=red_obs,
+        kitchen_clips=clips,
+        blue_observation=blue.decisions[0].observation_id,
+        blue_clip=blue.clip_id,
+    )
 
 
 @pytest.fixture
@@ -101,10 +134,17 @@ def make_client(config) -> Iterator[Callable[..., object]]:
     from edge_agent.api import create_app
 
     with contextlib.ExitStack() as stack:
-        def make(home: Path, *, token: str | None = None, embedder=None, raise_server_exceptions: bool = True, cfg=None) -> TestClient:
-            app = create_app(home, cfg or config, token=token, embedder=embedder)
-            client = TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=raise_server_exceptions,
-                                client=("127.0.0.1", 50000))
+
+        def make(
+            home: Path, *, token: str | None = None, embedder=None, raise_server_exceptions: bool = True, cfg=None
+        ) -> TestClient:
+            app = create_app(Runtime.at(home, cfg or config), token=token, embedder=embedder)
+            client = TestClient(
+                app,
+                base_url="http://127.0.0.1:8765",
+                raise_server_exceptions=raise_server_exceptions,
+                client=("127.0.0.1", 50000),
+            )
             return stack.enter_context(client)
 
         yield make
@@ -121,6 +161,6 @@ def serve(config):
     from edge_agent.api import create_app
 
     def run(home: Path, *, token: str | None = None):
-        return live_server(create_app(home, config, token=token))
+        return live_server(create_app(Runtime.at(home, config), token=token))
 
     return run

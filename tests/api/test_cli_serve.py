@@ -78,7 +78,7 @@ def test_require_token_on_loopback(tmp_path, runs, capsys):
     err = capsys.readouterr().err
     assert token not in err and "api-token" in err and runs[1][0].state.api.token == token
 
-    config.write_text("[api]\nrequire_token = \"maybe\"\n")
+    config.write_text('[api]\nrequire_token = "maybe"\n')
     assert main(["--home", str(home), "serve", "--config", str(config)]) == 1
     assert "api.require_token" in capsys.readouterr().err and len(runs) == 2
 

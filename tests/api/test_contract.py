@@ -11,8 +11,12 @@ from hypothesis import settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
-    allow_header_conformance, content_type_conformance, response_headers_conformance, response_schema_conformance,
-    status_code_conformance, unsupported_method,
+    allow_header_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
 )
 
 from edge_agent.api import create_app
@@ -21,12 +25,20 @@ from edge_agent.perception.speech import Segment
 from edge_agent.rules import book
 from edge_agent.rules.parse import parse_rule
 from edge_agent.rules.resolver import Resolver
+from edge_agent.runtime import Runtime
 
 TOKEN = "c" * 43
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 EXAMPLES = 10  #: generated requests per operation, on top of schemathesis's explicit boundary and negative cases
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
-          response_headers_conformance, unsupported_method, allow_header_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    unsupported_method,
+    allow_header_conformance,
+]
 # Which schema-valid requests a handler still refuses is not checked (positive_data_acceptance): a rule in words that
 # the phrase reader cannot read, or a time range whose start is after its end, is refused with 422 as documented,
 # and no JSON Schema can state either.
@@ -66,7 +78,7 @@ def api_schema(memory, config, scene):
         book.add_rule(store, text, parse_rule(text, places=["sofa"]), cooldown_s=0)
         scene.dog_clip(store, scene.T0 + 3600)
         assert Resolver(store, zones=scene.ZONES).process()
-    app = create_app(memory.home, config, token=TOKEN, embedder=HashEmbedder())
+    app = create_app(Runtime.at(memory.home, config), token=TOKEN, embedder=HashEmbedder())
     app.state.api._transcriber = Transcriber()
     yield schemathesis.openapi.from_asgi("/api/openapi.json", app, headers=AUTH)
     asgi.shutdown_lifespans()  # schemathesis keeps an app started until exit: close its memory with the test
@@ -94,12 +106,20 @@ def test_what_the_contract_run_found_stays_fixed(make_client, memory):
     """Each of these was an answer the schema did not allow."""
     client = make_client(memory.home, token=TOKEN)
     spec = client.get("/api/openapi.json", headers=AUTH).json()
-    assert spec["security"] == [{"bearerAuth": []}] and spec["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    assert (
+        spec["security"] == [{"bearerAuth": []}]
+        and spec["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    )
     assert "401" in spec["paths"]["/api/status"]["get"]["responses"]
-    not_utf8 = client.post("/api/ask", content=b'{"question": "\xff\xfe"}', headers={**AUTH, "content-type": "application/json"})
+    not_utf8 = client.post(
+        "/api/ask", content=b'{"question": "\xff\xfe"}', headers={**AUTH, "content-type": "application/json"}
+    )
     assert not_utf8.status_code == 422 and "UTF-8" in not_utf8.json()["error"]  # was an undocumented 400
-    for method, path, allowed in (("OPTIONS", "/api/rules", "GET, POST"), ("PUT", "/api/rules/1", "DELETE"),
-                                  ("GET", "/api/entities/merge", "POST")):  # was a 422: "merge" read as an entity id
+    for method, path, allowed in (
+        ("OPTIONS", "/api/rules", "GET, POST"),
+        ("PUT", "/api/rules/1", "DELETE"),
+        ("GET", "/api/entities/merge", "POST"),
+    ):  # was a 422: "merge" read as an entity id
         got = client.request(method, path, headers=AUTH)
         assert got.status_code == 405 and got.headers["allow"] == allowed, (method, path)
     # a constraint the handler enforces is stated in the schema

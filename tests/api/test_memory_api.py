@@ -25,12 +25,18 @@ def test_entity_list_and_biography(client, memory):
     assert [o["id"] for o in bio["observations"]] == memory.red_observations  # time order
     assert [o["id"] for o in bio["recent"]] == memory.red_observations[::-1]  # newest first
     first = bio["observations"][0]
-    assert "by the counter" in first["description"] and first["crop_url"] and first["keyframe_url"] == f"/api/keyframes/{first['clip_id']}"
+    assert (
+        "by the counter" in first["description"]
+        and first["crop_url"]
+        and first["keyframe_url"] == f"/api/keyframes/{first['clip_id']}"
+    )
     assert {f["kind"] for f in bio["facts"]} >= {"place", "state"}
     assert all({"importance", "confirmations", "first_confirmed", "last_confirmed"} <= set(f) for f in bio["facts"])
     assert [t["place"] for t in bio["traces"]] == ["by the counter", "by the sink", "by the table"]
     limited = client.get(f"/api/entities/{memory.red}", params={"limit": 1}).json()
-    assert [o["id"] for o in limited["observations"]] == memory.red_observations[-1:] and limited["observations_total"] == 3
+    assert [o["id"] for o in limited["observations"]] == memory.red_observations[-1:] and limited[
+        "observations_total"
+    ] == 3
 
     assert client.get("/api/entities/999").status_code == 404
     assert client.get("/api/entities/999").json() == {"error": "no entity 999"}
@@ -61,7 +67,10 @@ def test_rename_merge_split_forget(client, memory):
     assert bad.status_code == 409 and "does not belong" in bad.json()["error"]
     again = client.post("/api/entities/merge", json={"keep": memory.red, "absorb": new["id"]})
     assert again.status_code == 409 and "not the same" in again.json()["error"]
-    assert client.post("/api/entities/merge", json={"keep": memory.red, "absorb": new["id"], "force": True}).status_code == 200
+    assert (
+        client.post("/api/entities/merge", json={"keep": memory.red, "absorb": new["id"], "force": True}).status_code
+        == 200
+    )
 
     crop = client.get(f"/api/entities/{memory.dog}").json()["observations"][0]["crop_url"]
     assert client.get(crop).status_code == 200
@@ -80,28 +89,43 @@ def test_corrections_over_http_are_audited_with_their_caller(make_client, memory
     token = "t" * 43
     auth = {"Authorization": f"Bearer {token}"}
     with_token = make_client(memory.home, token=token)
-    split = with_token.post(f"/api/entities/{memory.red}/split", json={"observation": memory.red_observations[1]}, headers=auth)
+    split = with_token.post(
+        f"/api/entities/{memory.red}/split", json={"observation": memory.red_observations[1]}, headers=auth
+    )
     new = split.json()["new_entity"]["id"]
-    merged = with_token.post("/api/entities/merge", json={"keep": memory.red, "absorb": new, "force": True}, headers=auth)
+    merged = with_token.post(
+        "/api/entities/merge", json={"keep": memory.red, "absorb": new, "force": True}, headers=auth
+    )
     assert merged.status_code == 200
     without_token = make_client(memory.home)
     assert without_token.post(f"/api/entities/{memory.dog}/forget", json={"confirm": True}).status_code == 200
-    assert without_token.post("/api/entities/999/forget", json={"confirm": True}).status_code == 404  # refused: not audited
+    assert (
+        without_token.post("/api/entities/999/forget", json={"confirm": True}).status_code == 404
+    )  # refused: not audited
     with Store(memory.home) as store:
         audit = [(c["action"], c["details"]["caller"]) for c in store.corrections()]
-    assert audit == [("split", "api 127.0.0.1 (token)"), ("merge", "api 127.0.0.1 (token)"),
-                     ("forget", "api 127.0.0.1 (no token)")]
+    assert audit == [
+        ("split", "api 127.0.0.1 (token)"),
+        ("merge", "api 127.0.0.1 (token)"),
+        ("forget", "api 127.0.0.1 (no token)"),
+    ]
 
 
 def test_moments_for_a_camera_and_range(client, memory, scene):
-    got = client.get("/api/moments", params={"camera": "kitchen", "start": "2026-03-02T08:05:00Z", "end": "2026-03-02T08:25:00+00:00"})
+    got = client.get(
+        "/api/moments",
+        params={"camera": "kitchen", "start": "2026-03-02T08:05:00Z", "end": "2026-03-02T08:25:00+00:00"},
+    )
     assert got.status_code == 200
     body = got.json()
     assert body["start"] == scene.T0 + 300 and body["end"] == scene.T0 + 1500
     [kitchen] = body["cameras"]
     assert kitchen["camera"] == "kitchen" and not kitchen["truncated"]
     assert [c["id"] for c in kitchen["clips"]] == memory.kitchen_clips[1:]  # 08:10 and 08:20
-    assert [c["caption"] for c in kitchen["clips"]] == ["the kitchen: a red cup by the sink", "the kitchen: a red cup by the table"]
+    assert [c["caption"] for c in kitchen["clips"]] == [
+        "the kitchen: a red cup by the sink",
+        "the kitchen: a red cup by the table",
+    ]
     assert all(c["keyframe_url"] == f"/api/keyframes/{c['id']}" and c["observations"] == 1 for c in kitchen["clips"])
     assert {e["scale"] for e in kitchen["episodes"]} <= {"10min", "hour", "day"}
     assert all(e["t_start"] < body["end"] and e["t_end"] > body["start"] for e in kitchen["episodes"])
@@ -122,7 +146,11 @@ def test_moments_for_a_camera_and_range(client, memory, scene):
 
 def test_cameras_and_status(client, memory, scene):
     cameras = {c["name"]: c for c in client.get("/api/cameras").json()}
-    assert cameras["kitchen"]["clips"] == 4 and cameras["kitchen"]["first"] == scene.T0 and cameras["kitchen"]["last"] == scene.T0 + 1810
+    assert (
+        cameras["kitchen"]["clips"] == 4
+        and cameras["kitchen"]["first"] == scene.T0
+        and cameras["kitchen"]["last"] == scene.T0 + 1810
+    )
     assert cameras["living"]["clips"] == 1
 
     status = client.get("/api/status").json()
@@ -147,31 +175,56 @@ def test_media_by_id_only(client, memory):
     assert client.get(f"/api/keyframes/{memory.blue_clip}").status_code == 404  # a clip without a keyframe
     assert client.get("/api/crops/999").status_code == 404
     assert client.get("/api/keyframes/0").status_code == 422
-    for attempt in ("/api/crops/..%2F..%2Fetc%2Fpasswd", "/api/crops/1%2F..%2F..%2F..%2Fetc%2Fpasswd", "/api/crops/%2Fetc%2Fpasswd",
-                    "/api/keyframes/..%2F..%2Fmemory.db", "/api/crops/1/../../../../etc/passwd",
-                    "/static/..%2F..%2F..%2Fmemory%2Fstore.py"):
+    for attempt in (
+        "/api/crops/..%2F..%2Fetc%2Fpasswd",
+        "/api/crops/1%2F..%2F..%2F..%2Fetc%2Fpasswd",
+        "/api/crops/%2Fetc%2Fpasswd",
+        "/api/keyframes/..%2F..%2Fmemory.db",
+        "/api/crops/1/../../../../etc/passwd",
+        "/static/..%2F..%2F..%2Fmemory%2Fstore.py",
+    ):
         got = client.get(attempt)
         assert got.status_code in (404, 422), attempt
         assert b"root:" not in got.content and b"SQLite" not in got.content
     # A file the database names is served only if it lies inside the media folder: a link out of it is refused.
     with Store(memory.home) as store, store.write():
         os.symlink("/etc/hostname", store.media_path("crops/outside.jpg"))
-        store.db.execute("UPDATE observations SET crop_path = 'crops/outside.jpg' WHERE id = ?", (memory.blue_observation,))
+        store.db.execute(
+            "UPDATE observations SET crop_path = 'crops/outside.jpg' WHERE id = ?", (memory.blue_observation,)
+        )
     assert client.get(f"/api/crops/{memory.blue_observation}").status_code == 404
 
 
 def test_openapi_and_docs(client):
     schema = client.get("/api/openapi.json").json()
     paths = set(schema["paths"])
-    assert {"/api/ask", "/api/ask/audio", "/api/entities", "/api/entities/{entity_id}", "/api/entities/{entity_id}/rename",
-            "/api/entities/merge", "/api/entities/{entity_id}/split", "/api/entities/{entity_id}/forget", "/api/moments", "/api/cameras",
-            "/api/keyframes/{clip_id}", "/api/crops/{observation_id}", "/api/rules/preview", "/api/rules", "/api/rules/{rule_id}",
-            "/api/alerts", "/api/alerts/stream", "/api/status"} <= paths
+    assert {
+        "/api/ask",
+        "/api/ask/audio",
+        "/api/entities",
+        "/api/entities/{entity_id}",
+        "/api/entities/{entity_id}/rename",
+        "/api/entities/merge",
+        "/api/entities/{entity_id}/split",
+        "/api/entities/{entity_id}/forget",
+        "/api/moments",
+        "/api/cameras",
+        "/api/keyframes/{clip_id}",
+        "/api/crops/{observation_id}",
+        "/api/rules/preview",
+        "/api/rules",
+        "/api/rules/{rule_id}",
+        "/api/alerts",
+        "/api/alerts/stream",
+        "/api/status",
+    } <= paths
     ask = schema["components"]["schemas"]["AskRequest"]["properties"]
     assert ask["question"]["maxLength"] == 500 and ask["question"]["description"]
     assert "audio/wav" in schema["paths"]["/api/ask/audio"]["post"]["requestBody"]["content"]
     forget = schema["paths"]["/api/entities/{entity_id}/forget"]["post"]["responses"]
-    assert {"200", "400", "404", "409", "413", "422"} <= set(forget) and "401" not in forget  # no token: the Host check's 400
+    assert {"200", "400", "404", "409", "413", "422"} <= set(
+        forget
+    ) and "401" not in forget  # no token: the Host check's 400
     assert forget["409"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
     assert schema["components"]["schemas"]["ForgetRequest"]["properties"]["confirm"]["enum"] == [True]
     assert "security" not in schema

@@ -18,7 +18,11 @@ def _damage(path):
 def test_a_damaged_memory_answers_503_with_the_cure(make_client, memory):
     _damage(memory.home / "memory.db")
     client = make_client(memory.home)
-    for method, path in (("GET", "/api/entities"), ("GET", f"/api/entities/{memory.red}"), ("POST", f"/api/entities/{memory.red}/rename")):
+    for method, path in (
+        ("GET", "/api/entities"),
+        ("GET", f"/api/entities/{memory.red}"),
+        ("POST", f"/api/entities/{memory.red}/rename"),
+    ):
         response = client.request(method, path, json={"name": "Mug"} if method == "POST" else None)
         assert response.status_code == 503, (path, response.text)
         error = response.json()["error"]

@@ -21,13 +21,18 @@ DOG_ON_SOFA = "notify me when the dog is on the sofa"
 def test_preview_add_list_remove(client, memory):
     shown = client.post("/api/rules/preview", json={"text": DOG_ON_SOFA})
     assert shown.status_code == 200
-    assert shown.json() == {"text": DOG_ON_SOFA,
-                            "predicate": {"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"},
-                            "description": "when any dog is on the place 'sofa'"}
+    assert shown.json() == {
+        "text": DOG_ON_SOFA,
+        "predicate": {"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"},
+        "description": "when any dog is on the place 'sofa'",
+    }
     assert client.get("/api/rules").json() == []  # a preview stores nothing
     client.post(f"/api/entities/{memory.dog}/rename", json={"name": "Rex"})  # named entities are known to the reader
     named = client.post("/api/rules/preview", json={"text": "tell me when Rex is on the sofa"}).json()
-    assert named["predicate"]["entity_id"] == memory.dog and named["description"] == f"when entity #{memory.dog} ('rex') is on the place 'sofa'"
+    assert (
+        named["predicate"]["entity_id"] == memory.dog
+        and named["description"] == f"when entity #{memory.dog} ('rex') is on the place 'sofa'"
+    )
 
     added = client.post("/api/rules", json={"text": DOG_ON_SOFA, "cooldown_s": 60})
     assert added.status_code == 201
@@ -35,8 +40,15 @@ def test_preview_add_list_remove(client, memory):
     assert rule["id"] >= 1 and rule["cooldown_s"] == 60 and rule["enabled"] and rule["removed_at"] is None
     assert rule["description"] == "when any dog is on the place 'sofa'" and rule["predicate"]["object"] == "sofa"
 
-    given = {"subject": "person", "relation": "in", "object_type": "zone", "zone": [0, 200, 320, 360], "camera": "porch",
-             "min_duration_s": 10, "window": ["22:00", "06:00"]}
+    given = {
+        "subject": "person",
+        "relation": "in",
+        "object_type": "zone",
+        "zone": [0, 200, 320, 360],
+        "camera": "porch",
+        "min_duration_s": 10,
+        "window": ["22:00", "06:00"],
+    }
     as_json = client.post("/api/rules", json={"text": "porch at night", "predicate": given})
     assert as_json.status_code == 201
     assert as_json.json()["cooldown_s"] == 600  # the configuration's default
@@ -54,18 +66,31 @@ def test_preview_add_list_remove(client, memory):
     assert client.delete("/api/rules/999").status_code == 404
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"text": "make me a sandwich"}, "send the predicate as JSON in `predicate`"),
-    ({"text": "balcony", "predicate": {"subject": "dog", "relation": "on", "object": "balcony", "object_type": "place"}},
-     "no place named 'balcony' in the configuration's [zones] (known: sofa)"),
-    ({"text": "notify me when Rex is on the sofa", "predicate": {"subject": "Rex", "subject_type": "entity", "relation": "appears"}},
-     "no entity is named 'Rex'"),
-    ({"predicate": {"subject": "dog", "relation": "on"}}, "needs an object"),
-    ({"text": "{not json"}, "not valid JSON"),
-    ({}, "give the rule as `text`"),
-    ({"text": DOG_ON_SOFA, "cooldown_s": -1}, "cooldown_s"),
-    ({"text": "x" * 501}, "text"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"text": "make me a sandwich"}, "send the predicate as JSON in `predicate`"),
+        (
+            {
+                "text": "balcony",
+                "predicate": {"subject": "dog", "relation": "on", "object": "balcony", "object_type": "place"},
+            },
+            "no place named 'balcony' in the configuration's [zones] (known: sofa)",
+        ),
+        (
+            {
+                "text": "notify me when Rex is on the sofa",
+                "predicate": {"subject": "Rex", "subject_type": "entity", "relation": "appears"},
+            },
+            "no entity is named 'Rex'",
+        ),
+        ({"predicate": {"subject": "dog", "relation": "on"}}, "needs an object"),
+        ({"text": "{not json"}, "not valid JSON"),
+        ({}, "give the rule as `text`"),
+        ({"text": DOG_ON_SOFA, "cooldown_s": -1}, "cooldown_s"),
+        ({"text": "x" * 501}, "text"),
+    ],
+)
 def test_unreadable_rules_are_422_with_the_reason(client, body, message):
     got = client.post("/api/rules", json=body)
     assert got.status_code == 422 and message in got.json()["error"], got.json()
@@ -95,7 +120,12 @@ def test_alerts_list(client, memory, scene):
     listed = client.get("/api/alerts").json()
     assert len(listed) == 1
     got = listed[0]
-    assert got["id"] == alert.id and got["rule_id"] == rule["id"] and got["rule"] == DOG_ON_SOFA and got["entity_id"] == memory.dog
+    assert (
+        got["id"] == alert.id
+        and got["rule_id"] == rule["id"]
+        and got["rule"] == DOG_ON_SOFA
+        and got["entity_id"] == memory.dog
+    )
     assert "sofa" in got["message"] and got["camera"] == "living" and got["evidence"]
     for url in (got["keyframe_url"], got["crop_url"]):
         assert client.get(url).status_code == 200
@@ -105,7 +135,8 @@ def test_alerts_list(client, memory, scene):
 
 
 def _events(lines, until: str, deadline: float) -> list[tuple[str, str]]:
-    """(event, data) pairs read from an SSE line iterator until an event named ``until`` (comments as ('comment', text))."""
+    """(event, data) pairs read from an SSE line iterator until an event named ``until`` (comments as
+    ('comment', text))."""
     out, event = [], None
     for line in lines:
         assert time.monotonic() < deadline, f"no {until!r} event in time; got {out}"
@@ -136,7 +167,9 @@ def test_alert_stream_sends_new_alerts(serve, memory, scene, monkeypatch):
             [(_, ready)] = _events(lines, "ready", deadline)
             assert json.loads(ready) == {"last_id": 0}
             assert _events(lines, "comment", deadline) == [("comment", "keepalive")]  # nothing yet: a keepalive
-            [raised] = _dog_on_sofa_alert(memory.home, scene.dog_clip, scene.T0 + 3600)  # another process raises an alert
+            [raised] = _dog_on_sofa_alert(
+                memory.home, scene.dog_clip, scene.T0 + 3600
+            )  # another process raises an alert
             received = _events(lines, "alert", deadline)
             alert = json.loads(received[-1][1])
             assert alert["id"] == raised.id and "sofa" in alert["message"] and alert["keyframe_url"]
@@ -147,4 +180,6 @@ def test_alert_stream_sends_new_alerts(serve, memory, scene, monkeypatch):
             assert events[0] == ("ready", json.dumps({"last_id": 0}, separators=(",", ":")))
             assert json.loads(events[-1][1])["id"] == raised.id
         with http.stream("GET", "/api/alerts/stream") as stream:  # from now: the old alert is not sent again
-            assert json.loads(_events(stream.iter_lines(), "ready", time.monotonic() + 10)[0][1]) == {"last_id": raised.id}
+            assert json.loads(_events(stream.iter_lines(), "ready", time.monotonic() + 10)[0][1]) == {
+                "last_id": raised.id
+            }

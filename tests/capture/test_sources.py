@@ -136,8 +136,14 @@ def test_live_source_reconnects_with_backoff():
     opens = iter([None, None, [image, image], None, [image, image, image]])
     sleeps = []
     clock = iter(np.arange(0, 100, 0.25).tolist())
-    source = LiveSource("rtsp://x", sample_fps=2.0, initial_backoff_s=0.5, open_capture=lambda _: _FakeCapture(next(opens)),
-                        sleep=sleeps.append, clock=lambda: next(clock))
+    source = LiveSource(
+        "rtsp://x",
+        sample_fps=2.0,
+        initial_backoff_s=0.5,
+        open_capture=lambda _: _FakeCapture(next(opens)),
+        sleep=sleeps.append,
+        clock=lambda: next(clock),
+    )
     frames = []
     for frame in source.frames():
         frames.append(frame)

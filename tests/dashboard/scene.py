@@ -74,7 +74,9 @@ def _draw(img: np.ndarray, what: str, box: tuple[float, float, float, float]) ->
     if what in ("red cup", "blue cup"):
         colour = RED if what == "red cup" else BLUE
         cv2.rectangle(img, (x1 + 6, y1 + 8), (x2 - 6, y2), colour, -1)
-        cv2.ellipse(img, ((x1 + x2) // 2, y1 + 8), ((x2 - x1) // 2 - 6, 4), 0, 0, 360, tuple(c + 40 for c in colour), -1)
+        cv2.ellipse(
+            img, ((x1 + x2) // 2, y1 + 8), ((x2 - x1) // 2 - 6, 4), 0, 0, 360, tuple(c + 40 for c in colour), -1
+        )
         cv2.ellipse(img, (x2 - 4, (y1 + y2) // 2 + 4), (6, 9), 0, -90, 90, colour, 3)
     elif what == "dog":
         cv2.ellipse(img, ((x1 + x2) // 2, (y1 + y2) // 2 + 8), ((x2 - x1) // 2, (y2 - y1) // 3), 0, 0, 360, BROWN, -1)
@@ -94,7 +96,16 @@ def _frame(camera: str, t: float, things: list[tuple[str, tuple]]) -> np.ndarray
         _draw(img, what, box)
     noise = np.random.default_rng(int(t)).normal(0, 4, img.shape)
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
-    cv2.putText(img, f"{camera.upper()}  {format_utc(t)}", (12, H - 14), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (240, 240, 240), 1, cv2.LINE_AA)
+    cv2.putText(
+        img,
+        f"{camera.upper()}  {format_utc(t)}",
+        (12, H - 14),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.5,
+        (240, 240, 240),
+        1,
+        cv2.LINE_AA,
+    )
     return img
 
 
@@ -107,31 +118,71 @@ def _jpeg(path: Path, img: np.ndarray, quality: int = 80) -> None:
 
 # -- the memory -------------------------------------------------------------------------------------------
 
-KINDS = {"red cup": ("object", "cup", RED_CUP), "blue cup": ("object", "cup", BLUE_CUP), "dog": ("animal", "dog", DOG),
-         "person": ("person", "person", PERSON)}
+KINDS = {
+    "red cup": ("object", "cup", RED_CUP),
+    "blue cup": ("object", "cup", BLUE_CUP),
+    "dog": ("animal", "dog", DOG),
+    "person": ("person", "person", PERSON),
+}
 #: (minutes after 08:00, camera, [(thing, box, description)], caption)
 CLIPS = [
-    (0, "kitchen", [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
-     "the kitchen: a red cup by the counter"),
+    (
+        0,
+        "kitchen",
+        [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
+        "the kitchen: a red cup by the counter",
+    ),
     (2, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
-    (5, "kitchen", [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
-     "the kitchen: a red cup by the counter"),
-    (10, "kitchen", [("red cup", (300, 160, 340, 200), "a red cup by the sink, staying in place")], "the kitchen: a red cup by the sink"),
+    (
+        5,
+        "kitchen",
+        [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
+        "the kitchen: a red cup by the counter",
+    ),
+    (
+        10,
+        "kitchen",
+        [("red cup", (300, 160, 340, 200), "a red cup by the sink, staying in place")],
+        "the kitchen: a red cup by the sink",
+    ),
     (15, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
-    (20, "kitchen", [("person", (450, 60, 560, 340), "a person in a blue sweater by the table, moving"),
-                     ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place")],
-     "the kitchen: a person in a blue sweater puts a red cup on the table"),
-    (30, "kitchen", [("blue cup", (260, 160, 295, 198), "a blue cup by the sink, staying in place"),
-                     ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place")],
-     "the kitchen: a blue cup by the sink, the red cup on the table"),
-    (35, "living", [("person", (330, 40, 440, 330), "a person in a blue sweater near the sofa, moving")],
-     "the living room: a person in a blue sweater walks past the sofa"),
-    (45, "kitchen", [("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place")], "the kitchen: a red cup by the table"),
+    (
+        20,
+        "kitchen",
+        [
+            ("person", (450, 60, 560, 340), "a person in a blue sweater by the table, moving"),
+            ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place"),
+        ],
+        "the kitchen: a person in a blue sweater puts a red cup on the table",
+    ),
+    (
+        30,
+        "kitchen",
+        [
+            ("blue cup", (260, 160, 295, 198), "a blue cup by the sink, staying in place"),
+            ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place"),
+        ],
+        "the kitchen: a blue cup by the sink, the red cup on the table",
+    ),
+    (
+        35,
+        "living",
+        [("person", (330, 40, 440, 330), "a person in a blue sweater near the sofa, moving")],
+        "the living room: a person in a blue sweater walks past the sofa",
+    ),
+    (
+        45,
+        "kitchen",
+        [("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place")],
+        "the kitchen: a red cup by the table",
+    ),
     (50, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
 ]
 
 
-def ingest(store: Store, minute: float, camera: str, seen: list[tuple[str, tuple, str]], caption: str, *, start: float = T0):
+def ingest(
+    store: Store, minute: float, camera: str, seen: list[tuple[str, tuple, str]], caption: str, *, start: float = T0
+):
     """One 10-second clip, ``minute`` minutes after ``start``: its keyframe drawn with what was seen, a
     crop per thing; the store's result."""
     t0 = start + minute * 60
@@ -143,19 +194,38 @@ def ingest(store: Store, minute: float, camera: str, seen: list[tuple[str, tuple
     for track, (what, box, text) in enumerate(seen, 1):
         x1, y1, x2, y2 = box
         m = max(x2 - x1, y2 - y1) * 0.35
-        crop = frame[max(0, int(y1 - m)):int(y2 + m), max(0, int(x1 - m)):int(x2 + m)]
+        crop = frame[max(0, int(y1 - m)) : int(y2 + m), max(0, int(x1 - m)) : int(x2 + m)]
         crop_path = f"crops/{stem}/{track}.jpg"
         _jpeg(store.media_path(crop_path), cv2.resize(crop, (96, 96), interpolation=cv2.INTER_AREA), 85)
         kind, category, vector = KINDS[what]
-        records.append(observation(track, t0, box, vector, kind=kind, category=category, frames=16, step=0.5,
-                                   description=text, crop_path=crop_path))
+        records.append(
+            observation(
+                track,
+                t0,
+                box,
+                vector,
+                kind=kind,
+                category=category,
+                frames=16,
+                step=0.5,
+                description=text,
+                crop_path=crop_path,
+            )
+        )
     return store.ingest_clip(clip(t0, camera=camera, keyframes=[key]), records, caption=caption)
 
 
 def dog_on_sofa(store: Store, minute: float = 70, *, start: float = T0) -> list[book.Alert]:
     """What the watch process does: a new clip (the dog on the sofa) committed, then checked by the
     resolver, which writes the alerts it raises."""
-    ingest(store, minute, "living", [("dog", ON_SOFA, "a brown dog on the sofa")], "the living room: a brown dog on the sofa", start=start)
+    ingest(
+        store,
+        minute,
+        "living",
+        [("dog", ON_SOFA, "a brown dog on the sofa")],
+        "the living room: a brown dog on the sofa",
+        start=start,
+    )
     return Resolver(store, zones=ZONES).process()
 
 
@@ -164,13 +234,27 @@ def build(home: Path, *, start: float = T0) -> SimpleNamespace:
     ids tests use."""
     with Store(home) as store:
         rule = book.add_rule(store, PERSON_RULE, parse_rule(PERSON_RULE, places=["sofa"]), cooldown_s=600)
-        results = {(minute, camera): ingest(store, minute, camera, seen, caption, start=start) for minute, camera, seen, caption in CLIPS}
+        results = {
+            (minute, camera): ingest(store, minute, camera, seen, caption, start=start)
+            for minute, camera, seen, caption in CLIPS
+        }
         store.close_episodes()
         alerts = Resolver(store, zones=ZONES).process()
-        ids = {subject_of(store.observation(d.observation_id).description): d.entity_id
-               for result in results.values() for d in result.decisions}
-    return SimpleNamespace(home=home, red=ids["red cup"], blue=ids["blue cup"], dog=ids["brown dog"],
-                           person=ids["person in a blue sweater"], rule=rule.id, alerts=alerts, table_clip=results[(45, "kitchen")].clip_id)
+        ids = {
+            subject_of(store.observation(d.observation_id).description): d.entity_id
+            for result in results.values()
+            for d in result.decisions
+        }
+    return SimpleNamespace(
+        home=home,
+        red=ids["red cup"],
+        blue=ids["blue cup"],
+        dog=ids["brown dog"],
+        person=ids["person in a blue sweater"],
+        rule=rule.id,
+        alerts=alerts,
+        table_clip=results[(45, "kitchen")].clip_id,
+    )
 
 
 # -- serving and driving --------------------------------------------------------------------------------------
@@ -195,14 +279,24 @@ def chromium(width: int = 1400, height: int = 900):
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
-                "--hide-scrollbars", "--lang=en-GB",
-                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"):  # a microphone that plays a tone
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+        "--lang=en-GB",
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+    ):  # a microphone that plays a tone
         options.add_argument(arg)
     options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or ""
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER, env={**os.environ, "TZ": "UTC"}))
     # the page's viewport exactly this size (the window's would include the browser's own bars)
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
     return driver

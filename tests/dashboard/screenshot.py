@@ -13,7 +13,9 @@ import io
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: helpers and dashboard, as under pytest
 
@@ -26,6 +28,7 @@ from edge_agent.memory import Store, corrections  # noqa: E402
 from edge_agent.perception.text import MiniLMTextEmbedder  # noqa: E402
 from edge_agent.rules import book  # noqa: E402
 from edge_agent.rules.parse import parse_rule  # noqa: E402
+from edge_agent.runtime import Runtime
 
 LIMIT = 300_000  #: bytes: above this the PNG is quantised to a palette
 
@@ -41,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
+    def answers_shown(count: int) -> Callable[[Any], Any]:
+        """A wait condition: the answers on the page, once there are ``count`` of them."""
+        return lambda d: (a := d.find_elements(By.CSS_SELECTOR, "[data-testid=answer]")) and len(a) == count and a
+
     rules_api.POLL_S = 0.2
     start = (time.time() // 3600 - 1) * 3600  # the scene's morning, moved to the last hour
     with tempfile.TemporaryDirectory() as folder:
@@ -49,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
             corrections.rename(store, scene.red, "Anna's mug")
             corrections.rename(store, scene.person, "Anna")
             book.add_rule(store, DOG_RULE, parse_rule(DOG_RULE, places=["sofa"]), cooldown_s=600)
-        app = create_app(scene.home, load_config(None, zones=ZONES), token=None, embedder=MiniLMTextEmbedder())
+        app = create_app(
+            Runtime.at(scene.home, load_config(None, zones=ZONES)), token=None, embedder=MiniLMTextEmbedder()
+        )
         with live_server(app) as url:
             driver = chromium(1400, 900)
             try:
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                 wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready] [data-testid=status-camera]"))
                 for n, question in enumerate(("Who moved the red cup?", "Where was the red cup last seen?"), 1):
                     driver.find_element(By.ID, "ask-input").send_keys(question + Keys.ENTER)
-                    answers = wait.until(lambda d: (a := d.find_elements(By.CSS_SELECTOR, "[data-testid=answer]")) and len(a) == n and a)
+                    answers = wait.until(answers_shown(n))
                 answers[-1].find_elements(By.CSS_SELECTOR, "[data-testid=evidence]")[-1].click()
                 driver.find_element(By.CSS_SELECTOR, f"[data-testid=entity][data-entity-id='{scene.red}']").click()
                 wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#facts [data-testid=fact]"))
@@ -75,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         from PIL import Image
 
         buffer = io.BytesIO()
-        Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(buffer, "PNG", optimize=True)
+        Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
+            buffer, "PNG", optimize=True
+        )
         png = buffer.getvalue()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(png)

@@ -24,6 +24,7 @@ from edge_agent.api import create_app
 from edge_agent.api import rules as rules_api
 from edge_agent.config import load_config
 from edge_agent.memory import Store
+from edge_agent.runtime import Runtime
 
 MISSING = browser_missing()
 if MISSING:
@@ -41,7 +42,10 @@ TOKEN = "a-token-for-the-dashboard-test-0123456789"
 
 @pytest.fixture(scope="module")
 def artefacts() -> Path:
-    folder = Path(os.environ.get("EDGE_AGENT_TEST_ARTIFACTS") or Path(__file__).resolve().parents[2] / "test-artifacts" / "dashboard")
+    folder = Path(
+        os.environ.get("EDGE_AGENT_TEST_ARTIFACTS")
+        or Path(__file__).resolve().parents[2] / "test-artifacts" / "dashboard"
+    )
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -110,14 +114,18 @@ def no_errors(driver, expected: str = "") -> None:
     the test caused: responses with the ``expected`` status)."""
     shown = [m.text for m in find(driver, ".msg.error")]
     assert not shown, f"the page shows errors: {shown}"
-    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"
-              and not (expected and f"the server responded with a status of {expected}" in e["message"])]
+    severe = [
+        e["message"]
+        for e in driver.get_log("browser")
+        if e["level"] == "SEVERE"
+        and not (expected and f"the server responded with a status of {expected}" in e["message"])
+    ]
     assert not severe, f"the browser logged errors: {severe}"
 
 
 def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, artefacts, capsys):
     scene = build(tmp_path / "home")
-    app = create_app(scene.home, load_config(None, zones=ZONES), token=None, embedder=embedder)
+    app = create_app(Runtime.at(scene.home, load_config(None, zones=ZONES)), token=None, embedder=embedder)
     with serving(app) as (url, driver):
         steps = Steps(driver, artefacts, "dashboard")
 
@@ -142,7 +150,9 @@ def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, arte
             wait(driver).until(lambda d: loaded(d, cited.find_element(By.TAG_NAME, "img")))
             cited.click()  # the moment it cites: selected in the timeline, its keyframe shown
             wait(driver).until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-clip-id") == clip)
-            assert "selected" in driver.find_element(By.CSS_SELECTOR, f".tile[data-clip-id='{clip}']").get_attribute("class")
+            assert "selected" in driver.find_element(By.CSS_SELECTOR, f".tile[data-clip-id='{clip}']").get_attribute(
+                "class"
+            )
             viewer = driver.find_element(By.ID, "viewer-img")
             assert viewer.get_attribute("data-src") == f"/api/keyframes/{clip}"
             wait(driver).until(lambda d: loaded(d, viewer))
@@ -153,7 +163,9 @@ def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, arte
 
             class NotInstalled:
                 def __init__(self, *args, **kwargs):
-                    raise speech.SpeechUnavailable("speech-to-text needs faster-whisper: pip install 'edge-agent[speech]'")
+                    raise speech.SpeechUnavailable(
+                        "speech-to-text needs faster-whisper: pip install 'edge-agent[speech]'"
+                    )
 
             monkeypatch.setattr(speech, "WhisperTranscriber", NotInstalled)
             mic = driver.find_element(By.ID, "ask-mic")
@@ -161,14 +173,20 @@ def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, arte
             wait(driver).until(lambda d: "recording" in mic.get_attribute("class"))
             mic.click()
             refused = wait(driver).until(lambda d: find(d, ".msg.error"))
-            assert "Speech-to-text is not installed on the server: speech-to-text needs faster-whisper" in refused[0].text
+            assert (
+                "Speech-to-text is not installed on the server: speech-to-text needs faster-whisper" in refused[0].text
+            )
             refused[0].find_element(By.TAG_NAME, "button").click()  # dismissed
             wait(driver).until(lambda d: not find(d, ".msg.error"))
 
         with steps.step("entity"):
             driver.find_element(By.CSS_SELECTOR, f"[data-testid=entity][data-entity-id='{scene.red}']").click()
-            facts = wait(driver).until(lambda d: d.find_element(By.ID, "entity-detail").get_attribute("data-entity-id") == str(scene.red)
-                                       and [f.text for f in find(d, "#facts [data-testid=fact]")])
+            facts = wait(driver).until(
+                lambda d: (
+                    d.find_element(By.ID, "entity-detail").get_attribute("data-entity-id") == str(scene.red)
+                    and [f.text for f in find(d, "#facts [data-testid=fact]")]
+                )
+            )
             assert any("usually by the table" in f for f in facts) and any("moved by" in f for f in facts), facts
             assert find(driver, "#traces [data-testid=trace]") and find(driver, "#recent [data-testid=recent]")
             assert len(find(driver, "#observations [data-testid=observation]")) == 6
@@ -183,10 +201,16 @@ def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, arte
         with steps.step("rule"):
             driver.find_element(By.ID, "rule-input").send_keys(DOG_RULE)
             driver.find_element(By.ID, "rule-preview-btn").click()
-            shown = wait(driver).until(lambda d: d.find_element(By.ID, "rule-description").is_displayed()
-                                       and d.find_element(By.ID, "rule-description"))
+            shown = wait(driver).until(
+                lambda d: (
+                    d.find_element(By.ID, "rule-description").is_displayed()
+                    and d.find_element(By.ID, "rule-description")
+                )
+            )
             assert shown.text == "when any dog is on the place 'sofa'"
-            assert [r["text"] for r in httpx.get(f"{url}/api/rules").json()] == ["notify me when a person appears"]  # not yet stored
+            assert [r["text"] for r in httpx.get(f"{url}/api/rules").json()] == [
+                "notify me when a person appears"
+            ]  # not yet stored
             driver.find_element(By.ID, "rule-confirm").click()
             wait(driver).until(lambda d: any(DOG_RULE in r.text for r in find(d, "[data-testid=rule]")))
             assert not driver.find_element(By.ID, "rule-preview").is_displayed()
@@ -213,7 +237,7 @@ def test_dashboard_end_to_end(tmp_path, embedder, fast_stream, monkeypatch, arte
 
 def test_token_is_asked_for_kept_and_used_for_images(tmp_path, fast_stream, artefacts, capsys):
     scene = build(tmp_path / "home")
-    app = create_app(scene.home, load_config(None, zones=ZONES), token=TOKEN)
+    app = create_app(Runtime.at(scene.home, load_config(None, zones=ZONES)), token=TOKEN)
     with serving(app) as (url, driver):
         steps = Steps(driver, artefacts, "token")
 
@@ -229,13 +253,19 @@ def test_token_is_asked_for_kept_and_used_for_images(tmp_path, fast_stream, arte
             field = driver.find_element(By.ID, "token-input")
             field.clear()
             field.send_keys(TOKEN + Keys.ENTER)
-            wait(driver).until(lambda d: find(d, "[data-testid=status-camera][data-camera=kitchen]") and find(d, "[data-testid=entity]"))
+            wait(driver).until(
+                lambda d: (
+                    find(d, "[data-testid=status-camera][data-camera=kitchen]") and find(d, "[data-testid=entity]")
+                )
+            )
             assert driver.execute_script("return localStorage.getItem('edge-agent.token')") == TOKEN
             thumbs = find(driver, "[data-testid=entity] img") + find(driver, "#viewer-img")
             assert len(thumbs) == 5
             wait(driver).until(lambda d: all(loaded(d, img) for img in thumbs))
             assert all(img.get_attribute("src").startswith("blob:") for img in thumbs)
-            wait(driver).until(lambda d: d.find_element(By.ID, "stream-state").get_attribute("data-state") == "live")  # ?token=
+            wait(driver).until(
+                lambda d: d.find_element(By.ID, "stream-state").get_attribute("data-state") == "live"
+            )  # ?token=
 
         with steps.step("kept"):
             driver.refresh()  # the token is kept: no question this time

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from edge_agent.eval.alerts import RaisedAlert, TrueAlert, episodes, match_alerts, score_alerts, summarize_alerts, true_alerts
+from edge_agent.eval.alerts import (
+    RaisedAlert,
+    TrueAlert,
+    episodes,
+    match_alerts,
+    score_alerts,
+    summarize_alerts,
+    true_alerts,
+)
 from edge_agent.eval.world import Scenario, Session, World
 from edge_agent.rules.parse import parse_rule
 from edge_agent.rules.resolver import ResolverSettings
@@ -21,11 +29,30 @@ def _session(index: int, t0: float, frames: list[dict[str, tuple[float, float, f
 
 
 def _world(sessions: list[Session]) -> World:
-    scenario = Scenario.model_validate({
-        "name": "hand", "places": ["sofa", "door"],
-        "entities": [{"id": "dog", "category": "dog"}, {"id": "keys", "category": "keys"}, {"id": "al", "category": "person"}],
-        "rules": [{"text": "notify me when the dog is on the sofa"}, {"text": "tell me if the keys have not been seen for 1 hour"}]})
-    return World(scenario, 0, sessions, [], [], {"sofa": (100.0, 100.0, 300.0, 300.0), "door": (400.0, 100.0, 470.0, 300.0)}, "hand")
+    scenario = Scenario.model_validate(
+        {
+            "name": "hand",
+            "places": ["sofa", "door"],
+            "entities": [
+                {"id": "dog", "category": "dog"},
+                {"id": "keys", "category": "keys"},
+                {"id": "al", "category": "person"},
+            ],
+            "rules": [
+                {"text": "notify me when the dog is on the sofa"},
+                {"text": "tell me if the keys have not been seen for 1 hour"},
+            ],
+        }
+    )
+    return World(
+        scenario,
+        0,
+        sessions,
+        [],
+        [],
+        {"sofa": (100.0, 100.0, 300.0, 300.0), "door": (400.0, 100.0, 470.0, 300.0)},
+        "hand",
+    )
 
 
 def test_true_alerts_of_a_hand_made_script():
@@ -47,14 +74,28 @@ def test_true_alerts_of_a_hand_made_script():
         _session(6, 20000.0, [dog_keys(None, False) for f in range(4)]),
     ]
     events = true_alerts(_world(sessions), SETTINGS)
-    assert events == [TrueAlert(0, "dog", 1.5, 4.5), TrueAlert(0, "dog", 2001.0, 2001.5),
-                      TrueAlert(1, "keys", 3701.5, 3701.5), TrueAlert(1, "keys", 12604.5, 12604.5)]
+    assert events == [
+        TrueAlert(0, "dog", 1.5, 4.5),
+        TrueAlert(0, "dog", 2001.0, 2001.5),
+        TrueAlert(1, "keys", 3701.5, 3701.5),
+        TrueAlert(1, "keys", 12604.5, 12604.5),
+    ]
 
 
 def test_episodes_release_and_leaving():
     on_sofa = parse_rule("notify me when the dog is on the sofa", places=["sofa"])
-    # true on 0, 0.5, 1 (fires at 1), false, true again 50 s later (same episode, extends it), then 70 s later: a new episode
-    samples = [(0.0, True), (0.5, True), (1.0, True), (1.5, False), (51.0, True), (121.5, True), (122.0, True), (122.5, True)]
+    # true on 0, 0.5, 1 (fires at 1), false, true again 50 s later (same episode, extends it), then 70 s later:
+    # a new episode
+    samples = [
+        (0.0, True),
+        (0.5, True),
+        (1.0, True),
+        (1.5, False),
+        (51.0, True),
+        (121.5, True),
+        (122.0, True),
+        (122.5, True),
+    ]
     assert episodes(samples, on_sofa, SETTINGS, cooldown_s=0.0) == [(1.0, 51.0), (122.5, 122.5)]
     assert episodes(samples, on_sofa, SETTINGS, cooldown_s=600.0) == [(1.0, 51.0)]
     leaves = parse_rule("tell me when the dog leaves the sofa", places=["sofa"])
@@ -63,14 +104,20 @@ def test_episodes_release_and_leaving():
 
 
 def test_scoring_matches_one_to_one_by_rule_instance_and_time():
-    events = [TrueAlert(0, "dog", 100.0, 150.0), TrueAlert(0, "dog", 1000.0, 1000.0), TrueAlert(0, "dog", 5000.0, 5030.0),
-              TrueAlert(1, "keys", 50000.0, 50000.0)]
-    alerts = [RaisedAlert(0, "dog", 100.5, 108.0),  # the first episode
-              RaisedAlert(0, "dog", 140.0, 150.0),  # a second alert for it: false
-              RaisedAlert(0, None, 1003.0, 1010.0),  # unlabelled (a false-positive detection's entity): matches on time
-              RaisedAlert(0, "cat", 5001.0, 5008.0),  # the wrong instance: false
-              RaisedAlert(1, "keys", 50060.0, 56000.0),  # absence: within clip + release of last seen + span
-              RaisedAlert(1, "keys", 60000.0, 60005.0)]
+    events = [
+        TrueAlert(0, "dog", 100.0, 150.0),
+        TrueAlert(0, "dog", 1000.0, 1000.0),
+        TrueAlert(0, "dog", 5000.0, 5030.0),
+        TrueAlert(1, "keys", 50000.0, 50000.0),
+    ]
+    alerts = [
+        RaisedAlert(0, "dog", 100.5, 108.0),  # the first episode
+        RaisedAlert(0, "dog", 140.0, 150.0),  # a second alert for it: false
+        RaisedAlert(0, None, 1003.0, 1010.0),  # unlabelled (a false-positive detection's entity): matches on time
+        RaisedAlert(0, "cat", 5001.0, 5008.0),  # the wrong instance: false
+        RaisedAlert(1, "keys", 50060.0, 56000.0),  # absence: within clip + release of last seen + span
+        RaisedAlert(1, "keys", 60000.0, 60005.0),
+    ]
     result = score_alerts(["dog on sofa", "keys absent"], alerts, events, {0: 120.0, 1: 70.0})
     overall, dog, keys = result["overall"], *result["rules"]
     assert (overall["alerts"], overall["events"], overall["matched"]) == (6, 4, 3)
@@ -80,7 +127,12 @@ def test_scoring_matches_one_to_one_by_rule_instance_and_time():
     assert dog["rule"] == "dog on sofa" and (dog["alerts"], dog["events"], dog["matched"]) == (4, 3, 2)
     assert dog["precision"] == 0.5 and dog["recall"] == pytest.approx(2 / 3)
     assert dog["delay_s"] == {"median": 9.0, "mean": 9.0, "max": 10.0} and dog["condition_delay_s"] == 1.75
-    assert (keys["precision"], keys["recall"], keys["delay_s"]["max"], keys["condition_delay_s"]) == (0.5, 1.0, 6000.0, 60.0)
+    assert (keys["precision"], keys["recall"], keys["delay_s"]["max"], keys["condition_delay_s"]) == (
+        0.5,
+        1.0,
+        6000.0,
+        60.0,
+    )
     # nothing raised, nothing due: undefined, not perfect
     empty = score_alerts(["dog on sofa"], [], [], {0: 120.0})["overall"]
     assert empty["precision"] is None and empty["recall"] is None and empty["delay_s"] is None
@@ -98,12 +150,13 @@ def test_an_alert_takes_the_nearest_eligible_event_and_seeds_average_where_defin
     assert summarize_alerts([None, None]) is None
 
 
-
-
-@pytest.mark.parametrize("text, cooldown", [
-    ("notify me when the dog is on the sofa", 300.0),
-    pytest.param("tell me when the dog leaves the sofa", 0.0),
-])
+@pytest.mark.parametrize(
+    "text, cooldown",
+    [
+        ("notify me when the dog is on the sofa", 300.0),
+        pytest.param("tell me when the dog leaves the sofa", 0.0),
+    ],
+)
 def test_true_alerts_agree_with_the_resolver_on_noiseless_memory(tmp_path, text, cooldown):
     """The same per-frame truth given to :func:`episodes` and, as a dog's observations, to the product's
     resolver raises alerts at the same times (one entity, so instances and entities coincide)."""
@@ -123,8 +176,14 @@ def test_true_alerts_agree_with_the_resolver_on_noiseless_memory(tmp_path, text,
             book.add_rule(store, text, predicate, cooldown_s=cooldown)
             for k in range(14):
                 start += float(rng.choice([10.0, 10.0, 40.0, 90.0, 700.0])) if k else 0.0
-                on = [bool(x) for x in (rng.random(20) < (0.8 if rng.random() < 0.5 else 0.15))] if k < 13 else [False] * 20
-                record = observation(1, start, ON, unit(np.r_[np.ones(8), np.zeros(8)]), kind="animal", category="dog", frames=20)
+                on = (
+                    [bool(x) for x in (rng.random(20) < (0.8 if rng.random() < 0.5 else 0.15))]
+                    if k < 13
+                    else [False] * 20
+                )
+                record = observation(
+                    1, start, ON, unit(np.r_[np.ones(8), np.zeros(8)]), kind="animal", category="dog", frames=20
+                )
                 record.boxes[:] = np.asarray([ON if x else OFF for x in on], np.float32)
                 store.ingest_clip(clip(start, 10.0, "hand"), [record])
                 samples += [(start + f * 0.5, x) for f, x in enumerate(on)]

@@ -44,21 +44,44 @@ def _write(path: Path, data: Any) -> Path:
 
 # EgoLifeQA item as published (EgoRAG README); two wearers' files share question ids.
 EGOLIFE = {
-    "ID": "1", "query_time": {"date": "DAY1", "time": "11210217"}, "type": "EntityLog",
-    "type_chinese": "实体日志", "need_audio": False, "need_name": True, "last_time": False,
-    "trigger": "The table was filled with various tools and parts", "question": "Who used the screwdriver first?",
-    "choice_a": "Tasha", "choice_b": "Alice", "choice_c": "Shure", "choice_d": "Lucia", "answer": "B",
-    "target_time": {"date": "DAY1", "time": "11152408"}, "keywords": "use screwdriver",
-    "reason": "Saw Alice tightening screws with a screwdriver", "identity": "A1_JAKE",
+    "ID": "1",
+    "query_time": {"date": "DAY1", "time": "11210217"},
+    "type": "EntityLog",
+    "type_chinese": "实体日志",
+    "need_audio": False,
+    "need_name": True,
+    "last_time": False,
+    "trigger": "The table was filled with various tools and parts",
+    "question": "Who used the screwdriver first?",
+    "choice_a": "Tasha",
+    "choice_b": "Alice",
+    "choice_c": "Shure",
+    "choice_d": "Lucia",
+    "answer": "B",
+    "target_time": {"date": "DAY1", "time": "11152408"},
+    "keywords": "use screwdriver",
+    "reason": "Saw Alice tightening screws with a screwdriver",
+    "identity": "A1_JAKE",
 }
 
 
 def _egolife_file(tmp_path: Path) -> Path:
-    second = dict(EGOLIFE, ID="2", query_time={"date": "DAY3", "time": "09000000"}, type="EventRecall",
-                  question="What did I buy yesterday?", answer="D",
-                  target_time={"date": "DAY2", "time": "15300000-15310000"})
-    third = dict(EGOLIFE, ID="3", question="Where was the tape?", answer="A",
-                 target_time={"date": "DAY1", "time": "10000000DAY2 11000000"})
+    second = dict(
+        EGOLIFE,
+        ID="2",
+        query_time={"date": "DAY3", "time": "09000000"},
+        type="EventRecall",
+        question="What did I buy yesterday?",
+        answer="D",
+        target_time={"date": "DAY2", "time": "15300000-15310000"},
+    )
+    third = dict(
+        EGOLIFE,
+        ID="3",
+        question="Where was the tape?",
+        answer="A",
+        target_time={"date": "DAY1", "time": "10000000DAY2 11000000"},
+    )
     return _write(tmp_path / "EgoLifeQA_A1_JAKE.json", [EGOLIFE, second, third])
 
 
@@ -66,25 +89,61 @@ def _egolife_file(tmp_path: Path) -> Path:
 # time_list targets, "N/A" last_time, a numeric choice.
 def _ego_r1_file(tmp_path: Path) -> Path:
     items = [
-        {"ID": 7, "query_time": [{"date": "DAY5", "time": "18000000"}], "type": "HabitInsight",
-         "last_time": "N/A", "question": "How many cups did I drink?", "choice_a": 1, "choice_b": 2,
-         "choice_c": 3, "choice_d": 4, "answer": "C",
-         "target_time": {"date": "DAY5", "time_list": ["10000000", "14000000", "17000000"]}},
-        {"ID": 8, "query_time": {"date": "DAY6", "time": "12000000"}, "type": "TaskMaster",
-         "question": "What was left to buy?", "choice_a": "Eggs", "choice_b": "Milk", "choice_c": "Flour",
-         "choice_d": "Sugar", "answer": "A", "target_time": {"date": "DAY6", "time": "11000000"}},
+        {
+            "ID": 7,
+            "query_time": [{"date": "DAY5", "time": "18000000"}],
+            "type": "HabitInsight",
+            "last_time": "N/A",
+            "question": "How many cups did I drink?",
+            "choice_a": 1,
+            "choice_b": 2,
+            "choice_c": 3,
+            "choice_d": 4,
+            "answer": "C",
+            "target_time": {"date": "DAY5", "time_list": ["10000000", "14000000", "17000000"]},
+        },
+        {
+            "ID": 8,
+            "query_time": {"date": "DAY6", "time": "12000000"},
+            "type": "TaskMaster",
+            "question": "What was left to buy?",
+            "choice_a": "Eggs",
+            "choice_b": "Milk",
+            "choice_c": "Flour",
+            "choice_d": "Sugar",
+            "answer": "A",
+            "target_time": {"date": "DAY6", "time": "11000000"},
+        },
     ]
     return _write(tmp_path / "A2_ALICE.json", items)
 
 
 # MultiHop-EgoQA test items (benchmark/metrics MultiHop-EgoQA.json: sample_id, segment_id, category, Q, A, T).
 MULTIHOP = [
-    {"sample_id": 0, "segment_id": "seg-a", "category": "Counting", "Q": "How many times did I open the tap?",
-     "A": "You opened the tap <T1>twice</T1>.", "T": [[9, 15], [120, 135]]},
-    {"sample_id": 1, "segment_id": "seg-a", "category": "Temporal", "Q": "When did I cut the onion?",
-     "A": "<T1></T1>", "T": [40, 49]},
-    {"sample_id": 2, "segment_id": "seg-b", "category": "Counting", "Q": "What did I put in the bowl?",
-     "A": "Flour and two eggs.", "T": [[100, 119]]},
+    {
+        "sample_id": 0,
+        "segment_id": "seg-a",
+        "category": "Counting",
+        "Q": "How many times did I open the tap?",
+        "A": "You opened the tap <T1>twice</T1>.",
+        "T": [[9, 15], [120, 135]],
+    },
+    {
+        "sample_id": 1,
+        "segment_id": "seg-a",
+        "category": "Temporal",
+        "Q": "When did I cut the onion?",
+        "A": "<T1></T1>",
+        "T": [40, 49],
+    },
+    {
+        "sample_id": 2,
+        "segment_id": "seg-b",
+        "category": "Counting",
+        "Q": "What did I put in the bowl?",
+        "A": "Flour and two eggs.",
+        "T": [[100, 119]],
+    },
 ]
 
 
@@ -142,14 +201,24 @@ def test_parse_clock() -> None:
 
 
 def test_m3_bench_malformed(tmp_path: Path) -> None:
-    good = {"question": "Q?", "answer": "A.", "question_id": "v_Q01", "timestamp": "01:05", "type": ["Multi-Hop Reasoning"]}
-    ok = load("m3-bench", _write(tmp_path / "ok.json", {"v": {"video_path": "data/videos/robot/v.mp4", "qa_list": [good]}}))
+    good = {
+        "question": "Q?",
+        "answer": "A.",
+        "question_id": "v_Q01",
+        "timestamp": "01:05",
+        "type": ["Multi-Hop Reasoning"],
+    }
+    ok = load(
+        "m3-bench", _write(tmp_path / "ok.json", {"v": {"video_path": "data/videos/robot/v.mp4", "qa_list": [good]}})
+    )
     assert ok[0].query_time == 65.0 and ok[0].video == "robot/v.mp4"
     bad_answer = {k: v for k, v in good.items() if k != "answer"}
-    path = _write(tmp_path / "robot.json",
-                  {"v": {"video_path": "x.mp4", "qa_list": [good | {"question_id": "a"}, bad_answer]}})
-    with pytest.raises(BenchmarkFormatError,
-                       match=r"robot\.json: item 1 \(video 'v', question 1\): field 'answer': missing") as e:
+    path = _write(
+        tmp_path / "robot.json", {"v": {"video_path": "x.mp4", "qa_list": [good | {"question_id": "a"}, bad_answer]}}
+    )
+    with pytest.raises(
+        BenchmarkFormatError, match=r"robot\.json: item 1 \(video 'v', question 1\): field 'answer': missing"
+    ) as e:
         load("m3-bench", path)
     assert e.value.field == "answer"
     path = _write(tmp_path / "ts.json", {"v": {"video_path": "x.mp4", "qa_list": [good | {"timestamp": "soon"}]}})
@@ -213,17 +282,20 @@ def test_ego_r1_bench_fixture(tmp_path: Path) -> None:
     assert items[1].query_time == 5 * 86400 + 12 * 3600
 
 
-@pytest.mark.parametrize(("change", "field", "index"), [
-    ({"question": None}, "question", 0),
-    ({"answer": None}, "answer", 0),
-    ({"answer": "E"}, "answer", 0),
-    ({"choice_b": None}, "choice_b", 0),
-    ({"query_time": None}, "query_time", 0),
-    ({"query_time": {"date": "DAY1"}}, "query_time.time", 0),
-    ({"query_time": {"date": "DAY1", "time": "noon"}}, "query_time", 0),
-    ({"target_time": {"date": "DAY1"}}, "target_time", 0),
-    ({"ID": None}, "ID", 0),
-])
+@pytest.mark.parametrize(
+    ("change", "field", "index"),
+    [
+        ({"question": None}, "question", 0),
+        ({"answer": None}, "answer", 0),
+        ({"answer": "E"}, "answer", 0),
+        ({"choice_b": None}, "choice_b", 0),
+        ({"query_time": None}, "query_time", 0),
+        ({"query_time": {"date": "DAY1"}}, "query_time.time", 0),
+        ({"query_time": {"date": "DAY1", "time": "noon"}}, "query_time", 0),
+        ({"target_time": {"date": "DAY1"}}, "target_time", 0),
+        ({"ID": None}, "ID", 0),
+    ],
+)
 def test_egolifeqa_malformed_names_the_field(tmp_path: Path, change: dict[str, Any], field: str, index: int) -> None:
     rec = {k: v for k, v in (EGOLIFE | change).items() if v is not None}
     path = _write(tmp_path / "EgoLifeQA_A1_JAKE.json", [rec])
@@ -269,16 +341,29 @@ def test_multihop_fixture(tmp_path: Path) -> None:
 
 
 def test_multihop_nested_training_shape(tmp_path: Path) -> None:
-    nested = [{"segment_id": "seg-c", "annotated_QA": [
-        {"Q": "Where is the knife?", "A": "On the <T1>board</T1>.", "T": [[3, 8]], "Evidence": {"1": [3, 8]}}]}]
+    nested = [
+        {
+            "segment_id": "seg-c",
+            "annotated_QA": [
+                {"Q": "Where is the knife?", "A": "On the <T1>board</T1>.", "T": [[3, 8]], "Evidence": {"1": [3, 8]}}
+            ],
+        }
+    ]
     items = load("multihop-egoqa", _write(tmp_path / "train_annotations.json", nested))
     assert [(i.item_id, i.video, i.answer) for i in items] == [("seg-c_0", "seg-c.mp4", "On the board.")]
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"T": [[15, 9]]}, "T"), ({"T": "9-15"}, "T"), ({"T": None}, "T"), ({"Q": None}, "Q"),
-    ({"A": None}, "A"), ({"segment_id": None}, "segment_id"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"T": [[15, 9]]}, "T"),
+        ({"T": "9-15"}, "T"),
+        ({"T": None}, "T"),
+        ({"Q": None}, "Q"),
+        ({"A": None}, "A"),
+        ({"segment_id": None}, "segment_id"),
+    ],
+)
 def test_multihop_malformed(tmp_path: Path, change: dict[str, Any], field: str) -> None:
     rec = {k: v for k, v in (MULTIHOP[0] | change).items() if v is not None}
     with pytest.raises(BenchmarkFormatError) as e:
@@ -326,8 +411,11 @@ def test_choice_from_text() -> None:
 
 def test_score_multiple_choice(tmp_path: Path) -> None:
     items = load("egolifeqa", _egolife_file(tmp_path))  # answers B, D, A
-    preds = {"A1_JAKE-1": Prediction(choice_index=1), "A1_JAKE-2": Prediction(text="<answer>C</answer>"),
-             "A1_JAKE-3": Prediction(text="A")}
+    preds = {
+        "A1_JAKE-1": Prediction(choice_index=1),
+        "A1_JAKE-2": Prediction(text="<answer>C</answer>"),
+        "A1_JAKE-3": Prediction(text="A"),
+    }
     result = score("egolifeqa", items, preds)
     assert round(result["accuracy"], 4) == 0.6667
     assert (result["answered"], result["total"]) == (3, 3)
@@ -341,13 +429,22 @@ def test_score_multiple_choice(tmp_path: Path) -> None:
 
 
 def test_score_open_ended_m3_with_judge_hook() -> None:
-    items = [BenchmarkItem("m3-bench", f"v_Q{n}", "robot/v.mp4", "q?", answer=a, tags=(t,))
-             for n, (a, t) in enumerate([("Coffee.", "Cross-Modal Reasoning"),
-                                         ("Pirate Ship Float", "Multi-Hop Reasoning"),
-                                         ("Three people.", "Person Understanding"),
-                                         ("In the drawer.", "Multi-Hop Reasoning")])]
-    preds = {"v_Q0": Prediction(text="coffee"), "v_Q1": Prediction(text="a pirate ship"),
-             "v_Q2": Prediction(text="four people")}
+    items = [
+        BenchmarkItem("m3-bench", f"v_Q{n}", "robot/v.mp4", "q?", answer=a, tags=(t,))
+        for n, (a, t) in enumerate(
+            [
+                ("Coffee.", "Cross-Modal Reasoning"),
+                ("Pirate Ship Float", "Multi-Hop Reasoning"),
+                ("Three people.", "Person Understanding"),
+                ("In the drawer.", "Multi-Hop Reasoning"),
+            ]
+        )
+    ]
+    preds = {
+        "v_Q0": Prediction(text="coffee"),
+        "v_Q1": Prediction(text="a pirate ship"),
+        "v_Q2": Prediction(text="four people"),
+    }
     result = score("m3-bench", items, preds)
     # F1: 1.0; pirate ship vs pirate ship float = 2*(1*2/3)/(5/3) = 0.8; four people vs three people = 0.5; missing 0
     assert result["token_f1"] == pytest.approx((1.0 + 0.8 + 0.5 + 0.0) / 4)

@@ -12,12 +12,34 @@ from edge_agent.demo import write_demo_scene
 
 def test_eval_identity_json(tmp_path, capsys):
     day1, day2 = write_demo_scene(tmp_path / "scene", seconds=4.0, fps=4.0)
-    assert main(["--home", str(tmp_path / "home"), "eval", "identity", "--mot", str(day1), str(day2), "--json",
-                 "--models", str(tmp_path / "no-models")]) == 0
+    assert (
+        main(
+            [
+                "--home",
+                str(tmp_path / "home"),
+                "eval",
+                "identity",
+                "--mot",
+                str(day1),
+                str(day2),
+                "--json",
+                "--models",
+                str(tmp_path / "no-models"),
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert set(result["sequences"]) == {"day1", "day2"} and "identity" in result["sequences"]["day1"]
-    assert {"pairwise_precision", "pairwise_recall", "pairwise_f1", "false_merge_rate",
-            "bcubed_precision", "bcubed_recall", "bcubed_f1"} <= set(result["identity"])
+    assert {
+        "pairwise_precision",
+        "pairwise_recall",
+        "pairwise_f1",
+        "false_merge_rate",
+        "bcubed_precision",
+        "bcubed_recall",
+        "bcubed_f1",
+    } <= set(result["identity"])
 
 
 def test_eval_errors_are_named(tmp_path, capsys):
@@ -53,15 +75,52 @@ def test_eval_bench_end_to_end_on_a_generated_video(tmp_path, capsys, embedder):
     for image in sorted((day1 / "img1").glob("*.jpg")):
         writer.write(cv2.imread(str(image)))
     writer.release()
-    questions = {"kitchen_01": {"video_path": "data/videos/robot/kitchen_01.mp4", "mem_path": "x.pkl", "qa_list": [
-        {"question": "What colour is the cup with stripes?", "answer": "red", "question_id": "kitchen_01_Q01",
-         "reasoning": "", "timestamp": "00:05", "type": ["Object"], "before_clip": 0},
-        {"question": "What is on the counter?", "answer": "a cup", "question_id": "kitchen_01_Q02",
-         "reasoning": "", "timestamp": "00:06", "type": ["Object"], "before_clip": 0}]}}
+    questions = {
+        "kitchen_01": {
+            "video_path": "data/videos/robot/kitchen_01.mp4",
+            "mem_path": "x.pkl",
+            "qa_list": [
+                {
+                    "question": "What colour is the cup with stripes?",
+                    "answer": "red",
+                    "question_id": "kitchen_01_Q01",
+                    "reasoning": "",
+                    "timestamp": "00:05",
+                    "type": ["Object"],
+                    "before_clip": 0,
+                },
+                {
+                    "question": "What is on the counter?",
+                    "answer": "a cup",
+                    "question_id": "kitchen_01_Q02",
+                    "reasoning": "",
+                    "timestamp": "00:06",
+                    "type": ["Object"],
+                    "before_clip": 0,
+                },
+            ],
+        }
+    }
     annotations = tmp_path / "robot.json"
     annotations.write_text(json.dumps(questions))
-    assert main(["--home", str(tmp_path / "home"), "eval", "bench", "m3-bench", str(annotations), "--videos", str(tmp_path / "videos"),
-                 "--json", "--models", str(tmp_path / "no-models")]) == 0
+    assert (
+        main(
+            [
+                "--home",
+                str(tmp_path / "home"),
+                "eval",
+                "bench",
+                "m3-bench",
+                str(annotations),
+                "--videos",
+                str(tmp_path / "videos"),
+                "--json",
+                "--models",
+                str(tmp_path / "no-models"),
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 2 and result["videos"] == 1 and result["total"] == 2 and result["answered"] == 2
     assert 0.0 <= result["accuracy"] <= 1.0 and result["ingest_s"] > 0

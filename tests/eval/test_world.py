@@ -16,7 +16,9 @@ from edge_agent.eval.world import ScenarioError, load_scenario, simulate
 SCENARIOS = Path(__file__).resolve().parents[2] / "edge_agent" / "eval" / "scenarios"
 
 TINY = {
-    "name": "tiny-kitchen", "days": 1, "start": "2026-03-02T07:00:00",
+    "name": "tiny-kitchen",
+    "days": 1,
+    "start": "2026-03-02T07:00:00",
     "camera": {"kind": "fixed", "width": 480, "height": 270, "fps": 10},
     "places": ["counter", "sink", "table", "door"],
     "entities": [
@@ -25,9 +27,11 @@ TINY = {
         {"id": "keys", "category": "keys", "color": "silver"},
         {"id": "alice", "category": "person", "color": "blue"},
     ],
-    "episodes_per_day": 3, "episode_seconds": [12, 16],
+    "episodes_per_day": 3,
+    "episode_seconds": [12, 16],
     "noise": {"miss_rate": 0.0, "jitter_px": 1, "false_positive_rate": 0.0, "fragment_rate": 0.0},
-    "lighting_drift": 0.05, "questions_per_day": 5,
+    "lighting_drift": 0.05,
+    "questions_per_day": 5,
 }
 
 
@@ -35,7 +39,10 @@ TINY = {
 TINY_RULES = TINY | {
     "places": ["counter", "sink", "table", "sofa", "door"],
     "entities": TINY["entities"] + [{"id": "dog", "category": "dog", "color": "brown"}],
-    "rules": [{"text": "notify me when the dog is on the sofa"}, {"text": "tell me if the keys have not been seen for 2 hours"}],
+    "rules": [
+        {"text": "notify me when the dog is on the sofa"},
+        {"text": "tell me if the keys have not been seen for 2 hours"},
+    ],
 }
 
 
@@ -66,25 +73,63 @@ def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
 
 
 def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
-    scenario = load_scenario(_write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}], "future_key": 1}))
-    assert scenario.days == 1 and scenario.camera.kind == "fixed" and scenario.sample_fps == 2.0 and scenario.rules == []
-    with_rule = load_scenario(_write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}],
-                                                "rules": [{"text": "notify me when someone is near the door"}]}))
+    scenario = load_scenario(
+        _write(tmp_path, {"name": "x", "entities": [{"id": "p", "category": "person"}], "future_key": 1})
+    )
+    assert (
+        scenario.days == 1 and scenario.camera.kind == "fixed" and scenario.sample_fps == 2.0 and scenario.rules == []
+    )
+    with_rule = load_scenario(
+        _write(
+            tmp_path,
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}],
+                "rules": [{"text": "notify me when someone is near the door"}],
+            },
+        )
+    )
     assert with_rule.rules[0].cooldown_s == 600.0
 
 
-@pytest.mark.parametrize("bad, words", [
-    ({"name": "x", "days": 0, "entities": [{"id": "p", "category": "person"}]}, "days"),
-    ({"name": "x", "entities": [{"id": "m", "category": "cup"}]}, "person"),
-    ({"name": "x", "entities": [{"id": "p", "category": "person"}, {"id": "p", "category": "person"}]}, "repeat"),
-    ({"name": "x", "camera": {"kind": "drone"}, "entities": [{"id": "p", "category": "person"}]}, "camera.kind"),
-    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "notify me when the dog is on the bed"}]},
-     r"rules\[0\]: no place or thing 'bed' in the scenario \(places: counter, sink"),
-    ({"name": "x", "camera": {"kind": "wearable"}, "entities": [{"id": "p", "category": "person"}],
-      "rules": [{"text": "notify me when the dog is on the sofa"}]}, r"rules\[0\]: no place or thing 'sofa' .*wearable camera has no zones"),
-    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "the dog"}]}, r"rules\[0\]: no relation"),
-    ({"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "dog on sofa", "cooldown_s": -1}]}, "cooldown_s"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ({"name": "x", "days": 0, "entities": [{"id": "p", "category": "person"}]}, "days"),
+        ({"name": "x", "entities": [{"id": "m", "category": "cup"}]}, "person"),
+        ({"name": "x", "entities": [{"id": "p", "category": "person"}, {"id": "p", "category": "person"}]}, "repeat"),
+        ({"name": "x", "camera": {"kind": "drone"}, "entities": [{"id": "p", "category": "person"}]}, "camera.kind"),
+        (
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}],
+                "rules": [{"text": "notify me when the dog is on the bed"}],
+            },
+            r"rules\[0\]: no place or thing 'bed' in the scenario \(places: counter, sink",
+        ),
+        (
+            {
+                "name": "x",
+                "camera": {"kind": "wearable"},
+                "entities": [{"id": "p", "category": "person"}],
+                "rules": [{"text": "notify me when the dog is on the sofa"}],
+            },
+            r"rules\[0\]: no place or thing 'sofa' .*wearable camera has no zones",
+        ),
+        (
+            {"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "the dog"}]},
+            r"rules\[0\]: no relation",
+        ),
+        (
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}],
+                "rules": [{"text": "dog on sofa", "cooldown_s": -1}],
+            },
+            "cooldown_s",
+        ),
+    ],
+)
 def test_bad_scenarios_are_named(tmp_path, bad, words):
     with pytest.raises(ScenarioError, match=words):
         load_scenario(_write(tmp_path, bad))
@@ -115,9 +160,18 @@ def test_tiny_world_end_to_end(tmp_path):
     from edge_agent.eval.worldeval import evaluate_world, format_table
 
     scenario = load_scenario(_write(tmp_path, TINY_RULES))
-    result = evaluate_world(scenario, load_config(None), tmp_path / "no-models", seeds=[0],
-                            ablations=["text-only", "no-identity-edges"])
-    for key in ("pairwise_precision", "pairwise_recall", "pairwise_f1", "false_merge_rate", "bcubed_precision", "bcubed_recall", "bcubed_f1"):
+    result = evaluate_world(
+        scenario, load_config(None), tmp_path / "no-models", seeds=[0], ablations=["text-only", "no-identity-edges"]
+    )
+    for key in (
+        "pairwise_precision",
+        "pairwise_recall",
+        "pairwise_f1",
+        "false_merge_rate",
+        "bcubed_precision",
+        "bcubed_recall",
+        "bcubed_f1",
+    ):
         assert 0.0 <= result["identity"][key] <= 1.0
     assert set(result["ablations"]) == {"text-only", "no-identity-edges"}
     assert 0.0 <= result["evidence_recall"] <= 1.0 and 0.0 <= result["accuracy"] <= 1.0
@@ -138,18 +192,34 @@ def test_tiny_world_end_to_end(tmp_path):
 def test_text_only_baseline_groups_by_described_subject(tmp_path):
     from helpers.memory import clip, observation, unit
 
-    from edge_agent.memory import Store
     from edge_agent.eval.worldeval import _TextGrouping
+    from edge_agent.memory import Store
 
-    texts = ["a plain red cup by the sink, staying in place", "a plain red cup by the table, moving left; with a person",
-             "a striped red cup by the sink, staying in place", "a person in blue plain clothes by the door, moving right"]
+    texts = [
+        "a plain red cup by the sink, staying in place",
+        "a plain red cup by the table, moving left; with a person",
+        "a striped red cup by the sink, staying in place",
+        "a person in blue plain clothes by the door, moving right",
+    ]
     with Store(tmp_path / "home") as store:
         store.associator = _TextGrouping(store.db, store.config)
         entities = []
         for k, text in enumerate(texts):
             category, kind = ("person", "person") if text.startswith("a person") else ("cup", "object")
-            decision = store.ingest_clip(clip(k * 100.0), [observation(1, k * 100.0, [0, 0, 40, 40], unit(np.eye(32)[k]), kind=kind,
-                                                                       category=category, description=text)]).decisions[0]
+            decision = store.ingest_clip(
+                clip(k * 100.0),
+                [
+                    observation(
+                        1,
+                        k * 100.0,
+                        [0, 0, 40, 40],
+                        unit(np.eye(32)[k]),
+                        kind=kind,
+                        category=category,
+                        description=text,
+                    )
+                ],
+            ).decisions[0]
             entities.append(decision.entity_id)
         # Two different embeddings, one description subject: one entity; the striped cup and the person: their own.
         assert entities[0] == entities[1] and len({entities[0], entities[2], entities[3]}) == 3
@@ -160,9 +230,20 @@ def test_world_does_not_depend_on_the_process_hash_seed(tmp_path):
     import subprocess
     import sys
 
-    code = ("import hashlib, sys; from edge_agent.eval.world import load_scenario, simulate; "
-            "w = simulate(load_scenario(sys.argv[1]), 2); "
-            "print(hashlib.sha256(repr([s.boxes for s in w.sessions]).encode() + repr(w.questions).encode()).hexdigest())")
-    digests = {subprocess.run([sys.executable, "-c", code, str(SCENARIOS / "kitchen-lookalikes.json")], capture_output=True, text=True,
-                              check=True, cwd=tmp_path, env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    code = (
+        "import hashlib, sys; from edge_agent.eval.world import load_scenario, simulate; "
+        "w = simulate(load_scenario(sys.argv[1]), 2); "
+        "print(hashlib.sha256(repr([s.boxes for s in w.sessions]).encode() + repr(w.questions).encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(SCENARIOS / "kitchen-lookalikes.json")],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(digests) == 1

@@ -32,7 +32,7 @@ def spoken_video(path: Path, sentence: str, *, seconds: float = 6.0, fps: int = 
             for packet in video.encode(av.VideoFrame.from_ndarray(image, format="bgr24")):
                 out.mux(packet)
         for start in range(0, len(pcm), 1024):
-            frame = av.AudioFrame.from_ndarray(pcm[start:start + 1024].reshape(1, -1), format="s16", layout="mono")
+            frame = av.AudioFrame.from_ndarray(pcm[start : start + 1024].reshape(1, -1), format="s16", layout="mono")
             frame.sample_rate, frame.pts, frame.time_base = rate, start, fractions.Fraction(1, rate)
             for packet in audio.encode(frame):
                 out.mux(packet)

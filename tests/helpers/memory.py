@@ -25,13 +25,32 @@ def near(base: np.ndarray, cosine: float, seed: int) -> np.ndarray:
     return unit(cosine * base + np.sqrt(1 - cosine**2) * other)
 
 
-def observation(track_id, t0, box, embedding, *, kind="object", category="cup", frames=4, step=0.5,
-                description="", crop_path=None, space=SPACE) -> ObservationRecord:
+def observation(
+    track_id,
+    t0,
+    box,
+    embedding,
+    *,
+    kind="object",
+    category="cup",
+    frames=4,
+    step=0.5,
+    description="",
+    crop_path=None,
+    space=SPACE,
+) -> ObservationRecord:
     times = t0 + np.arange(frames) * step
     return ObservationRecord(
-        track_id=track_id, kind=kind, category=category, frame_times=times,
-        boxes=np.tile(np.asarray(box, np.float32), (frames, 1)), scores=np.full(frames, 0.9, np.float32),
-        embedding=embedding, embedding_space=space, description=description, crop_path=crop_path,
+        track_id=track_id,
+        kind=kind,
+        category=category,
+        frame_times=times,
+        boxes=np.tile(np.asarray(box, np.float32), (frames, 1)),
+        scores=np.full(frames, 0.9, np.float32),
+        embedding=embedding,
+        embedding_space=space,
+        description=description,
+        crop_path=crop_path,
     )
 
 
@@ -72,8 +91,18 @@ def filled_memory(home, clips: int = 6, per_clip: int = 3):
             files = {f"keyframes/k{c}.jpg": bytes([c % 256]) * 2000}
             files.update({f"crops/{c}/{track}.jpg": bytes([track]) * 500 for track in range(per_clip)})
             store.save_media(files)
-            records = [observation(track, t0, [track * 50, 0, track * 50 + 40, 40], unit(protos[track]),
-                                   description=f"a red cup number {track}", crop_path=f"crops/{c}/{track}.jpg")
-                       for track in range(per_clip)]
-            store.ingest_clip(clip(t0, keyframes=(f"keyframes/k{c}.jpg",)), records, caption=f"clip {c}: {per_clip} cups")
+            records = [
+                observation(
+                    track,
+                    t0,
+                    [track * 50, 0, track * 50 + 40, 40],
+                    unit(protos[track]),
+                    description=f"a red cup number {track}",
+                    crop_path=f"crops/{c}/{track}.jpg",
+                )
+                for track in range(per_clip)
+            ]
+            store.ingest_clip(
+                clip(t0, keyframes=(f"keyframes/k{c}.jpg",)), records, caption=f"clip {c}: {per_clip} cups"
+            )
     return home

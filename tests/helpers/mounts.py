@@ -40,7 +40,9 @@ class Tmpfs:
 def tmpfs(path: Path, size: str) -> Iterator[Tmpfs]:
     path.mkdir(parents=True, exist_ok=True)
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(path)], capture_output=True, text=True)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(path)], capture_output=True, text=True
+        )
     except FileNotFoundError:
         pytest.skip("no mount command to make a small file system")
     if done.returncode != 0:

@@ -113,7 +113,9 @@ def test_backup_is_one_snapshot_while_another_process_writes(tmp_path):
         process.wait(timeout=120)
     assert process.returncode == 0
     with Store(tmp_path / "backup", mode="read") as copy:
-        per_clip = copy.db.query("SELECT c.id, count(o.id) FROM clips c LEFT JOIN observations o ON o.clip_id = c.id GROUP BY c.id")
+        per_clip = copy.db.query(
+            "SELECT c.id, count(o.id) FROM clips c LEFT JOIN observations o ON o.clip_id = c.id GROUP BY c.id"
+        )
         assert all(n == 3 for _, n in per_clip) and len(per_clip) == report.counts["clips"] >= 40
         assert not copy.db.integrity_check()
 

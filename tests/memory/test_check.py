@@ -30,7 +30,10 @@ def test_a_missing_vector_and_a_stale_full_text_index_are_named(tmp_path):
     home = filled_memory(tmp_path / "home", clips=3)
     with Store(home) as store:
         store.db.execute("DELETE FROM vec_obs_1 WHERE observation_id = 4")
-        store.db.execute("INSERT INTO observation_fts (observation_fts, rowid, description) VALUES ('delete', 5, 'a red cup number 1')")
+        store.db.execute(
+            "INSERT INTO observation_fts (observation_fts, rowid, description) "
+            "VALUES ('delete', 5, 'a red cup number 1')"
+        )
     report = _check(home)
     assert any(p.startswith("1 observations have no appearance vector") and p.endswith(": 4") for p in report.problems)
     assert "the full-text index observation_fts does not match observations.description" in report.problems

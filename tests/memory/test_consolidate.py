@@ -35,14 +35,18 @@ def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
         assert (trace.sightings, trace.t_start, trace.t_end) == (100, 0.0, 991.5)
         # the first observation and the entity's four references (the latest four) stay; the clips between go
         assert counts["observations"] == 5 and counts["clips"] == 5 and counts["ingest_log"] == 5
-        assert counts["observation_boxes"] == 20 and counts["vec_obs"] == 5 and counts["episodes"] == 5 + 1  # and one 10-minute episode
+        assert (
+            counts["observation_boxes"] == 20 and counts["vec_obs"] == 5 and counts["episodes"] == 5 + 1
+        )  # and one 10-minute episode
         kept = store.observations(1)
         assert [o.t_start for o in kept] == [0.0, 960.0, 970.0, 980.0, 990.0]
         assert sorted(store.reference_ids(1)) == [o.id for o in kept[1:]]
         # the same clip again (a crash and a re-run) is not written twice, though its clip was folded
         again = store.ingest_clip(clip(500.0), [mug(500.0)], caption=cap("counter"))
         assert not again.created and store.counts()["observations"] == 5
-        assert store.db.query("SELECT clip_t_start, clip_t_end, observations FROM ingest_log ORDER BY clip_t_start")[0] == (0.0, 960.0, 96)
+        assert store.db.query("SELECT clip_t_start, clip_t_end, observations FROM ingest_log ORDER BY clip_t_start")[
+            0
+        ] == (0.0, 960.0, 96)
         assert store.resume_point("kitchen") == 1000.0
         # a change is kept: the mug moves to the sink
         store.ingest_clip(clip(1000.0), [mug(1000.0, SINK, "sink")], caption=cap("sink"))
@@ -90,10 +94,10 @@ def test_contradicting_evidence_lowers_and_deletes_a_fact(tmp_path):
             t += 3600
         (place,) = [f for f in consolidate.facts(store, [1]) if f.kind == "place"]
         assert place.value == "by the counter" and place.confirmations == 5
-        assert place.importance == pytest.approx(1 - 0.8 ** 5)
+        assert place.importance == pytest.approx(1 - 0.8**5)
         store.ingest_clip(clip(t), [mug(t, SINK, "sink")])
         by_value = {f.value: f for f in consolidate.facts(store, [1]) if f.kind == "place"}
-        assert by_value["by the counter"].importance == pytest.approx((1 - 0.8 ** 5) * 0.7)
+        assert by_value["by the counter"].importance == pytest.approx((1 - 0.8**5) * 0.7)
         assert by_value["by the sink"].importance == pytest.approx(0.2)
         state = [f for f in consolidate.facts(store, [1]) if f.kind == "state"]
         assert [f.value for f in state] == ["by the sink"]  # the current state is replaced outright
@@ -113,11 +117,25 @@ def test_owner_and_habit(tmp_path):
         assert len(owner) == 1 and owner[0].value == str(store.entities("person")[0].id)
         for day in range(4):  # the dog on the sofa at 19:00 on four days
             t = day * DAY + 19 * 3600
-            store.ingest_clip(clip(t), [observation(3, t, SOFA, DOG, kind="animal", category="dog",
-                                                   description="a brown dog on the sofa, staying in place")])
+            store.ingest_clip(
+                clip(t),
+                [
+                    observation(
+                        3,
+                        t,
+                        SOFA,
+                        DOG,
+                        kind="animal",
+                        category="dog",
+                        description="a brown dog on the sofa, staying in place",
+                    )
+                ],
+            )
         dog = store.entities("animal")[0].id
         habits = [f for f in consolidate.facts(store, [dog]) if f.kind.startswith("habit")]
-        assert [(f.kind, f.value, f.confirmations) for f in habits] == [("habit:evening", "on the sofa", 2)]  # days 3 and 4
+        assert [(f.kind, f.value, f.confirmations) for f in habits] == [
+            ("habit:evening", "on the sofa", 2)
+        ]  # days 3 and 4
         assert "most evenings" in habits[0].text
 
 

@@ -11,7 +11,9 @@ from edge_agent.memory.corrections import CorrectionError
 
 def _sightings(store, embedding, days, box=(0, 0, 40, 40), **kw):
     return [
-        store.ingest_clip(clip(d * DAY), [observation(1, d * DAY, box, near(embedding, 0.97, seed=d), **kw)]).decisions[0]
+        store.ingest_clip(clip(d * DAY), [observation(1, d * DAY, box, near(embedding, 0.97, seed=d), **kw)]).decisions[
+            0
+        ]
         for d in days
     ]
 
@@ -21,10 +23,18 @@ def test_rename_and_clear_are_audited(store, red_mug):
     assert corrections.rename(store, d.entity_id, "  Alice's   mug ").name == "Alice's mug"
     assert corrections.rename(store, d.entity_id, None).name is None
     assert [c["action"] for c in store.corrections()] == ["rename", "rename"]
-    assert store.corrections()[0]["details"] == {"entity": d.entity_id, "old": None, "new": "Alice's mug"}  # no caller given
+    assert store.corrections()[0]["details"] == {
+        "entity": d.entity_id,
+        "old": None,
+        "new": "Alice's mug",
+    }  # no caller given
     corrections.rename(store, d.entity_id, "Bob's mug", caller="cli (uid 1000)")
-    assert store.corrections()[-1]["details"] == {"entity": d.entity_id, "old": None, "new": "Bob's mug",
-                                                  "caller": "cli (uid 1000)"}
+    assert store.corrections()[-1]["details"] == {
+        "entity": d.entity_id,
+        "old": None,
+        "new": "Bob's mug",
+        "caller": "cli (uid 1000)",
+    }
     with pytest.raises(CorrectionError, match="1 to 100 characters"):
         corrections.rename(store, d.entity_id, " ")
     with pytest.raises(NotFoundError):
@@ -49,7 +59,9 @@ def test_merge_moves_everything_and_rebuilds_references(store, red_mug):
 
 def test_merge_refuses_other_kinds_and_itself(store, red_mug):
     cup = _sightings(store, red_mug, [0])[0].entity_id
-    dog = store.ingest_clip(clip(9 * DAY), [observation(1, 9 * DAY, [0, 0, 80, 60], red_mug, kind="animal", category="dog")])
+    dog = store.ingest_clip(
+        clip(9 * DAY), [observation(1, 9 * DAY, [0, 0, 80, 60], red_mug, kind="animal", category="dog")]
+    )
     with pytest.raises(CorrectionError, match="cannot merge a object"):
         corrections.merge(store, cup, dog.decisions[0].entity_id)
     with pytest.raises(CorrectionError, match="with itself"):
@@ -102,7 +114,11 @@ def test_forget_leaves_no_trace(store, red_mug):
         (media / name).write_bytes(b"\xff\xd8" + bytes(500))
     secret = store.ingest_clip(
         clip(0, keyframes=["keyframes/k0.jpg"]),
-        [observation(1, 0.0, [0, 0, 40, 40], red_mug, description="grandma's secret red mug", crop_path="crops/mug.jpg")],
+        [
+            observation(
+                1, 0.0, [0, 0, 40, 40], red_mug, description="grandma's secret red mug", crop_path="crops/mug.jpg"
+            )
+        ],
         caption="kitchen: grandma's red mug on the counter",
     ).decisions[0]
     other_embedding = near(red_mug, 0.1, seed=70)
@@ -111,7 +127,11 @@ def test_forget_leaves_no_trace(store, red_mug):
         [observation(1, DAY, [0, 0, 40, 40], other_embedding, description="blue bowl", crop_path="crops/other.jpg")],
         caption="kitchen: a blue bowl",
     ).decisions[0]
-    store.db.execute("INSERT INTO facts (entity_id, text, importance, first_confirmed, last_confirmed) VALUES (?, 'kept in the cupboard', 0.5, 0, 0)", (secret.entity_id,))
+    store.db.execute(
+        "INSERT INTO facts (entity_id, text, importance, first_confirmed, last_confirmed) "
+        "VALUES (?, 'kept in the cupboard', 0.5, 0, 0)",
+        (secret.entity_id,),
+    )
 
     report = corrections.forget(store, secret.entity_id)
     assert (report.observations, report.files) == (1, 2) and report.bytes_freed == 2 * 502
@@ -120,7 +140,9 @@ def test_forget_leaves_no_trace(store, red_mug):
         store.entity(secret.entity_id)
     db = store.db
     assert db.query("SELECT count(*) FROM observations WHERE id = ?", (secret.observation_id,)) == [(0,)]
-    assert db.query("SELECT count(*) FROM observation_boxes WHERE observation_id = ?", (secret.observation_id,)) == [(0,)]
+    assert db.query("SELECT count(*) FROM observation_boxes WHERE observation_id = ?", (secret.observation_id,)) == [
+        (0,)
+    ]
     assert db.query("SELECT count(*) FROM association_log WHERE observation_id = ?", (secret.observation_id,)) == [(0,)]
     assert db.query("SELECT count(*) FROM facts") == [(0,)]
     assert store.search_text("secret") == [] and store.search_text("grandma") == []

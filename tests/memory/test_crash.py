@@ -39,9 +39,10 @@ def _consistent(home: Path) -> int:
         assert [(t, c) for t, c, _ in logged] == clips  # one log row per committed clip, nothing partial
         for _, clip_id, n in logged:
             assert db.query_one("SELECT count(*) FROM observations WHERE clip_id = ?", (clip_id,))[0] == n == PER_CLIP
-            assert db.query_one(
-                "SELECT count(*) FROM observations WHERE clip_id = ? AND entity_id IS NULL", (clip_id,)
-            )[0] == 0
+            assert (
+                db.query_one("SELECT count(*) FROM observations WHERE clip_id = ? AND entity_id IS NULL", (clip_id,))[0]
+                == 0
+            )
         assert [t for t, _ in clips] == [i * 10.0 for i in range(len(clips))]  # a prefix: nothing committed lost
         assert db.query_one("SELECT count(*) FROM association_log")[0] == len(clips) * PER_CLIP
         assert store.counts()["vec_obs"] == len(clips) * PER_CLIP
@@ -51,10 +52,13 @@ def _consistent(home: Path) -> int:
 @pytest.mark.parametrize("kill_after", [2, 5, 9])
 def test_sigkill_mid_write_then_reingest(tmp_path, kill_after):
     home = tmp_path / "home"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
+    )
     # cwd: not the repository root, whose source tree (without the compiled core) would shadow the install
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(home), str(CLIPS)], stdout=subprocess.PIPE, text=True,
-                              env=env, cwd=tmp_path)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(home), str(CLIPS)], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    )
     try:
         for line in writer.stdout:
             if line.split() == ["begin", str(kill_after)]:

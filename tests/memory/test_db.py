@@ -62,7 +62,9 @@ def test_a_second_driver_in_one_process_is_refused(tmp_path):
 def test_every_released_schema_opens_without_loss(tmp_path, version):
     fixture = FIXTURES / f"schema_v{version}.db"
     if not fixture.exists():
-        pytest.fail(f"missing fixture {fixture.name}: run tests/memory/fixtures/make_fixture.py when releasing a schema")
+        pytest.fail(
+            f"missing fixture {fixture.name}: run tests/memory/fixtures/make_fixture.py when releasing a schema"
+        )
     home = tmp_path / "home"
     home.mkdir()
     shutil.copyfile(fixture, home / "memory.db")
@@ -76,7 +78,9 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
         if version >= 2:  # rules, their state and alerts, traces and facts
             from edge_agent.rules import book
 
-            assert [a.message for a in book.alerts(store)] == ["'coffee mug' (#2) has not been seen for 12 h (since 1970-01-02 00:00:01 UTC)"]
+            assert [a.message for a in book.alerts(store)] == [
+                "'coffee mug' (#2) has not been seen for 12 h (since 1970-01-02 00:00:01 UTC)"
+            ]
             assert store.counts()["rule_state"] == 1 and store.counts()["traces"] == 3 and store.counts()["facts"] == 4
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
 
@@ -88,7 +92,7 @@ def test_sqlite3_module_driver_path(tmp_path):
     script = textwrap.dedent(f"""
         import numpy as np
         from edge_agent.memory import Store, ClipRecord, ObservationRecord
-        with Store({str(tmp_path / 'home')!r}, driver="pysqlite3") as s:
+        with Store({str(tmp_path / "home")!r}, driver="pysqlite3") as s:
             assert s.db.driver == "pysqlite3"
             e = np.r_[np.ones(4), np.zeros(12)].astype(np.float32)
             obs = lambda tid, box: ObservationRecord(tid, "object", "cup", [0.0, 0.5], [box, box], [0.9, 0.9], e, "s")
@@ -109,7 +113,7 @@ def test_missing_pieces_are_named(tmp_path):
         sys.modules["sqlite_vec"] = None  # as if not installed
         from edge_agent.memory import Database, MissingDependencyError
         try:
-            Database({str(tmp_path / 'x.db')!r})
+            Database({str(tmp_path / "x.db")!r})
         except MissingDependencyError as exc:
             print(exc)
     """)

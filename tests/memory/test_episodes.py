@@ -14,15 +14,34 @@ MUG, DOG = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.one
 
 
 def _clip(store, t, camera="kitchen", dog=False):
-    things = [observation(1, t, [0, 0, 40, 40], near(MUG, 0.99, seed=int(t)), description="a plain red cup by the sink, staying in place")]
+    things = [
+        observation(
+            1,
+            t,
+            [0, 0, 40, 40],
+            near(MUG, 0.99, seed=int(t)),
+            description="a plain red cup by the sink, staying in place",
+        )
+    ]
     if dog:
-        things.append(observation(2, t, [100, 0, 180, 60], near(DOG, 0.99, seed=int(t) + 1), kind="animal", category="dog",
-                                  description="a plain brown dog by the sofa, moving left"))
+        things.append(
+            observation(
+                2,
+                t,
+                [100, 0, 180, 60],
+                near(DOG, 0.99, seed=int(t) + 1),
+                kind="animal",
+                category="dog",
+                description="a plain brown dog by the sofa, moving left",
+            )
+        )
     return store.ingest_clip(clip(t, camera=camera), things, caption=f"{camera}: a cup" + (", a dog" if dog else ""))
 
 
 def _episodes(store, scale):
-    return store.db.query("SELECT id, camera, t_start, t_end, parent_id, text FROM episodes WHERE scale = ? ORDER BY t_start", (scale,))
+    return store.db.query(
+        "SELECT id, camera, t_start, t_end, parent_id, text FROM episodes WHERE scale = ? ORDER BY t_start", (scale,)
+    )
 
 
 def test_windows_close_as_clips_arrive(tmp_path):
@@ -35,10 +54,16 @@ def test_windows_close_as_clips_arrive(tmp_path):
         first = tens[0][5]
         dog = store.observations_in_clip(store.db.query("SELECT id FROM clips ORDER BY t_start")[3][0])[1].entity_id
         assert f"#{dog} plain brown dog (1 sightings, moving)" in first and "plain red cup (5 sightings)" in first
-        children = store.db.query("SELECT count(*) FROM episodes WHERE scale = 'clip' AND parent_id = ?", (tens[0][0],))[0][0]
+        children = store.db.query(
+            "SELECT count(*) FROM episodes WHERE scale = 'clip' AND parent_id = ?", (tens[0][0],)
+        )[0][0]
         assert children == 5
         closed = store.close_episodes()
-        assert len(_episodes(store, "10min")) == 3 and len(_episodes(store, "hour")) == 1 and len(_episodes(store, "day")) == 1
+        assert (
+            len(_episodes(store, "10min")) == 3
+            and len(_episodes(store, "hour")) == 1
+            and len(_episodes(store, "day")) == 1
+        )
         assert len(closed) == 3
         hour, day = _episodes(store, "hour")[0], _episodes(store, "day")[0]
         assert hour[4] == day[0] and all(e[4] == hour[0] for e in _episodes(store, "10min"))
@@ -64,7 +89,9 @@ def test_late_clip_rewrites_its_window_and_cameras_stay_apart(tmp_path):
         _clip(store, T0 + 800)
         after = _episodes(store, "10min")
         assert len(after) == 1 and after[0][0] == before[0] and "dog" in after[0][5] and "dog" not in before[5]
-        assert index.pending() > 0 and index.update() > 0 and index.pending() == 0  # its vector is made again from the new text
+        assert (
+            index.pending() > 0 and index.update() > 0 and index.pending() == 0
+        )  # its vector is made again from the new text
 
 
 def test_forget_and_retention_leave_no_trace_in_summaries(tmp_path):
@@ -75,8 +102,12 @@ def test_forget_and_retention_leave_no_trace_in_summaries(tmp_path):
         dog = store.entities("animal")[0].id
         assert any(f"#{dog} " in e[5] for e in _episodes(store, "10min") + _episodes(store, "hour"))
         corrections.forget(store, dog)
-        assert not any(f"#{dog} " in e[5] or "dog" in e[5] for e in store.db.query("SELECT 0, 0, 0, 0, 0, text FROM episodes"))
-        retention.enforce(store, retention.RetentionPolicy(max_age_days=0.05), now=T0 + 3 * 3600 + 60)  # drops 07:00-07:06
+        assert not any(
+            f"#{dog} " in e[5] or "dog" in e[5] for e in store.db.query("SELECT 0, 0, 0, 0, 0, text FROM episodes")
+        )
+        retention.enforce(
+            store, retention.RetentionPolicy(max_age_days=0.05), now=T0 + 3 * 3600 + 60
+        )  # drops 07:00-07:06
         assert _episodes(store, "10min") == [] and _episodes(store, "hour") == []  # nothing left under them
 
 
@@ -102,10 +133,14 @@ def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallb
         assert text.endswith("(10min): A red cup stayed by the sink; a dog came by.")
         assert "plain red cup (5 sightings)" in store.summarize.llm.prompts[0]  # the model reads what memory holds
         invented = LLMSummarizer(_Model("kitchen, 2026 (10min): #99 a cat slept."))
-        assert invented("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith("#1 red cup (1 sightings)")
+        assert invented("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith(
+            "#1 red cup (1 sightings)"
+        )
         assert invented.failures == 1  # #99 was never seen there: the extractive text stands
         copied = LLMSummarizer(_Model("kitchen, 1970-01-11 07:00:00 to 07:10:00 UTC (10min): A cup stayed."))
-        assert copied("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith("UTC (10min): A cup stayed.")
+        assert copied("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith(
+            "UTC (10min): A cup stayed."
+        )
         store.summarize = LLMSummarizer(_Model(RuntimeError("out of memory")))
         store.close_episodes()
         assert "things seen" in _episodes(store, "10min")[1][5] and store.summarize.failures == 3  # 10 min, hour, day

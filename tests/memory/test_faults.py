@@ -79,8 +79,18 @@ def test_a_full_database_stores_nothing_of_the_clip(tmp_path):
         counts = store.counts()
         pages = store.db.query_one("PRAGMA page_count")[0]
         store.db.query(f"PRAGMA max_page_count = {pages}")
-        big = [observation(t, 500.0, [t * 50, 0, t * 50 + 40, 40], unit(np.random.default_rng(t).normal(size=32)), frames=20, step=0.25,
-                           description="x" * 3000) for t in range(60)]
+        big = [
+            observation(
+                t,
+                500.0,
+                [t * 50, 0, t * 50 + 40, 40],
+                unit(np.random.default_rng(t).normal(size=32)),
+                frames=20,
+                step=0.25,
+                description="x" * 3000,
+            )
+            for t in range(60)
+        ]
         with pytest.raises(StorageFullError, match="is full"):
             store.ingest_clip(clip(500.0), big)
         assert store.counts() == counts

@@ -28,10 +28,17 @@ def _fill(store, red_mug, days, media_bytes=20_000):
             path = store.media_path(rel)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(rng.bytes(media_bytes))
-        store.ingest_clip(clip(d * DAY, keyframes=[key]), [
-            observation(1, d * DAY, [0, 0, 40, 40], near(red_mug, 0.97, seed=d), crop_path=crop, description=f"mug day {d}"),
-            observation(2, d * DAY, [300, 0, 340, 40], near(red_mug, 0.05, seed=1000 + d), description=f"thing {d}"),
-        ])
+        store.ingest_clip(
+            clip(d * DAY, keyframes=[key]),
+            [
+                observation(
+                    1, d * DAY, [0, 0, 40, 40], near(red_mug, 0.97, seed=d), crop_path=crop, description=f"mug day {d}"
+                ),
+                observation(
+                    2, d * DAY, [300, 0, 340, 40], near(red_mug, 0.05, seed=1000 + d), description=f"thing {d}"
+                ),
+            ],
+        )
 
 
 def _assert_no_orphans(store):
@@ -39,8 +46,12 @@ def _assert_no_orphans(store):
     for space_id, _ in store.vector_tables():
         assert {r[0] for r in store.db.query(f"SELECT observation_id FROM vec_obs_{space_id}")} <= ids
         assert {r[0] for r in store.db.query(f"SELECT observation_id FROM vec_ref_{space_id}")} <= ids
-    assert store.db.query("SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM observations o WHERE o.entity_id = e.id)") == [(0,)]
-    on_disk = {os.path.relpath(os.path.join(r, f), store.media_dir) for r, _, fs in os.walk(store.media_dir) for f in fs}
+    assert store.db.query(
+        "SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM observations o WHERE o.entity_id = e.id)"
+    ) == [(0,)]
+    on_disk = {
+        os.path.relpath(os.path.join(r, f), store.media_dir) for r, _, fs in os.walk(store.media_dir) for f in fs
+    }
     assert on_disk == set(store.media_files())
 
 
@@ -58,7 +69,9 @@ def test_age_cap_deletes_old_clips_and_empty_entities(store, red_mug):
 
 def test_byte_cap_takes_media_first(store, red_mug):
     _fill(store, red_mug, 12)
-    retention.enforce(store, RetentionPolicy(max_bytes=10**12))  # packs the vec0 tables: what is left is media's to cover
+    retention.enforce(
+        store, RetentionPolicy(max_bytes=10**12)
+    )  # packs the vec0 tables: what is left is media's to cover
     before = retention.usage(store)
     media = 12 * 2 * 20_000
     cap = before - media // 2  # reachable by deleting about half of the media
@@ -92,8 +105,11 @@ def test_stray_files_and_vectors_are_swept(store, red_mug):
     _fill(store, red_mug, 2)
     (store.media_dir / "stray.jpg").write_bytes(b"x")
     space_id = store.vector_tables()[0][0]
-    store.db.execute(f"INSERT INTO vec_obs_{space_id} (observation_id, embedding, kind, camera, t) VALUES (9999, ?, 'object', 'x', 0.0)",
-                     (np.ones(32, np.float32).tobytes(),))
+    store.db.execute(
+        f"INSERT INTO vec_obs_{space_id} (observation_id, embedding, kind, camera, t) "
+        "VALUES (9999, ?, 'object', 'x', 0.0)",
+        (np.ones(32, np.float32).tobytes(),),
+    )
     report = retention.enforce(store, RetentionPolicy(max_bytes=10**12))
     assert report.orphans_removed == 2 and report.clips_deleted == 0
     _assert_no_orphans(store)
@@ -123,10 +139,16 @@ def month(tmp_path_factory):
     several chunks or partitions."""
     home = tmp_path_factory.mktemp("month") / "home"
     with Store(home, consolidation=ConsolidationConfig(enabled=False)) as store:
-        for i, (c, records, caption) in enumerate(household(30, clip_seconds=1800, hours=(8.0, 20.0), sample_fps=0.002)):
+        for i, (c, records, caption) in enumerate(
+            household(30, clip_seconds=1800, hours=(8.0, 20.0), sample_fps=0.002)
+        ):
             # people in a space of their own, as a face embedder would put them
-            records = [dataclasses.replace(r, embedding_space="face", embedding=r.embedding[:24].copy())
-                       if r.kind == "person" else r for r in records]
+            records = [
+                dataclasses.replace(r, embedding_space="face", embedding=r.embedding[:24].copy())
+                if r.kind == "person"
+                else r
+                for r in records
+            ]
             key = f"keyframes/{i}.jpg"
             store.media_path(key).parent.mkdir(parents=True, exist_ok=True)
             store.media_path(key).write_bytes(bytes(3000))
@@ -176,7 +198,7 @@ def test_decreasing_caps_delete_only_the_oldest_clips_needed(month, tmp_path):
             report = retention.enforce(store, RetentionPolicy(max_bytes=cap))
             assert report.cap_reached and retention.usage(store) <= cap
             remaining = _starts(store)
-        assert remaining == all_starts[len(all_starts) - len(remaining):]  # exactly the newest clips are left
+        assert remaining == all_starts[len(all_starts) - len(remaining) :]  # exactly the newest clips are left
         deleted = n_before - len(remaining)
         assert deleted == report.clips_deleted
         if deleted:
@@ -233,7 +255,9 @@ def test_named_entities_survive_unless_included(month, tmp_path):
         assert store.counts()["clips"] == report.clips_protected  # everything else went
         report_kept = report.clips_protected
         assert dog.id in [e.id for e in store.entities()]
-        report = retention.enforce(store, RetentionPolicy(max_bytes=retention.empty_bytes(store) + 1000), include_named=True)
+        report = retention.enforce(
+            store, RetentionPolicy(max_bytes=retention.empty_bytes(store) + 1000), include_named=True
+        )
         assert report.clips_deleted == report_kept and store.counts()["clips"] == 0 and store.entities() == []
 
 
@@ -246,7 +270,15 @@ def test_dry_run_deletes_nothing_and_predicts_the_real_run(month, tmp_path):
         assert store.counts() == counts and sorted(store.media_files()) == files and retention.usage(store) == used
         assert all(store.media_path(f).is_file() for f in files)
         real = retention.enforce(store, RetentionPolicy(max_bytes=cap))
-        same = ("clips_deleted", "observations_deleted", "entities_deleted", "media_files_deleted", "media_bytes_deleted",
-                "deleted_from", "deleted_to", "cap_reached")
+        same = (
+            "clips_deleted",
+            "observations_deleted",
+            "entities_deleted",
+            "media_files_deleted",
+            "media_bytes_deleted",
+            "deleted_from",
+            "deleted_to",
+            "cap_reached",
+        )
         assert {k: getattr(dry, k) for k in same} == {k: getattr(real, k) for k in same}
         assert abs(dry.bytes_after - real.bytes_after) <= 4 * 4096

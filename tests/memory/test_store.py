@@ -28,8 +28,12 @@ def test_resume_point_per_camera(store, red_mug):
 
 
 def test_reads(store, red_mug):
-    store.ingest_clip(clip(100), [observation(1, 100.0, [0, 0, 40, 40], red_mug, description="red striped mug by the sink")])
-    store.ingest_clip(clip(0), [observation(7, 0.0, [0, 0, 40, 40], near(red_mug, 0.95, seed=1), description="mug on the table")])
+    store.ingest_clip(
+        clip(100), [observation(1, 100.0, [0, 0, 40, 40], red_mug, description="red striped mug by the sink")]
+    )
+    store.ingest_clip(
+        clip(0), [observation(7, 0.0, [0, 0, 40, 40], near(red_mug, 0.95, seed=1), description="mug on the table")]
+    )
     (entity,) = store.entities()
     bio = store.biography(entity.id)
     assert [o.t_start for o in bio.observations] == [0.0, 100.0]  # time order, whatever the ingest order
@@ -39,8 +43,12 @@ def test_reads(store, red_mug):
     assert nearest[0][0] == bio.observations[1].id and nearest[0][1] == pytest.approx(0.0, abs=1e-5)
     assert store.nearest_observations(red_mug, "unknown-space") == []
     # Metadata filters: kind (partition key), camera and time.
-    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, before=50.0)] == [bio.observations[0].id]
-    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, after=50.0)] == [bio.observations[1].id]
+    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, before=50.0)] == [
+        bio.observations[0].id
+    ]
+    assert [i for i, _ in store.nearest_observations(red_mug, "test-appearance", k=5, after=50.0)] == [
+        bio.observations[1].id
+    ]
     assert store.nearest_observations(red_mug, "test-appearance", k=5, camera="hall") == []
     assert store.nearest_observations(red_mug, "test-appearance", k=5, kind="person") == []
     assert store.entities(kind="person") == []
@@ -56,8 +64,16 @@ def test_reads(store, red_mug):
 
 
 def _record(**overrides):
-    fields = dict(track_id=1, kind="object", category="cup", frame_times=[0.0, 0.5], boxes=[[0, 0, 1, 1], [0, 0, 1, 1]],
-                  scores=[0.9, 0.9], embedding=[1.0, 0.0], embedding_space="s")
+    fields = dict(
+        track_id=1,
+        kind="object",
+        category="cup",
+        frame_times=[0.0, 0.5],
+        boxes=[[0, 0, 1, 1], [0, 0, 1, 1]],
+        scores=[0.9, 0.9],
+        embedding=[1.0, 0.0],
+        embedding_space="s",
+    )
     fields.update(overrides)
     return ObservationRecord(**fields)
 
@@ -102,7 +118,9 @@ def test_invalid_clip_records(args, match):
 
 def test_clip_level_checks_write_nothing(store, red_mug):
     with pytest.raises(InvalidRecordError, match="track ids repeat"):
-        store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 9, 9], red_mug), observation(1, 1.0, [0, 0, 9, 9], red_mug)])
+        store.ingest_clip(
+            clip(0), [observation(1, 0.0, [0, 0, 9, 9], red_mug), observation(1, 1.0, [0, 0, 9, 9], red_mug)]
+        )
     with pytest.raises(InvalidRecordError, match="outside its clip"):
         store.ingest_clip(clip(0), [observation(1, 20.0, [0, 0, 9, 9], red_mug)])
     assert store.counts()["clips"] == 0

@@ -25,12 +25,18 @@ def _tasks(capsys) -> dict:
 def test_list_without_model_files_names_the_builtins_and_what_to_add(models, capsys):
     tasks = _tasks(capsys)
     assert tasks["detect"]["in_use"] == "opencv-hog-people"
-    assert tasks["detect"]["missing"] == [{"model": "yolox_nano",
-                                           "how": f"put yolox_nano.onnx in {models} for yolox_nano (edge-agent models fetch yolox_nano)"}]
+    assert tasks["detect"]["missing"] == [
+        {
+            "model": "yolox_nano",
+            "how": f"put yolox_nano.onnx in {models} for yolox_nano (edge-agent models fetch yolox_nano)",
+        }
+    ]
     assert tasks["reid"]["in_use"] == "color-texture"
     assert main(["models", "list"]) == 0
     text = capsys.readouterr().out
-    assert f"detect: opencv-hog-people in use (built-in, no file); put yolox_nano.onnx in {models} for yolox_nano" in text
+    assert (
+        f"detect: opencv-hog-people in use (built-in, no file); put yolox_nano.onnx in {models} for yolox_nano" in text
+    )
     assert "yolox_nano                   detect       onnx         url      absent" in text
 
 
@@ -61,12 +67,17 @@ def test_verify_reports_a_corrupted_file_with_expected_and_actual(models, capsys
     assert main(["models", "verify"]) == 1
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("osnet_x0_25_msmt17"))
-    assert "CORRUPT" in line and "expected 921616 bytes, sha256 61b2604171ef9d58d21758626f83b35a253c3d7123976523a6e03068c3c95d7b" in line
+    assert (
+        "CORRUPT" in line
+        and "expected 921616 bytes, sha256 61b2604171ef9d58d21758626f83b35a253c3d7123976523a6e03068c3c95d7b" in line
+    )
     actual = line.rsplit("sha256 ", 1)[1]
     assert len(actual) == 64 and actual != "61b2604171ef9d58d21758626f83b35a253c3d7123976523a6e03068c3c95d7b"
     assert "yolox_nano: absent" in out  # not asked for by name: absent is listed, not a failure
     assert main(["models", "list"]) == 0
-    assert "reid: osnet_x0_25_msmt17 in use" in capsys.readouterr().out  # the pipeline loads it anyway; list says NOT verified
+    assert (
+        "reid: osnet_x0_25_msmt17 in use" in capsys.readouterr().out
+    )  # the pipeline loads it anyway; list says NOT verified
 
 
 def test_verify_a_named_absent_model_fails_and_path_says_where(models, capsys):

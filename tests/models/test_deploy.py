@@ -56,5 +56,11 @@ def test_serve_waits_for_the_network_and_prune_runs_from_a_timer():
     assert prune["Type"] == "oneshot" and "memory prune --max-bytes" in prune["ExecStart"]
     assert _unit("edge-agent-prune.timer")["Timer"]["OnCalendar"] == "hourly"
     env = (DEPLOY / "systemd" / "env.example").read_text()
-    for variable in ("EDGE_AGENT_SOURCE", "EDGE_AGENT_CAMERA", "EDGE_AGENT_SERVE_HOST", "EDGE_AGENT_MAX_BYTES", "EDGE_AGENT_MAX_AGE_DAYS"):
+    for variable in (
+        "EDGE_AGENT_SOURCE",
+        "EDGE_AGENT_CAMERA",
+        "EDGE_AGENT_SERVE_HOST",
+        "EDGE_AGENT_MAX_BYTES",
+        "EDGE_AGENT_MAX_AGE_DAYS",
+    ):
         assert f"{variable}=" in env

@@ -22,7 +22,9 @@ class _Tensor:
         self.name, self.shape = name, shape
 
 
-def fake_tensorrt(*, parses: bool = True, input_shape=(1, 3, 416, 416), version: str = "10.3.0", fast_fp16: bool = True):
+def fake_tensorrt(
+    *, parses: bool = True, input_shape=(1, 3, 416, 416), version: str = "10.3.0", fast_fp16: bool = True
+):
     """A stand-in for the tensorrt module that records what the builder was asked."""
     calls: dict = {"flags": [], "profile": [], "parsed": None, "network_flags": None, "workspace": None}
     trt = types.ModuleType("tensorrt")
@@ -184,7 +186,11 @@ open(out, "wb").write(b"trtexec engine")
     args = json.loads(record.read_text())
     assert out.read_bytes() == b"trtexec engine" and result.tool == str(script)
     assert f"--onnx={onnx}" in args and "--fp16" in args and "--memPoolSize=workspace:256M" in args
-    assert {"--minShapes=images:1x3x256x128", "--optShapes=images:1x3x256x128", "--maxShapes=images:1x3x256x128"} <= set(args)
+    assert {
+        "--minShapes=images:1x3x256x128",
+        "--optShapes=images:1x3x256x128",
+        "--maxShapes=images:1x3x256x128",
+    } <= set(args)
 
 
 def test_the_cli_refuses_a_file_that_differs_from_the_manifest(models, monkeypatch, capsys):

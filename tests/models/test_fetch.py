@@ -52,7 +52,7 @@ class Server:
                 self.send_header("Content-Length", str(len(body) - start))
                 self.end_headers()
                 if server.cut_after is not None:  # announce it all, send part of it, hang up
-                    self.wfile.write(body[start:start + server.cut_after])
+                    self.wfile.write(body[start : start + server.cut_after])
                     server.cut_after = None
                     self.close_connection = True
                     return

@@ -11,7 +11,15 @@ import pytest
 from helpers.shared import model
 
 from edge_agent.modelfiles import manifest as manifest_module
-from edge_agent.modelfiles.manifest import FORMATS, SOURCES, TASKS, ManifestError, load_manifest, manifest_path, parse_manifest
+from edge_agent.modelfiles.manifest import (
+    FORMATS,
+    SOURCES,
+    TASKS,
+    ManifestError,
+    load_manifest,
+    manifest_path,
+    parse_manifest,
+)
 from edge_agent.modelfiles.verify import check
 
 if sys.version_info >= (3, 11):
@@ -94,17 +102,20 @@ url = "https://example.org/m.onnx"
 """
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (("task = \"detect\"", "task = \"segment\""), "task 'segment' is not one of"),
-    (("format = \"onnx\"", "format = \"pt\""), "format 'pt' is not one of"),
-    (("sha256 = \"{sha}\"", "sha256 = \"abc\""), "sha256 must be 64 lowercase hex"),
-    (("size = 10", "size = 0"), "size must be a positive"),
-    (("licence = \"MIT\"\n", ""), "'licence' is required"),
-    (("url = \"https://example.org/m.onnx\"", "url = \"http://example.org/m.onnx\""), "url must be https://"),
-    (("url = \"https://example.org/m.onnx\"", ""), "a note must say where the file comes from"),
-    (("file = \"m.onnx\"", "file = \"sub/m.onnx\""), "bare name"),
-    (("input = \"1x3x8x8\"", "input = \"1x3x8x8\"\nmystery = 1"), "unknown field(s) mystery"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('task = "detect"', 'task = "segment"'), "task 'segment' is not one of"),
+        (('format = "onnx"', 'format = "pt"'), "format 'pt' is not one of"),
+        (('sha256 = "{sha}"', 'sha256 = "abc"'), "sha256 must be 64 lowercase hex"),
+        (("size = 10", "size = 0"), "size must be a positive"),
+        (('licence = "MIT"\n', ""), "'licence' is required"),
+        (('url = "https://example.org/m.onnx"', 'url = "http://example.org/m.onnx"'), "url must be https://"),
+        (('url = "https://example.org/m.onnx"', ""), "a note must say where the file comes from"),
+        (('file = "m.onnx"', 'file = "sub/m.onnx"'), "bare name"),
+        (('input = "1x3x8x8"', 'input = "1x3x8x8"\nmystery = 1'), "unknown field(s) mystery"),
+    ],
+)
 def test_schema_errors_name_the_field(change, message):
     text = GOOD.replace(*change).replace("{sha}", "0" * 64)
     with pytest.raises(ManifestError, match=re.escape(message)):

@@ -10,9 +10,9 @@ import pytest
 from helpers.shared import SHARED, need
 
 from edge_agent.config import ConfigError, load_config
+from edge_agent.perception.backends import build_backends
 from edge_agent.perception.detect import ModelError
 from edge_agent.perception.embed import TensorRTEmbedder
-from edge_agent.perception.pipeline import build_backends
 
 
 class FakeRuntime:
@@ -89,8 +89,14 @@ def test_the_configuration_selects_it(engine, tmp_path):
 def test_onnx_embedders_accept_providers():
     """Providers ONNX Runtime lacks here (CUDA) are skipped; the OSNet file from ../shared still loads."""
     osnet = need(SHARED / "models" / "osnet_x0_25_msmt17.onnx")
-    config = load_config(None, detector={"type": "opencv"},
-                         embedders={"person": {"type": "osnet", "providers": ["CUDAExecutionProvider", "CPUExecutionProvider"]}})
+    config = load_config(
+        None,
+        detector={"type": "opencv"},
+        embedders={"person": {"type": "osnet", "providers": ["CUDAExecutionProvider", "CPUExecutionProvider"]}},
+    )
     assert config.embedders.person.providers == ["CUDAExecutionProvider", "CPUExecutionProvider"]
     embedder = build_backends(config, osnet.parent).embedders["person"]
-    assert embedder.space == "reid:osnet_x0_25_msmt17" and embedder.embed([np.zeros((80, 40, 3), np.uint8)]).shape == (1, 512)
+    assert embedder.space == "reid:osnet_x0_25_msmt17" and embedder.embed([np.zeros((80, 40, 3), np.uint8)]).shape == (
+        1,
+        512,
+    )

@@ -28,7 +28,9 @@ def test_optimal_like_scipy(sim, threshold):
     assert np.all(sim[rows, cols].astype(np.float64) > threshold)  # compared in float64
     assert len(set(rows.tolist())) == len(rows) and len(set(cols.tolist())) == len(cols)
     assert list(rows) == sorted(rows)
-    assert total_gain(sim, rows, cols, threshold) == pytest.approx(total_gain(sim, want_rows, want_cols, threshold), abs=1e-9)
+    assert total_gain(sim, rows, cols, threshold) == pytest.approx(
+        total_gain(sim, want_rows, want_cols, threshold), abs=1e-9
+    )
 
 
 def test_prefers_the_global_optimum_over_greedy():
@@ -41,7 +43,7 @@ def test_sparse_blocks_are_solved_independently():
     rng = np.random.default_rng(4)
     sim = np.zeros((200, 220), np.float32)
     for b in range(20):  # 20 disjoint 10 x 11 blocks
-        sim[b * 10:(b + 1) * 10, b * 11:(b + 1) * 11] = rng.uniform(0.1, 1, (10, 11))
+        sim[b * 10 : (b + 1) * 10, b * 11 : (b + 1) * 11] = rng.uniform(0.1, 1, (10, 11))
     rows, cols = linear_assignment(sim, 0.05)
     want_rows, want_cols = ref.linear_assignment(sim, 0.05)
     assert rows.tolist() == want_rows.tolist() and cols.tolist() == want_cols.tolist()

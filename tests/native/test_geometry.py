@@ -110,7 +110,7 @@ def test_separation_side_by_side_vs_same_place():
     assert separation(frames, left, frames, left + 1).separated is False
     # Shared frames below the minimum: no evidence either way.
     assert separation(frames[:1], left[:1], frames[:1], right[:1], min_shared_frames=2) == Separation(False, 1, 1.0)
-    assert separation(frames[:5], left[:5], frames[5:] , right[5:]) == Separation(False, 0, 0.0)
+    assert separation(frames[:5], left[:5], frames[5:], right[5:]) == Separation(False, 0, 0.0)
 
 
 @pytest.mark.parametrize(
@@ -119,7 +119,11 @@ def test_separation_side_by_side_vs_same_place():
         ({"frames_a": [2, 1]}, ValueError, "frames_a must be strictly increasing"),
         ({"frames_b": [1, 1]}, ValueError, "frames_b must be strictly increasing"),
         ({"frames_a": [1.0, 2.0]}, TypeError, "frames_a must be an integer array"),
-        ({"boxes_a": np.zeros((3, 4))}, ValueError, r"boxes_a must have shape \(K, 4\) matching frames_a, got \(3, 4\)"),
+        (
+            {"boxes_a": np.zeros((3, 4))},
+            ValueError,
+            r"boxes_a must have shape \(K, 4\) matching frames_a, got \(3, 4\)",
+        ),
         ({"boxes_b": [[0, 0, np.nan, 1], [0, 0, 1, 1]]}, ValueError, "boxes_b contains NaN or inf"),
         ({"iou_threshold": 1.5}, ValueError, r"iou_threshold must be in \[0, 1\]"),
         ({"min_shared_frames": 0}, ValueError, "min_shared_frames must be >= 1"),

@@ -112,7 +112,9 @@ def test_cosine_topk_matches_reference(dtype, n, d, q, k):
     np.testing.assert_allclose(scores, want_scores, atol=TOL)
     # Indices agree wherever the reference's neighbours are not within tolerance of a tie.
     gaps = np.abs(np.diff(want_scores, axis=1)) > 1e-4
-    separable = np.concatenate([gaps, np.ones((q, 1), bool)], axis=1) & np.concatenate([np.ones((q, 1), bool), gaps], axis=1)
+    separable = np.concatenate([gaps, np.ones((q, 1), bool)], axis=1) & np.concatenate(
+        [np.ones((q, 1), bool), gaps], axis=1
+    )
     np.testing.assert_array_equal(idx[separable], want_idx[separable])
     assert np.all(np.diff(scores, axis=1) <= 0)
 

@@ -31,8 +31,10 @@ def test_native_matches_reference(tracker_scenes, scene, params, return_predicte
     frames = tracker_scenes[scene]
     total = 0
     for f, (got, (track_id, xyxy, score, class_id, det_index)) in enumerate(
-        zip(run(native, frames, return_predicted=return_predicted),
-            (reference.update(*frame, return_predicted=return_predicted) for frame in frames))
+        zip(
+            run(native, frames, return_predicted=return_predicted),
+            (reference.update(*frame, return_predicted=return_predicted) for frame in frames),
+        )
     ):
         assert got.track_id.tolist() == track_id.tolist(), f"frame {f}"
         assert got.det_index.tolist() == det_index.tolist(), f"frame {f}"

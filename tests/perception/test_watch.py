@@ -31,7 +31,9 @@ class _Stream(http.server.BaseHTTPRequestHandler):
             for i in range(FRAMES_PER_CONNECTION):
                 image = np.full((120, 160, 3), (i * 9) % 255, np.uint8)
                 jpeg = cv2.imencode(".jpg", image)[1].tobytes()
-                self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(jpeg) + jpeg + b"\r\n")
+                self.wfile.write(
+                    b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(jpeg) + jpeg + b"\r\n"
+                )
                 time.sleep(0.1)
         except (BrokenPipeError, ConnectionResetError):
             pass
@@ -44,7 +46,9 @@ def _clips(home: Path) -> list[float]:
     """Start times of the 1-second clips recorded (the ingest log keeps spans: clips of an unchanging view
     are folded into the span before them), checking that no two spans overlap."""
     with Store(home) as store:
-        spans = store.db.query("SELECT clip_t_start, clip_t_end FROM ingest_log WHERE camera = 'loopback' ORDER BY clip_t_start")
+        spans = store.db.query(
+            "SELECT clip_t_start, clip_t_end FROM ingest_log WHERE camera = 'loopback' ORDER BY clip_t_start"
+        )
     assert all(b[0] >= a[1] - 1e-6 for a, b in zip(spans, spans[1:])), spans
     return [t0 + k for t0, t1 in spans for k in range(max(1, round(t1 - t0)))]
 
@@ -55,10 +59,21 @@ def test_watch_reconnects_and_stops_cleanly_on_sigterm(tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/stream.mjpg"
     config = tmp_path / "edge-agent.toml"
-    config.write_text("[capture]\nclip_seconds = 1.0\nsample_fps = 4\n\n[detector]\ntype = \"opencv\"\n")
+    config.write_text('[capture]\nclip_seconds = 1.0\nsample_fps = 4\n\n[detector]\ntype = "opencv"\n')
     home = tmp_path / "home"
     script = Path(sys.executable).with_name("edge-agent")
-    command = [str(script), "--home", str(home), "watch", url, "--camera", "loopback", "--config", str(config), "--quiet"]
+    command = [
+        str(script),
+        "--home",
+        str(home),
+        "watch",
+        url,
+        "--camera",
+        "loopback",
+        "--config",
+        str(config),
+        "--quiet",
+    ]
     try:
         for run in range(2):
             before = len(_clips(home)) if home.exists() else 0

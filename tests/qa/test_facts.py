@@ -22,7 +22,9 @@ def _memory(home):
     t = T0
     for k in range(6):  # the red cup rests by the counter five times, once by the sink
         place, box = ("sink", (400, 100, 440, 140)) if k == 3 else ("counter", (100, 100, 140, 140))
-        store.ingest_clip(clip(t), [observation(1, t, box, MUG, description=f"a red cup by the {place}, staying in place")])
+        store.ingest_clip(
+            clip(t), [observation(1, t, box, MUG, description=f"a red cup by the {place}, staying in place")]
+        )
         t += 3600
     return store
 
@@ -49,8 +51,10 @@ def test_usual_place_from_facts(tmp_path, embedder):
 
 def test_the_llm_reads_facts(tmp_path, embedder):
     with _memory(tmp_path / "home") as store:
-        llm = Scripted(json.dumps({"tool": "facts", "entity": 1}),
-                       json.dumps({"tool": "answer", "text": "Usually by the counter.", "evidence": []}))
+        llm = Scripted(
+            json.dumps({"tool": "facts", "entity": 1}),
+            json.dumps({"tool": "answer", "text": "Usually by the counter.", "evidence": []}),
+        )
         answer = LLMController(store, embedder, llm).ask("Where does the red cup usually stay?")
         assert answer.text == "Usually by the counter." and "usually by the counter (importance" in llm.seen[1]
 
@@ -61,4 +65,6 @@ def test_facts_in_context_are_ranked_by_what_the_question_asks_then_importance(t
         plain = render(store, retriever.retrieve("red cup"))
         assert plain.index("usually by the counter") < plain.index("usually by the sink")  # more important first
         asked = render(store, retriever.retrieve("was the red cup ever by the sink?"))
-        assert asked.index("usually by the sink") < asked.index("usually by the counter")  # what the question asks first
+        assert asked.index("usually by the sink") < asked.index(
+            "usually by the counter"
+        )  # what the question asks first

@@ -3,7 +3,6 @@ identity edges, missed without), as-of, the per-entity cap, same-name notes, for
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from helpers.memory import DAY, clip, near, observation, unit
@@ -47,17 +46,34 @@ def _kitchen(store):
     the kitchen shelf every day, described so that text alone matches the question at least as well as
     the striped mug's later sighting: only its identity link leads there."""
     striped = unit(np.r_[np.ones(4), np.zeros(28)])
-    coffee = store.ingest_clip(clip(1 * DAY), [observation(1, DAY, [0, 0, 40, 40], striped,
-                               description="a red striped mug full of coffee on the counter")]).decisions[0]
+    coffee = store.ingest_clip(
+        clip(1 * DAY),
+        [observation(1, DAY, [0, 0, 40, 40], striped, description="a red striped mug full of coffee on the counter")],
+    ).decisions[0]
     others = [unit(np.r_[np.zeros(4 * k), np.ones(4), np.zeros(28 - 4 * k)]) for k in range(1, 5)]
     for d in range(1, 4):
         t = d * DAY + 3600
-        store.ingest_clip(clip(t), [
-            observation(k + 1, t, [100 * k, 0, 100 * k + 40, 40], near(o, 0.97, seed=10 * d + k), description="a red mug on the kitchen shelf")
-            for k, o in enumerate(others, start=1)
-        ])
-    shelf = store.ingest_clip(clip(3 * DAY + 7200), [observation(1, 3 * DAY + 7200, [0, 0, 40, 40], near(striped, 0.97, seed=1),
-                              description="a red cup on the top shelf")]).decisions[0]
+        store.ingest_clip(
+            clip(t),
+            [
+                observation(
+                    k + 1,
+                    t,
+                    [100 * k, 0, 100 * k + 40, 40],
+                    near(o, 0.97, seed=10 * d + k),
+                    description="a red mug on the kitchen shelf",
+                )
+                for k, o in enumerate(others, start=1)
+            ],
+        )
+    shelf = store.ingest_clip(
+        clip(3 * DAY + 7200),
+        [
+            observation(
+                1, 3 * DAY + 7200, [0, 0, 40, 40], near(striped, 0.97, seed=1), description="a red cup on the top shelf"
+            )
+        ],
+    ).decisions[0]
     return coffee, shelf
 
 
@@ -70,7 +86,9 @@ def test_identity_links_bring_the_later_observation(tmp_path, embedder):
         with_identity = Retriever(store, embedder, config).retrieve(question)
         assert coffee.observation_id in with_identity.observation_ids
         assert shelf.observation_id in with_identity.observation_ids
-        text_only = RetrievalConfig(seeds_per_index=3, budget=6, per_entity_cap=2, weights=RelationWeights(membership=0.0))
+        text_only = RetrievalConfig(
+            seeds_per_index=3, budget=6, per_entity_cap=2, weights=RelationWeights(membership=0.0)
+        )
         without = Retriever(store, embedder, text_only).retrieve(question)
         assert shelf.observation_id not in without.observation_ids
         context = render(store, with_identity)
@@ -91,7 +109,9 @@ def test_as_of_sees_nothing_later(tmp_path, embedder):
 def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         _kitchen(store)
-        evidence = Retriever(store, embedder, RetrievalConfig(budget=8, per_entity_cap=1)).retrieve("a red mug on the kitchen shelf")
+        evidence = Retriever(store, embedder, RetrievalConfig(budget=8, per_entity_cap=1)).retrieve(
+            "a red mug on the kitchen shelf"
+        )
         per_entity = {}
         for o in store.observations_by_id(evidence.observation_ids):
             per_entity[o.entity_id] = per_entity.get(o.entity_id, 0) + 1
@@ -102,11 +122,17 @@ def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
 def test_same_name_note_and_forget(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         red = unit(np.r_[np.ones(4), np.zeros(28)])
-        first = store.ingest_clip(clip(0), [
-            observation(1, 0.0, [0, 0, 40, 40], red, description="a red mug by the kettle"),
-            observation(2, 0.0, [300, 0, 340, 40], near(red, 0.97, seed=2), description="a red mug by the toaster"),
-        ]).decisions
-        third = store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red, 0.2, seed=3), description="a red mug in the sink")])
+        first = store.ingest_clip(
+            clip(0),
+            [
+                observation(1, 0.0, [0, 0, 40, 40], red, description="a red mug by the kettle"),
+                observation(2, 0.0, [300, 0, 340, 40], near(red, 0.97, seed=2), description="a red mug by the toaster"),
+            ],
+        ).decisions
+        third = store.ingest_clip(
+            clip(DAY),
+            [observation(1, DAY, [0, 0, 40, 40], near(red, 0.2, seed=3), description="a red mug in the sink")],
+        )
         for d in (*first, *third.decisions):
             corrections.rename(store, d.entity_id, "mug")
         retriever = Retriever(store, embedder, RetrievalConfig(budget=10))
@@ -116,19 +142,30 @@ def test_same_name_note_and_forget(tmp_path, embedder):
         assert f"#{a} and #{c} are both called 'mug'; unresolved" in context
         corrections.forget(store, c)
         assert "sink" not in render(store, retriever.retrieve("a red mug in the sink"))
-        assert store.db.query("SELECT count(*) FROM vec_text_observation WHERE item_id = ?", (third.decisions[0].observation_id,)) == [(0,)]
+        assert store.db.query(
+            "SELECT count(*) FROM vec_text_observation WHERE item_id = ?", (third.decisions[0].observation_id,)
+        ) == [(0,)]
 
 
 def test_index_catches_items_that_reuse_a_deleted_id(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         red = unit(np.r_[np.ones(4), np.zeros(28)])
         store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red, description="a red mug by the kettle")])
-        last = store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red, 0.1, seed=5), description="a brown dog on the sofa")])
+        last = store.ingest_clip(
+            clip(DAY),
+            [observation(1, DAY, [0, 0, 40, 40], near(red, 0.1, seed=5), description="a brown dog on the sofa")],
+        )
         retriever = Retriever(store, embedder)
         retriever.index.update()
         corrections.forget(store, last.decisions[0].entity_id)
-        again = store.ingest_clip(clip(2 * DAY), [observation(1, 2 * DAY, [0, 0, 40, 40], near(red, 0.1, seed=6),
-                                                             description="a set of silver keys on the shelf")])
+        again = store.ingest_clip(
+            clip(2 * DAY),
+            [
+                observation(
+                    1, 2 * DAY, [0, 0, 40, 40], near(red, 0.1, seed=6), description="a set of silver keys on the shelf"
+                )
+            ],
+        )
         assert again.decisions[0].observation_id == last.decisions[0].observation_id  # SQLite reused the top id
         evidence = retriever.retrieve("silver keys")
         assert evidence.observation_ids[0] == again.decisions[0].observation_id
@@ -146,8 +183,17 @@ class ColourCLIP:
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
     def embed_texts(self, texts):
-        v = np.array([np.sum([self.WORDS[w.strip("?.,!")] for w in t.lower().split() if w.strip("?.,!") in self.WORDS] or [(1, 1, 1)], axis=0)
-                      for t in texts], np.float32)
+        v = np.array(
+            [
+                np.sum(
+                    [self.WORDS[w.strip("?.,!")] for w in t.lower().split() if w.strip("?.,!") in self.WORDS]
+                    or [(1, 1, 1)],
+                    axis=0,
+                )
+                for t in texts
+            ],
+            np.float32,
+        )
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
@@ -165,8 +211,10 @@ def test_keyframe_seeds_reach_the_clip_observations(tmp_path, embedder):
             image[:] = np.array(ColourCLIP.WORDS[colour]) * 200
             store.media_path(key).parent.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(store.media_path(key)), image)
-            d = store.ingest_clip(clip(day * DAY, keyframes=[key]), [observation(1, day * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=day),
-                                                                                description="")]).decisions[0]
+            d = store.ingest_clip(
+                clip(day * DAY, keyframes=[key]),
+                [observation(1, day * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=day), description="")],
+            ).decisions[0]
             ids[colour] = d.observation_id
         # Nothing in memory has text: only the question's match to the keyframes can find the green clip.
         config = RetrievalConfig(budget=1, seeds_per_index=1)
@@ -188,15 +236,27 @@ def test_lexical_leaves_out_words_in_half_the_records(tmp_path):
     with Store(tmp_path / "home") as store:
         thing = unit(np.r_[np.ones(4), np.zeros(28)])
         texts = ["a red mug moving left", "a blue mug moving left", "a dog moving right", "silver keys on the shelf"]
-        ids = [store.ingest_clip(clip(i * DAY), [observation(1, i * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=i), description=text)])
-               .decisions[0].observation_id for i, text in enumerate(texts)]
+        ids = [
+            store.ingest_clip(
+                clip(i * DAY), [observation(1, i * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=i), description=text)]
+            )
+            .decisions[0]
+            .observation_id
+            for i, text in enumerate(texts)
+        ]
         index = TextIndex(store, lambda texts: np.zeros((len(texts), 4), np.float32), "none", 4)
         # "moving" is in 3 of 4 records and "mug" in 2 of 4: BM25 weighs neither; "keys" is in one.
         assert index.lexical("moving mug") == []
         assert [i for _, i, _ in index.lexical("which keys were moving?")] == [ids[3]]
         assert [i for _, i, _ in index.lexical("the dog, moving")] == [ids[2]]
-        more = [store.ingest_clip(clip(d * DAY), [observation(1, d * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=d), description=text)])
-                .decisions[0].observation_id for d, text in ((5, "a green mug"), (6, "a white cat"), (7, "a black cat"))]
+        more = [
+            store.ingest_clip(
+                clip(d * DAY), [observation(1, d * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=d), description=text)]
+            )
+            .decisions[0]
+            .observation_id
+            for d, text in ((5, "a green mug"), (6, "a white cat"), (7, "a black cat"))
+        ]
         # now "mug" is in 3 of 7 records: it counts again
         assert sorted(i for _, i, _ in index.lexical("mug")) == sorted(ids[:2] + more[:1])
 
@@ -206,7 +266,10 @@ def test_episodes_are_capped(tmp_path, embedder):
         thing = unit(np.r_[np.ones(4), np.zeros(28)])
         for k in range(12):
             t = DAY + 700.0 * k
-            store.ingest_clip(clip(t), [observation(1, t, [0, 0, 40, 40], near(thing, 0.99, seed=k), description="a red mug by the sink")],
-                              caption="kitchen: a red mug by the sink")
+            store.ingest_clip(
+                clip(t),
+                [observation(1, t, [0, 0, 40, 40], near(thing, 0.99, seed=k), description="a red mug by the sink")],
+                caption="kitchen: a red mug by the sink",
+            )
         evidence = Retriever(store, embedder, RetrievalConfig(budget=10, episode_cap=3)).retrieve("red mug by the sink")
         assert len(evidence.episode_ids) == 3 and len(evidence.observation_ids) == 6  # 6: the per-entity cap

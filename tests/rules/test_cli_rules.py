@@ -17,8 +17,10 @@ from .test_resolver import ON_SOFA, T0, ZONES, dog, ingest
 @pytest.fixture
 def setup(tmp_path):
     config = tmp_path / "edge-agent.toml"
-    config.write_text('[zones.living]\nsofa = [100, 100, 300, 300]\n[rules]\npersist_frames = 3\n'
-                      f'[[alerts.sinks]]\ntype = "jsonl"\npath = "{tmp_path / "alerts.jsonl"}"\n')
+    config.write_text(
+        "[zones.living]\nsofa = [100, 100, 300, 300]\n[rules]\npersist_frames = 3\n"
+        f'[[alerts.sinks]]\ntype = "jsonl"\npath = "{tmp_path / "alerts.jsonl"}"\n'
+    )
     return tmp_path / "home", config
 
 
@@ -32,10 +34,26 @@ def test_add_list_test_alerts_remove(setup, capsys):
     home, config = setup
     with Store(home) as store:
         ingest(store, T0, [dog(T0, [ON_SOFA] * 20)])  # memory before the rule: replayed by test, not fired by the rule
-    code, out, err = run(capsys, "--home", home, "rules", "add", "notify me when the dog is on the sofa", "--config", config)
-    assert code == 1 and "reads as: when any dog is on the place 'sofa'" in err and "--yes" in err  # no terminal: not stored
-    code, out, _ = run(capsys, "--home", home, "rules", "add", "notify me when the dog is on the sofa", "--config", config,
-                       "--yes", "--cooldown", "60", "--json")
+    code, out, err = run(
+        capsys, "--home", home, "rules", "add", "notify me when the dog is on the sofa", "--config", config
+    )
+    assert (
+        code == 1 and "reads as: when any dog is on the place 'sofa'" in err and "--yes" in err
+    )  # no terminal: not stored
+    code, out, _ = run(
+        capsys,
+        "--home",
+        home,
+        "rules",
+        "add",
+        "notify me when the dog is on the sofa",
+        "--config",
+        config,
+        "--yes",
+        "--cooldown",
+        "60",
+        "--json",
+    )
     rule = json.loads(out)
     assert code == 0 and rule["id"] == 1 and rule["predicate"]["relation"] == "on" and rule["cooldown_s"] == 60
     code, out, _ = run(capsys, "--home", home, "rules", "list", "--config", config)
@@ -56,18 +74,44 @@ def test_add_list_test_alerts_remove(setup, capsys):
     assert run(capsys, "--home", home, "rules", "remove", "1", "--config", config)[0] == 1
     with Store(home) as store:  # audited once, with who removed it
         [removal] = [c for c in store.corrections() if c["action"] == "remove_rule"]
-    assert removal["details"] == {"rule_id": 1, "text": "notify me when the dog is on the sofa",
-                                  "caller": f"cli (uid {os.getuid()})"}
+    assert removal["details"] == {
+        "rule_id": 1,
+        "text": "notify me when the dog is on the sofa",
+        "caller": f"cli (uid {os.getuid()})",
+    }
     code, out, _ = run(capsys, "--home", home, "rules", "list", "--all", "--json", "--config", config)
     assert json.loads(out)[0]["removed_at"] is not None
 
 
 def test_errors(setup, capsys):
     home, config = setup
-    code, _, err = run(capsys, "--home", home, "rules", "add", "x", "--json-predicate", '{"subject": "dog"}', "--yes", "--config", config)
+    code, _, err = run(
+        capsys,
+        "--home",
+        home,
+        "rules",
+        "add",
+        "x",
+        "--json-predicate",
+        '{"subject": "dog"}',
+        "--yes",
+        "--config",
+        config,
+    )
     assert code == 1 and "relation" in err
-    code, _, err = run(capsys, "--home", home, "rules", "add", "notify me when the dog is on the bed", "--parser", "phrases",
-                       "--yes", "--config", config)
+    code, _, err = run(
+        capsys,
+        "--home",
+        home,
+        "rules",
+        "add",
+        "notify me when the dog is on the bed",
+        "--parser",
+        "phrases",
+        "--yes",
+        "--config",
+        config,
+    )
     assert code == 0  # "bed" is not a configured place: read as a category of thing
     code, _, err = run(capsys, "--home", home, "rules", "test", "7", "--config", config)
     assert code == 1 and "no rule 7" in err

@@ -78,7 +78,9 @@ def test_dog_on_sofa_fires_once_per_episode_not_on_a_noisy_frame_and_respects_th
 def test_a_restart_neither_refires_nor_loses_a_pending_alert(home, tmp_path):
     from edge_agent.config import load_config
 
-    config = load_config(None, zones=ZONES, alerts={"sinks": [{"type": "jsonl", "path": str(tmp_path / "alerts.jsonl")}]})
+    config = load_config(
+        None, zones=ZONES, alerts={"sinks": [{"type": "jsonl", "path": str(tmp_path / "alerts.jsonl")}]}
+    )
     with Store(home) as store:
         add(store, "notify me when the dog is on the sofa")
         resolver = Resolver(store, zones=ZONES, sinks=["jsonl"])
@@ -128,10 +130,13 @@ def _person(t0, vector):
     return rec
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("an unknown person appears for the third time this week", [2]),
-    ("an unknown person appears on 3 different days this week", [3]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("an unknown person appears for the third time this week", [2]),
+        ("an unknown person appears on 3 different days this week", [3]),
+    ],
+)
 def test_the_third_sighting_counts_separate_visits_or_days(home, text, expected):
     stranger = unit(np.r_[np.ones(4), np.zeros(12)])
     visits = [T0, T0 + 2 * HOUR, T0 + DAY, T0 + 2 * DAY, T0 + 2 * DAY + 60]  # the last one is the same visit
@@ -171,8 +176,14 @@ def test_absence_of_a_category_means_none_of_it_was_seen(home):
     with Store(home) as store:
         add(store, "tell me if the keys have not been seen for 2 hours")
         resolver = Resolver(store)
-        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4),
-                           observation(2, T0, ON_SOFA, other, category="keys", frames=4)])
+        ingest(
+            store,
+            T0,
+            [
+                observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4),
+                observation(2, T0, ON_SOFA, other, category="keys", frames=4),
+            ],
+        )
         assert len(store.entities()) == 2
         alerts = []
         for h in range(1, 6):  # only the first keys are seen again, every hour

@@ -60,15 +60,23 @@ def store(tmp_path):
 def add_event(store: Store, text: str = "tell me when a person is at the door for 5 minutes") -> tuple[int, int]:
     with store.db.transaction():
         rule_id = store.db.insert("INSERT INTO rules (text, predicate, created_at) VALUES (?, '{}', ?)", (text, T0))
-        event_id = store.db.insert("INSERT INTO rule_events (rule_id, entity_id, t, state) VALUES (?, NULL, ?, 'fired')", (rule_id, T0))
+        event_id = store.db.insert(
+            "INSERT INTO rule_events (rule_id, entity_id, t, state) VALUES (?, NULL, ?, 'fired')", (rule_id, T0)
+        )
     return rule_id, event_id
 
 
 def payload(rule_id: int = 1, event_id: int = 1) -> dict:
     return {
-        "rule_id": rule_id, "rule": "tell me when a person is at the door for 5 minutes", "event_id": event_id,
-        "entity_id": None, "t": T0, "time": "2024-05-01T12:00:00Z", "camera": "front",
-        "message": "A person has been at the door for 5 minutes.", "evidence": [3, 4],
+        "rule_id": rule_id,
+        "rule": "tell me when a person is at the door for 5 minutes",
+        "event_id": event_id,
+        "entity_id": None,
+        "t": T0,
+        "time": "2024-05-01T12:00:00Z",
+        "camera": "front",
+        "message": "A person has been at the door for 5 minutes.",
+        "evidence": [3, 4],
     }
 
 
@@ -81,7 +89,9 @@ def notify(store: Store, sinks: list[str]) -> tuple[dict, list[int]]:
 
 
 def rows(store: Store) -> list[tuple]:
-    return store.db.query("SELECT id, sink, status, attempts, error, next_attempt, sent_at FROM notifications ORDER BY id")
+    return store.db.query(
+        "SELECT id, sink, status, attempts, error, next_attempt, sent_at FROM notifications ORDER BY id"
+    )
 
 
 def closed_port() -> int:
@@ -100,7 +110,9 @@ def test_configs_are_strict_and_named_by_type(tmp_path):
         WebhookSinkConfig(url="http://x", colour="red")
     with pytest.raises(ValidationError):
         WebhookSinkConfig(url="ftp://x")
-    sinks = build_sinks([{"type": "stdout"}, {"type": "jsonl", "path": str(tmp_path / "a.jsonl")}, MqttSinkConfig(name="ha")])
+    sinks = build_sinks(
+        [{"type": "stdout"}, {"type": "jsonl", "path": str(tmp_path / "a.jsonl")}, MqttSinkConfig(name="ha")]
+    )
     assert sorted(sinks) == ["ha", "jsonl", "stdout"]
     with pytest.raises(ValueError, match="two alert sinks are named 'jsonl'"):
         build_sinks([JsonlSinkConfig(path=tmp_path / "a"), JsonlSinkConfig(path=tmp_path / "b")])
@@ -122,7 +134,7 @@ def test_jsonl_and_stdout_sinks(tmp_path, capsys):
 def test_unknown_sink_fails_with_a_clear_error(store, tmp_path):
     notify(store, ["nope"])
     assert Dispatcher(store.db.path, {}).deliver_due(store.db) == 0
-    (_, _, status, _, error, _, _), = rows(store)
+    ((_, _, status, _, error, _, _),) = rows(store)
     assert (status, error) == ("failed", "no sink named nope is configured")
 
 
@@ -139,7 +151,7 @@ def test_a_sink_bug_is_recorded_not_raised(store):
     notify(store, ["broken"])
     clock = FakeClock()
     assert Dispatcher(store.db.path, {"broken": Broken()}, clock=clock).deliver_due(store.db) == 0
-    (_, _, status, attempts, error, next_attempt, _), = rows(store)
+    ((_, _, status, attempts, error, next_attempt, _),) = rows(store)
     assert (status, attempts, error, next_attempt) == ("pending", 1, "broken: KeyError: 'oops'", clock.t + 2.0)
 
 
@@ -208,14 +220,14 @@ def test_webhook_retries_with_backoff_then_sent(store, server_factory):
     dispatcher = Dispatcher(store.db.path, sinks, clock=clock)
 
     assert dispatcher.deliver_due(store.db) == 0
-    (_, _, status, attempts, error, next_attempt, _), = rows(store)
+    ((_, _, status, attempts, error, next_attempt, _),) = rows(store)
     assert (status, attempts, next_attempt - clock.t) == ("pending", 1, 2.0)
     assert error == f"webhook {server.url}: HTTP 500 Internal Server Error"
     assert dispatcher.deliver_due(store.db) == 0 and len(server.bodies) == 1  # not due yet
 
     clock.t += 2.0
     assert dispatcher.deliver_due(store.db) == 0
-    (_, _, status, attempts, _, next_attempt, _), = rows(store)
+    ((_, _, status, attempts, _, next_attempt, _),) = rows(store)
     assert (status, attempts, next_attempt - clock.t) == ("pending", 2, 4.0)
 
     clock.t += 4.0
@@ -229,13 +241,15 @@ def test_webhook_retries_with_backoff_then_sent(store, server_factory):
 def test_unreachable_webhook_fails_after_max_attempts_and_logs_once(store, caplog):
     url = f"http://127.0.0.1:{closed_port()}/hook"
     clock = FakeClock()
-    dispatcher = Dispatcher(store.db.path, build_sinks([WebhookSinkConfig(url=url, timeout_s=2)]), max_attempts=3, clock=clock)
+    dispatcher = Dispatcher(
+        store.db.path, build_sinks([WebhookSinkConfig(url=url, timeout_s=2)]), max_attempts=3, clock=clock
+    )
     notify(store, ["webhook"])
     with caplog.at_level(logging.DEBUG, logger="edge_agent.rules.sinks"):
         for _ in range(5):
             assert dispatcher.deliver_due(store.db) == 0
             clock.t += 1000.0
-    (_, _, status, attempts, error, _, _), = rows(store)
+    ((_, _, status, attempts, error, _, _),) = rows(store)
     assert (status, attempts) == ("failed", 3)
     assert error == f"webhook {url}: connection refused"
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
@@ -276,7 +290,10 @@ def test_delivery_never_blocks_the_caller(store, server_factory):
 
 def test_a_restart_delivers_pending_alerts_exactly_once(tmp_path):
     home = tmp_path / "home"
-    configs = [JsonlSinkConfig(path=tmp_path / "a.jsonl", name="a"), JsonlSinkConfig(path=tmp_path / "b.jsonl", name="b")]
+    configs = [
+        JsonlSinkConfig(path=tmp_path / "a.jsonl", name="a"),
+        JsonlSinkConfig(path=tmp_path / "b.jsonl", name="b"),
+    ]
     with Store(home) as first:  # the process that recorded the alerts, then stopped before delivering
         p, ids = notify(first, ["a", "b"])
     assert len(ids) == 2
@@ -368,7 +385,11 @@ def collect(messages: queue.Queue, wanted: set[str], timeout: float = 5.0) -> di
 
 def test_mqtt_alert_and_home_assistant_discovery(broker):
     p = payload(rule_id=7, event_id=42)
-    alerts, event, config = "edge-agent/alerts", "edge-agent/rule/7/event", "homeassistant/event/edge_agent/rule_7/config"
+    alerts, event, config = (
+        "edge-agent/alerts",
+        "edge-agent/rule/7/event",
+        "homeassistant/event/edge_agent/rule_7/config",
+    )
     sink = MqttSink(MqttSinkConfig(port=broker, timeout_s=5))
     try:
         with subscriber(broker, "edge-agent/#", "homeassistant/#") as messages:
@@ -384,7 +405,9 @@ def test_mqtt_alert_and_home_assistant_discovery(broker):
         assert discovery["device"] == {"identifiers": ["edge_agent"], "name": "edge-agent"}
         assert discovery["availability_topic"] == "edge-agent/status"
 
-        with subscriber(broker, "homeassistant/#", "edge-agent/status") as late:  # what Home Assistant sees when it starts later
+        with subscriber(
+            broker, "homeassistant/#", "edge-agent/status"
+        ) as late:  # what Home Assistant sees when it starts later
             retained = collect(late, {config, "edge-agent/status"})
         assert retained[config] == (got[config][0], True)
         assert retained["edge-agent/status"] == ("online", True)

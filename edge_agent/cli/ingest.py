@@ -1,0 +1,127 @@
+"""``edge-agent ingest`` / ``watch``: a recording or a live source through perception into memory, with the
+rules' alerts and scheduled backups after each clip."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from edge_agent.cli.common import camera_name, emit, fail, parse_time, runtime
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    for name, text in (
+        ("ingest", "run a recording (or a live source, until stopped) through perception into memory"),
+        ("watch", "run a live source continuously; Ctrl-C or SIGTERM stop after the current clip"),
+    ):
+        run_ = commands.add_parser(name, parents=[common], help=text)
+        run_.add_argument(
+            "source", help="video file, image folder, MOT sequence folder, camera index (0) or stream URL"
+        )
+        run_.add_argument("--camera", help="camera name in memory (default: from the source)")
+        run_.add_argument(
+            "--start", help="wall-clock time of the recording's first frame, ISO 8601 (default: file metadata)"
+        )
+        run_.add_argument(
+            "--detector",
+            choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+            help="detector backend (default: the configuration's, else auto: YOLOX if its file is there, else OpenCV)",
+        )
+        run_.add_argument("--speech", action="store_true", help="transcribe a recording's audio track (faster-whisper)")
+        run_.add_argument("--json", action="store_true", help="print the run report as JSON")
+        run_.add_argument("--quiet", action="store_true", help="no progress bar")
+        run_.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from edge_agent.capture import open_source
+    from edge_agent.errors import EdgeAgentError
+
+    overrides: dict[str, Any] = {}
+    if args.detector:
+        overrides["detector"] = {"type": args.detector}
+    if args.speech:
+        overrides["speech"] = {"type": "whisper"}
+    rt = runtime(args, **overrides)
+    start = parse_time(args.start)
+    camera = args.camera or camera_name(args.source)
+    config = rt.config
+    source = open_source(
+        args.source, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps
+    )
+    backends = rt.backends(source)
+    if args.command == "watch" and not source.live:
+        print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)
+    summarize = rt.summarizer()
+    with rt.store() as store, rt.alerting(store) as alerting:
+        store.summarize = summarize
+        schedule = rt.backup_schedule()
+
+        def after_clip() -> None:
+            alerting.after_clip()
+            if schedule is not None:
+                try:
+                    schedule(store)
+                except (EdgeAgentError, OSError) as exc:  # a failed backup never stops recording; it is said
+                    print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
+
+        pipeline = rt.pipeline(store, backends, after_clip=after_clip)
+
+        def stop(signum: int, _frame: object) -> None:
+            print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
+            pipeline.stop.set()
+            if source.live:
+                source.close()  # ends the frame stream; the partial clip is still written
+
+        previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        bar = None
+        if not args.quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=None, unit="clip", file=sys.stderr, desc=camera)
+        entities_before = len(store.entities())
+
+        def progress(report: Any) -> None:
+            if bar is not None:
+                bar.update(report.clips + report.clips_skipped - bar.n)
+                bar.set_postfix(
+                    fps=f"{report.frames / max(report.wall_seconds, 1e-9):.1f}",
+                    obs=report.observations,
+                    entities=entities_before + report.new_entities,
+                    x_rt=f"{report.x_realtime:.1f}",
+                )
+
+        try:
+            report = pipeline.run(source, camera, progress)
+        except EdgeAgentError as exc:
+            return fail(f"{exc} (clips already written stay in memory; run again to resume)")
+        finally:
+            if bar is not None:
+                bar.close()
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        if not source.live and not pipeline.stop.is_set():
+            store.close_episodes(
+                camera
+            )  # a recording ends here: its last windows are summarised (a later file rewrites them)
+        entities = len(store.entities())
+        raised = len(alerting.raised)
+    summary = {
+        **asdict(report),
+        "x_realtime": report.x_realtime,
+        "entities_in_memory": entities,
+        "home": str(rt.home),
+        "alerts": raised,
+    }
+    text = (
+        f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
+        f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
+        f"({report.x_realtime:.1f}x real time); {raised} alerts\n"
+        "backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items())
+    )
+    return emit(args, summary, text)

@@ -1,0 +1,152 @@
+"""``edge-agent memory``: its size, retention, integrity, backups and putting one back."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli.common import byte_size, emit, fail, positive_float, runtime, utc
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    memory = commands.add_parser("memory", help="size, retention, integrity and backups of the memory")
+    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", parents=[common], help="rows, bytes, schema and driver")
+    check = actions.add_parser(
+        "check", parents=[common], help="SQLite's integrity check and the memory's own invariants (exit 1 if damaged)"
+    )
+    backup = actions.add_parser(
+        "backup", parents=[common], help="copy the memory (a consistent snapshot, even while ingest runs) and its media"
+    )
+    backup.add_argument(
+        "path",
+        type=Path,
+        nargs="?",
+        metavar="PATH",
+        help="a new folder for the backup (default: a dated folder in the configuration's [backup] folder)",
+    )
+    restore = actions.add_parser(
+        "restore", parents=[common], help="put a backup back (the memory it replaces is moved aside, not deleted)"
+    )
+    restore.add_argument("path", type=Path, metavar="PATH", help="a folder made by `memory backup`")
+    prune = actions.add_parser(
+        "prune", parents=[common], help="enforce a cap in bytes and/or days, oldest first (media before records)"
+    )
+    prune.add_argument("--max-bytes", type=byte_size, help="cap on database + media, e.g. 20G")
+    prune.add_argument("--max-age-days", type=positive_float, help="delete clips older than this")
+    prune.add_argument(
+        "--dry-run", action="store_true", help="show what would go (measured, then rolled back); delete nothing"
+    )
+    prune.add_argument(
+        "--include-named",
+        action="store_true",
+        help="let named entities go too (by default the clips of their references and latest sighting stay)",
+    )
+    for sub, handler in ((stats, _stats), (check, _check), (backup, _backup), (restore, _restore), (prune, _prune)):
+        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
+        sub.set_defaults(handler=handler)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from edge_agent.memory import retention
+
+    with runtime(args).store(mode="read") as store:
+        out: dict[str, Any] = {
+            "home": str(store.home),
+            "schema_version": store.db.user_version,
+            "driver": store.db.driver,
+            "sqlite_vec": store.db.sqlite_vec_version,
+            "candidate_index": store.config.index,
+            "readonly": store.readonly,
+            "bytes": retention.usage(store),
+            "rows": store.counts(),
+        }
+    text = "\n".join(
+        [f"{k}: {v}" for k, v in out.items() if k != "rows"] + [f"  {k}: {v}" for k, v in out["rows"].items()]
+    )
+    return emit(args, out, text)
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from edge_agent.memory import retention
+
+    if args.max_bytes is None and args.max_age_days is None:
+        return fail("give --max-bytes and/or --max-age-days")
+    with runtime(args).store() as store:
+        report = retention.enforce(
+            store,
+            retention.RetentionPolicy(args.max_bytes, args.max_age_days),
+            dry_run=args.dry_run,
+            include_named=args.include_named,
+        )
+    verb = "would be deleted (dry run, nothing deleted)" if report.dry_run else "deleted"
+    span = f"; clips from {utc(report.deleted_from)} to {utc(report.deleted_to)} UTC" if report.clips_deleted else ""
+    text = (
+        f"{report.bytes_before} -> {report.bytes_after} bytes: {report.media_files_deleted} media files "
+        f"({report.media_bytes_deleted} bytes), {report.clips_deleted} clips, "
+        f"{report.observations_deleted} observations, {report.entities_deleted} entities {verb}, "
+        f"{report.orphans_removed} orphans swept{span}"
+        + (f"; {report.clips_protected} clips kept for named entities" if report.clips_protected else "")
+    )
+    emit(args, asdict(report), text)
+    if not report.cap_reached:
+        print(f"edge-agent: error: the cap of {args.max_bytes} bytes was not reached: {report.reason}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from edge_agent.memory import backup
+
+    home = runtime(args).home
+    report = backup.restore(home, args.path)
+    return emit(
+        args,
+        asdict(report),
+        f"restored {args.path} into {home}: {report.counts['clips']} clips, {report.counts['observations']} "
+        f"observations, {report.counts['entities']} entities, {report.media_files} media files"
+        + (f"; the memory it replaced is in {report.replaced}" if report.replaced else ""),
+    )
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from edge_agent.memory import backup
+
+    rt = runtime(args)
+    if args.path is None and rt.config.backup.folder is None:
+        return fail("give a PATH for the backup, or set [backup] folder in the configuration")
+    with rt.store(mode="read", check=False) as store:
+        if args.path is None:
+            assert rt.config.backup.folder is not None
+            made = backup.scheduled(store, rt.config.backup.folder, 0.0, rt.config.backup.keep)
+            assert made is not None  # every_hours 0: always due
+        else:
+            made = backup.backup(store, args.path)
+    return emit(
+        args,
+        asdict(made),
+        f"backed up {rt.home} into {made.path}: {made.counts['clips']} clips, {made.counts['observations']} "
+        f"observations, {made.media_files} media files ({made.media_missing} gone meanwhile), database "
+        f"{made.database_bytes} bytes",
+    )
+
+
+def _check(args: argparse.Namespace) -> int:
+    from edge_agent.memory import check
+
+    with runtime(args).store(mode="read", check=False) as store:
+        report = check.check(store)
+    lines = [f"{report.path}: " + ("sound" if report.ok else "DAMAGED" if report.integrity else "incomplete")]
+    lines += [f"  integrity: {p}" for p in report.integrity[:10]]
+    lines += [f"  integrity: ... {len(report.integrity) - 10} more"] if len(report.integrity) > 10 else []
+    lines += [f"  problem: {p}" for p in report.problems] + [f"  note: {p}" for p in report.notes]
+    lines += [f"  {k}: {v}" for k, v in report.counts.items()]
+    if not report.ok:
+        lines.append("  cure: `edge-agent memory restore BACKUP` puts a backup back (the damaged memory is kept aside)")
+    emit(args, {**asdict(report), "ok": report.ok}, "\n".join(lines))
+    return 0 if report.ok else 1

@@ -1,0 +1,164 @@
+"""``edge-agent rules`` and ``alerts``: rules read from a sentence (or JSON), shown back and stored once
+confirmed; replayed over memory without sending; the alerts they raised with each sink's delivery."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli.common import emit, fail, parse_time, positive_int, runtime, utc
+from edge_agent.runtime import Runtime
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    rules = commands.add_parser("rules", help="rules that raise alerts: 'notify me when the dog is on the sofa'")
+    actions = rules.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add = actions.add_parser(
+        "add", parents=[common], help="read a rule (a sentence, or --json), show it back, store it once confirmed"
+    )
+    add.add_argument("text", help="the rule in words, or its predicate as a JSON object")
+    add.add_argument(
+        "--json-predicate",
+        dest="predicate",
+        metavar="JSON",
+        help="the predicate as JSON (TEXT is then only the rule's name)",
+    )
+    add.add_argument(
+        "--cooldown",
+        type=float,
+        metavar="SECONDS",
+        help="quiet time after an alert, per subject (default: [rules] cooldown_s)",
+    )
+    add.add_argument(
+        "--parser", choices=["auto", "phrases", "llm"], help="how to read the sentence (default: [rules] parser)"
+    )
+    add.add_argument("--model", type=Path, help="GGUF chat model of the LLM parser")
+    add.add_argument("--yes", action="store_true", help="store without asking for confirmation")
+    listing = actions.add_parser("list", parents=[common], help="the rules in force")
+    listing.add_argument("--all", action="store_true", help="also the removed ones")
+    remove = actions.add_parser("remove", parents=[common], help="stop a rule (its alerts stay listed)")
+    remove.add_argument("rule", type=int)
+    test = actions.add_parser(
+        "test", parents=[common], help="replay a rule (an id, a sentence or JSON) over what memory holds; sends nothing"
+    )
+    test.add_argument("rule", help="a rule id, or a rule as for add")
+    test.add_argument("--since", help="only clips from this time on (ISO 8601)")
+    alerts = commands.add_parser("alerts", help="the alerts rules have raised")
+    alert_actions = alerts.add_subparsers(dest="action", metavar="ACTION", required=True)
+    alert_list = alert_actions.add_parser("list", parents=[common], help="alerts, newest first, with their deliveries")
+    alert_list.add_argument("--rule", type=int, help="only this rule's")
+    alert_list.add_argument("--limit", type=positive_int, default=50)
+    for sub in (add, listing, remove, test, alert_list):
+        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
+        sub.set_defaults(handler=run)
+
+
+def _alert_line(a: Any) -> str:
+    sent = ", ".join(
+        f"{d['sink']}: {d['status']}" + (f" ({d['error']})" if d["error"] and d["status"] != "sent" else "")
+        for d in a.deliveries
+    )
+    return f"alert {a.id} rule {a.rule_id} {utc(a.t)} UTC  {a.message}" + (f"  [{sent}]" if sent else "")
+
+
+def _reader(rt: Runtime, places: Any, names: Any) -> Any:
+    from edge_agent.perception.detect import ModelError
+    from edge_agent.rules.parse import RuleParseError, parse_rule
+
+    def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
+        """JSON as given; else the phrase reader, then the LLM (loaded only when needed)."""
+        if predicate is not None:
+            return parse_rule(predicate, places=places, names=names, mode="json")
+        mode = parser or rt.config.rules.parser
+        unread: Exception | None = None
+        if mode != "llm":
+            try:
+                return parse_rule(text, places=places, names=names, mode="auto" if mode == "auto" else "phrases")
+            except RuleParseError as exc:
+                if mode == "phrases" or text.lstrip().startswith("{"):
+                    raise
+                unread = exc
+        try:
+            llm = rt.llm(model or rt.config.rules.model, n_ctx=1024)
+        except ModelError as exc:
+            raise RuleParseError(
+                f"{unread if unread is not None else 'the LLM parser is unavailable'}; {exc}; "
+                "or give the predicate with --json-predicate"
+            ) from None
+        return parse_rule(text, places=places, names=names, llm=llm, mode="llm")
+
+    return read
+
+
+def run(args: argparse.Namespace) -> int:
+    """rules add | list | remove | test, alerts list."""
+    from edge_agent.memory import queries
+    from edge_agent.rules import book
+    from edge_agent.rules.alerting import settings_of
+    from edge_agent.rules.predicate import describe
+    from edge_agent.rules.resolver import Resolver
+
+    rt = runtime(args)
+    config = rt.config
+    reading = args.command == "alerts" or args.action == "list"
+    with rt.store(mode="read" if reading else "write") as store:
+        if args.command == "alerts":
+            found = book.alerts(store, rule_id=args.rule, limit=args.limit)
+            return emit(args, [asdict(a) for a in found], "\n".join(map(_alert_line, found)) or "no alerts yet")
+        if args.action == "list":
+            rules = book.rules(store, removed=args.all)
+            return emit(
+                args,
+                [r.as_dict() for r in rules],
+                "\n".join(
+                    f"rule {r.id}{' (removed)' if r.removed_at else ''}: {r.text}\n  {describe(r.predicate)}; "
+                    f"cooldown {r.cooldown_s:g} s"
+                    for r in rules
+                )
+                or "no rules",
+            )
+        if args.action == "remove":
+            rule = book.remove_rule(store, args.rule, caller=f"cli (uid {os.getuid()})")
+            return emit(args, rule.as_dict(), f"removed rule {rule.id}: {rule.text} (its alerts stay listed)")
+        read = _reader(rt, *book.vocabulary(store, config.zones))
+        if args.action == "add":
+            predicate = read(args.text, args.predicate, args.parser, args.model)
+            shown = (
+                f"rule: {args.text}\nreads as: {describe(predicate)}\n"
+                f"predicate: {predicate.model_dump_json(exclude_defaults=True)}"
+            )
+            if not args.yes:
+                if not sys.stdin.isatty():
+                    return fail(f"{shown}\nnot stored: confirm with --yes (no terminal to ask on)")
+                print(shown)
+                if input("store this rule? [y/N] ").strip().lower() not in ("y", "yes"):
+                    print("not stored")
+                    return 1
+            cooldown = args.cooldown if args.cooldown is not None else config.rules.cooldown_s
+            rule = book.add_rule(store, args.text, predicate, cooldown_s=cooldown)
+            return emit(args, rule.as_dict(), f"{shown}\nstored as rule {rule.id}")
+        # test: a stored rule replayed over all of memory (not only what came after it), or one not stored
+        rule = (
+            replace(book.get_rule(store, int(args.rule)), after_clip=0)
+            if args.rule.isdigit()
+            else book.Rule(0, args.rule, read(args.rule), config.rules.cooldown_s, 0.0, 0)
+        )
+        since = parse_time(args.since, "--since")
+        first = 0 if since is None else queries.last_clip_before(store.db, since)
+        found = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True).process(
+            rule_set=[rule], since_clip=first
+        )
+        return emit(
+            args,
+            [asdict(a) for a in found],
+            "\n".join(
+                [f"{describe(rule.predicate)}: {len(found)} alerts over memory"]
+                + [f"  {utc(a.t)} UTC  {a.message}" for a in found]
+            ),
+        )

@@ -1,0 +1,17 @@
+"""The HTTP API (`edge-agent serve`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from edge_agent.config.base import StrictModel
+
+__all__ = ["ApiConfig"]
+
+
+class ApiConfig(StrictModel):
+    require_token: bool = Field(
+        False,
+        description="serve: require the API token on a loopback bind too (any other bind always "
+        "requires it); other users of this machine can reach loopback",
+    )

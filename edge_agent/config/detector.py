@@ -1,0 +1,67 @@
+"""The detector backends (a discriminated union on ``type``), as Frigate's detectors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Field
+
+from edge_agent.config.base import StrictModel
+
+__all__ = [
+    "AutoDetector",
+    "DetectorConfig",
+    "GroundTruthDetectorConfig",
+    "OpenCVDetectorConfig",
+    "TensorRTDetectorConfig",
+    "YOLOXDetectorConfig",
+]
+
+
+class AutoDetector(StrictModel):
+    type: Literal["auto"] = Field("auto", description="YOLOX if its file is in the models folder, else OpenCV")
+    model: str = Field("yolox_nano.onnx", description="YOLOX model tried first, in the models folder")
+
+
+class YOLOXDetectorConfig(StrictModel):
+    type: Literal["yolox"] = Field(description="YOLOX (ONNX Runtime, CPU / CUDA / TensorRT providers)")
+    model: str = Field("yolox_nano.onnx", description="ONNX file, absolute or in the models folder")
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+    score_threshold: float = Field(
+        0.1, ge=0, le=1, description="lowest detection score kept (ByteTrack uses low scores)"
+    )
+    nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box")
+
+
+class TensorRTDetectorConfig(StrictModel):
+    type: Literal["tensorrt"] = Field(description="a YOLOX TensorRT engine (tensorrt + pycuda)")
+    engine: str = Field(..., description="TensorRT engine file, absolute or in the models folder")
+    score_threshold: float = Field(
+        0.1, ge=0, le=1, description="lowest detection score kept (ByteTrack uses low scores)"
+    )
+    nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box")
+
+
+class OpenCVDetectorConfig(StrictModel):
+    type: Literal["opencv"] = Field(description="HOG people + Haar cascades (no model file)")
+    people: bool = Field(True, description="run the HOG people detector")
+    cascades: dict[str, str] = Field(
+        {"haarcascade_frontalcatface.xml": "cat"}, description="Haar cascade file -> category"
+    )
+
+
+class GroundTruthDetectorConfig(StrictModel):
+    type: Literal["gt"] = Field(description="replay a MOT sequence's ground-truth boxes")
+    miss_rate: float = Field(0.0, ge=0, le=1, description="fraction of true boxes dropped (a detector's misses)")
+    jitter_px: float = Field(0.0, ge=0, description="standard deviation of the noise added to box corners (pixels)")
+    false_positive_rate: float = Field(0.0, ge=0, le=1, description="spurious boxes added, per frame and true box")
+    min_visibility: float = Field(
+        0.0, ge=0, le=1, description="leave out boxes less visible than this (MOT's 9th column)"
+    )
+    seed: int = Field(0, description="seed of the noise (the same seed gives the same boxes)")
+
+
+DetectorConfig = Annotated[
+    Union[AutoDetector, YOLOXDetectorConfig, TensorRTDetectorConfig, OpenCVDetectorConfig, GroundTruthDetectorConfig],
+    Field(discriminator="type"),
+]

@@ -1,0 +1,82 @@
+"""Appearance embedders per entity kind (a discriminated union on ``type``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Field
+
+from edge_agent.config.base import StrictModel
+
+__all__ = [
+    "AutoEmbedder",
+    "ColorTextureEmbedderConfig",
+    "EmbedderConfig",
+    "EmbeddersConfig",
+    "ONNXEmbedderConfig",
+    "OSNetEmbedderConfig",
+    "TensorRTEmbedderConfig",
+]
+
+
+class AutoEmbedder(StrictModel):
+    type: Literal["auto"] = Field("auto", description="people: OSNet if its file is there; else colour-texture")
+
+
+class OSNetEmbedderConfig(StrictModel):
+    type: Literal["osnet"] = Field(description="OSNet person re-identification (ONNX)")
+    model: str = Field(
+        "osnet_x0_25_msmt17.onnx", description="ONNX person re-id model, absolute or in the models folder"
+    )
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+
+
+class ColorTextureEmbedderConfig(StrictModel):
+    type: Literal["color-texture"] = Field(description="colour histograms + texture, no model file")
+
+
+class ONNXEmbedderConfig(StrictModel):
+    type: Literal["onnx"] = Field(description="any CLIP/DINOv2-style image embedding exported to ONNX")
+    model: str = Field(description="ONNX file, absolute or in the models folder")
+    size: tuple[int, int] | None = Field(None, description="(height, width) when the model's input is dynamic")
+    rgb: bool = Field(True, description="the model takes RGB (False: BGR as OpenCV reads)")
+    mean: tuple[float, float, float] = Field(
+        (0.485, 0.456, 0.406), description="per-channel mean subtracted (0-1 scale)"
+    )
+    std: tuple[float, float, float] = Field(
+        (0.229, 0.224, 0.225), description="per-channel standard deviation divided by"
+    )
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+
+
+class TensorRTEmbedderConfig(StrictModel):
+    type: Literal["tensorrt"] = Field(description="a TensorRT engine of an image embedder")
+    engine: str = Field(
+        ..., description="TensorRT engine (edge-agent models build-engine), absolute or in the models folder"
+    )
+    space: str | None = Field(
+        None, description="embedding space (default: the ONNX model's, reid:<name before the first dot>)"
+    )
+    rgb: bool = Field(True, description="the model takes RGB (False: BGR as OpenCV reads)")
+    mean: tuple[float, float, float] = Field(
+        (0.485, 0.456, 0.406), description="per-channel mean subtracted (0-1 scale)"
+    )
+    std: tuple[float, float, float] = Field(
+        (0.229, 0.224, 0.225), description="per-channel standard deviation divided by"
+    )
+
+
+EmbedderConfig = Annotated[
+    Union[AutoEmbedder, OSNetEmbedderConfig, ColorTextureEmbedderConfig, ONNXEmbedderConfig, TensorRTEmbedderConfig],
+    Field(discriminator="type"),
+]
+
+
+class EmbeddersConfig(StrictModel):
+    person: EmbedderConfig = Field(default_factory=AutoEmbedder, description="auto: OSNet if its file is there")
+    animal: EmbedderConfig = Field(
+        default_factory=lambda: ColorTextureEmbedderConfig(type="color-texture"), description="embedder of animals"
+    )
+    object: EmbedderConfig = Field(
+        default_factory=lambda: ColorTextureEmbedderConfig(type="color-texture"), description="embedder of objects"
+    )

@@ -1,0 +1,51 @@
+"""GEB section 3.4: retrieval. Hybrid seeds (semantic and lexical), Personalized PageRank over the memory
+graph with a weight per relation, and one budget of evidence with a per-entity cap."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from edge_agent.config.base import StrictModel
+
+__all__ = ["RelationWeights", "RetrievalConfig"]
+
+
+class RelationWeights(StrictModel):
+    """Edge weight per relation of the memory graph (0 removes it: the no-identity-edges and no-episode-edges
+    ablations)."""
+
+    membership: float = Field(1.0, ge=0, description="observation - entity (identity: the biography)")
+    context: float = Field(0.7, ge=0, description="observation - the episode of its clip")
+    provenance: float = Field(0.5, ge=0, description="observation - clip")
+    adjacency: float = Field(
+        0.3, ge=0, description="clip - next clip of the same camera; episode - next episode of its camera and scale"
+    )
+    containment: float = Field(0.5, ge=0, description="episode - coarser episode containing it")
+
+
+class RetrievalConfig(StrictModel):
+    seeds_per_index: int = Field(
+        30, ge=1, description="nearest items taken from each of the semantic and lexical indexes"
+    )
+    restart: float = Field(0.25, gt=0, lt=1, description="PPR restart probability (higher: stay closer to the seeds)")
+    ppr_steps: int = Field(
+        20, ge=1, description="PPR power-iteration steps at most (the error shrinks by 1 - restart a step)"
+    )
+    ppr_tolerance: float = Field(
+        1e-3, gt=0, description="PPR stops earlier once a step changes the scores by less (L1)"
+    )
+    ppr_share: float = Field(
+        0.6, ge=0, le=1, description="final rank = ppr_share x PPR + (1 - ppr_share) x question similarity"
+    )
+    budget: int = Field(24, ge=1, description="evidence units (observations + episodes) in the context")
+    per_entity_cap: int = Field(6, ge=1, description="observations of one entity at most")
+    episode_cap: int = Field(
+        8,
+        ge=0,
+        description="episodes at most (summaries match many questions well: they must not crowd out appearances)",
+    )
+    weights: RelationWeights = Field(default_factory=RelationWeights, description="edge weight per relation")
+    biography_text: bool = Field(True, description="render entity biography excerpts (False: a flat list, an ablation)")
+    around_seconds: float = Field(
+        20.0, ge=0, description="a moment the question names seeds what memory holds within this many seconds of it"
+    )

@@ -1,0 +1,288 @@
+"""Named reads of memory for the rest of the agent: the API's timeline and status, the resolver's view
+of a clip (GEB's observations with their per-frame boxes), evaluation and benchmarks. Memory owns its
+SQL: a module outside edge_agent/memory/ that needs rows asks here (or the Store) by name.
+
+Functions over a :class:`~edge_agent.memory.db.Database` (a Store's is ``store.db``); each returns
+plain tuples, dicts or sets, and the caller makes its own models of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from edge_agent.memory.db import Database
+
+__all__ = [
+    "ID_CHUNK",
+    "cameras_between",
+    "clip_boxes",
+    "clip_keyframes",
+    "clip_observations",
+    "clip_timeline",
+    "clips_after",
+    "clips_per_camera",
+    "clips_with_keyframes",
+    "entities_of_categories",
+    "entity_count",
+    "entity_label",
+    "fact_lines",
+    "ingest_log",
+    "last_clip_before",
+    "last_clip_end",
+    "last_clip_id",
+    "last_seen",
+    "latest_crops",
+    "latest_observation",
+    "logged_span_per_camera",
+    "named_entities",
+    "observation_crop",
+    "observation_entities",
+    "observations_with_crops",
+    "stored_span_per_camera",
+    "unnamed_people",
+    "window_episodes",
+]
+
+ID_CHUNK = 500  #: ids per ``IN (...)`` list: below SQLite's variable limit on any build
+
+
+def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
+    unique = sorted({int(i) for i in ids})
+    for k in range(0, len(unique), ID_CHUNK):
+        yield unique[k : k + ID_CHUNK]
+
+
+def _marks(ids: Sequence[Any]) -> str:
+    return ",".join("?" * len(ids))
+
+
+# -- clips and cameras -------------------------------------------------------------------------------
+
+
+def last_clip_id(db: Database) -> int:
+    """The id of the newest clip (0 for an empty memory)."""
+    return int(db.value("SELECT coalesce(max(id), 0) FROM clips"))
+
+
+def last_clip_before(db: Database, t: float) -> int:
+    """The id of the newest clip that starts before ``t`` (0 if none): replaying from a time starts after it."""
+    return int(db.value("SELECT coalesce(max(id), 0) FROM clips WHERE t_start < ?", (t,)))
+
+
+def clips_after(db: Database, clip_id: int) -> list[tuple[int, str, float, float]]:
+    """(id, camera, t_start, t_end) of the clips committed after ``clip_id``, in commit order."""
+    return db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (clip_id,))
+
+
+def stored_span_per_camera(db: Database) -> dict[str, tuple[int, float, float]]:
+    """camera -> (clips held, first start, last end) of the clips memory holds."""
+    return {
+        c: (int(n), a, b)
+        for c, n, a, b in db.query("SELECT camera, count(*), min(t_start), max(t_end) FROM clips GROUP BY camera")
+    }
+
+
+def logged_span_per_camera(db: Database) -> dict[str, tuple[float, float]]:
+    """camera -> (first start, last end) of what the ingest log says was recorded (folded clips included)."""
+    return {
+        c: (a, b)
+        for c, a, b in db.query("SELECT camera, min(clip_t_start), max(clip_t_end) FROM ingest_log GROUP BY camera")
+    }
+
+
+def ingest_log(db: Database) -> list[tuple[str, float, float, float]]:
+    """(camera, start, end, committed at) of every ingest-log row: spans, as consolidation folds clips."""
+    return db.query("SELECT camera, clip_t_start, clip_t_end, committed_at FROM ingest_log")
+
+
+def clips_per_camera(db: Database) -> dict[str, int]:
+    """camera -> clips memory holds."""
+    return {c: int(n) for c, n in db.query("SELECT camera, count(*) FROM clips GROUP BY camera")}
+
+
+def last_clip_end(db: Database, camera: str | None = None) -> float | None:
+    """The end of the latest clip (of one camera), None for none."""
+    row = db.query_one("SELECT max(t_end) FROM clips WHERE ? IS NULL OR camera = ?", (camera, camera))
+    return float(row[0]) if row and row[0] is not None else None
+
+
+def cameras_between(db: Database, start: float, end: float) -> list[str]:
+    """The cameras with a clip overlapping (start, end), by name."""
+    return [
+        r[0]
+        for r in db.query(
+            "SELECT DISTINCT camera FROM clips WHERE t_start < ? AND t_end > ? ORDER BY camera", (end, start)
+        )
+    ]
+
+
+def clip_timeline(
+    db: Database, camera: str, start: float, end: float, limit: int
+) -> list[tuple[int, float, float, str, int, str | None]]:
+    """(id, t_start, t_end, keyframes JSON, observations, caption) of at most ``limit`` clips of ``camera``
+    overlapping (start, end), in time order."""
+    return db.query(
+        "SELECT c.id, c.t_start, c.t_end, c.keyframes, (SELECT count(*) FROM observations o WHERE o.clip_id = c.id), "
+        "(SELECT text FROM episodes e WHERE e.clip_id = c.id AND e.scale = 'clip' ORDER BY e.id LIMIT 1) "
+        "FROM clips c WHERE c.camera = ? AND c.t_start < ? AND c.t_end > ? ORDER BY c.t_start LIMIT ?",
+        (camera, end, start, limit),
+    )
+
+
+def window_episodes(
+    db: Database, camera: str, start: float, end: float, limit: int
+) -> list[tuple[int, str, str, float, float, str]]:
+    """(id, scale, camera, t_start, t_end, text) of the coarser episodes (10 min, hour, day) of ``camera``
+    overlapping (start, end): days first, then hours, then 10-minute windows, each in time order."""
+    return db.query(
+        "SELECT id, scale, camera, t_start, t_end, text FROM episodes "
+        "WHERE scale != 'clip' AND camera = ? AND t_start < ? AND t_end > ? "
+        "ORDER BY CASE scale WHEN 'day' THEN 0 WHEN 'hour' THEN 1 ELSE 2 END, t_start LIMIT ?",
+        (camera, end, start, limit),
+    )
+
+
+# -- media -------------------------------------------------------------------------------------------
+
+
+def clip_keyframes(db: Database, clip_id: int) -> str | None:
+    """The clip's keyframes as stored (a JSON list of media paths), None for no such clip."""
+    row = db.query_one("SELECT keyframes FROM clips WHERE id = ?", (clip_id,))
+    return row[0] if row else None
+
+
+def observation_crop(db: Database, observation_id: int) -> str | None:
+    """The observation's crop (a media path), None for none or no such observation."""
+    row = db.query_one("SELECT crop_path FROM observations WHERE id = ?", (observation_id,))
+    return row[0] if row else None
+
+
+def clips_with_keyframes(db: Database, clip_ids: Iterable[int]) -> set[int]:
+    """The clips among these that still have a keyframe."""
+    out: set[int] = set()
+    for chunk in _chunks(clip_ids):
+        out |= {
+            int(r[0])
+            for r in db.query(f"SELECT id FROM clips WHERE id IN ({_marks(chunk)}) AND keyframes != '[]'", chunk)
+        }
+    return out
+
+
+def observations_with_crops(db: Database, observation_ids: Iterable[int]) -> set[int]:
+    """The observations among these that still have a crop."""
+    out: set[int] = set()
+    for chunk in _chunks(observation_ids):
+        out |= {
+            int(r[0])
+            for r in db.query(
+                f"SELECT id FROM observations WHERE id IN ({_marks(chunk)}) AND crop_path IS NOT NULL", chunk
+            )
+        }
+    return out
+
+
+def latest_crops(db: Database, entity_ids: Iterable[int]) -> dict[int, int]:
+    """Per entity, its latest observation that has a crop (its thumbnail)."""
+    out: dict[int, int] = {}
+    for chunk in _chunks(entity_ids):
+        out.update(
+            {
+                int(e): int(o)
+                for e, o in db.query(
+                    "SELECT e.id, (SELECT o.id FROM observations o WHERE o.entity_id = e.id AND o.crop_path IS NOT "
+                    "NULL "
+                    f"ORDER BY o.t_end DESC, o.id DESC LIMIT 1) FROM entities e WHERE e.id IN ({_marks(chunk)})",
+                    chunk,
+                )
+                if o is not None
+            }
+        )
+    return out
+
+
+# -- entities and observations -----------------------------------------------------------------------
+
+
+def entity_count(db: Database) -> int:
+    return int(db.value("SELECT count(*) FROM entities"))
+
+
+def named_entities(db: Database) -> dict[str, int]:
+    """name -> id of the entities the user named."""
+    return {name: int(i) for i, name in db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
+
+
+def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:
+    """(category, name) of an entity, None for no such entity."""
+    row = db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
+    return (row[0], row[1]) if row else None
+
+
+def unnamed_people(db: Database) -> list[int]:
+    """The ids of the people the user has not named."""
+    return [
+        int(r[0]) for r in db.query("SELECT id FROM entities WHERE kind = 'person' AND (name IS NULL OR name = '')")
+    ]
+
+
+def entities_of_categories(db: Database, categories: Sequence[str]) -> list[int]:
+    """The ids of the entities whose category, lower-cased, is one of ``categories``."""
+    return [
+        int(r[0])
+        for r in db.query(f"SELECT id FROM entities WHERE lower(category) IN ({_marks(categories)})", list(categories))
+    ]
+
+
+def observation_entities(db: Database) -> dict[int, int]:
+    """observation id -> entity id of every observation that has one (memory's identity, to score)."""
+    return {int(o): int(e) for o, e in db.query("SELECT id, entity_id FROM observations") if e is not None}
+
+
+def clip_observations(db: Database, clip_id: int) -> list[tuple[int, int, str, str, str | None, float]]:
+    """(id, entity id, kind, category, entity name, t_end) of a clip's observations that have an entity,
+    in time order."""
+    return db.query(
+        "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end FROM observations o "
+        "LEFT JOIN entities e ON e.id = o.entity_id "
+        "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id",
+        (clip_id,),
+    )
+
+
+def clip_boxes(db: Database, clip_id: int) -> list[tuple[int, int, float, float, float, float]]:
+    """(observation id, frame_ms, x1, y1, x2, y2) of every box of a clip's observations."""
+    return db.query(
+        "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b JOIN observations o "
+        "ON o.id = b.observation_id WHERE o.clip_id = ?",
+        (clip_id,),
+    )
+
+
+def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> float | None:
+    """The latest end of an observation of these entities in the clips up to ``up_to_clip``, None if none."""
+    row = db.query_one(
+        f"SELECT max(t_end) FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ?",
+        (*entity_ids, up_to_clip),
+    )
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def latest_observation(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> tuple[int, int] | None:
+    """(entity id, observation id) of the latest-ending observation of these entities in the clips up to
+    ``up_to_clip``, None if none."""
+    row = db.query_one(
+        f"SELECT entity_id, id FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ? "
+        "ORDER BY t_end DESC LIMIT 1",
+        (*entity_ids, up_to_clip),
+    )
+    return (int(row[0]), int(row[1])) if row else None
+
+
+def fact_lines(db: Database, limit: int, *, leave_out: str = "state") -> list[tuple[str, str, float]]:
+    """('<category>: <kind>', value, importance) of the most important facts, facts of kind ``leave_out``
+    left out (the current state changes with every move: not what a reader of the month wants)."""
+    return db.query(
+        "SELECT e.category || ': ' || f.kind, f.value, f.importance FROM facts f JOIN entities e ON e.id = f.entity_id "
+        "WHERE f.kind != ? ORDER BY f.importance DESC LIMIT ?",
+        (leave_out, limit),
+    )

@@ -1,0 +1,234 @@
+"""The rows of procedural memory (ReflectWorld-MM): the user's rules, the resolver's per-rule state and its
+watermark, the rule events (alerts) and the notification outbox their deliveries wait in. Memory keeps
+the rows; edge_agent.rules keeps the logic (predicates, the resolver's decisions, the sinks' delivery).
+
+Functions over a :class:`~edge_agent.memory.db.Database`. None opens a transaction: a write runs inside
+the caller's (``store.write()``, or the dispatcher's own short ones), so that an event and its pending
+deliveries commit together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from edge_agent.memory.db import Database
+
+__all__ = [
+    "RULE_COLUMNS",
+    "count_pending_notifications",
+    "count_rules_in_force",
+    "deliveries",
+    "due_notifications",
+    "enqueue_notifications",
+    "fired_events",
+    "fired_events_after",
+    "has_due_notification",
+    "insert_fired_event",
+    "insert_rule",
+    "last_fired_event_id",
+    "mark_attempt_failed",
+    "mark_sent",
+    "mark_undeliverable",
+    "next_attempt_time",
+    "retire_rule",
+    "rule_row",
+    "rule_rows",
+    "rule_states",
+    "save_rule_state",
+    "set_watermark",
+    "watermark",
+]
+
+#: the columns of a rule row, in the order :func:`rule_row` and :func:`rule_rows` return them
+RULE_COLUMNS = ("id", "text", "predicate", "cooldown_s", "created_at", "after_clip", "enabled", "removed_at")
+_RULE_SELECT = ", ".join(RULE_COLUMNS)
+_WATERMARK = "rules_watermark"  #: meta key: the last clip the resolver looked at
+_EVENT_SELECT = (
+    "SELECT e.id, e.rule_id, r.text, e.entity_id, e.t, e.details FROM rule_events e JOIN rules r ON r.id = e.rule_id "
+)
+
+
+# -- rules -------------------------------------------------------------------------------------------
+
+
+def insert_rule(db: Database, text: str, predicate_json: str, cooldown_s: float, created_at: float) -> int:
+    """Stores an enabled rule that looks at the clips committed after the newest one now; returns its id."""
+    after = int(db.value("SELECT coalesce(max(id), 0) FROM clips"))
+    return db.insert(
+        "INSERT INTO rules (text, predicate, enabled, cooldown_s, created_at, after_clip) VALUES (?, ?, 1, ?, ?, ?)",
+        (text, predicate_json, float(cooldown_s), created_at, after),
+    )
+
+
+def rule_row(db: Database, rule_id: int) -> tuple[Any, ...] | None:
+    """The rule's row (:data:`RULE_COLUMNS`), None for no such rule."""
+    return db.query_one(f"SELECT {_RULE_SELECT} FROM rules WHERE id = ?", (int(rule_id),))
+
+
+def rule_rows(db: Database, *, removed: bool = False) -> list[tuple[Any, ...]]:
+    """The rows of the rules in force (and of the removed ones too if ``removed``), oldest first."""
+    return db.query(f"SELECT {_RULE_SELECT} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))
+
+
+def retire_rule(db: Database, rule_id: int, at: float) -> None:
+    """Disables the rule and marks it removed at ``at``; its state goes, its pending deliveries fail
+    ("rule removed"); its events stay."""
+    db.execute("UPDATE rules SET enabled = 0, removed_at = ? WHERE id = ?", (at, rule_id))
+    db.execute("DELETE FROM rule_state WHERE rule_id = ?", (rule_id,))
+    db.execute(
+        "UPDATE notifications SET status = 'failed', error = 'rule removed' WHERE status = 'pending' AND "
+        "rule_event_id IN (SELECT id FROM rule_events WHERE rule_id = ?)",
+        (rule_id,),
+    )
+
+
+def count_rules_in_force(db: Database) -> int:
+    return int(db.value("SELECT count(*) FROM rules WHERE removed_at IS NULL"))
+
+
+# -- the resolver's state ----------------------------------------------------------------------------
+
+
+def watermark(db: Database) -> int:
+    """The last clip the resolver looked at (0 before its first)."""
+    row = db.query_one("SELECT value FROM meta WHERE key = ?", (_WATERMARK,))
+    return int(row[0]) if row else 0
+
+
+def set_watermark(db: Database, clip_id: int) -> None:
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
+
+
+def rule_states(db: Database, rule_ids: Sequence[int]) -> list[tuple[Any, ...]]:
+    """(rule id, subject, state, since, frames, last_true, last_fired, details JSON) of these rules."""
+    if not rule_ids:
+        return []
+    marks = ",".join("?" * len(rule_ids))
+    return db.query(
+        f"SELECT rule_id, subject, state, since, frames, last_true, last_fired, details FROM rule_state "
+        f"WHERE rule_id IN ({marks})",
+        tuple(rule_ids),
+    )
+
+
+def save_rule_state(
+    db: Database,
+    rule_id: int,
+    subject: int,
+    state: str,
+    since: float | None,
+    frames: int,
+    last_true: float | None,
+    last_fired: float | None,
+    details_json: str,
+) -> None:
+    """Writes (or replaces) the state of one rule for one subject."""
+    db.execute(
+        "INSERT OR REPLACE INTO rule_state (rule_id, subject, state, since, frames, last_true, last_fired, details) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (rule_id, subject, state, since, frames, last_true, last_fired, details_json),
+    )
+
+
+# -- events (alerts) ---------------------------------------------------------------------------------
+
+
+def insert_fired_event(db: Database, rule_id: int, entity_id: int | None, t: float, details_json: str) -> int:
+    """Records that a rule fired; returns the event's id."""
+    return db.insert(
+        "INSERT INTO rule_events (rule_id, entity_id, t, state, details) VALUES (?, ?, ?, 'fired', ?)",
+        (rule_id, entity_id, t, details_json),
+    )
+
+
+def fired_events(db: Database, *, rule_id: int | None = None, limit: int = 100) -> list[tuple[Any, ...]]:
+    """(event id, rule id, rule text, entity id, t, details JSON) of the fired events (of one rule), newest first."""
+    return db.query(
+        _EVENT_SELECT + "WHERE e.state = 'fired' AND (? IS NULL OR e.rule_id = ?) ORDER BY e.t DESC, e.id DESC LIMIT ?",
+        (rule_id, rule_id, int(limit)),
+    )
+
+
+def fired_events_after(db: Database, last_id: int, limit: int) -> list[tuple[Any, ...]]:
+    """As :func:`fired_events`, for the events with an id above ``last_id``, oldest first (at most ``limit``)."""
+    return db.query(_EVENT_SELECT + "WHERE e.state = 'fired' AND e.id > ? ORDER BY e.id LIMIT ?", (last_id, limit))
+
+
+def last_fired_event_id(db: Database) -> int:
+    return int(db.value("SELECT coalesce(max(id), 0) FROM rule_events WHERE state = 'fired'"))
+
+
+# -- the notification outbox -------------------------------------------------------------------------
+
+
+def enqueue_notifications(
+    db: Database, rule_event_id: int, payload_json: str, sinks: Sequence[str], now: float
+) -> list[int]:
+    """One pending notification per sink name, due now; returns their ids."""
+    return [
+        db.insert(
+            "INSERT INTO notifications (rule_event_id, sink, status, attempts, payload, created_at, next_attempt)"
+            " VALUES (?, ?, 'pending', 0, ?, ?, ?)",
+            (int(rule_event_id), name, payload_json, float(now), float(now)),
+        )
+        for name in sinks
+    ]
+
+
+def deliveries(db: Database, rule_event_id: int) -> list[dict[str, Any]]:
+    """The deliveries of one event: {sink, status, attempts, error}, in the order they were queued."""
+    rows = db.query(
+        "SELECT sink, status, attempts, error FROM notifications WHERE rule_event_id = ? ORDER BY id", (rule_event_id,)
+    )
+    return [{"sink": s, "status": st, "attempts": a, "error": err} for s, st, a, err in rows]
+
+
+def due_notifications(db: Database, now: float) -> list[tuple[int, str, int, str]]:
+    """(id, sink, attempts, payload JSON) of the pending notifications due at ``now``, oldest first."""
+    return db.query(
+        "SELECT id, sink, attempts, payload FROM notifications WHERE status = 'pending' AND next_attempt <= ? "
+        "ORDER BY created_at, id",
+        (now,),
+    )
+
+
+def has_due_notification(db: Database, now: float) -> bool:
+    return (
+        db.query_one("SELECT 1 FROM notifications WHERE status = 'pending' AND next_attempt <= ? LIMIT 1", (now,))
+        is not None
+    )
+
+
+def next_attempt_time(db: Database) -> float | None:
+    """When the next pending notification is due, None when none is pending."""
+    row = db.query_one("SELECT min(next_attempt) FROM notifications WHERE status = 'pending'")
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def count_pending_notifications(db: Database) -> int:
+    return int(db.value("SELECT count(*) FROM notifications WHERE status = 'pending'"))
+
+
+def mark_undeliverable(db: Database, notification_id: int, error: str) -> None:
+    """A pending notification that can never go out (no such sink, a broken payload) fails at once."""
+    db.execute(
+        "UPDATE notifications SET status = 'failed', error = ? WHERE id = ? AND status = 'pending'",
+        (error, notification_id),
+    )
+
+
+def mark_sent(db: Database, notification_id: int, at: float, attempts: int) -> None:
+    db.execute(
+        "UPDATE notifications SET status = 'sent', sent_at = ?, attempts = ?, error = NULL WHERE id = ?",
+        (at, attempts, notification_id),
+    )
+
+
+def mark_attempt_failed(
+    db: Database, notification_id: int, *, failed: bool, attempts: int, error: str, next_attempt: float
+) -> None:
+    """An attempt failed: the notification waits until ``next_attempt``, or is ``failed`` for good."""
+    db.execute(
+        "UPDATE notifications SET status = ?, attempts = ?, error = ?, next_attempt = ? WHERE id = ?",
+        ("failed" if failed else "pending", attempts, error, next_attempt, notification_id),
+    )

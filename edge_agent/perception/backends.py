@@ -1,0 +1,127 @@
+"""The perception backends a configuration names: detector, appearance embedders per kind, describer and
+speech-to-text. ``auto`` picks YOLOX / OSNet when their files are in the models folder, else the OpenCV
+detector / the colour-texture embedder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from edge_agent.capture import FrameSource, MOTSequenceSource
+from edge_agent.config import Config
+from edge_agent.perception.describe import Describer, LlamaVLMDescriber, TemplateDescriber
+from edge_agent.perception.detect import (
+    DetectionNoise,
+    Detector,
+    GroundTruthDetector,
+    ModelError,
+    OpenCVDetector,
+    TensorRTYOLOXDetector,
+    YOLOXDetector,
+)
+from edge_agent.perception.embed import (
+    ColorTextureEmbedder,
+    Embedder,
+    ONNXImageEmbedder,
+    OSNetEmbedder,
+    TensorRTEmbedder,
+)
+
+__all__ = ["Backends", "build_backends"]
+
+
+def _model_file(name: str, models: Path) -> Path:
+    path = Path(name).expanduser()
+    return path if path.is_absolute() else models / path
+
+
+@dataclass
+class Backends:
+    detector: Detector
+    embedders: dict[str, Embedder]
+    describer: Describer
+    transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
+
+    def summary(self) -> dict[str, str]:
+        return {
+            "detector": self.detector.name,
+            **{f"embedder.{kind}": e.space for kind, e in self.embedders.items()},
+            "describer": self.describer.name,
+            "speech": self.transcriber.name if self.transcriber is not None else "none",
+        }
+
+
+def build_backends(config: Config, models: Path, source: FrameSource | None = None) -> Backends:
+    """The configured backends. ``auto`` picks YOLOX / OSNet when their files are in ``models``, else
+    the OpenCV detector / the colour-texture embedder."""
+    d = config.detector
+    detector: Detector
+    if d.type == "gt":
+        if not isinstance(source, MOTSequenceSource):
+            raise ModelError(
+                "--detector gt replays ground truth and needs a MOT-format sequence "
+                "(a folder with seqinfo.ini and gt/gt.txt)"
+            )
+        detector = GroundTruthDetector.from_mot(
+            source.root,
+            noise=DetectionNoise(d.miss_rate, d.jitter_px, d.false_positive_rate, seed=d.seed),
+            min_visibility=d.min_visibility,
+        )
+    elif d.type == "yolox":
+        detector = YOLOXDetector(
+            _model_file(d.model, models), providers=d.providers, score_threshold=d.score_threshold, nms_iou=d.nms_iou
+        )
+    elif d.type == "tensorrt":
+        detector = TensorRTYOLOXDetector(
+            _model_file(d.engine, models), score_threshold=d.score_threshold, nms_iou=d.nms_iou
+        )
+    elif d.type == "opencv":
+        detector = OpenCVDetector(people=d.people, cascades=d.cascades)
+    else:
+        candidate = _model_file(d.model, models)
+        detector = YOLOXDetector(candidate) if candidate.is_file() else OpenCVDetector()
+
+    embedders: dict[str, Embedder] = {}
+    texture = ColorTextureEmbedder()
+    for kind in ("person", "animal", "object"):
+        e = getattr(config.embedders, kind)
+        if e.type == "osnet":
+            embedders[kind] = OSNetEmbedder(_model_file(e.model, models), providers=e.providers)
+        elif e.type == "onnx":
+            embedders[kind] = ONNXImageEmbedder(
+                _model_file(e.model, models), size=e.size, rgb=e.rgb, mean=e.mean, std=e.std, providers=e.providers
+            )
+        elif e.type == "tensorrt":
+            embedders[kind] = TensorRTEmbedder(
+                _model_file(e.engine, models), space=e.space, rgb=e.rgb, mean=e.mean, std=e.std
+            )
+        elif e.type == "auto" and kind == "person" and (models / "osnet_x0_25_msmt17.onnx").is_file():
+            embedders[kind] = OSNetEmbedder(models / "osnet_x0_25_msmt17.onnx")
+        else:
+            embedders[kind] = texture
+    describer: Describer
+    if config.describer.type == "vlm":
+        v = config.describer
+        try:
+            describer = LlamaVLMDescriber(
+                _model_file(v.model, models),
+                _model_file(v.mmproj, models),
+                handler=v.handler,
+                n_ctx=v.n_ctx,
+                max_tokens=v.max_tokens,
+                n_gpu_layers=v.n_gpu_layers,
+            )
+        except (FileNotFoundError, ImportError, ValueError) as exc:
+            raise ModelError(f"[describer] type = 'vlm': {exc}") from None
+    else:
+        describer = TemplateDescriber(config.zones)
+    transcriber = None
+    if config.speech.type == "whisper":
+        from edge_agent.perception.speech import WhisperTranscriber
+
+        model = _model_file(config.speech.model, models) if config.speech.model else None
+        transcriber = WhisperTranscriber(
+            model, compute_type=config.speech.compute_type, language=config.speech.language
+        )
+    return Backends(detector, embedders, describer, transcriber)

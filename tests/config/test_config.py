@@ -1,0 +1,132 @@
+"""The configuration tree: every field documented, nothing heavy imported, thresholds keyed by embedding space,
+and one resolution of the memory, models and configuration folders that every command honours."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import typing
+
+import pytest
+from pydantic import BaseModel
+
+from edge_agent.config import AssociationConfig, Config, ConfigError, Thresholds, home_dir, load_config, models_dir
+from edge_agent.config.sinks import SINK_CONFIG
+
+
+def _models(annotation, seen):
+    """Every pydantic model reachable from a field's type (unions, lists, dicts, Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation not in seen:
+            seen.add(annotation)
+            for field in annotation.model_fields.values():
+                _models(field.annotation, seen)
+        return
+    for arg in typing.get_args(annotation):
+        _models(arg, seen)
+
+
+def test_every_field_has_a_description():
+    seen: set[type] = set()
+    _models(Config, seen)
+    for model in SINK_CONFIG.values() if isinstance(SINK_CONFIG, dict) else []:
+        _models(model, seen)
+    assert len(seen) > 20
+    missing = [f"{m.__name__}.{name}" for m in seen for name, f in m.model_fields.items() if not f.description]
+    assert not missing, f"fields without a description: {missing}"
+
+
+def test_the_configuration_imports_nothing_heavy():
+    code = (
+        "import sys, edge_agent.config; heavy = ['edge_agent._native', 'edge_agent.memory', 'edge_agent.rules', "
+        "'paho', 'numpy', 'cv2', 'onnxruntime', 'fastapi']; print([m for m in heavy if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_thresholds_belong_to_an_embedding_space():
+    config = AssociationConfig()
+    assert config.thresholds_for("person", "reid:osnet_x0_25_msmt17") == Thresholds(0.60, 0.80)
+    # a person described by colour and texture (no OSNet file) never gets OSNet's thresholds
+    assert config.thresholds_for("person", "color-texture-v2") == config.thresholds["person"] != Thresholds(0.60, 0.80)
+    assert config.thresholds_for("object", "color-texture-v2") == Thresholds(0.75, 0.88)
+    tuned = load_config(
+        None, association={"spaces": {"color-texture-v2": {"tau_low": 0.7, "tau_high": 0.9}}}
+    ).association
+    assert tuned.thresholds_for("animal", "color-texture-v2") == Thresholds(0.7, 0.9)
+    with pytest.raises(ConfigError, match=r"association.spaces.x: .*tau_low <= tau_high"):
+        load_config(None, association={"spaces": {"x": {"tau_low": 0.9, "tau_high": 0.1}}})
+
+
+def test_tracker_parameters_are_defined_once():
+    from edge_agent.config import TrackerConfig
+    from edge_agent.native import ByteTracker
+    from edge_agent.native_reference import ByteTrackerReference
+
+    defaults = TrackerConfig()
+    reference = ByteTrackerReference()
+    assert reference.minimum_iou_threshold == defaults.minimum_iou_threshold == 0.1
+    signature = typing.get_type_hints(ByteTracker.__init__)
+    assert "minimum_iou_threshold" in signature
+    import inspect
+
+    assert (
+        inspect.signature(ByteTracker.__init__).parameters["minimum_iou_threshold"].default
+        == defaults.minimum_iou_threshold
+    )
+
+
+def test_folders_resolve_in_one_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGE_AGENT_HOME", str(tmp_path / "env-home"))
+    monkeypatch.delenv("EDGE_AGENT_MODELS", raising=False)
+    assert home_dir(None, None) == tmp_path / "env-home"
+    assert home_dir(None, tmp_path / "configured") == tmp_path / "configured"
+    assert home_dir(tmp_path / "option", tmp_path / "configured") == tmp_path / "option"
+    assert models_dir(None, None, tmp_path / "h") == tmp_path / "h" / "models"
+    assert models_dir(None, tmp_path / "m", tmp_path / "h") == tmp_path / "m"
+    monkeypatch.setenv("EDGE_AGENT_MODELS", str(tmp_path / "env-models"))
+    assert models_dir(None, tmp_path / "m", tmp_path / "h") == tmp_path / "env-models"
+    assert models_dir(tmp_path / "option", tmp_path / "m", tmp_path / "h") == tmp_path / "option"
+
+
+def _edge_agent(*argv, **kwargs):
+    return subprocess.run(
+        [sys.executable, "-m", "edge_agent", *map(str, argv)], capture_output=True, text=True, **kwargs
+    )
+
+
+def test_every_command_honours_the_configured_home(tmp_path):
+    from helpers.memory import filled_memory
+
+    home = filled_memory(tmp_path / "configured-home", clips=2)
+    config = tmp_path / "edge-agent.toml"
+    config.write_text(f'home = "{home}"\n')
+    for argv in (
+        ["entities", "list", "--json"],
+        ["memory", "stats", "--json"],
+        ["memory", "check", "--json"],
+        ["rules", "list", "--json"],
+        ["alerts", "list", "--json"],
+    ):
+        done = _edge_agent("--config", config, *argv)
+        assert done.returncode == 0, (argv, done.stderr)
+    assert len(json.loads(_edge_agent("entities", "list", "--json", "--config", config).stdout)) == 3
+    assert json.loads(_edge_agent("memory", "stats", "--json", "--config", config).stdout)["home"] == str(home)
+    done = _edge_agent("memory", "backup", tmp_path / "b", "--config", config)
+    assert done.returncode == 0 and str(home) in done.stdout
+
+
+def test_global_options_go_before_or_after_the_subcommand(tmp_path):
+    from helpers.memory import filled_memory
+
+    home = filled_memory(tmp_path / "home", clips=1)
+    before = _edge_agent("--home", home, "entities", "list", "--json")
+    after = _edge_agent("entities", "list", "--home", home, "--json")
+    assert before.returncode == after.returncode == 0 and json.loads(before.stdout) == json.loads(after.stdout)
+    assert len(json.loads(after.stdout)) == 3
+    done = subprocess.run(
+        [sys.executable, "-m", "edge_agent.cli", "rules", "list", "--home", str(home)], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "no rules"

@@ -1,0 +1,301 @@
+"""The package's shape, checked from its source: no import cycles in edge_agent, and SQL only inside
+edge_agent/memory/ (memory owns its tables; everything else asks it through named reads and writes).
+
+The import graph is built with ``ast`` over every module under edge_agent/: module-level and function-level
+imports are edges (a lazy import still ties two modules together), imports under ``if TYPE_CHECKING:`` are
+not (they never run). ``from package import name`` is an edge to ``package.name`` when that is a module,
+else to ``package``. Cycles are looked for twice: between modules, and between the package's components
+(``edge_agent.<name>``: a subpackage with everything in it, or a top-level module), so that two areas
+never lean on each other even through different modules."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import edge_agent
+
+PACKAGE_DIR = Path(edge_agent.__file__).resolve().parent
+
+# Known offenders, to be emptied by the config/cli restructuring (issue 15). An entry here is a debt, not
+# a permission: when the work it names lands, remove the entry (the tests fail on a stale one). Entries name
+# a module, or a package with everything under it.
+ALLOWED_IMPORTS: set[tuple[str, str]] = set()  # (importer, imported) left out of the graph: none left
+ALLOWED_SQL: set[str] = set()  # modules (or packages with their modules) that may still hold SQL: none left
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement under ``node`` at any depth, except the body of ``if TYPE_CHECKING:``."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child
+        elif isinstance(child, ast.If) and _is_type_checking(child.test):
+            for other in child.orelse:  # the else branch does run
+                yield from _import_nodes(ast.Module(body=[other], type_ignores=[]))
+        else:
+            yield from _import_nodes(child)
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """The package modules an import statement in ``module`` loads, by the rule in the module docstring."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            anchor = module.split(".") if is_package else module.split(".")[:-1]
+            anchor = anchor[: len(anchor) - (node.level - 1)]
+            base = ".".join(anchor + ([base] if base else []))
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+    found = set()
+    for name in names:
+        while name and name not in known:  # `import edge_agent.x.y` of a module: y itself; of a name: its module
+            name = name.rpartition(".")[0]
+        if name:
+            found.add(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the edge_agent modules it imports (itself excluded)."""
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        edges = {t for node in _import_nodes(tree) for t in _targets(node, name, is_package, known)}
+        graph[name] = edges - {name}
+    return graph
+
+
+def components(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between edge_agent's components: ``edge_agent.<name>`` and everything under it are one node."""
+
+    def component(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    out: dict[str, set[str]] = {}
+    for module, edges in graph.items():
+        out.setdefault(component(module), set()).update(component(e) for e in edges)
+    return {node: edges - {node} for node, edges in out.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
+    return found
+
+
+def _path_through(graph: dict[str, set[str]], component: frozenset[str]) -> list[str]:
+    """One closed import path inside a cycle, for the failure message: a -> b -> ... -> a."""
+    start = min(component)
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for child in sorted(graph[node] & component):
+                if child == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [start, *reversed(path[:-1]), start] if node != start else [start, start]
+                if child not in previous:
+                    previous[child] = node
+                    following.append(child)
+        frontier = following
+    return sorted(component)  # pragma: no cover - a component always closes
+
+
+# SQL as this project writes it: upper-case keywords in their SQL shape. English prose ("select a camera",
+# "delete the clip", "update: ...") does not match; neither does a lone keyword such as an HTTP method "DELETE".
+SQL = re.compile(
+    r"\bSELECT\s[^;]*?\bFROM\b"
+    r"|\bSELECT\s+(?:coalesce|count|max|min|sum|1)\b"
+    r"|\bINSERT\s+(?:OR\s+[A-Z]+\s+)?INTO\b"
+    r"|\bREPLACE\s+INTO\b"
+    r"|\bUPDATE\s+\w+\s+SET\b"
+    r"|\bDELETE\s+FROM\b"
+    r"|\b(?:CREATE|DROP)\s+(?:VIRTUAL\s+|TEMP\s+|UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\b"
+    r"|\bALTER\s+TABLE\b"
+    r"|\bPRAGMA\s+\w+"
+    r"|\bVACUUM\b(?:\s+INTO\b|\s*$)"
+)
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, text) of every string constant, f-strings joined from their literal parts."""
+    inside_fstrings = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else " {} " for v in node.values
+            )
+            yield node.lineno, text
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inside_fstrings:
+            yield node.lineno, node.value
+
+
+def sql_outside_memory() -> dict[str, list[str]]:
+    """module -> 'line: text' of its SQL strings, for every module outside edge_agent.memory."""
+    found: dict[str, list[str]] = {}
+    for name, path in _modules().items():
+        if name == "edge_agent.memory" or name.startswith("edge_agent.memory."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        hits = [f"{line}: {' '.join(text.split())[:100]}" for line, text in _strings(tree) if SQL.search(text)]
+        if hits:
+            found[name] = hits
+    return found
+
+
+# -- the detectors themselves --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT id FROM clips WHERE id = ?",
+        "SELECT coalesce(max(id), 0) FROM rule_events",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        "UPDATE notifications SET status = 'sent' WHERE id = ?",
+        "DELETE FROM observations WHERE id = ?",
+        "CREATE VIRTUAL TABLE vec_obs_1 USING vec0(...)",
+        "PRAGMA user_version",
+        "SELECT {} FROM rules WHERE id = ?",
+    ],
+)
+def test_sql_pattern_finds_sql(text: str) -> None:
+    assert SQL.search(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "select a camera from the list",
+        "Delete the clip from memory",
+        "update the rule's text",
+        "DELETE",
+        "the pragma of this module: keep it small",
+        "Create a table of results from the runs",
+    ],
+)
+def test_sql_pattern_ignores_prose(text: str) -> None:
+    assert not SQL.search(text)
+
+
+def test_cycle_finder_reports_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    (component,) = cycles(graph)
+    assert component == {"a", "b", "c"}
+    assert _path_through(graph, component) == ["a", "b", "c", "a"]
+
+
+def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import edge_agent.x\n"
+        "def f():\n    from edge_agent import y\n"
+    )
+    known = {"edge_agent", "edge_agent.x", "edge_agent.y"}
+    edges = {t for node in _import_nodes(tree) for t in _targets(node, "edge_agent.z", False, known)}
+    assert edges == {"edge_agent.y"}  # the function-level import counts, the TYPE_CHECKING one does not
+
+
+# -- the package ---------------------------------------------------------------------------------------
+
+
+def _covered(module: str, entries: set[str]) -> bool:
+    return any(module == e or module.startswith(e + ".") for e in entries)
+
+
+def test_no_import_cycles() -> None:
+    modules = import_graph()
+
+    def allowed(a: str, b: str, entries: set[tuple[str, str]]) -> bool:
+        return any(_covered(a, {i}) and _covered(b, {j}) for i, j in entries)
+
+    edges_found = [(a, b) for a, edges in modules.items() for b in edges]
+    stale = sorted(e for e in ALLOWED_IMPORTS if not any(allowed(a, b, {e}) for a, b in edges_found))
+    modules = {a: {b for b in edges if not allowed(a, b, ALLOWED_IMPORTS)} for a, edges in modules.items()}
+    found: dict[frozenset[str], str] = {}  # a cycle of top-level modules is found at both levels: reported once
+    for graph in (modules, components(modules)):
+        for c in cycles(graph):
+            found.setdefault(c, f"  {' -> '.join(_path_through(graph, c))}  (modules: {', '.join(sorted(c))})")
+    assert not found, "import cycles in edge_agent (break them; see tests/test_architecture.py):\n" + "\n".join(
+        found.values()
+    )
+    assert not stale, f"ALLOWED_IMPORTS lists imports that are gone: remove {stale}"
+
+
+def test_sql_only_in_memory() -> None:
+    found = sql_outside_memory()
+    unexpected = {m: hits for m, hits in found.items() if not _covered(m, ALLOWED_SQL)}
+    assert not unexpected, "SQL outside edge_agent/memory/ (give memory a named read or write instead):\n" + "\n".join(
+        f"  {m}:\n" + "\n".join(f"    {h}" for h in hits) for m, hits in sorted(unexpected.items())
+    )
+    stale = sorted(e for e in ALLOWED_SQL if not any(_covered(m, {e}) for m in found))
+    assert not stale, f"ALLOWED_SQL lists modules that hold no SQL any more: remove {stale}"
