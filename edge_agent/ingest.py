@@ -138,7 +138,9 @@ class Pipeline:
                 for o in tracklets
                 if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start
             ]
-            memory = self._memory_note(kind, embedder.space, vector) if describer.wants_context else None
+            memory = (
+                self._memory_note(kind, tracklet.category, embedder.space, vector) if describer.wants_context else None
+            )
             context = ObservationContext(
                 tracklet.category,
                 [c for _, c in tracklet.crops],
@@ -202,9 +204,9 @@ class Pipeline:
         report.observations += len(result.decisions)
         report.new_entities += sum(d.created_entity for d in result.decisions)
 
-    def _memory_note(self, kind: str, space: str, vector: np.ndarray) -> str | None:
+    def _memory_note(self, kind: str, category: str, space: str, vector: np.ndarray) -> str | None:
         """ReflectWorld-MM's context-enhanced perception: what memory knows of the likely entity."""
-        entity = self.store.propose(kind, space, vector)
+        entity = self.store.propose(kind, space, vector, category)
         if entity is None:
             return None
         when = format_utc(entity.last_seen)

@@ -7,7 +7,9 @@
 #                                       Expect the striped mug as one entity across both days, the plain
 #                                       one as another; a rule set between the two days raises an
 #                                       alert when the person comes back; then a question answered from
-#                                       that memory, with citations. Memory in .demo/home.
+#                                       that memory, with citations. Memory in .demo/home. Then a real
+#                                       street recording (vtest.avi; Debian's opencv-doc is installed for
+#                                       it where apt exists) and questions about it (memory in .demo/street).
 #   scripts/run.sh SOURCE [OPTIONS]     a video file, image or MOT folder, camera index or stream URL,
 #                                       with `edge-agent ingest` options (--camera, --start, --detector,
 #                                       --models ...); memory in $EDGE_AGENT_HOME or the per-user folder.
@@ -29,4 +31,30 @@ edge-agent --home .demo/home entities list
 edge-agent --home .demo/home entities show 1
 echo
 echo '$ edge-agent ask "Where was the red cup last seen?"'
-exec edge-agent --home .demo/home ask "Where was the red cup last seen?"
+edge-agent --home .demo/home ask "Where was the red cup last seen?"
+
+# A real recording: OpenCV's street scene (vtest.avi, in Debian's opencv-doc; beside the checkout in
+# ../shared when that is there), through the detector this machine has (YOLOX-nano when its file is in the
+# models folder, else OpenCV's people detector), then questions about it answered from memory with evidence.
+video=""
+for candidate in ../shared/data/video/vtest.avi /usr/share/doc/opencv-doc/examples/data/vtest.avi; do
+  [ -f "$candidate" ] && { video="$candidate"; break; }
+done
+if [ -z "$video" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "(installing Debian's opencv-doc for its street video, vtest.avi: about 95 MB)"
+  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends opencv-doc; } >/dev/null \
+    || echo "(opencv-doc could not be installed)"
+  [ -f /usr/share/doc/opencv-doc/examples/data/vtest.avi ] && video=/usr/share/doc/opencv-doc/examples/data/vtest.avi
+fi
+if [ -z "$video" ]; then
+  echo "(no street video here: vtest.avi comes with Debian's opencv-doc; the real recording is skipped)"
+  exit 0
+fi
+echo
+echo "\$ edge-agent ingest $video --camera street"
+edge-agent --home .demo/street ingest "$video" --camera street --start 2026-03-04T09:00:00+00:00 --quiet
+for question in "How many people walked by?" "Was there a dog?" "When was the last person seen?" "Which camera saw a car?"; do
+  echo
+  echo "\$ edge-agent ask \"$question\""
+  edge-agent --home .demo/street ask "$question"
+done

@@ -94,6 +94,13 @@ def test_backup_into_the_configured_folder(tmp_path, capsys):
     assert code == 1 and "give a PATH" in err
 
 
+@pytest.mark.parametrize("question", ["", "   ", "\t\n"])
+def test_an_empty_question_is_one_line_and_status_1(tmp_path, capsys, question):
+    code, out, err = run(capsys, "--home", tmp_path / "home", "ask", question)
+    assert (code, out, err) == (1, "", "edge-agent: error: the question is empty\n")
+    assert not (tmp_path / "home").exists()  # refused before memory is opened
+
+
 def test_a_missing_database_is_named(tmp_path, capsys):
     home = filled_memory(tmp_path / "home", clips=2)
     (home / "memory.db").unlink()

@@ -8,7 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import StreamingResponse
@@ -35,16 +35,20 @@ def _api(request: Request) -> ApiState:
 
 def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, Predicate]:
     """(the rule's text, its predicate) from the JSON predicate or the phrase reader; RuleParseError says why not."""
-    places, names = book.vocabulary(store, api.config.zones)
+    known = book.vocabulary(store, api.config.zones)
+
+    def parse(text: str, mode: Literal["json", "phrases"]) -> Predicate:
+        return parse_rule(text, places=known.places, names=known.names, categories=known.categories, mode=mode)
+
     if body.predicate is not None:
-        predicate = parse_rule(json.dumps(body.predicate), places=places, names=names, mode="json")
+        predicate = parse(json.dumps(body.predicate), "json")
         return body.text or describe(predicate), predicate
     if body.text is None:
         raise RuleParseError("give the rule as `text` (words) or `predicate` (a JSON object)")
     if body.text.lstrip().startswith("{"):
-        return body.text, parse_rule(body.text, places=places, names=names, mode="json")
+        return body.text, parse(body.text, "json")
     try:
-        return body.text, parse_rule(body.text, places=places, names=names, mode="phrases")
+        return body.text, parse(body.text, "phrases")
     except RuleParseError as exc:
         raise RuleParseError(
             f"{str(exc).rstrip('.')}; the server reads rules with the phrase reader only (no LLM): "

@@ -46,6 +46,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ask.add_argument("--choices", nargs="+", help="multiple-choice options: the open answer is mapped to the nearest")
     ask.add_argument("--context", action="store_true", help="also print the evidence the answer was read from")
     ask.add_argument(
+        "--explain",
+        action="store_true",
+        help="also print the typed query the question was read as (intent, kinds of things, camera, ...)",
+    )
+    ask.add_argument(
         "--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context"
     )
     chat = commands.add_parser(
@@ -99,6 +104,11 @@ def run_ask(args: argparse.Namespace) -> int:
     lines = [answer.text]
     if answer.choice is not None:
         lines.append(f"choice: {answer.choice_index}: {answer.choice}")
+    if args.explain:
+        shown = {k: v for k, v in answer.query.items() if v not in (None, (), [], False)}
+        lines.append(
+            "query: " + (", ".join(f"{k} = {v}" for k, v in shown.items()) or "(none)") + f"; tool: {answer.tool}"
+        )
     if args.context:
         lines.append("\n" + answer.context)
     return emit(args, asdict(answer), "\n".join(lines))

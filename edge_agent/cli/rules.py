@@ -67,19 +67,28 @@ def _alert_line(a: Any) -> str:
     return f"alert {a.id} rule {a.rule_id} {utc(a.t)} UTC  {a.message}" + (f"  [{sent}]" if sent else "")
 
 
-def _reader(rt: Runtime, places: Any, names: Any) -> Any:
+def _reader(rt: Runtime, known: Any) -> Any:
+    """Reads rules that may name only what ``known`` (a :class:`edge_agent.rules.book.Vocabulary`) holds."""
     from edge_agent.perception.detect import ModelError
     from edge_agent.rules.parse import RuleParseError, parse_rule
+
+    places, names, categories = known.places, known.names, known.categories
 
     def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
         """JSON as given; else the phrase reader, then the LLM (loaded only when needed)."""
         if predicate is not None:
-            return parse_rule(predicate, places=places, names=names, mode="json")
+            return parse_rule(predicate, places=places, names=names, categories=categories, mode="json")
         mode = parser or rt.config.rules.parser
         unread: Exception | None = None
         if mode != "llm":
             try:
-                return parse_rule(text, places=places, names=names, mode="auto" if mode == "auto" else "phrases")
+                return parse_rule(
+                    text,
+                    places=places,
+                    names=names,
+                    categories=categories,
+                    mode="auto" if mode == "auto" else "phrases",
+                )
             except RuleParseError as exc:
                 if mode == "phrases" or text.lstrip().startswith("{"):
                     raise
@@ -91,7 +100,7 @@ def _reader(rt: Runtime, places: Any, names: Any) -> Any:
                 f"{unread if unread is not None else 'the LLM parser is unavailable'}; {exc}; "
                 "or give the predicate with --json-predicate"
             ) from None
-        return parse_rule(text, places=places, names=names, llm=llm, mode="llm")
+        return parse_rule(text, places=places, names=names, categories=categories, llm=llm, mode="llm")
 
     return read
 
@@ -126,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "remove":
             rule = book.remove_rule(store, args.rule, caller=f"cli (uid {os.getuid()})")
             return emit(args, rule.as_dict(), f"removed rule {rule.id}: {rule.text} (its alerts stay listed)")
-        read = _reader(rt, *book.vocabulary(store, config.zones))
+        read = _reader(rt, book.vocabulary(store, config.zones))
         if args.action == "add":
             predicate = read(args.text, args.predicate, args.parser, args.model)
             shown = (

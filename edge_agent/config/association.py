@@ -1,8 +1,9 @@
 """GEB section 3.3: conservative cross-clip identity association. A candidate entity qualifies iff the
-observation's cosine similarity is >= ``tau_low`` to every reference and >= ``tau_high`` to one, and no
-reference shows separation evidence on shared frames. Thresholds belong to an embedding space (what a
-similarity means depends on the embedder), with per-kind fallbacks for a space not listed, so thresholds
-measured for a person re-identification model never apply to colour-texture vectors."""
+observation's cosine similarity is >= ``tau_low`` to every reference and >= ``tau_high`` to one, no
+reference shows separation evidence on shared frames, and its category is compatible with the
+observation's (edge_agent.memory.categories). Thresholds belong to an embedding space (what a similarity
+means depends on the embedder), with per-kind fallbacks for a space not listed, so thresholds measured
+for a person re-identification model never apply to colour-texture vectors."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from edge_agent.clock import format_utc, parse_iso
 from edge_agent.config import describe_validation_error
 from edge_agent.errors import EdgeAgentError
 from edge_agent.eval.scene import draw_order, size_of
-from edge_agent.rules.parse import RuleParseError, parse_rule
+from edge_agent.rules.parse import RuleParseError, detector_categories, parse_rule
 from edge_agent.rules.predicate import Predicate, category_names
 
 __all__ = [
@@ -145,14 +145,17 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def rule_predicates(scenario: Scenario) -> list[Predicate]:
     """The scenario's rules read as the product reads them (the phrase reader, or JSON), with the
-    places of a fixed camera as the named zones (a wearable camera has none). A world names no
+    places of a fixed camera as the named zones (a wearable camera has none) and the scenario's categories
+    beside the detector's (a world's keys are a category of their own). A world names no
     entities, so a rule about one named thing cannot be scored; ScenarioError names the rule."""
     places = scenario.places if scenario.camera.kind == "fixed" else []
     categories = {e.category.lower() for e in scenario.entities}
     out = []
     for k, rule in enumerate(scenario.rules):
         try:
-            predicate = parse_rule(rule.text, places=places, mode="auto")
+            predicate = parse_rule(
+                rule.text, places=places, categories=[*detector_categories(), *sorted(categories)], mode="auto"
+            )
         except RuleParseError as exc:
             raise ScenarioError(f"rules[{k}]: {exc}") from None
         if predicate.subject_type == "entity" or predicate.object_type == "entity":

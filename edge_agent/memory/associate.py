@@ -7,8 +7,10 @@ similarity is >= ``tau_low`` to every reference and >= ``tau_high`` to at least 
 shows separation evidence against it: on frames both have (same camera), boxes with IoU below
 ``separation_iou_threshold`` in at least ``separation_min_fraction`` of at least
 ``separation_min_shared_frames`` shared frames prove two physical instances, whatever the embeddings
-say. The qualifying candidate with the highest mean similarity wins; none qualifies -> a new entity.
-Every decision goes to association_log with its numbers.
+say. Nor does a candidate whose category is not compatible with the observation's (the same, or one
+group of detector classes confused on one thing: edge_agent.memory.categories): a couch never absorbs a
+cell phone. The qualifying candidate with the highest mean similarity wins; none qualifies -> a new
+entity. Every decision goes to association_log with its numbers, vetoed candidates with the reason.
 
 Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
 scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
@@ -27,6 +29,7 @@ import numpy as np
 
 from edge_agent import native
 from edge_agent.config.association import DEFAULT_SPACE_THRESHOLDS, DEFAULT_THRESHOLDS, AssociationConfig, Thresholds
+from edge_agent.memory.categories import compatible
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import AssociationDecision, CandidateScore, ObservationRecord
 
@@ -251,9 +254,9 @@ class Associator:
         cfg = self.config
         thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
         scores: list[CandidateScore] = []
-        candidates = self.index.candidates(space_id, record.kind, record.embedding, cfg.candidate_entities)
-        if candidates:
-            refs = self.index.references(space_id, record.kind, candidates)
+        candidates, incompatible = self._candidates(space_id, record.kind, record.category, record.embedding)
+        if candidates or incompatible:
+            refs = self.index.references(space_id, record.kind, [*candidates, *incompatible])
             test = native.association_test(
                 record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
             )
@@ -264,8 +267,11 @@ class Associator:
                 test.max_sim.tolist(),
                 test.mean_sim.tolist(),
             ):
+                # Like the separation veto, the category veto is recorded only where it decides: on a
+                # candidate the similarities alone would have let in.
                 veto = None
-                if qualifies and cfg.use_separation:
+                category = incompatible.get(int(owner)) if qualifies else None
+                if qualifies and cfg.use_separation and category is None:
                     veto = self._separation_veto(record, camera, refs.observation_ids[refs.owners == owner].tolist())
                 scores.append(
                     CandidateScore(
@@ -276,9 +282,10 @@ class Associator:
                         bool(qualifies),
                         None if veto is None else veto[0],
                         None if veto is None else veto[1],
+                        category,
                     )
                 )
-        qualified = [s for s in scores if s.qualifies and s.vetoed_by is None]
+        qualified = [s for s in scores if s.qualifies and s.vetoed_by is None and s.incompatible_category is None]
         now = time.time()
         if qualified:
             winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
@@ -332,12 +339,16 @@ class Associator:
         """The observation belongs to the entity."""
         self.db.execute("UPDATE observations SET entity_id = ? WHERE id = ?", (entity_id, observation_id))
 
-    def propose(self, kind: str, space_id: int, embedding: np.ndarray) -> int | None:
-        """The entity an embedding would most likely join (the two-threshold test only, nothing
-        written): the context that ReflectWorld-MM's context-enhanced perception gives the describer
-        before the decision is made at ingest."""
+    def propose(self, kind: str, space_id: int, embedding: np.ndarray, category: str | None = None) -> int | None:
+        """The entity an embedding would most likely join (the two-threshold test only, and the category
+        test when ``category`` is given; nothing written): the context that ReflectWorld-MM's
+        context-enhanced perception gives the describer before the decision is made at ingest."""
         thresholds = self.config.thresholds_for(kind, self._space_name(space_id))
-        candidates = self.index.candidates(space_id, kind, embedding, self.config.candidate_entities)
+        candidates = (
+            self.index.candidates(space_id, kind, embedding, self.config.candidate_entities)
+            if category is None
+            else self._candidates(space_id, kind, category, embedding)[0]
+        )
         if not candidates:
             return None
         refs = self.index.references(space_id, kind, candidates)
@@ -348,6 +359,32 @@ class Associator:
             if q
         ]
         return max(qualified)[1] if qualified else None
+
+    def _candidates(
+        self, space_id: int, kind: str, category: str, embedding: np.ndarray
+    ) -> tuple[list[int], dict[int, str]]:
+        """The candidate entities, nearest first: the first ``candidate_entities`` of a category compatible
+        with ``category``, and (entity -> its category) of the incompatible ones ranked among them, which are
+        scored and logged (with their category where they would have qualified) but never chosen. Twice as
+        many are searched so that nearby entities of other categories do not crowd out the compatible ones;
+        when all are compatible the candidates are the same as without the category test."""
+        m = self.config.candidate_entities
+        found = self.index.candidates(space_id, kind, embedding, 2 * m)
+        if not found:
+            return [], {}
+        marks = ",".join("?" * len(found))
+        category_of = dict(self.db.query(f"SELECT id, category FROM entities WHERE id IN ({marks})", tuple(found)))
+        kept: list[int] = []
+        incompatible: dict[int, str] = {}
+        for entity_id in found:
+            theirs = str(category_of.get(entity_id, category))
+            if compatible(theirs, category):
+                kept.append(entity_id)
+                if len(kept) == m:
+                    break
+            else:
+                incompatible[entity_id] = theirs
+        return kept, incompatible
 
     def _separation_veto(
         self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]
@@ -441,7 +478,7 @@ class Associator:
 
 
 def _score_json(s: CandidateScore) -> dict[str, object]:
-    return {
+    out: dict[str, object] = {
         "entity": s.entity_id,
         "min": s.min_sim,
         "max": s.max_sim,
@@ -450,6 +487,9 @@ def _score_json(s: CandidateScore) -> dict[str, object]:
         "vetoed_by": s.vetoed_by,
         "separation_fraction": s.separation_fraction,
     }
+    if s.incompatible_category is not None:  # only when vetoed: other rows stay as they were written before
+        out["incompatible_category"] = s.incompatible_category
+    return out
 
 
 def score_from_json(d: Mapping[str, Any]) -> CandidateScore:
@@ -461,4 +501,5 @@ def score_from_json(d: Mapping[str, Any]) -> CandidateScore:
         bool(d["qualifies"]),
         None if d.get("vetoed_by") is None else int(d["vetoed_by"]),
         None if d.get("separation_fraction") is None else float(d["separation_fraction"]),
+        None if d.get("incompatible_category") is None else str(d["incompatible_category"]),
     )

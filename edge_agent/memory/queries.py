@@ -23,6 +23,7 @@ __all__ = [
     "clips_per_camera",
     "clips_with_keyframes",
     "entities_of_categories",
+    "entity_categories",
     "entity_count",
     "entity_label",
     "fact_lines",
@@ -38,6 +39,7 @@ __all__ = [
     "observation_crop",
     "observation_entities",
     "observations_with_crops",
+    "sightings_of",
     "stored_span_per_camera",
     "unnamed_people",
     "window_episodes",
@@ -212,6 +214,11 @@ def named_entities(db: Database) -> dict[str, int]:
     return {name: int(i) for i, name in db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
 
 
+def entity_categories(db: Database) -> list[str]:
+    """The categories memory's entities have (lower-cased, sorted)."""
+    return [str(r[0]) for r in db.query("SELECT DISTINCT lower(category) FROM entities ORDER BY 1")]
+
+
 def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:
     """(category, name) of an entity, None for no such entity."""
     row = db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
@@ -286,3 +293,35 @@ def fact_lines(db: Database, limit: int, *, leave_out: str = "state") -> list[tu
         "WHERE f.kind != ? ORDER BY f.importance DESC LIMIT ?",
         (leave_out, limit),
     )
+
+
+def sightings_of(
+    db: Database,
+    categories: Sequence[str],
+    *,
+    entity_id: int | None = None,
+    before: float | None = None,
+    camera: str | None = None,
+    days: Sequence[tuple[float, float]] = (),
+) -> list[tuple[int, float, float, int, list[str]]]:
+    """(entity id, first start, last end, observations, cameras) of every entity of ``categories`` (or the one
+    entity), counting its observations that started before ``before``, on ``camera``, within ``days``; most
+    recently seen first. What a question about a kind of thing ("was there a dog?") is answered from."""
+    where = ["(? IS NULL OR o.t_start < ?)", "(? IS NULL OR o.camera = ?)"]
+    params: list[Any] = [before, before, camera, camera]
+    if entity_id is not None:
+        where.append("e.id = ?")
+        params.append(int(entity_id))
+    else:
+        where.append(f"e.category IN ({_marks(categories)})")
+        params.extend(categories)
+    if days:
+        where.append("(" + " OR ".join("(o.t_start >= ? AND o.t_start < ?)" for _ in days) + ")")
+        params.extend(v for span in days for v in span)
+    rows = db.query(
+        "SELECT e.id, min(o.t_start), max(o.t_end), count(o.id), group_concat(DISTINCT o.camera) FROM entities e "
+        f"JOIN observations o ON o.entity_id = e.id WHERE {' AND '.join(where)} "
+        "GROUP BY e.id ORDER BY max(o.t_end) DESC",
+        params,
+    )
+    return [(int(i), float(a), float(b), int(n), sorted(str(c).split(","))) for i, a, b, n, c in rows]

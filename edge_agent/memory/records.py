@@ -217,6 +217,9 @@ class CandidateScore:
     qualifies: bool  #: passed both thresholds
     vetoed_by: int | None = None  #: reference observation with separation evidence, if any
     separation_fraction: float | None = None
+    #: the candidate's category when it is not compatible with the observation's (the category veto,
+    #: edge_agent.memory.categories); None when compatible
+    incompatible_category: str | None = None
 
 
 @dataclass(frozen=True)

@@ -299,9 +299,9 @@ class Store(Reads, Housekeeping):
                 e for c in cameras for e in episodes.roll_up(self.db, c, before=float("inf"), summarize=self.summarize)
             ]
 
-    def propose(self, kind: str, space: str, embedding: np.ndarray) -> Entity | None:
-        """The entity this appearance most likely belongs to, without deciding anything (the decision
-        is made at ingest, with the separation test)."""
+    def propose(self, kind: str, space: str, embedding: np.ndarray, category: str | None = None) -> Entity | None:
+        """The entity this appearance (of a thing detected as ``category``, when given) most likely belongs
+        to, without deciding anything (the decision is made at ingest, with the separation test)."""
         known = self._spaces.get(space)
         if known is None or kind not in KINDS:
             return None
@@ -309,7 +309,9 @@ class Store(Reads, Housekeeping):
         if vector.size != known[1]:
             return None
         self.sync()
-        entity_id = self.associator.propose(kind, known[0], vector / max(float(np.linalg.norm(vector)), 1e-12))
+        entity_id = self.associator.propose(
+            kind, known[0], vector / max(float(np.linalg.norm(vector)), 1e-12), category
+        )
         return None if entity_id is None else self.entity(entity_id)
 
     def save_media(self, files: dict[str, bytes], *, need: int | None = None, what: str = "this clip") -> list[str]:

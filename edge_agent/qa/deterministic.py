@@ -1,8 +1,10 @@
 """The deterministic controller, for models too small to plan (ReflectWorld-MM's QA agent, GEB's
 read path without an LLM): one hybrid search with PPR, the rendered context, and direct memory tools
-for the questions memory answers by itself: where / last seen, how many times, who. Answers are open
-text with cited evidence; a multiple-choice question is answered openly and mapped to the nearest
-choice by text similarity."""
+for the questions memory answers by itself. A question naming a kind of thing (edge_agent.qa.question)
+is answered from the entities of that kind only: exists -> yes / no, where and when first / last, how
+many distinct ones, which camera, who was with it; when memory holds none it says so and names nothing
+else. Answers are open text with cited evidence; a yes/no or a count picks its choice from the typed
+answer, any other is mapped to the nearest choice by text similarity."""
 
 from __future__ import annotations
 
@@ -15,15 +17,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edge_agent.clock import find_days, find_times, format_utc
-from edge_agent.memory import Observation, Store
+from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.memory.wording import place_of
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
+from edge_agent.perception.vocabulary import plural
+from edge_agent.qa.question import Query, parse_question
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
 
 __all__ = ["Answer", "DeterministicController", "moments"]
+
+#: Intents answered from the entities of the kind the question names.
+_TYPED = ("where", "when_first", "when_last", "exists", "count", "which_camera", "attribute", "with")
+_RECENT = re.compile(r"\b(most recent(?:ly)?|latest|last)\b", re.I)
+_TIMES = re.compile(r"\b(how many times|how often|times)\b", re.I)
 
 _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
@@ -48,6 +57,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     video_fallbacks: int = 0
     seen: list[int] = field(default_factory=list)  #: every observation put in front of the reader (context and tools)
+    query: dict[str, object] = field(default_factory=dict)  #: the typed query the question was read as
 
 
 def moments(question: str, as_of: float | None) -> tuple[float | None, list[float]]:
@@ -64,6 +74,61 @@ def _place_of(o: Observation) -> str | None:
 
 def _t(t: float) -> str:
     return format_utc(t, zone=True)
+
+
+def _a(what: str) -> str:
+    return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
+
+
+def _plural(what: str, n: int) -> str:
+    return what if n == 1 or what.endswith("s") or what == "people" else plural(what)
+
+
+_YES = re.compile(r"^\s*(yes|yeah|true|it was|there was|there were)\b", re.I)
+_NO = re.compile(r"^\s*(no|not|never|none|false|there was not|there wasn't|nothing)\b", re.I)
+_RANGE = re.compile(
+    r"(\d+)\s*(?:-|to|–)\s*(\d+)|(?:more than|over|at least|>=?)\s*(\d+)|(?:fewer than|less than|under|<)\s*(\d+)|(\d+)"
+)
+
+
+def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, int | None]:
+    """The choice a typed answer picks: yes / no for a bool, the choice whose number or range holds a count."""
+    if not choices or typed is None:
+        return None, None
+    if isinstance(typed, bool):
+        pattern = _YES if typed else _NO
+        hits = [i for i, c in enumerate(choices) if pattern.search(c)]
+        return (choices[hits[0]], hits[0]) if len(hits) == 1 else (None, None)
+    if isinstance(typed, int):
+        if typed == 0:
+            hits = [
+                i for i, c in enumerate(choices) if re.fullmatch(r"\s*(none|no|zero|nothing|nobody|0)\b.*", c, re.I)
+            ]
+            if len(hits) == 1:
+                return choices[hits[0]], hits[0]
+        for i, c in enumerate(choices):
+            m = _RANGE.search(c)
+            if m is None:
+                continue
+            low, high, above, below, exact = m.groups()
+            if (
+                (low is not None and int(low) <= typed <= int(high))
+                or (above is not None and typed > int(above) - ("at least" in c or ">=" in c))
+                or (below is not None and typed < int(below))
+                or (exact is not None and typed == int(exact))
+            ):
+                return c, i
+        return None, None
+    if isinstance(typed, float):  # a time: the choice that names the nearest one
+        named = [(i, min((abs(m.t - typed) for m in find_times(c)), default=None)) for i, c in enumerate(choices)]
+        near = sorted((d, i) for i, d in named if d is not None)
+        if near and (len(near) == 1 or near[1][0] - near[0][0] > 1.0):
+            return choices[near[0][1]], near[0][1]
+        return None, None
+    if isinstance(typed, str):  # a camera
+        hits = [i for i, c in enumerate(choices) if re.search(rf"\b{re.escape(typed.lower())}\b", c.lower())]
+        return (choices[hits[0]], hits[0]) if len(hits) == 1 else (None, None)
+    return None, None
 
 
 def _cite(o: Observation) -> dict[str, object]:
@@ -90,16 +155,24 @@ class DeterministicController:
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
 
     def _subject(
-        self, evidence: Evidence, kinds: Sequence[str] | None = None, around: Sequence[float] = ()
+        self,
+        evidence: Evidence,
+        kinds: Sequence[str] | None = None,
+        around: Sequence[float] = (),
+        among: set[int] | None = None,
     ) -> int | None:
         """The entity the question is most about: the largest summed rank among its retrieved records;
         when the question names a moment, by its best-matching record at that moment, if any was seen
-        then (what it looked like and where it was then is what the question describes)."""
+        then (what it looked like and where it was then is what the question describes). ``among``: only these."""
         totals: dict[int, float] = defaultdict(float)
         then: dict[int, float] = defaultdict(float)
         window = self.retriever.config.around_seconds
         for o in self.store.observations_by_id(evidence.observation_ids):
-            if o.entity_id is not None and (kinds is None or o.kind in kinds):
+            if (
+                o.entity_id is not None
+                and (kinds is None or o.kind in kinds)
+                and (among is None or o.entity_id in among)
+            ):
                 score = evidence.scores.get(("observation", o.id), 0.0)
                 totals[o.entity_id] += score
                 if any(o.t_start - window <= t <= o.t_end + window for t in around):
@@ -118,7 +191,11 @@ class DeterministicController:
         evidence = self.retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
-        if _USUAL.search(question) and not around:
+        query = self.query(question)
+        typed: object = None
+        if query.has_subject and query.intent in _TYPED and not (_USUAL.search(question) and not around):
+            tool, text, cited, typed = self._typed(query, question, evidence, as_of, around)
+        elif _USUAL.search(question) and not around:
             tool, text, cited = "facts", *self._facts(evidence, question, as_of)
         elif _WHO.search(question):
             tool, text, cited = "who", *self._who(evidence, as_of, around)
@@ -130,19 +207,137 @@ class DeterministicController:
             tool, text, cited = "where", *self._where(evidence, as_of, around)
         else:
             tool, text, cited = "search", *self._summary(evidence)
-        choice, index = self._nearest_choice(text, choices)
+        choice, index = _typed_choice(typed, choices)
+        if index is None:
+            choice, index = self._nearest_choice(text, choices)
         timings["total"] = (time.perf_counter() - started) * 1000
         seen = sorted(set(evidence.observation_ids) | {int(c["observation"]) for c in cited})  # type: ignore[call-overload]
-        return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen)
+        return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen, query=query.as_dict())
+
+    def query(self, question: str) -> Query:
+        """The question as a typed query, with the names and cameras memory knows."""
+        db = self.store.db
+        return parse_question(
+            question,
+            names=queries.named_entities(db),
+            cameras=list(queries.clips_per_camera(db)),
+            categories=queries.entity_categories(db),
+        )
+
+    def _typed(
+        self, query: Query, question: str, evidence: Evidence, as_of: float | None, around: Sequence[float]
+    ) -> tuple[str, str, list[dict[str, object]], object]:
+        """(tool, text, cited, typed answer) from the entities of the kinds the question names."""
+        days = find_days(question) if query.intent == "count" else []
+        seen = queries.sightings_of(
+            self.store.db, query.categories, entity_id=query.entity_id, before=as_of, camera=query.camera, days=days
+        )
+        what = query.name or (
+            query.categories[0] if len(query.categories) == 1 else (query.said or query.categories)[0]
+        )
+        if not seen:
+            where = f" on camera {query.camera}" if query.camera else ""
+            when = f" before {_t(as_of)}" if as_of is not None else ""
+            none = f"I have not seen {_a(what)}{where}{when}."
+            if query.intent == "exists":
+                return "exists", f"No: {none}", [], False
+            if query.intent == "count":
+                return "count", f"0: {none}", [], 0
+            return query.intent, none, [], None
+        ids = [s[0] for s in seen]
+        if query.intent == "exists":
+            last = max(seen, key=lambda s: s[2])
+            o = self._history(last[0], as_of)[-1]
+            return (
+                "exists",
+                f"Yes: {len(seen)} {_plural(what, len(seen))} seen, the last at {_t(o.t_end)} on camera "
+                f"{o.camera}: {o.description or 'no description'} (observation {o.id}).",
+                [_cite(o)],
+                True,
+            )
+        if query.intent == "count" and not _TIMES.search(question):
+            n = len(seen)
+            observations = sum(s[3] for s in seen)
+            cameras = sorted({c for s in seen for c in s[4]})
+            note = " (identity is conservative: one may be counted twice)" if n > 1 else ""
+            cited = [_cite(self._history(i, as_of)[-1]) for i in ids[:10]]
+            return (
+                "count",
+                f"{n} {_plural(what, n)}{note}: {observations} observations on camera {', '.join(cameras)}.",
+                cited,
+                n,
+            )
+        if query.intent == "which_camera":
+            meant = [self._among(ids, query, evidence, around)] if query.attributes or query.places or around else ids
+            per_camera: dict[str, list[Observation]] = defaultdict(list)
+            for entity_id in meant:
+                for o in self._history(entity_id, as_of):
+                    per_camera[o.camera].append(o)
+            recent = _RECENT.search(question) is not None  # "most recently": the camera of the latest sighting
+            ranked = sorted(
+                per_camera,
+                key=lambda c: (
+                    (-per_camera[c][-1].t_end,) if recent else (-len(per_camera[c]), -per_camera[c][-1].t_end)
+                ),
+            )
+            parts = [
+                f"camera {c} ({len(per_camera[c])} observations, the last at {_t(per_camera[c][-1].t_end)})"
+                for c in ranked
+            ]
+            text = f"{_a(what).capitalize()} was seen on " + ", and on ".join(parts) + "."
+            return "which_camera", text, [_cite(per_camera[c][-1]) for c in ranked], ranked[0]
+        if len(query.categories) > 1:  # a word meaning several kinds ("van": truck or car): the first it names leads
+            primary = queries.sightings_of(self.store.db, query.categories[:1], before=as_of, camera=query.camera)
+            ids = [p[0] for p in primary] or ids
+        subject = self._among(ids, query, evidence, around)
+        if query.intent == "with":
+            tool, text, cited = "who", *self._who(evidence, as_of, around, subject=subject)
+            return tool, text, cited, None
+        if query.intent == "count":
+            tool, text, cited = "count", *self._count(evidence, as_of, question, subject=subject)
+            return tool, text, cited, None
+        history = self._history(subject, as_of)
+        entity = self.store.entity(subject)
+        name = f" '{entity.name}'" if entity.name else ""
+        if query.intent == "when_first" or (query.first and query.intent != "where"):
+            o = history[0]
+            return (
+                "when",
+                f"Entity #{subject}{name} ({entity.category}) was first seen {_t(o.t_start)} on camera "
+                f"{o.camera}: {o.description or 'no description'} (observation {o.id}).",
+                [_cite(o)],
+                o.t_start,
+            )
+        tool, text, cited = "where", *self._where(evidence, as_of, around, subject=subject)
+        return ("attribute" if query.intent == "attribute" else tool), text, cited, history[-1].t_end
+
+    def _among(self, ids: Sequence[int], query: Query, evidence: Evidence, around: Sequence[float]) -> int:
+        """The entity, of those of the kind asked about (most recently seen first), the question means: the search's
+        subject when it is of that kind (the question's other words and the moment it names rank it), else the best
+        ranked of that kind, else the one seen last; for when first / last with nothing but the kind, the one seen
+        last. The search alone may pick another kind of thing (the couch for "where was the TV?"): that is what
+        this prevents."""
+        if query.entity_id is not None:
+            return query.entity_id
+        generic = not (query.attributes or query.places or around)
+        if not (generic and query.intent in ("when_first", "when_last")):  # "when was a person last seen?": the latest
+            allowed = set(ids)
+            subject = self._subject(evidence, around=around)
+            if subject in allowed:
+                return subject
+            ranked = self._subject(evidence, around=around, among=allowed)
+            if ranked is not None:
+                return ranked
+        return ids[0]
 
     def _at(self, history: list[Observation], moments: Sequence[float]) -> list[Observation]:
         """The subject's observation nearest each moment the question names."""
         return [min(history, key=lambda o: abs((o.t_start + o.t_end) / 2 - t)) for t in moments] if history else []
 
     def _where(
-        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = (), subject: int | None = None
     ) -> tuple[str, list[dict[str, object]]]:
-        subject = self._subject(evidence, around=around)
+        subject = subject if subject is not None else self._subject(evidence, around=around)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
@@ -184,11 +379,11 @@ class DeterministicController:
         )
 
     def _count(
-        self, evidence: Evidence, as_of: float | None, question: str = ""
+        self, evidence: Evidence, as_of: float | None, question: str = "", subject: int | None = None
     ) -> tuple[str, list[dict[str, object]]]:
         """How many times the subject came to a place the question names ("got on the sofa"), or changed
         place ("was moved"), on the days it names; else how often it was seen."""
-        subject = self._subject(evidence)
+        subject = subject if subject is not None else self._subject(evidence)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
@@ -228,9 +423,10 @@ class DeterministicController:
         )
 
     def _who(
-        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = ()
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float] = (), subject: int | None = None
     ) -> tuple[str, list[dict[str, object]]]:
-        subject = self._subject(evidence, kinds=("object", "animal"), around=around)
+        if subject is None:
+            subject = self._subject(evidence, kinds=("object", "animal"), around=around)
         if subject is None:
             return self._summary(evidence)
         history = self._history(subject, as_of)
@@ -242,7 +438,9 @@ class DeterministicController:
         )
         for o in order:
             people = [
-                p for p in self.store.observations_in_clip(o.clip_id) if p.kind == "person" and p.entity_id is not None
+                p
+                for p in self.store.observations_in_clip(o.clip_id)
+                if p.kind == "person" and p.entity_id is not None and p.entity_id != subject
             ]
             if people:
                 p = people[0]

@@ -14,11 +14,13 @@ from edge_agent.errors import InvalidInputError
 from edge_agent.memory import Store, queries, rulebook
 from edge_agent.memory.corrections import audit
 from edge_agent.memory.records import NotFoundError
+from edge_agent.rules.parse import detector_categories
 from edge_agent.rules.predicate import Predicate
 
 __all__ = [
     "Alert",
     "Rule",
+    "Vocabulary",
     "add_rule",
     "alert_of",
     "alerts",
@@ -98,11 +100,25 @@ def _rule(row: tuple[Any, ...]) -> Rule:
     )
 
 
-def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], dict[str, int]]:
-    """What a rule may name: the configuration's places (zone names of any camera) and the entities the
-    user named (name -> id)."""
-    places = sorted({name for camera in zones.values() for name in camera})
-    return places, queries.named_entities(store.db)
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a rule may name; anything else is refused (a rule about it could never fire)."""
+
+    places: dict[str, list[str]]  #: the configuration's zone names -> the cameras each is drawn on
+    names: dict[str, int]  #: the entities the user named: name -> id
+    categories: list[str]  #: what things are detected as: the detector's classes and any category memory holds
+
+
+def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabulary:
+    """What a rule may name: the configuration's places, the entities the user named, and the categories
+    things are detected as (the detector's classes, and those of memory's entities, e.g. from another
+    detector or a synthetic world)."""
+    places: dict[str, list[str]] = {}
+    for camera, named in sorted(zones.items()):
+        for name in named:
+            places.setdefault(name, []).append(camera)
+    categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
+    return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories)
 
 
 def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float = 600.0) -> Rule:

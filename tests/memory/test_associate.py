@@ -181,3 +181,67 @@ def test_space_name_is_recorded(store, red_mug):
     store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)])
     assert store.vector_tables() == [(1, 32)]
     assert SPACE in store._spaces
+
+
+def test_a_couch_never_absorbs_a_cell_phone(any_store, red_mug):
+    couch = any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 200, 100], red_mug, category="couch")])
+    phone = any_store.ingest_clip(
+        clip(3 * DAY), [observation(1, 3 * DAY, [50, 50, 70, 90], near(red_mug, 0.99, seed=12), category="cell phone")]
+    )
+    decision = phone.decisions[0]
+    assert decision.created_entity and decision.entity_id != couch.decisions[0].entity_id
+    (candidate,) = decision.candidates  # scored and logged with the reason, never chosen
+    assert candidate.entity_id == couch.decisions[0].entity_id and candidate.qualifies
+    assert candidate.incompatible_category == "couch" and candidate.vetoed_by is None
+    (logged,) = any_store.decisions(observation_id=decision.observation_id)
+    assert logged == decision
+    assert sorted(e.category for e in any_store.entities()) == ["cell phone", "couch"]
+
+
+def test_a_car_may_become_a_truck_and_keeps_its_first_category(any_store, red_mug):
+    car = any_store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 200, 100], red_mug, category="car")])
+    truck = any_store.ingest_clip(
+        clip(DAY), [observation(1, DAY, [0, 0, 200, 100], near(red_mug, 0.97, seed=13), category="truck")]
+    )
+    decision = truck.decisions[0]
+    assert decision.entity_id == car.decisions[0].entity_id and not decision.created_entity
+    assert decision.candidates[0].incompatible_category is None
+    assert any_store.entity(decision.entity_id).category == "car"
+
+
+def test_other_categories_do_not_crowd_out_a_compatible_candidate(tmp_path, red_mug):
+    with Store(tmp_path / "h", config=AssociationConfig(candidate_entities=2)) as s:
+        cup = s.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], near(red_mug, 0.95, seed=14))])
+        for k, category in enumerate(("book", "clock")):  # nearer to the probe than the cup is
+            s.ingest_clip(
+                clip((k + 1) * DAY),
+                [observation(1, (k + 1) * DAY, [0, 0, 40, 40], near(red_mug, 0.999, seed=15 + k), category=category)],
+            )
+        probe = s.ingest_clip(clip(5 * DAY), [observation(1, 5 * DAY, [0, 0, 40, 40], red_mug)]).decisions[0]
+        assert probe.entity_id == cup.decisions[0].entity_id
+        assert sorted(c.incompatible_category or "" for c in probe.candidates) == ["", "book", "clock"]
+
+
+def test_old_log_rows_without_the_category_field_still_load():
+    from edge_agent.memory.associate import score_from_json
+
+    old = {
+        "entity": 3,
+        "min": 0.9,
+        "max": 0.95,
+        "mean": 0.92,
+        "qualifies": True,
+        "vetoed_by": 7,
+        "separation_fraction": 1.0,
+    }
+    score = score_from_json(old)
+    assert (score.vetoed_by, score.incompatible_category) == (7, None)
+    assert score_from_json({**old, "incompatible_category": "couch"}).incompatible_category == "couch"
+
+
+def test_the_proposed_entity_respects_the_category_when_given(store, red_mug):
+    couch = store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 200, 100], red_mug, category="couch")])
+    probe = near(red_mug, 0.99, seed=16)
+    assert store.propose("object", SPACE, probe).id == couch.decisions[0].entity_id  # similarity alone
+    assert store.propose("object", SPACE, probe, "chair").id == couch.decisions[0].entity_id
+    assert store.propose("object", SPACE, probe, "cell phone") is None

