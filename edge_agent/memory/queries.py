@@ -21,9 +21,11 @@ __all__ = [
     "clip_timeline",
     "clips_after",
     "clips_per_camera",
+    "cameras_of",
     "clips_with_keyframes",
     "entities_of_categories",
     "entity_categories",
+    "entities_of_kinds",
     "entity_count",
     "entity_label",
     "fact_lines",
@@ -31,6 +33,7 @@ __all__ = [
     "last_clip_before",
     "last_clip_end",
     "last_clip_id",
+    "last_observation_of",
     "last_seen",
     "latest_crops",
     "latest_observation",
@@ -293,6 +296,62 @@ def fact_lines(db: Database, limit: int, *, leave_out: str = "state") -> list[tu
         "WHERE f.kind != ? ORDER BY f.importance DESC LIMIT ?",
         (leave_out, limit),
     )
+
+
+def entities_of_kinds(
+    db: Database, categories: Sequence[str], *, entity_id: int | None = None
+) -> list[tuple[int, float, float]]:
+    """(entity id, first seen, last seen) of every entity of ``categories`` (or the one entity), most recently
+    seen first: the entities table alone, for a question with no time, camera or count to narrow it."""
+    if entity_id is not None:
+        rows = db.query("SELECT id, first_seen, last_seen FROM entities WHERE id = ?", (int(entity_id),))
+    else:
+        rows = db.query(
+            f"SELECT id, first_seen, last_seen FROM entities WHERE category IN ({_marks(categories)}) "
+            "ORDER BY last_seen DESC, id DESC",
+            tuple(categories),
+        )
+    return [(int(i), float(a), float(b)) for i, a, b in rows]
+
+
+def last_observation_of(db: Database, entity_id: int, before: float | None = None) -> int | None:
+    """The id of the entity's latest-ending observation that started before ``before``; None if none."""
+    found = db.value(
+        "SELECT id FROM observations WHERE entity_id = ? AND (? IS NULL OR t_start < ?) ORDER BY t_end DESC, id DESC "
+        "LIMIT 1",
+        (int(entity_id), before, before),
+    )
+    return None if found is None else int(found)
+
+
+def cameras_of(
+    db: Database, categories: Sequence[str], *, entity_id: int | None = None, before: float | None = None
+) -> list[tuple[str, int, float, int]]:
+    """(camera, observations, last end, the last observation's id) of the entities of ``categories`` (or the one
+    entity), counting observations that started before ``before``: which cameras saw a kind of thing. Entity by
+    entity through their index, so a kind seen a few times in a big memory costs a few rows."""
+    ids = [entity_id] if entity_id is not None else [e[0] for e in entities_of_kinds(db, categories)]
+    per_camera: dict[str, list[Any]] = {}
+    for chunk in _chunks(ids):
+        rows = db.query(
+            "SELECT camera, t_end, id FROM ("
+            f"SELECT camera, t_end, id, row_number() OVER (PARTITION BY camera ORDER BY t_end DESC, id DESC) AS r "
+            f"FROM observations WHERE entity_id IN ({_marks(chunk)}) AND (? IS NULL OR t_start < ?)) WHERE r = 1",
+            [*chunk, before, before],
+        )
+        counts = dict(
+            db.query(
+                f"SELECT camera, count(*) FROM observations WHERE entity_id IN ({_marks(chunk)}) "
+                "AND (? IS NULL OR t_start < ?) GROUP BY camera",
+                [*chunk, before, before],
+            )
+        )
+        for camera, last, observation_id in rows:
+            known = per_camera.setdefault(str(camera), [0, float("-inf"), 0])
+            known[0] += int(counts.get(camera, 0))
+            if float(last) > known[1]:
+                known[1], known[2] = float(last), int(observation_id)
+    return [(camera, n, last, observation_id) for camera, (n, last, observation_id) in per_camera.items()]
 
 
 def sightings_of(

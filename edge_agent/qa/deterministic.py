@@ -153,6 +153,7 @@ class DeterministicController:
         self.store = store
         self.embedder = embedder
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
+        self._known: tuple[tuple[int, int], dict[str, int], list[str], list[str]] | None = None
 
     def _subject(
         self,
@@ -215,23 +216,35 @@ class DeterministicController:
         return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen, query=query.as_dict())
 
     def query(self, question: str) -> Query:
-        """The question as a typed query, with the names and cameras memory knows."""
+        """The question as a typed query, with the names, cameras and categories memory knows (read again only
+        after memory changed)."""
         db = self.store.db
-        return parse_question(
-            question,
-            names=queries.named_entities(db),
-            cameras=list(queries.clips_per_camera(db)),
-            categories=queries.entity_categories(db),
-        )
+        version = (db.data_version(), self.store.generation)
+        if self._known is None or self._known[0] != version:
+            self._known = (
+                version,
+                queries.named_entities(db),
+                list(queries.clips_per_camera(db)),
+                queries.entity_categories(db),
+            )
+        _, names, cameras, categories = self._known
+        return parse_question(question, names=names, cameras=cameras, categories=categories)
 
     def _typed(
         self, query: Query, question: str, evidence: Evidence, as_of: float | None, around: Sequence[float]
     ) -> tuple[str, str, list[dict[str, object]], object]:
         """(tool, text, cited, typed answer) from the entities of the kinds the question names."""
         days = find_days(question) if query.intent == "count" else []
-        seen = queries.sightings_of(
-            self.store.db, query.categories, entity_id=query.entity_id, before=as_of, camera=query.camera, days=days
-        )
+        narrowed = as_of is not None or query.camera is not None or bool(days)
+        if narrowed or query.intent in ("count", "which_camera"):
+            seen = queries.sightings_of(
+                self.store.db, query.categories, entity_id=query.entity_id, before=as_of, camera=query.camera, days=days
+            )
+        else:  # nothing to narrow by: the entities table alone (a kind seen thousands of times costs no scan)
+            seen = [
+                (i, a, b, 0, [])
+                for i, a, b in queries.entities_of_kinds(self.store.db, query.categories, entity_id=query.entity_id)
+            ]
         what = query.name or (
             query.categories[0] if len(query.categories) == 1 else (query.said or query.categories)[0]
         )
@@ -260,7 +273,8 @@ class DeterministicController:
             observations = sum(s[3] for s in seen)
             cameras = sorted({c for s in seen for c in s[4]})
             note = " (identity is conservative: one may be counted twice)" if n > 1 else ""
-            cited = [_cite(self._history(i, as_of)[-1]) for i in ids[:10]]
+            latest = [queries.last_observation_of(self.store.db, i, as_of) for i in ids[:10]]
+            cited = [_cite(o) for o in self.store.observations_by_id([i for i in latest if i is not None])]
             return (
                 "count",
                 f"{n} {_plural(what, n)}{note}: {observations} observations on camera {', '.join(cameras)}.",
@@ -268,24 +282,14 @@ class DeterministicController:
                 n,
             )
         if query.intent == "which_camera":
-            meant = [self._among(ids, query, evidence, around)] if query.attributes or query.places or around else ids
-            per_camera: dict[str, list[Observation]] = defaultdict(list)
-            for entity_id in meant:
-                for o in self._history(entity_id, as_of):
-                    per_camera[o.camera].append(o)
+            one = self._among(ids, query, evidence, around) if query.attributes or query.places or around else None
+            per_camera = queries.cameras_of(self.store.db, query.categories, entity_id=one, before=as_of)
             recent = _RECENT.search(question) is not None  # "most recently": the camera of the latest sighting
-            ranked = sorted(
-                per_camera,
-                key=lambda c: (
-                    (-per_camera[c][-1].t_end,) if recent else (-len(per_camera[c]), -per_camera[c][-1].t_end)
-                ),
-            )
-            parts = [
-                f"camera {c} ({len(per_camera[c])} observations, the last at {_t(per_camera[c][-1].t_end)})"
-                for c in ranked
-            ]
+            ranked = sorted(per_camera, key=lambda c: (-c[2],) if recent else (-c[1], -c[2]))
+            parts = [f"camera {c} ({n} observations, the last at {_t(last)})" for c, n, last, _ in ranked]
             text = f"{_a(what).capitalize()} was seen on " + ", and on ".join(parts) + "."
-            return "which_camera", text, [_cite(per_camera[c][-1]) for c in ranked], ranked[0]
+            cited = [_cite(o) for o in self.store.observations_by_id([c[3] for c in ranked])]
+            return "which_camera", text, cited, ranked[0][0]
         if len(query.categories) > 1:  # a word meaning several kinds ("van": truck or car): the first it names leads
             primary = queries.sightings_of(self.store.db, query.categories[:1], before=as_of, camera=query.camera)
             ids = [p[0] for p in primary] or ids
