@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from edge_agent.errors import EdgeAgentError
+from edge_agent.perception.vocabulary import COCO_CLASSES
 from edge_agent.rules.predicate import Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
@@ -29,8 +30,6 @@ class RuleParseError(EdgeAgentError, ValueError):
 
 def detector_categories() -> tuple[str, ...]:
     """The categories the detector reports (COCO-80): what a rule may name when not told otherwise."""
-    from edge_agent.perception.detect import COCO_CLASSES  # here: the detector module loads OpenCV
-
     return COCO_CLASSES
 
 
