@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.memory import filled_memory
+from helpers.memory import damage, filled_memory
 from helpers.mounts import tmpfs
 
 from edge_agent.cli import main
@@ -23,15 +23,14 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def _damage(path):
-    with open(path, "r+b") as f:
-        f.seek(path.stat().st_size // 2 // 4096 * 4096)
-        f.write(b"\x5a" * 4096)
-
-
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     return write_demo_scene(tmp_path_factory.mktemp("scene"), seconds=12, fps=4)
+
+
+def _ingest(capsys, home, day, start="2026-03-02T08:00:00+00:00"):
+    """(exit status, stdout, stderr) of ingesting a demo day with its ground-truth boxes."""
+    return run(capsys, "--home", home, "ingest", day, "--detector", "gt", "--start", start, "--quiet")
 
 
 def test_arguments_that_are_not_utf8_are_refused(tmp_path, capsys):
@@ -58,7 +57,7 @@ def test_a_damaged_memory_is_refused_with_the_cure_and_restored(tmp_path, capsys
     home = filled_memory(tmp_path / "home", clips=12)
     code, out, _ = run(capsys, "--home", home, "memory", "backup", tmp_path / "backup", "--json")
     assert code == 0 and json.loads(out)["counts"]["clips"] == 12
-    _damage(home / "memory.db")
+    damage(home / "memory.db", fill=b"\x5a")
     damaged = (home / "memory.db").read_bytes()
     for argv in (
         ["entities", "list"],
@@ -119,34 +118,12 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
     day1, day2 = scene
     with tmpfs(tmp_path / "disk", "24m") as disk:
         home = disk.path / "home"
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "ingest",
-            day1,
-            "--detector",
-            "gt",
-            "--start",
-            "2026-03-02T08:00:00+00:00",
-            "--quiet",
-        )
+        code, _, err = _ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
         assert code == 0, err
         with Store(home) as store:
             counts, files = store.counts(), sorted(str(p) for p in store.media_dir.rglob("*") if p.is_file())
         filler = disk.fill(leave=64 * 1024)
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "ingest",
-            day2,
-            "--detector",
-            "gt",
-            "--start",
-            "2026-03-03T08:00:00+00:00",
-            "--quiet",
-        )
+        code, _, err = _ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
         assert code == 1 and err.count("\n") == 1 and "needs about" in err and "nothing of it was stored" in err
         with Store(home, mode="read") as store:
             assert store.counts() == counts
@@ -156,18 +133,7 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
         code, out, _ = run(capsys, "--home", home, "entities", "list", "--json")
         assert code == 0 and len(json.loads(out)) == 3
         filler.unlink()
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "ingest",
-            day2,
-            "--detector",
-            "gt",
-            "--start",
-            "2026-03-03T08:00:00+00:00",
-            "--quiet",
-        )
+        code, _, err = _ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
         assert code == 0, err
         code, _, _ = run(capsys, "--home", home, "memory", "check")
         assert code == 0
@@ -176,18 +142,7 @@ def test_ingest_on_a_full_disk_stores_nothing_and_leaves_no_files(tmp_path, caps
 def test_a_read_only_home_answers_and_refuses_to_record(tmp_path, capsys, scene):
     with tmpfs(tmp_path / "disk", "24m") as disk:
         home = disk.path / "home"
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "ingest",
-            scene[0],
-            "--detector",
-            "gt",
-            "--start",
-            "2026-03-02T08:00:00+00:00",
-            "--quiet",
-        )
+        code, _, err = _ingest(capsys, home, scene[0], "2026-03-02T08:00:00+00:00")
         assert code == 0, err
         (home / "memory.lock").unlink()
         disk.readonly()

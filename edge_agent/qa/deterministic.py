@@ -131,7 +131,8 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
     return None, None
 
 
-def _cite(o: Observation) -> dict[str, object]:
+def cite(o: Observation) -> dict[str, object]:
+    """An observation as an answer cites it."""
     return {
         "entity": o.entity_id,
         "observation": o.id,
@@ -265,7 +266,7 @@ class DeterministicController:
                 "exists",
                 f"Yes: {len(seen)} {_plural(what, len(seen))} seen, the last at {_t(o.t_end)} on camera "
                 f"{o.camera}: {o.description or 'no description'} (observation {o.id}).",
-                [_cite(o)],
+                [cite(o)],
                 True,
             )
         if query.intent == "count" and not _TIMES.search(question):
@@ -274,7 +275,7 @@ class DeterministicController:
             cameras = sorted({c for s in seen for c in s[4]})
             note = " (identity is conservative: one may be counted twice)" if n > 1 else ""
             latest = [queries.last_observation_of(self.store.db, i, as_of) for i in ids[:10]]
-            cited = [_cite(o) for o in self.store.observations_by_id([i for i in latest if i is not None])]
+            cited = [cite(o) for o in self.store.observations_by_id([i for i in latest if i is not None])]
             return (
                 "count",
                 f"{n} {_plural(what, n)}{note}: {observations} observations on camera {', '.join(cameras)}.",
@@ -288,7 +289,7 @@ class DeterministicController:
             ranked = sorted(per_camera, key=lambda c: (-c[2],) if recent else (-c[1], -c[2]))
             parts = [f"camera {c} ({n} observations, the last at {_t(last)})" for c, n, last, _ in ranked]
             text = f"{_a(what).capitalize()} was seen on " + ", and on ".join(parts) + "."
-            cited = [_cite(o) for o in self.store.observations_by_id([c[3] for c in ranked])]
+            cited = [cite(o) for o in self.store.observations_by_id([c[3] for c in ranked])]
             return "which_camera", text, cited, ranked[0][0]
         if len(query.categories) > 1:  # a word meaning several kinds ("van": truck or car): the first it names leads
             primary = queries.sightings_of(self.store.db, query.categories[:1], before=as_of, camera=query.camera)
@@ -309,7 +310,7 @@ class DeterministicController:
                 "when",
                 f"Entity #{subject}{name} ({entity.category}) was first seen {_t(o.t_start)} on camera "
                 f"{o.camera}: {o.description or 'no description'} (observation {o.id}).",
-                [_cite(o)],
+                [cite(o)],
                 o.t_start,
             )
         tool, text, cited = "where", *self._where(evidence, as_of, around, subject=subject)
@@ -352,7 +353,7 @@ class DeterministicController:
         return (
             f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
             f"{last.description or 'no description'} (observation {last.id}).",
-            [_cite(o) for o in then] + [_cite(last)],
+            [cite(o) for o in then] + [cite(last)],
         )
 
     def _after(
@@ -371,7 +372,7 @@ class DeterministicController:
         if later is None:
             return (
                 f"After {_t(start.t_end)}, entity #{subject} stayed {place or 'where it was'} as far as memory knows.",
-                [_cite(start)],
+                [cite(start)],
             )
         where = _place_of(later) or "somewhere else"
         moved_to = where.split(" the ", 1)[1] if " the " in where else where
@@ -379,7 +380,7 @@ class DeterministicController:
             f"After {_t(start.t_end)} it was moved to the {moved_to}: "
             f"entity #{subject} was seen {where} at {_t(later.t_start)} "
             f"(observation {later.id}).",
-            [_cite(start), _cite(later)],
+            [cite(start), cite(later)],
         )
 
     def _count(
@@ -415,15 +416,15 @@ class DeterministicController:
             return (
                 f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
                 + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
-                [_cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)]
-                or [_cite(o) for o in history[-1:]],
+                [cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)]
+                or [cite(o) for o in history[-1:]],
             )
         shown = [o for o in history if not days or any(a <= o.t_start < b for a, b in days)]
         dates = sorted({_t(o.t_start)[:10] for o in shown})
         return (
             f"Entity #{subject} ({entity.category}) appears in {len(shown)} observations on {len(dates)} day(s) "
             f"({', '.join(dates)}).",
-            [_cite(o) for o in shown],
+            [cite(o) for o in shown],
         )
 
     def _who(
@@ -453,7 +454,7 @@ class DeterministicController:
                 return (
                     f"Person #{p.entity_id}{name} was with entity #{subject} at {_t(o.t_start)} on camera {o.camera}: "
                     f"{p.description or 'no description'}.",
-                    [_cite(o), _cite(p)],
+                    [cite(o), cite(p)],
                 )
         return f"No person was seen together with entity #{subject}.", []
 
@@ -471,7 +472,7 @@ class DeterministicController:
         name = f" '{entity.name}'" if entity.name else ""
         said = "; ".join(f.line() for f in known[:4])
         history = self._history(subject, as_of)
-        return f"Entity #{subject}{name} ({entity.category}): {said}.", [_cite(o) for o in history[-1:]]
+        return f"Entity #{subject}{name} ({entity.category}): {said}.", [cite(o) for o in history[-1:]]
 
     def _summary(self, evidence: Evidence) -> tuple[str, list[dict[str, object]]]:
         shown = self.store.observations_by_id(evidence.observation_ids[:3])
@@ -481,7 +482,7 @@ class DeterministicController:
             f"{o.description} ({_t(o.t_start)}, camera {o.camera}, entity #{o.entity_id}, observation {o.id})"
             for o in shown
         ]
-        return "Most relevant in memory: " + "; ".join(parts) + ".", [_cite(o) for o in shown]
+        return "Most relevant in memory: " + "; ".join(parts) + ".", [cite(o) for o in shown]
 
     def _nearest_choice(self, text: str, choices: Sequence[str]) -> tuple[str | None, int | None]:
         """The choice nearest the open answer: the same number when the choices are numbers and the answer

@@ -19,7 +19,7 @@ from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
 from edge_agent.memory.consolidate import facts
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.qa.deterministic import Answer, DeterministicController, moments
+from edge_agent.qa.deterministic import Answer, DeterministicController, cite, moments
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
@@ -182,17 +182,7 @@ class LLMController:
                     text,
                     choice,
                     index,
-                    [
-                        {
-                            "entity": o.entity_id,
-                            "observation": o.id,
-                            "clip": o.clip_id,
-                            "camera": o.camera,
-                            "t_start": o.t_start,
-                            "t_end": o.t_end,
-                        }
-                        for o in cited
-                    ],
+                    [cite(o) for o in cited],
                     "llm",
                     round_number,
                     context,

@@ -6,17 +6,12 @@ from __future__ import annotations
 import os
 import shutil
 
+from helpers.memory import damage
 from helpers.mounts import tmpfs
 
 
-def _damage(path):
-    with open(path, "r+b") as f:
-        f.seek(path.stat().st_size // 2 // 4096 * 4096)
-        f.write(b"\x5a" * 4096)
-
-
 def test_a_damaged_memory_answers_503_with_the_cure(make_client, memory):
-    _damage(memory.home / "memory.db")
+    damage(memory.home / "memory.db", fill=b"\x5a")
     client = make_client(memory.home)
     for method, path in (
         ("GET", "/api/entities"),

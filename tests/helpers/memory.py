@@ -106,3 +106,13 @@ def filled_memory(home, clips: int = 6, per_clip: int = 3):
                 clip(t0, keyframes=(f"keyframes/k{c}.jpg",)), records, caption=f"clip {c}: {per_clip} cups"
             )
     return home
+
+
+def damage(path, *, at: float = 0.5, size: int = 4096, fill: bytes | None = None, seed: int = 7) -> None:
+    """Overwrites ``size`` bytes of a file at the page boundary nearest ``at`` (a fraction of its length) with
+    ``fill`` repeated, else seeded random bytes: a damaged database for the fault tests."""
+    n = path.stat().st_size
+    data = (fill * size)[:size] if fill is not None else np.random.default_rng(seed).bytes(size)
+    with open(path, "r+b") as f:
+        f.seek(int(n * at) // 4096 * 4096)
+        f.write(data)

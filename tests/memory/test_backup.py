@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.memory import filled_memory
+from helpers.memory import damage, filled_memory
 
 from edge_agent.memory import Store, backup
 from edge_agent.memory.backup import BackupError, BackupSchedule
@@ -56,10 +56,7 @@ def test_a_damaged_backup_is_not_restored(tmp_path):
     home = filled_memory(tmp_path / "home", clips=8)
     with Store(home) as store:
         backup.backup(store, tmp_path / "backup")
-    path = tmp_path / "backup" / "memory.db"
-    with open(path, "r+b") as f:
-        f.seek(path.stat().st_size // 2 // 4096 * 4096)
-        f.write(b"\xa5" * 4096)
+    damage(tmp_path / "backup" / "memory.db", fill=b"\xa5")
     before = _entities(home)
     with pytest.raises(BackupError, match="is damaged"):
         backup.restore(home, tmp_path / "backup")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers.memory import filled_memory
+from helpers.memory import damage, filled_memory
 
 from edge_agent.memory import Store
 from edge_agent.memory.check import check
@@ -48,9 +48,6 @@ def test_leftovers_are_notes_not_problems(tmp_path):
 
 def test_damage_is_reported_by_sqlite(tmp_path):
     home = filled_memory(tmp_path / "home", clips=12)
-    path = home / "memory.db"
-    with open(path, "r+b") as f:
-        f.seek(path.stat().st_size // 2 // 4096 * 4096)
-        f.write(b"\x5a" * 4096)
+    damage(home / "memory.db", fill=b"\x5a")
     report = _check(home)
     assert not report.ok and report.integrity and not report.problems

@@ -9,7 +9,7 @@ import stat
 
 import numpy as np
 import pytest
-from helpers.memory import clip, filled_memory, observation, unit
+from helpers.memory import clip, damage, filled_memory, observation, unit
 from helpers.mounts import tmpfs
 
 from edge_agent.memory import CorruptMemoryError, Database, ReadOnlyMemoryError, StorageFullError, Store
@@ -21,13 +21,6 @@ def _embed(texts):
     rng = np.random.default_rng(abs(hash(tuple(texts))) % (1 << 32))
     v = rng.normal(size=(len(texts), 8)).astype(np.float32)
     return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
-def _damage(path, offset_fraction=0.5, size=4096, seed=7):
-    n = path.stat().st_size
-    with open(path, "r+b") as f:
-        f.seek(int(n * offset_fraction) // 4096 * 4096)
-        f.write(np.random.default_rng(seed).bytes(size))
 
 
 def _mode(path) -> int:
@@ -44,7 +37,7 @@ def test_a_new_memory_is_private(tmp_path):
 
 def test_a_damaged_file_is_refused_at_open_and_never_written(tmp_path):
     home = filled_memory(tmp_path / "home", clips=12)
-    _damage(home / "memory.db")
+    damage(home / "memory.db")
     before = (home / "memory.db").read_bytes()
     for mode in ("write", "read"):
         with pytest.raises(CorruptMemoryError) as caught:
@@ -59,7 +52,7 @@ def test_a_damaged_file_is_refused_at_open_and_never_written(tmp_path):
 
 def test_a_file_that_is_not_a_memory_is_named(tmp_path):
     home = filled_memory(tmp_path / "home", clips=2)
-    _damage(home / "memory.db", offset_fraction=0.0, size=100)
+    damage(home / "memory.db", at=0.0, size=100)
     with pytest.raises(CorruptMemoryError, match="memory.db is damaged"):
         Store(home)
 
