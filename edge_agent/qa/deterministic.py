@@ -80,6 +80,10 @@ def _a(what: str) -> str:
     return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
 
 
+def _count_of(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
 def _plural(what: str, n: int) -> str:
     return what if n == 1 or what.endswith("s") or what == "people" else plural(what)
 
@@ -278,7 +282,8 @@ class DeterministicController:
             cited = [cite(o) for o in self.store.observations_by_id([i for i in latest if i is not None])]
             return (
                 "count",
-                f"{n} {_plural(what, n)}{note}: {observations} observations on camera {', '.join(cameras)}.",
+                f"{n} {_plural(what, n)}{note}: {_count_of(observations, 'observation')} "
+                f"on camera {', '.join(cameras)}.",
                 cited,
                 n,
             )
@@ -287,7 +292,7 @@ class DeterministicController:
             per_camera = queries.cameras_of(self.store.db, query.categories, entity_id=one, before=as_of)
             recent = _RECENT.search(question) is not None  # "most recently": the camera of the latest sighting
             ranked = sorted(per_camera, key=lambda c: (-c[2],) if recent else (-c[1], -c[2]))
-            parts = [f"camera {c} ({n} observations, the last at {_t(last)})" for c, n, last, _ in ranked]
+            parts = [f"camera {c} ({_count_of(n, 'observation')}, the last at {_t(last)})" for c, n, last, _ in ranked]
             text = f"{_a(what).capitalize()} was seen on " + ", and on ".join(parts) + "."
             cited = [cite(o) for o in self.store.observations_by_id([c[3] for c in ranked])]
             return "which_camera", text, cited, ranked[0][0]
