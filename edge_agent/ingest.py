@@ -239,5 +239,5 @@ def _records_bytes(records: list[ObservationRecord]) -> int:
     """A generous estimate of what a clip's records add to the database: vectors (the observation's and a
     reference copy), boxes, text and index entries, plus a page margin."""
     return 256 * 1024 + sum(
-        2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description or "") for r in records
+        2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description.text) for r in records
     )

@@ -151,7 +151,14 @@ class ObservationOut(BaseModel):
     category: str
     t_start: float = Field(..., description="Unix seconds")
     t_end: float = Field(..., description="Unix seconds")
-    description: str
+    description: str = Field(..., description="the describer's sentence")
+    colours: list[str] = Field([], description="colour names, the main one first")
+    rgb: str | None = Field(None, description="the measured colour, #rrggbb")
+    pattern: str = Field("", description="plain, striped, checked, patterned ('' when unknown)")
+    size: str = Field("", description="small, medium or large: its share of the frame")
+    zone: str = Field("", description="the camera's named zone it was in ('' when none)")
+    region: str = Field("", description="where in the image, when no named zone holds it: 'top left', 'centre', ...")
+    motion: str = Field("", description="brief, still, moving left / right / up / down")
     crop_url: str | None = Field(None, description="the observation's crop (a JPEG)")
     keyframe_url: str | None = Field(None, description="the keyframe of its clip (a JPEG)")
 
@@ -170,7 +177,7 @@ class FactOut(BaseModel):
 class TraceOut(BaseModel):
     id: int
     camera: str
-    place: str
+    place: str = Field(..., description="the named zone or image region of the span ('' when unknown)")
     description: str
     t_start: float = Field(..., description="Unix seconds")
     t_end: float = Field(..., description="Unix seconds")

@@ -53,6 +53,13 @@ def observations_out(store: Store, observations: Sequence[Observation]) -> list[
             t_start=o.t_start,
             t_end=o.t_end,
             description=o.description,
+            colours=list(o.colours),
+            rgb=None if o.rgb is None else f"#{o.rgb:06x}",
+            pattern=o.pattern,
+            size=o.size,
+            zone=o.zone,
+            region=o.region,
+            motion=o.motion,
             crop_url=crop_url(o.id) if o.crop_path else None,
             keyframe_url=keyframe_url(o.clip_id) if o.clip_id in keyframed else None,
         )

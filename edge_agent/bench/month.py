@@ -16,6 +16,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from edge_agent.memory import ClipRecord, ObservationRecord, Store, queries
 from edge_agent.memory.consolidate import ConsolidationConfig
+from edge_agent.memory.description import Description, label, place_phrase
 
 __all__ = ["format_table", "household", "run"]
 
@@ -36,12 +38,12 @@ PLACES = {
     "door": (20, 60, 50, 90),
     "rug": (300, 300, 380, 350),
 }
-THINGS = {  # id: (kind, category, subject words, box size)
-    "cup": ("object", "cup", "plain red cup", (24, 28)),
-    "keys": ("object", "keys", "plain grey keys", (20, 12)),
-    "remote": ("object", "remote", "plain black remote", (30, 12)),
-    "dog": ("animal", "dog", "plain brown dog", (70, 45)),
-    "alice": ("person", "person", "person in blue plain clothes", (50, 140)),
+THINGS = {  # id: (kind, category, colour, box size)
+    "cup": ("object", "cup", "red", (24, 28)),
+    "keys": ("object", "keys", "grey", (20, 12)),
+    "remote": ("object", "remote", "black", (30, 12)),
+    "dog": ("animal", "dog", "brown", (70, 45)),
+    "alice": ("person", "person", "blue", (50, 140)),
 }
 
 
@@ -101,7 +103,7 @@ def household(
                 if state is None:
                     continue
                 place, moving = state
-                kind, category, words, (w, h) = THINGS[thing]
+                kind, category, colour, (w, h) = THINGS[thing]
                 x, y = PLACES[place][0], PLACES[place][1]
                 times = t + np.arange(frames) / sample_fps
                 drift = np.linspace(0, 40 if moving else 0, frames)[:, None]
@@ -111,8 +113,10 @@ def household(
                     + rng.normal(0, 0.7, (frames, 4))
                 )
                 vector = prototypes[thing] + rng.normal(0, 0.01, dims).astype(np.float32)
-                where = f"by the {place}" if place != "sofa" else "on the sofa"
-                text = f"a {words} {where}, " + ("moving right" if moving else "staying in place")
+                described = Description(
+                    colours=(colour,), pattern="plain", zone=place, motion="moving right" if moving else "still"
+                )
+                described = replace(described, text=described.sentence(category))
                 records.append(
                     ObservationRecord(
                         track,
@@ -123,10 +127,10 @@ def household(
                         np.full(frames, 0.9, np.float32),
                         vector,
                         SPACE,
-                        description=text,
+                        description=described,
                     )
                 )
-                said.append(f"{words} {where}")
+                said.append(f"{label(category, described.colours, 'plain')} {place_phrase(place)}")
             caption = "living: " + (", ".join(said) if said else "nothing detected")
             yield ClipRecord("living", t, t + clip_seconds), records, caption
             t += clip_seconds

@@ -41,8 +41,8 @@ from edge_agent.ingest import Pipeline
 from edge_agent.memory import Store, queries
 from edge_agent.memory.associate import AssociationConfig, Associator, Thresholds
 from edge_agent.memory.consolidate import traces
+from edge_agent.memory.description import label
 from edge_agent.memory.records import AssociationDecision, ObservationRecord
-from edge_agent.memory.wording import subject_of
 from edge_agent.perception.backends import build_backends
 from edge_agent.retrieval import RetrievalConfig
 from edge_agent.rules import book
@@ -71,7 +71,8 @@ class _RecordingStore(Store):
 
 class _TextGrouping(Associator):
     """The text-only baseline: an observation joins the entity of every earlier observation whose
-    description names the same subject ("red cup", "person in blue"), whatever it looked like."""
+    description names the same subject (its category, colour and pattern: "striped red cup", "person in blue
+    plain clothes"), whatever else it looked like."""
 
     def __init__(self, db: Any, config: AssociationConfig) -> None:
         super().__init__(db, config)
@@ -80,7 +81,8 @@ class _TextGrouping(Associator):
     def associate(
         self, observation_id: int, record: ObservationRecord, camera: str, space_id: int
     ) -> AssociationDecision:
-        key = (record.category, (subject_of(record.description) or record.category).strip())
+        d = record.description
+        key = (record.category, label(record.category, d.colours, d.pattern))
         entity_id = self.groups.get(key)
         created = entity_id is None
         if entity_id is None:

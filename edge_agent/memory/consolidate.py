@@ -1,12 +1,12 @@
 """ReflectWorld-MM's entity / trace / schema levels and its semantic memory, as clips arrive.
 
-**Traces.** An entity seen again and again in the same state (same camera, same words, boxes that
-overlap, no gap longer than ``max_gap_s``) is one trace. The observations of its first
-``keep_first_s`` and its latest ones (the entity's reference set: identity keeps its evidence) stay;
-those between are folded into the trace's span and count. A clip left with nothing of its own inside
-a run of clips with the same caption goes too (its keyframe with it; its ingest-log row joins the
-recorded span before it). A month of a fixed camera watching a quiet room grows memory with the
-things and the changes, not with the frames.
+**Traces.** An entity seen again and again in the same state (same camera, the same described place, motion,
+colours, pattern and company, boxes that overlap, no gap longer than ``max_gap_s``) is one trace. The
+observations of its first ``keep_first_s`` and its latest ones (the entity's reference set: identity keeps its
+evidence) stay; those between are folded into the trace's span and count. A clip left with nothing of its own
+inside a run of clips with the same caption goes too (its keyframe with it; its ingest-log row joins the
+recorded span before it). A month of a fixed camera watching a quiet room grows memory with the things and the
+changes, not with the frames.
 
 **Facts.** Each new trace is evidence about its entity: where it usually is (``place``), where it is
 now (``state``), who moves it (``owner``: the one person seen while an object changed place), and,
@@ -30,13 +30,13 @@ import numpy as np
 from edge_agent.clock import format_utc
 from edge_agent.config.consolidation import ConsolidationConfig
 from edge_agent.memory.db import Database, HasDatabase, database_of
+from edge_agent.memory.description import Description, label, place_phrase
 from edge_agent.memory.housekeeping import (
     delete_keyframe_vectors,
     delete_observation_vectors,
     delete_text_vectors,
     media_of_clips,
 )
-from edge_agent.memory.wording import place_of, subject_of
 
 __all__ = ["ConsolidationConfig", "Fact", "Sighting", "Trace", "consolidate_clip", "facts", "part_of_day", "traces"]
 
@@ -50,8 +50,9 @@ class Sighting:
     kind: str
     t_start: float
     t_end: float
-    description: str
+    description: Description
     box: np.ndarray  # (4,) median box
+    category: str = ""
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,7 @@ def consolidate_clip(
     media: list[str] = []
     emptied: set[int] = set()
     for s in sorted(sightings, key=lambda s: (s.t_start, s.observation_id)):
-        place = place_of(s.description) or ""
+        place = s.description.place
         last = db.query_one(
             f"SELECT {_TRACE_COLUMNS}, x1, y1, x2, y2 FROM traces WHERE entity_id = ? AND camera = ? "
             "ORDER BY t_end DESC LIMIT 1",
@@ -218,7 +219,7 @@ def consolidate_clip(
             last is not None
             and previous is not None
             and s.t_start - previous.t_end <= config.max_gap_s
-            and s.description == previous.description
+            and s.description.state() == _state(db, previous)
             and _iou(np.asarray(last[10:], np.float64), s.box) >= config.min_iou
         ):
             db.execute(
@@ -245,7 +246,7 @@ def consolidate_clip(
                 s.entity_id,
                 camera,
                 place,
-                s.description,
+                s.description.text,
                 s.t_start,
                 s.t_end,
                 s.observation_id,
@@ -256,6 +257,32 @@ def consolidate_clip(
         _learn(db, config, s, camera, place, previous)
     media += _fold_clips(db, clip_id, camera, emptied)
     return media
+
+
+def _state(db: Database, trace: Trace) -> tuple[object, ...] | None:
+    """The described state of a trace: that of the latest observation it holds (None when that is gone)."""
+    if trace.last_observation_id is None:
+        return None
+    row = db.query_one(
+        "SELECT description, colour, colour_second, pattern, zone, region, motion FROM observations WHERE id = ?",
+        (trace.last_observation_id,),
+    )
+    if row is None:
+        return None
+    company = db.query(
+        "SELECT category, n FROM observation_company WHERE observation_id = ? ORDER BY category",
+        (trace.last_observation_id,),
+    )
+    text, colour, second, pattern, zone, region, motion = row
+    return Description(
+        text,
+        tuple(c for c in (colour, second) if c),
+        pattern=pattern,
+        zone=zone,
+        region=region,
+        motion=motion,
+        company=tuple((c, int(n)) for c, n in company),
+    ).state()
 
 
 def _fold(db: Database, observation_id: int) -> tuple[int, list[str]] | None:
@@ -339,19 +366,20 @@ def _learn(
     if not place:
         return
     t = s.t_start
-    subject = subject_of(s.description) or "it"
+    subject = label(s.category, s.description.colours, s.description.pattern) if s.category else "it"
+    where = place_phrase(place)
     confirm(
         db,
         config,
         s.entity_id,
         "state",
         place,
-        f"{subject}: {place} since {format_utc(t)} UTC (camera {camera})",
+        f"{subject}: {where} since {format_utc(t)} UTC (camera {camera})",
         t,
         replace=True,
     )
-    if "moving" not in s.description:  # where it rests, not where it passes
-        confirm(db, config, s.entity_id, "place", place, f"{subject}: usually {place}", t)
+    if not s.description.moving:  # where it rests, not where it passes
+        confirm(db, config, s.entity_id, "place", place, f"{subject}: usually {where}", t)
     if s.kind == "object" and previous is not None and previous.place and previous.place != place:
         people = {
             int(r[0])
@@ -393,7 +421,7 @@ def _learn(
                 s.entity_id,
                 kind,
                 place,
-                f"{subject}: {place} most {part}s ({len(days)} days so far)",
+                f"{subject}: {where} most {part}s ({len(days)} days so far)",
                 t,
                 exclusive=False,
             )

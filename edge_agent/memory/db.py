@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from edge_agent.errors import EdgeAgentError
+from edge_agent.memory.legacy import migrate_to_v3
 from edge_agent.memory.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = [
@@ -497,6 +498,8 @@ class Database:
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self.transaction():
                 self.script(MIGRATIONS[version])
+                if version == 3:
+                    migrate_to_v3(self)  # what v2 kept only in its sentences, into v3's fields
                 self.execute(f"PRAGMA user_version = {version}")
 
     def file_bytes(self) -> int:

@@ -13,36 +13,44 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from edge_agent.clock import format_utc
 from edge_agent.memory.db import Database
+from edge_agent.memory.description import label
 from edge_agent.memory.housekeeping import delete_text_vectors
-from edge_agent.memory.wording import subject_of
 
-__all__ = ["SCALES", "LLMSummarizer", "Summarizer", "refresh", "roll_up", "summary"]
+__all__ = ["SCALES", "LLMSummarizer", "Seen", "Summarizer", "refresh", "roll_up", "summary"]
 
 SCALES = (("10min", 600.0), ("hour", 3600.0), ("day", 86400.0))
 _CHILD = {"10min": "clip", "hour": "10min", "day": "hour"}
 
-#: (scale, camera, t_start, t_end, [(entity id, category, description), ...]) -> text
-Summarizer = Callable[[str, str, float, float, Sequence[tuple[int | None, str, str]]], str]
+
+class Seen(NamedTuple):
+    """One sighting in a window, as a summary needs it: the entity, what it was ('striped red cup', from its
+    described fields), whether it was moving."""
+
+    entity_id: int | None
+    label: str
+    moving: bool
 
 
-def summary(
-    scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[tuple[int | None, str, str]], most: int = 8
-) -> str:
+#: (scale, camera, t_start, t_end, [Seen, ...]) -> text
+Summarizer = Callable[[str, str, float, float, Sequence[Seen]], str]
+
+
+def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[Seen], most: int = 8) -> str:
     """Extractive: '<camera>, <times> (<scale>): <n> things seen: #5 person in blue (12 sightings, moving), ...'."""
     head = f"{camera}, {format_utc(t_start)} to {format_utc(t_end)[11:]} UTC ({scale})"
     if not seen:
         return f"{head}: nothing seen"
-    sightings: Counter[int | None] = Counter(e for e, _, _ in seen)
+    sightings: Counter[int | None] = Counter(s.entity_id for s in seen)
     described: dict[int | None, Counter[str]] = defaultdict(Counter)
     moving: set[int | None] = set()
-    for entity, category, text in seen:
-        described[entity][subject_of(text) or category] += 1
-        if "moving" in (text or ""):
-            moving.add(entity)
+    for s in seen:
+        described[s.entity_id][s.label] += 1
+        if s.moving:
+            moving.add(s.entity_id)
     parts = []
     for entity, n in sightings.most_common(most):
         label = f"#{entity} " if entity is not None else ""
@@ -68,9 +76,7 @@ class LLMSummarizer:
         self.max_tokens = max_tokens
         self.failures = 0
 
-    def __call__(
-        self, scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[tuple[int | None, str, str]]
-    ) -> str:
+    def __call__(self, scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[Seen]) -> str:
         facts = summary(scale, camera, t_start, t_end, seen)
         if not seen:
             return facts
@@ -88,29 +94,31 @@ class LLMSummarizer:
         text = re.sub(
             r"^[^,]{1,80}, \d{4}-\d{2}-\d{2}[^()]{0,60}\([^)]{1,12}\):\s*", "", text
         )  # a copied heading: memory writes its own
-        known = {str(e) for e, _, _ in seen if e is not None}
+        known = {str(s.entity_id) for s in seen if s.entity_id is not None}
         if not text or not set(re.findall(r"#(\d+)", text)) <= known:
             self.failures += 1  # an entity the window never saw: the model invented it
             return facts
         return f"{head}: {text}"
 
 
-def _seen(db: Database, camera: str, t_start: float, t_end: float) -> list[tuple[int | None, str, str]]:
+def _seen(db: Database, camera: str, t_start: float, t_end: float) -> list[Seen]:
     """What was seen in the window: its observations, and the things that stayed through it in a trace
-    whose observations were folded away."""
+    whose observations were folded away (as their trace's latest observation was described)."""
     seen = [
-        (e, c, d)
-        for e, c, d in db.query(
-            "SELECT entity_id, category, description FROM observations WHERE camera = ? AND t_start >= ? AND t_start "
-            "< ? ORDER BY t_start",
+        Seen(e, label(c, (c1, c2), p), m.startswith("moving"))
+        for e, c, c1, c2, p, m in db.query(
+            "SELECT entity_id, category, colour, colour_second, pattern, motion FROM observations "
+            "WHERE camera = ? AND t_start >= ? AND t_start < ? ORDER BY t_start",
             (camera, t_start, t_end),
         )
     ]
-    present = {e for e, _, _ in seen}
+    present = {s.entity_id for s in seen}
     seen += [
-        (e, c, d)
-        for e, c, d in db.query(
-            "SELECT t.entity_id, e.category, t.description FROM traces t JOIN entities e ON e.id = t.entity_id "
+        Seen(e, label(c, (c1 or "", c2 or ""), p or ""), (m or "").startswith("moving"))
+        for e, c, c1, c2, p, m in db.query(
+            "SELECT t.entity_id, e.category, o.colour, o.colour_second, o.pattern, o.motion FROM traces t "
+            "JOIN entities e ON e.id = t.entity_id "
+            "LEFT JOIN observations o ON o.id = coalesce(t.last_observation_id, t.first_observation_id) "
             "WHERE t.camera = ? AND t.t_start < ? AND t.t_end >= ? ORDER BY t.t_start",
             (camera, t_end, t_start),
         )

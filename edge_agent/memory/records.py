@@ -12,12 +12,14 @@ import numpy as np
 import numpy.typing as npt
 
 from edge_agent.errors import EdgeAgentError
+from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, label
 
 __all__ = [
     "AssociationDecision",
     "Biography",
     "CandidateScore",
     "Clip",
+    "Description",
     "ClipRecord",
     "Entity",
     "Episode",
@@ -88,6 +90,8 @@ class ObservationRecord:
     ``frame_times`` (K,) are the wall-clock seconds of the sampled frames with a box; ``boxes`` (K, 4)
     float32 x1, y1, x2, y2 pixels; ``scores`` (K,). ``embedding`` (D,) is the appearance vector in
     ``embedding_space`` (the embedder's name: vectors of different spaces are never compared).
+    ``description``: what the describer said, as typed fields and a sentence (a string given is taken as a
+    sentence with no fields).
     """
 
     track_id: int
@@ -98,7 +102,7 @@ class ObservationRecord:
     scores: npt.NDArray[np.float32]
     embedding: npt.NDArray[np.float32]
     embedding_space: str
-    description: str = ""
+    description: Description = Description()
     crop_path: str | None = None
     t_start: float = field(init=False)
     t_end: float = field(init=False)
@@ -110,8 +114,7 @@ class ObservationRecord:
             raise InvalidRecordError(f"category must be a non-empty class name, got {self.category!r}")
         if not isinstance(self.embedding_space, str) or not self.embedding_space.strip():
             raise InvalidRecordError("embedding_space must name the embedder")
-        if not isinstance(self.description, str) or len(self.description) > MAX_TEXT:
-            raise InvalidRecordError(f"description must be text of at most {MAX_TEXT} characters")
+        object.__setattr__(self, "description", _description(self.description))
         try:
             object.__setattr__(self, "track_id", int(self.track_id))
         except (TypeError, ValueError) as exc:
@@ -156,6 +159,44 @@ class ObservationRecord:
         return np.round(self.frame_times * 1000.0).astype(np.int64)
 
 
+def _word(name: str, value: object, allowed: tuple[str, ...] | None = None) -> str:
+    if not isinstance(value, str) or len(value) > 100 or value != value.strip().lower():
+        raise InvalidRecordError(
+            f"description {name} must be a lower-case word of at most 100 characters, got {value!r}"
+        )
+    if value and allowed is not None and value not in allowed:
+        raise InvalidRecordError(f"description {name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _description(value: object) -> Description:
+    """A checked Description (a string becomes the sentence of one with no fields)."""
+    if isinstance(value, str):
+        value = Description(text=value)
+    if not isinstance(value, Description):
+        raise InvalidRecordError(f"description must be a Description or text, got {type(value).__name__}")
+    if not isinstance(value.text, str) or len(value.text) > MAX_TEXT:
+        raise InvalidRecordError(f"description text must be at most {MAX_TEXT} characters")
+    if len(value.colours) > 2:
+        raise InvalidRecordError(f"description colours are at most two names, got {value.colours!r}")
+    for colour in value.colours:
+        _word("colour", colour)
+    if value.rgb is not None and (
+        len(value.rgb) != 3 or not all(isinstance(c, int) and 0 <= c <= 255 for c in value.rgb)
+    ):
+        raise InvalidRecordError(f"description rgb must be three integers 0-255, got {value.rgb!r}")
+    _word("pattern", value.pattern)
+    _word("size", value.size, SIZES)
+    _word("zone", value.zone)
+    _word("region", value.region, REGIONS)
+    _word("motion", value.motion, MOTIONS)
+    for category, n in value.company:
+        _word("company category", category)
+        if not isinstance(n, int) or n < 1:
+            raise InvalidRecordError(f"description company counts must be positive integers, got {n!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Clip:
     id: int
@@ -191,6 +232,32 @@ class Observation:
     t_end: float
     description: str
     crop_path: str | None
+    colour: str = ""
+    colour_second: str = ""
+    rgb: int | None = None
+    pattern: str = ""
+    size: str = ""
+    zone: str = ""
+    region: str = ""
+    motion: str = ""
+
+    @property
+    def colours(self) -> tuple[str, ...]:
+        return tuple(c for c in (self.colour, self.colour_second) if c)
+
+    @property
+    def place(self) -> str:
+        """The named zone, else the image region; '' when unknown."""
+        return self.zone or self.region
+
+    @property
+    def moving(self) -> bool:
+        return self.motion.startswith("moving")
+
+    @property
+    def label(self) -> str:
+        """What it is called from its fields: 'striped red cup', 'person in blue plain clothes'."""
+        return label(self.category, self.colours, self.pattern)
 
 
 @dataclass(frozen=True)

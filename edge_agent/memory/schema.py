@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -259,7 +259,30 @@ ALTER TABLE notifications ADD COLUMN next_attempt REAL NOT NULL DEFAULT 0;
 CREATE INDEX notifications_due ON notifications (status, next_attempt);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
+# Version 3 (issue 16): what a description says, as typed fields (edge_agent.memory.description), and the
+# places of traces and facts as the zone or region itself ('sink', 'top left'), not a phrase. The fields of
+# the observations already stored are read from their template sentences afterwards, in Python
+# (edge_agent.memory.legacy), in the same transaction.
+_V3 = """
+ALTER TABLE observations ADD COLUMN colour TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN colour_second TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN rgb INTEGER CHECK (rgb IS NULL OR (rgb >= 0 AND rgb <= 16777215));
+ALTER TABLE observations ADD COLUMN pattern TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN size TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN zone TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN region TEXT NOT NULL DEFAULT '';
+ALTER TABLE observations ADD COLUMN motion TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE observation_company (
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    category TEXT NOT NULL,
+    n INTEGER NOT NULL CHECK (n > 0),
+    PRIMARY KEY (observation_id, category)
+) WITHOUT ROWID;
+CREATE INDEX observation_company_by_category ON observation_company (category);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

@@ -242,6 +242,7 @@ class Store(Reads, Housekeeping):
                     r.t_end,
                     r.description,
                     np.median(np.asarray(r.boxes, np.float64), axis=0),
+                    r.category,
                 )
                 for r, d in zip(records, decisions)
             ]
@@ -259,9 +260,11 @@ class Store(Reads, Housekeeping):
 
     def _write_observation(self, clip_id: int, camera: str, r: ObservationRecord) -> AssociationDecision:
         space_id = self._space(r.embedding_space, int(r.embedding.size))
+        d = r.description
         observation_id = self.db.insert(
             "INSERT INTO observations (clip_id, track_id, camera, kind, category, t_start, t_end, description, "
-            "crop_path, media_bytes, space_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "crop_path, media_bytes, space_id, colour, colour_second, rgb, pattern, size, zone, region, motion) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 clip_id,
                 r.track_id,
@@ -270,11 +273,23 @@ class Store(Reads, Housekeeping):
                 r.category,
                 r.t_start,
                 r.t_end,
-                r.description,
+                d.text,
                 r.crop_path,
                 self._file_bytes(r.crop_path),
                 space_id,
+                d.colour,
+                d.colours[1] if len(d.colours) > 1 else "",
+                None if d.rgb is None else (d.rgb[0] << 16) | (d.rgb[1] << 8) | d.rgb[2],
+                d.pattern,
+                d.size,
+                d.zone,
+                d.region,
+                d.motion,
             ),
+        )
+        self.db.executemany(
+            "INSERT INTO observation_company (observation_id, category, n) VALUES (?, ?, ?)",
+            [(observation_id, c, n) for c, n in d.company],
         )
         frames = r.frame_ms.tolist()
         self.db.executemany(

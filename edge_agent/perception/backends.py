@@ -111,6 +111,7 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
                 n_ctx=v.n_ctx,
                 max_tokens=v.max_tokens,
                 n_gpu_layers=v.n_gpu_layers,
+                zones=config.zones,
             )
         except (FileNotFoundError, ImportError, ValueError) as exc:
             raise ModelError(f"[describer] type = 'vlm': {exc}") from None

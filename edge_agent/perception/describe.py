@@ -1,30 +1,45 @@
 """Grounded descriptions (GEB section 3.2): one ``Describer`` protocol writing an observation's
-description and a clip's caption.
+description, as typed fields with a sentence (edge_agent.memory.description), and a clip's caption.
 
-- ``TemplateDescriber`` needs no model: category, colour name, pattern (plain, striped, checked),
-  the named zone or position in the frame, motion and the entities seen with it, all read off the
-  pixels and boxes, so it never states what it did not see.
+- ``TemplateDescriber`` needs no model: colour names with the measured colour, pattern (plain, striped,
+  checked), size, the named zone or region of the frame, motion and the categories seen with it, all read
+  off the pixels and boxes, so it never states what it did not see; its sentence says the fields.
 - ``LlamaVLMDescriber``: a GGUF vision-language model and its mmproj through llama-cpp-python's
   multimodal chat handlers, with GEB's grounding prompt (establish the subject from its crops, use the
   scene only for interactions, use speech only where it concerns the subject) and ReflectWorld-MM's
   context-enhanced perception (what memory already knows of the proposed entity goes into the prompt).
+  It answers under a JSON schema (llama.cpp's grammar): a sentence, colour names from the describer's
+  list and a pattern; where it was, its size, motion and company are measured, as the template does.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
+from edge_agent.memory.description import REGIONS, Description, counted, motion_phrase, place_phrase
 from edge_agent.perception.embed import subject_weights
 
-__all__ = ["Describer", "LlamaVLMDescriber", "ObservationContext", "TemplateDescriber", "colour_name", "pattern_name"]
+__all__ = [
+    "COLOUR_NAMES",
+    "DESCRIPTION_SCHEMA",
+    "PATTERN_NAMES",
+    "Describer",
+    "LlamaVLMDescriber",
+    "ObservationContext",
+    "TemplateDescriber",
+    "colour_name",
+    "colours_of",
+    "pattern_name",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +63,7 @@ class Describer(Protocol):
     name: str
     wants_context: bool  #: whether it reads the scene frame and the memory note (they cost a lookup)
 
-    def describe(self, observation: ObservationContext) -> str: ...
+    def describe(self, observation: ObservationContext) -> Description: ...
     def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str: ...
 
 
@@ -65,11 +80,29 @@ _HUES = [
 ]
 
 
+COLOUR_NAMES = ("black", "dark grey", "grey", "white", *dict.fromkeys(name for _, name in _HUES))
+PATTERN_NAMES = ("plain", "striped", "checked", "patterned")
+
+
+def _centre(patch: np.ndarray) -> np.ndarray:
+    h, w = patch.shape[:2]
+    return patch[h // 4 : max(h // 4 + 1, 3 * h // 4), w // 4 : max(w // 4 + 1, 3 * w // 4)]
+
+
+def _pixel_names(hsv: np.ndarray) -> np.ndarray:
+    """Each pixel's colour name (indices into COLOUR_NAMES), by the rules colour_name applies to a crop."""
+    hue, sat, val = hsv[:, 0], hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
+    limits = np.array([limit for limit, _ in _HUES], np.float32)
+    chromatic = np.array([COLOUR_NAMES.index(name) for _, name in _HUES])[
+        np.minimum(np.searchsorted(limits, hue), len(limits) - 1)
+    ]
+    grey = np.where(val > 0.8, 3, np.where(val > 0.35, 2, 1))
+    return np.where(val < 0.2, 0, np.where(sat > 0.35, chromatic, grey))
+
+
 def colour_name(patch: np.ndarray) -> str:
     """The dominant colour of the central part of a crop, in plain words."""
-    h, w = patch.shape[:2]
-    centre = patch[h // 4 : max(h // 4 + 1, 3 * h // 4), w // 4 : max(w // 4 + 1, 3 * w // 4)]
-    hsv = cv2.cvtColor(centre, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
+    hsv = cv2.cvtColor(_centre(patch), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
     sat, val = hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
     if np.median(val) < 0.2:
         return "black"
@@ -79,6 +112,23 @@ def colour_name(patch: np.ndarray) -> str:
         return "white" if v > 0.8 else "grey" if v > 0.35 else "dark grey"
     hue = float(np.median(hsv[colourful, 0]))
     return next(name for limit, name in _HUES if hue <= limit)
+
+
+def colours_of(patch: np.ndarray, second_share: float = 0.25) -> tuple[tuple[str, ...], tuple[int, int, int]]:
+    """(colour names, measured colour): the dominant colour of the crop's centre, then a second one when at
+    least ``second_share`` of the centre's pixels are of it; the measured colour is the median RGB of the
+    pixels named with the dominant colour."""
+    centre = _centre(patch)
+    main = colour_name(patch)
+    hsv = cv2.cvtColor(centre, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
+    names = _pixel_names(hsv)
+    shares = np.bincount(names, minlength=len(COLOUR_NAMES)) / max(len(names), 1)
+    shares[COLOUR_NAMES.index(main)] = 0.0
+    second = COLOUR_NAMES[int(np.argmax(shares))] if shares.max() >= second_share else None
+    pixels = centre.reshape(-1, 3)
+    mine = pixels[names == COLOUR_NAMES.index(main)]
+    b, g, r = np.median(mine if len(mine) else pixels, axis=0)
+    return ((main, second) if second else (main,)), (int(r), int(g), int(b))
 
 
 def pattern_name(patch: np.ndarray, size: int = 64) -> str:
@@ -107,30 +157,32 @@ def pattern_name(patch: np.ndarray, size: int = 64) -> str:
     return "patterned"
 
 
-def _position(box: np.ndarray, size: tuple[int, int]) -> str:
+def _region(box: np.ndarray, size: tuple[int, int]) -> str:
+    """Which ninth of the image the box's centre is in (edge_agent.memory.description.REGIONS)."""
     cx, cy = (box[0] + box[2]) / 2 / size[0], (box[1] + box[3]) / 2 / size[1]
-    horizontal = "left" if cx < 1 / 3 else "right" if cx > 2 / 3 else "centre"
-    vertical = "top" if cy < 1 / 3 else "bottom" if cy > 2 / 3 else "middle"
-    return "in the centre" if (horizontal, vertical) == ("centre", "middle") else f"at the {vertical} {horizontal}"
+    column = 0 if cx < 1 / 3 else 2 if cx > 2 / 3 else 1
+    row = 0 if cy < 1 / 3 else 2 if cy > 2 / 3 else 1
+    return REGIONS[3 * row + column]
+
+
+def _size(boxes: np.ndarray, size: tuple[int, int]) -> str:
+    """small / medium / large: the square root of the median box's share of the frame (< 0.15, < 0.4)."""
+    w, h = np.median(boxes[:, 2] - boxes[:, 0]), np.median(boxes[:, 3] - boxes[:, 1])
+    side = float(np.sqrt(max(w * h, 0.0) / max(size[0] * size[1], 1)))
+    return "small" if side < 0.15 else "medium" if side < 0.4 else "large"
 
 
 def _motion(boxes: np.ndarray, size: tuple[int, int]) -> str:
     if len(boxes) < 2:
-        return "seen briefly"
+        return "brief"
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     dx, dy = centres[-1] - centres[0]
     scale = 0.08 * max(size)
     if abs(dx) < scale and abs(dy) < scale:
-        return "staying in place"
+        return "still"
     if abs(dx) >= abs(dy):
         return "moving right" if dx > 0 else "moving left"
     return "moving down" if dy > 0 else "moving up"
-
-
-def _plural(category: str, n: int) -> str:
-    if n == 1:
-        return f"a {category}"
-    return f"{n} {category if category.endswith('s') else 'people' if category == 'person' else category + 's'}"
 
 
 def _zone(box: np.ndarray, zones: dict[str, tuple[float, float, float, float]]) -> str | None:
@@ -145,8 +197,8 @@ def _zone(box: np.ndarray, zones: dict[str, tuple[float, float, float, float]]) 
 
 
 class TemplateDescriber:
-    """``zones``: per camera, named places in image pixels; a thing inside one is said to be "by the
-    <zone>" (else its position in the frame is given)."""
+    """``zones``: per camera, named places in image pixels; a thing inside one is "by the <zone>" (its
+    ``zone``), else its region of the frame is given."""
 
     name = "template"
     wants_context = False
@@ -154,22 +206,26 @@ class TemplateDescriber:
     def __init__(self, zones: dict[str, dict[str, tuple[float, float, float, float]]] | None = None) -> None:
         self.zones = zones or {}
 
-    def describe(self, observation: ObservationContext) -> str:
+    def measure(self, observation: ObservationContext) -> Description:
+        """Everything the pixels and boxes say, with the sentence that says it."""
         boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
-        colour = colour_name(observation.crops[0]) if observation.crops else ""
-        pattern = pattern_name(observation.crops[0]) if observation.crops else "plain"
-        if observation.category == "person":
-            subject = f"person in {colour} {pattern} clothes" if colour else "person"
-        else:
-            subject = f"{pattern} {colour} {observation.category}".strip()
+        colours, rgb = colours_of(observation.crops[0]) if observation.crops else ((), None)
         middle = boxes[len(boxes) // 2]
-        zone = _zone(middle, self.zones.get(observation.camera, {}))
-        where = f"by the {zone}" if zone else _position(middle, observation.frame_size)
-        text = f"a {subject} {where}, {_motion(boxes, observation.frame_size)}"
-        others = Counter(o for o in observation.others)
-        if others:
-            text += "; with " + ", ".join(_plural(c, n) for c, n in sorted(others.items()))
-        return text
+        zone = _zone(middle, self.zones.get(observation.camera, {})) or ""
+        described = Description(
+            colours=colours,
+            rgb=rgb,
+            pattern=pattern_name(observation.crops[0]) if observation.crops else "",
+            size=_size(boxes, observation.frame_size),
+            zone=zone.strip().lower(),
+            region="" if zone else _region(middle, observation.frame_size),
+            motion=_motion(boxes, observation.frame_size),
+            company=tuple(sorted(Counter(observation.others).items())),
+        )
+        return replace(described, text=described.sentence(observation.category))
+
+    def describe(self, observation: ObservationContext) -> Description:
+        return self.measure(observation)
 
     def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str:
         if not observations:
@@ -178,7 +234,7 @@ class TemplateDescriber:
         moving = sum(
             1 for o in observations if _motion(np.asarray(o.boxes).reshape(-1, 4), o.frame_size).startswith("moving")
         )
-        seen = ", ".join(_plural(c, n) for c, n in counts.most_common())
+        seen = ", ".join(counted(c, n) for c, n in counts.most_common())
         return f"{camera}: {seen}" + (f"; {moving} moving" if moving else "")
 
 
@@ -188,12 +244,24 @@ GROUNDING_PROMPT = (
     "marks, and what it is doing. Use the whole-scene frame only for what the subject interacts with or "
     "where it is. Use the timestamped speech only where it clearly concerns this subject. The memory note "
     "says what was seen before and may be wrong: trust the images. Never invent names. Answer in one or "
-    "two plain sentences."
+    "two plain sentences, with the colour names (at most two, the main one first) and the pattern chosen "
+    "from the lists the answer's format allows."
 )
 CAPTION_PROMPT = (
     "You caption a 10-second clip from a home camera for a long-term memory. Say what happens, who and "
     "what is involved, in one or two plain sentences, grounded in the frame and the list of detections."
 )
+
+#: What the VLM answers, as llama.cpp's grammar enforces it: a sentence, colour names, a pattern.
+DESCRIPTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sentence": {"type": "string", "maxLength": 400},
+        "colours": {"type": "array", "items": {"enum": list(COLOUR_NAMES)}, "minItems": 1, "maxItems": 2},
+        "pattern": {"enum": list(PATTERN_NAMES)},
+    },
+    "required": ["sentence", "colours", "pattern"],
+}
 
 # llama-cpp-python's multimodal chat handlers, by the name used in the configuration.
 VLM_HANDLERS = {
@@ -236,16 +304,19 @@ class LlamaVLMDescriber:
         *,
         handler: str = "llava-1.5",
         n_ctx: int = 4096,
-        max_tokens: int = 96,
+        max_tokens: int = 160,
         n_gpu_layers: int = 0,
         crops: int = 2,
+        zones: dict[str, dict[str, tuple[float, float, float, float]]] | None = None,
         llm: Any = None,
     ) -> None:
         self.wants_context = True
         self.max_tokens = max_tokens
         self.crops = crops
         self.name = f"llama.cpp VLM ({Path(model).name}, {handler})"
-        self.template = TemplateDescriber()
+        self.template = TemplateDescriber(zones)
+        self.failures = 0  #: replies that were not DESCRIPTION_SCHEMA's (the measured fields stood)
+        self.last_failure: str | None = None
         if llm is not None:
             self._llm = llm
             return
@@ -271,32 +342,54 @@ class LlamaVLMDescriber:
             verbose=False,
         )
 
-    def _ask(self, system: str, images: Sequence[np.ndarray], text: str) -> str:
+    def _ask(self, system: str, images: Sequence[np.ndarray], text: str, schema: dict[str, Any] | None = None) -> str:
         content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _data_uri(i)}} for i in images]
         content.append({"type": "text", "text": text})
+        options: dict[str, Any] = {"response_format": {"type": "json_object", "schema": schema}} if schema else {}
         try:
             reply = self._llm.create_chat_completion(
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": content}],
                 max_tokens=self.max_tokens,
                 temperature=0.1,
+                **options,
             )
         except ValueError as exc:  # llama.cpp loads the projector on first use
             raise ValueError(f"{self.name}: {exc} (is the mmproj the one made for this model?)") from exc
-        return _clean(reply["choices"][0]["message"]["content"])
+        return str(reply["choices"][0]["message"]["content"] or "")
 
-    def describe(self, observation: ObservationContext) -> str:
-        boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
+    def describe(self, observation: ObservationContext) -> Description:
+        """The model's sentence, colour names and pattern (under DESCRIPTION_SCHEMA) over what the boxes and
+        pixels measure; a reply that is not the schema's keeps the measured fields (counted in ``failures``)."""
+        measured = self.template.measure(observation)
         facts = [
             f"Detector category: {observation.category}.",
-            f"Where and how it moves (from its boxes): {_position(boxes[len(boxes) // 2], observation.frame_size)}, "
-            f"{_motion(boxes, observation.frame_size)}.",
+            f"Where and how it moves (from its boxes): {place_phrase(measured.place)}, "
+            f"{motion_phrase(measured.motion)}.",
             f"Also in view: {', '.join(sorted(set(observation.others))) or 'nothing else detected'}.",
             f"Memory note: {observation.memory or 'not seen before, as far as memory knows'}.",
         ]
         if observation.speech:
             facts.append("Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in observation.speech))
         images = list(observation.crops[: self.crops]) + ([observation.scene] if observation.scene is not None else [])
-        return self._ask(GROUNDING_PROMPT, images, "\n".join(facts) + "\nDescribe the subject of the close-ups.")
+        reply = self._ask(
+            GROUNDING_PROMPT,
+            images,
+            "\n".join(facts) + "\nDescribe the subject of the close-ups.",
+            DESCRIPTION_SCHEMA,
+        )
+        try:
+            said = json.loads(reply)
+            sentence, colours, pattern = _clean(said["sentence"]), tuple(said["colours"]), said["pattern"]
+            if not sentence or not 1 <= len(colours) <= 2 or not set(colours) <= set(COLOUR_NAMES):
+                raise ValueError(f"colours {colours!r}")
+            if pattern not in PATTERN_NAMES:
+                raise ValueError(f"pattern {pattern!r}")
+        except (ValueError, KeyError, TypeError) as exc:
+            self.failures += 1
+            self.last_failure = f"{type(exc).__name__}: {exc}"
+            text = _clean(reply) if reply.strip() and not reply.lstrip().startswith("{") else measured.text
+            return replace(measured, text=text)
+        return replace(measured, text=sentence, colours=tuple(dict.fromkeys(colours)), pattern=pattern)
 
     def caption(self, camera: str, observations: Sequence[ObservationContext]) -> str:
         listing = self.template.caption(camera, observations)

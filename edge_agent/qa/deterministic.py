@@ -19,8 +19,8 @@ import numpy as np
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts
+from edge_agent.memory.description import place_phrase
 from edge_agent.memory.textindex import STOPWORDS
-from edge_agent.memory.wording import place_of
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import plural
@@ -66,10 +66,6 @@ def moments(question: str, as_of: float | None) -> tuple[float | None, list[floa
     mentions = find_times(question)
     bounds = [m.t for m in mentions if m.bound] + ([as_of] if as_of is not None else [])
     return (min(bounds) if bounds else None), [m.t for m in mentions if not m.bound]
-
-
-def _place_of(o: Observation) -> str | None:
-    return place_of(o.description)
 
 
 def _t(t: float) -> str:
@@ -372,17 +368,17 @@ class DeterministicController:
         # As it was at the moment or just after (a thing being put down is hidden by the hand that moves it).
         window = self.retriever.config.around_seconds
         start = ([o for o in history if o.t_start <= around[0] + window] or history[:1])[-1]
-        place = _place_of(start)
-        later = next((o for o in history if o.t_start > start.t_end and _place_of(o) != place), None)
+        place = start.place
+        later = next((o for o in history if o.t_start > start.t_end and o.place != place), None)
         if later is None:
             return (
-                f"After {_t(start.t_end)}, entity #{subject} stayed {place or 'where it was'} as far as memory knows.",
+                f"After {_t(start.t_end)}, entity #{subject} stayed {place_phrase(place) or 'where it was'} "
+                "as far as memory knows.",
                 [cite(start)],
             )
-        where = _place_of(later) or "somewhere else"
-        moved_to = where.split(" the ", 1)[1] if " the " in where else where
+        where = place_phrase(later.place) or "somewhere else"
         return (
-            f"After {_t(start.t_end)} it was moved to the {moved_to}: "
+            f"After {_t(start.t_end)} it was moved to the {later.place or 'somewhere else'}: "
             f"entity #{subject} was seen {where} at {_t(later.t_start)} "
             f"(observation {later.id}).",
             [cite(start), cite(later)],
@@ -400,15 +396,15 @@ class DeterministicController:
         entity = self.store.entity(subject)
         days = find_days(question)
         words = set(re.findall(r"[a-z]+", question.lower()))
-        places = {p for p in map(_place_of, history) if p and p.split()[-1] in words}
+        places = {o.place for o in history if o.place and o.place.split()[-1] in words}
         moved = bool(words & {"moved", "move", "moves", "carried", "taken"})
         if places or moved:
             arrivals, before = [], []
             previous: Observation | None = None
             for o in history:
-                place = _place_of(o)
+                place = o.place
                 inside = not days or any(a <= o.t_start < b for a, b in days)
-                last_place = _place_of(previous) if previous is not None else None
+                last_place = previous.place if previous is not None else None
                 changed = place != last_place and (previous is not None or not moved)
                 if inside and place and changed and (place in places if places else True):
                     arrivals.append(o)
@@ -416,7 +412,7 @@ class DeterministicController:
                         before.append(previous)  # where it came from: the other half of the evidence of a move
                 if place:
                     previous = o
-            what = f"came {' or '.join(sorted(places))}" if places else "moved to another place"
+            what = f"came {' or '.join(sorted(map(place_phrase, places)))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
             return (
                 f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"

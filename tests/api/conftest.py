@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-from helpers.memory import clip, observation, unit
+from helpers.memory import clip, observation, said, unit
 from helpers.server import live_server
 
 from edge_agent.config import load_config
@@ -42,9 +42,10 @@ def dog_clip(store: Store, t0: float, box=ON_SOFA) -> int:
     key, crop = f"keyframes/living-{int(t0)}.jpg", f"crops/living-{int(t0)}/1.jpg"
     jpeg(store.media_path(key), 60)
     jpeg(store.media_path(crop), 90)
-    text = "a brown dog on the sofa" if box == ON_SOFA else "a brown dog by the window"
+    described = said("dog", colour="brown", zone="sofa" if box == ON_SOFA else "window")
+    text = described.text
     rec = observation(
-        1, t0, box, DOG, kind="animal", category="dog", frames=20, step=0.5, description=text, crop_path=crop
+        1, t0, box, DOG, kind="animal", category="dog", frames=20, step=0.5, description=described, crop_path=crop
     )
     return store.ingest_clip(
         clip(t0, camera="living", keyframes=[key]), [rec], caption=f"the living room: {text}"
@@ -69,7 +70,7 @@ def build_memory(home: Path) -> SimpleNamespace:
                         t,
                         (100 + 100 * k, 100, 140 + 100 * k, 140),
                         RED_CUP,
-                        description=f"a red cup by the {place}, staying in place",
+                        description=said(colour="red", zone=place),
                         crop_path=crop,
                     )
                 ],
@@ -86,7 +87,7 @@ def build_memory(home: Path) -> SimpleNamespace:
                     t,
                     (50, 300, 90, 340),
                     BLUE_CUP,
-                    description="a blue cup by the sink, staying in place",
+                    description=said(colour="blue", zone="sink"),
                     crop_path="crops/blue/2.jpg",
                 )
             ],

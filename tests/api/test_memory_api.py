@@ -32,7 +32,7 @@ def test_entity_list_and_biography(client, memory):
     )
     assert {f["kind"] for f in bio["facts"]} >= {"place", "state"}
     assert all({"importance", "confirmations", "first_confirmed", "last_confirmed"} <= set(f) for f in bio["facts"])
-    assert [t["place"] for t in bio["traces"]] == ["by the counter", "by the sink", "by the table"]
+    assert [t["place"] for t in bio["traces"]] == ["counter", "sink", "table"]
     limited = client.get(f"/api/entities/{memory.red}", params={"limit": 1}).json()
     assert [o["id"] for o in limited["observations"]] == memory.red_observations[-1:] and limited[
         "observations_total"

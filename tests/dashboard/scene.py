@@ -17,7 +17,7 @@ from helpers.memory import clip, observation, unit
 
 from edge_agent.clock import format_utc
 from edge_agent.memory import Store
-from edge_agent.memory.wording import subject_of
+from edge_agent.memory.description import Description
 from edge_agent.rules import book
 from edge_agent.rules.parse import parse_rule
 from edge_agent.rules.resolver import Resolver
@@ -124,34 +124,70 @@ KINDS = {
     "dog": ("animal", "dog", DOG),
     "person": ("person", "person", PERSON),
 }
+
+
+def said(text: str, colour: str, zone: str, motion: str = "") -> Description:
+    return Description(text=text, colours=(colour,), zone=zone, motion=motion)
+
+
 #: (minutes after 08:00, camera, [(thing, box, description)], caption)
 CLIPS = [
     (
         0,
         "kitchen",
-        [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
+        [
+            (
+                "red cup",
+                (100, 160, 140, 200),
+                said("a red cup by the counter, staying in place", "red", "counter", "still"),
+            )
+        ],
         "the kitchen: a red cup by the counter",
     ),
-    (2, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
+    (
+        2,
+        "living",
+        [("dog", BY_WINDOW, said("a brown dog by the window", "brown", "window", ""))],
+        "the living room: a brown dog by the window",
+    ),
     (
         5,
         "kitchen",
-        [("red cup", (100, 160, 140, 200), "a red cup by the counter, staying in place")],
+        [
+            (
+                "red cup",
+                (100, 160, 140, 200),
+                said("a red cup by the counter, staying in place", "red", "counter", "still"),
+            )
+        ],
         "the kitchen: a red cup by the counter",
     ),
     (
         10,
         "kitchen",
-        [("red cup", (300, 160, 340, 200), "a red cup by the sink, staying in place")],
+        [("red cup", (300, 160, 340, 200), said("a red cup by the sink, staying in place", "red", "sink", "still"))],
         "the kitchen: a red cup by the sink",
     ),
-    (15, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
+    (
+        15,
+        "living",
+        [("dog", BY_WINDOW, said("a brown dog by the window", "brown", "window", ""))],
+        "the living room: a brown dog by the window",
+    ),
     (
         20,
         "kitchen",
         [
-            ("person", (450, 60, 560, 340), "a person in a blue sweater by the table, moving"),
-            ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place"),
+            (
+                "person",
+                (450, 60, 560, 340),
+                said("a person in a blue sweater by the table, moving", "blue", "table", "moving right"),
+            ),
+            (
+                "red cup",
+                (500, 200, 540, 240),
+                said("a red cup by the table, staying in place", "red", "table", "still"),
+            ),
         ],
         "the kitchen: a person in a blue sweater puts a red cup on the table",
     ),
@@ -159,24 +195,43 @@ CLIPS = [
         30,
         "kitchen",
         [
-            ("blue cup", (260, 160, 295, 198), "a blue cup by the sink, staying in place"),
-            ("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place"),
+            (
+                "blue cup",
+                (260, 160, 295, 198),
+                said("a blue cup by the sink, staying in place", "blue", "sink", "still"),
+            ),
+            (
+                "red cup",
+                (500, 200, 540, 240),
+                said("a red cup by the table, staying in place", "red", "table", "still"),
+            ),
         ],
         "the kitchen: a blue cup by the sink, the red cup on the table",
     ),
     (
         35,
         "living",
-        [("person", (330, 40, 440, 330), "a person in a blue sweater near the sofa, moving")],
+        [
+            (
+                "person",
+                (330, 40, 440, 330),
+                said("a person in a blue sweater near the sofa, moving", "blue", "sofa", "moving right"),
+            )
+        ],
         "the living room: a person in a blue sweater walks past the sofa",
     ),
     (
         45,
         "kitchen",
-        [("red cup", (500, 200, 540, 240), "a red cup by the table, staying in place")],
+        [("red cup", (500, 200, 540, 240), said("a red cup by the table, staying in place", "red", "table", "still"))],
         "the kitchen: a red cup by the table",
     ),
-    (50, "living", [("dog", BY_WINDOW, "a brown dog by the window")], "the living room: a brown dog by the window"),
+    (
+        50,
+        "living",
+        [("dog", BY_WINDOW, said("a brown dog by the window", "brown", "window", ""))],
+        "the living room: a brown dog by the window",
+    ),
 ]
 
 
@@ -241,16 +296,16 @@ def build(home: Path, *, start: float = T0) -> SimpleNamespace:
         store.close_episodes()
         alerts = Resolver(store, zones=ZONES).process()
         ids = {
-            subject_of(store.observation(d.observation_id).description): d.entity_id
-            for result in results.values()
-            for d in result.decisions
+            what: d.entity_id
+            for minute, camera, seen, _ in CLIPS
+            for (what, _, _), d in zip(seen, results[minute, camera].decisions)
         }
     return SimpleNamespace(
         home=home,
         red=ids["red cup"],
         blue=ids["blue cup"],
-        dog=ids["brown dog"],
-        person=ids["person in a blue sweater"],
+        dog=ids["dog"],
+        person=ids["person"],
         rule=rule.id,
         alerts=alerts,
         table_clip=results[(45, "kitchen")].clip_id,

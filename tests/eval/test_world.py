@@ -190,22 +190,22 @@ def test_tiny_world_end_to_end(tmp_path):
 
 
 def test_text_only_baseline_groups_by_described_subject(tmp_path):
-    from helpers.memory import clip, observation, unit
+    from helpers.memory import clip, observation, said, unit
 
     from edge_agent.eval.worldeval import _TextGrouping
     from edge_agent.memory import Store
 
     texts = [
-        "a plain red cup by the sink, staying in place",
-        "a plain red cup by the table, moving left; with a person",
-        "a striped red cup by the sink, staying in place",
-        "a person in blue plain clothes by the door, moving right",
+        said(colour="red", pattern="plain", zone="sink"),
+        said(colour="red", pattern="plain", zone="table", motion="moving left", company=[("person", 1)]),
+        said(colour="red", pattern="striped", zone="sink"),
+        said("person", colour="blue", pattern="plain", zone="door", motion="moving right"),
     ]
     with Store(tmp_path / "home") as store:
         store.associator = _TextGrouping(store.db, store.config)
         entities = []
         for k, text in enumerate(texts):
-            category, kind = ("person", "person") if text.startswith("a person") else ("cup", "object")
+            category, kind = ("person", "person") if text.text.startswith("a person") else ("cup", "object")
             decision = store.ingest_clip(
                 clip(k * 100.0),
                 [

@@ -3,9 +3,12 @@ chosen cosine similarity."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from edge_agent.memory import ClipRecord, ObservationRecord
+from edge_agent.memory.description import Description
 
 DAY = 86400.0
 SPACE = "test-appearance"
@@ -52,6 +55,19 @@ def observation(
         description=description,
         crop_path=crop_path,
     )
+
+
+def said(category="cup", *, colour="", pattern="", zone="", region="", motion="still", company=()) -> Description:
+    """A description with these fields, and the sentence the template describer would write for them."""
+    d = Description(
+        colours=(colour,) if colour else (),
+        pattern=pattern,
+        zone=zone,
+        region=region,
+        motion=motion,
+        company=tuple(company),
+    )
+    return replace(d, text=d.sentence(category))
 
 
 def clip(t0, length=10.0, camera="kitchen", keyframes=()) -> ClipRecord:

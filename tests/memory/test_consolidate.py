@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.memory import DAY, clip, observation, unit
+from helpers.memory import DAY, clip, observation, said, unit
 
 from edge_agent.memory import Store, consolidate
 from edge_agent.memory.consolidate import ConsolidationConfig
@@ -16,7 +16,7 @@ COUNTER, SINK, SOFA = (100, 100, 140, 140), (400, 100, 440, 140), (300, 300, 380
 
 
 def mug(t0, box=COUNTER, place="counter", track=1):
-    return observation(track, t0, box, MUG, description=f"a red cup by the {place}, staying in place")
+    return observation(track, t0, box, MUG, description=said("cup", colour="red", zone=place))
 
 
 def cap(place):
@@ -50,7 +50,7 @@ def test_a_still_scene_grows_memory_by_changes_not_by_clips(tmp_path):
         assert store.resume_point("kitchen") == 1000.0
         # a change is kept: the mug moves to the sink
         store.ingest_clip(clip(1000.0), [mug(1000.0, SINK, "sink")], caption=cap("sink"))
-        assert [t.place for t in consolidate.traces(store, 1)] == ["by the counter", "by the sink"]
+        assert [t.place for t in consolidate.traces(store, 1)] == ["counter", "sink"]
         assert store.counts()["observations"] == 6
 
 
@@ -93,19 +93,19 @@ def test_contradicting_evidence_lowers_and_deletes_a_fact(tmp_path):
             store.ingest_clip(clip(t), [mug(t)])
             t += 3600
         (place,) = [f for f in consolidate.facts(store, [1]) if f.kind == "place"]
-        assert place.value == "by the counter" and place.confirmations == 5
+        assert place.value == "counter" and place.confirmations == 5
         assert place.importance == pytest.approx(1 - 0.8**5)
         store.ingest_clip(clip(t), [mug(t, SINK, "sink")])
         by_value = {f.value: f for f in consolidate.facts(store, [1]) if f.kind == "place"}
-        assert by_value["by the counter"].importance == pytest.approx((1 - 0.8**5) * 0.7)
-        assert by_value["by the sink"].importance == pytest.approx(0.2)
+        assert by_value["counter"].importance == pytest.approx((1 - 0.8**5) * 0.7)
+        assert by_value["sink"].importance == pytest.approx(0.2)
         state = [f for f in consolidate.facts(store, [1]) if f.kind == "state"]
-        assert [f.value for f in state] == ["by the sink"]  # the current state is replaced outright
+        assert [f.value for f in state] == ["sink"]  # the current state is replaced outright
         for _ in range(8):
             t += 3600
             store.ingest_clip(clip(t), [mug(t, SINK, "sink")])
-        assert "by the counter" not in {f.value for f in consolidate.facts(store, [1])}  # fell below 0.05: deleted
-        assert consolidate.facts(store, [1])[0].value == "by the sink"
+        assert "counter" not in {f.value for f in consolidate.facts(store, [1])}  # fell below 0.05: deleted
+        assert consolidate.facts(store, [1])[0].value == "sink"
 
 
 def test_owner_and_habit(tmp_path):
@@ -127,15 +127,13 @@ def test_owner_and_habit(tmp_path):
                         DOG,
                         kind="animal",
                         category="dog",
-                        description="a brown dog on the sofa, staying in place",
+                        description=said("dog", colour="brown", zone="sofa"),
                     )
                 ],
             )
         dog = store.entities("animal")[0].id
         habits = [f for f in consolidate.facts(store, [dog]) if f.kind.startswith("habit")]
-        assert [(f.kind, f.value, f.confirmations) for f in habits] == [
-            ("habit:evening", "on the sofa", 2)
-        ]  # days 3 and 4
+        assert [(f.kind, f.value, f.confirmations) for f in habits] == [("habit:evening", "sofa", 2)]  # days 3 and 4
         assert "most evenings" in habits[0].text
 
 

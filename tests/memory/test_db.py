@@ -9,9 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import apsw
 import pytest
 
-from edge_agent.memory import Database, DatabaseError, Store, corrections
+from edge_agent.memory import Database, DatabaseError, Store, consolidate, corrections
 from edge_agent.memory.db import available_driver
 from edge_agent.memory.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -72,7 +73,8 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
         assert store.db.user_version == SCHEMA_VERSION
         entities = {e.name: e for e in store.entities()}
         assert entities["coffee mug"].observations == 2 and len(entities) == 2
-        assert [o.description for o in store.search_text("sink")] == ["mug in the sink"]
+        sink = "mug in the sink" if version < 3 else "a red cup by the sink, staying in place"
+        assert [o.description for o in store.search_text("sink")] == [sink]
         assert store.counts()["vec_obs"] == 3 and store.counts()["observation_boxes"] == 12
         assert [c["action"] for c in store.corrections()] == ["rename"]
         if version >= 2:  # rules, their state and alerts, traces and facts
@@ -82,7 +84,51 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
                 "'coffee mug' (#2) has not been seen for 12 h (since 1970-01-02 00:00:01 UTC)"
             ]
             assert store.counts()["rule_state"] == 1 and store.counts()["traces"] == 3 and store.counts()["facts"] == 4
+        if version >= 3:  # what the descriptions say, as fields
+            first, second = store.observations_by_id([1, 2])
+            assert (first.colours, first.pattern, first.zone, first.motion) == (("red",), "striped", "counter", "still")
+            assert (second.place, second.moving) == ("top right", True)
+            assert store.db.query("SELECT observation_id, category, n FROM observation_company") == [(1, "person", 1)]
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
+
+
+def test_a_v2_memory_gets_its_fields_from_the_template_sentences(tmp_path):
+    """v2 kept what the template describer saw only in its sentences: migrating reads them into the fields,
+    leaves a sentence of another shape with empty fields, and keeps every sentence as it was."""
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copyfile(FIXTURES / "schema_v2.db", home / "memory.db")
+    sentences = {
+        1: "a striped dark grey cell phone at the top left, moving right; with 2 people, a cup",
+        2: "a person in blue plain clothes in the centre, seen briefly",
+        3: "mug in the sink",
+    }
+    raw = apsw.Connection(str(home / "memory.db"))
+    for observation_id, text in sentences.items():
+        category = "person" if observation_id == 2 else "cell phone" if observation_id == 1 else "cup"
+        raw.execute(
+            "UPDATE observations SET description = ?, category = ? WHERE id = ?", (text, category, observation_id)
+        )
+    raw.execute("UPDATE traces SET place = 'by the sink'")
+    raw.execute("UPDATE facts SET value = 'at the bottom right' WHERE kind = 'place'")
+    raw.close()
+    with Store(home) as store:
+        phone, person, mug = store.observations_by_id([1, 2, 3])
+        assert [o.description for o in (phone, person, mug)] == list(sentences.values())
+        assert (phone.colours, phone.pattern, phone.region, phone.motion) == (
+            ("dark grey",),
+            "striped",
+            "top left",
+            "moving right",
+        )
+        assert store.db.query("SELECT category, n FROM observation_company WHERE observation_id = 1 ORDER BY 1") == [
+            ("cup", 1),
+            ("person", 2),
+        ]
+        assert (person.colours, person.pattern, person.place, person.motion) == (("blue",), "plain", "centre", "brief")
+        assert (mug.colours, mug.place, mug.motion) == ((), "", "")
+        assert {t.place for t in consolidate.traces(store)} == {"sink"}
+        assert {f.value for f in consolidate.facts(store) if f.kind == "place"} == {"bottom right"}
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pysqlite3") is None, reason="pysqlite3-binary is not installed")

@@ -4,7 +4,7 @@ window is closed, rewritten by a late clip, and kept free of what forget and ret
 from __future__ import annotations
 
 import numpy as np
-from helpers.memory import DAY, clip, near, observation, unit
+from helpers.memory import DAY, clip, near, observation, said, unit
 
 from edge_agent.memory import Store, corrections, retention
 from edge_agent.retrieval import MemoryGraph
@@ -20,7 +20,7 @@ def _clip(store, t, camera="kitchen", dog=False):
             t,
             [0, 0, 40, 40],
             near(MUG, 0.99, seed=int(t)),
-            description="a plain red cup by the sink, staying in place",
+            description=said("cup", colour="red", pattern="plain", zone="sink"),
         )
     ]
     if dog:
@@ -32,7 +32,7 @@ def _clip(store, t, camera="kitchen", dog=False):
                 near(DOG, 0.99, seed=int(t) + 1),
                 kind="animal",
                 category="dog",
-                description="a plain brown dog by the sofa, moving left",
+                description=said("dog", colour="brown", pattern="plain", zone="sofa", motion="moving left"),
             )
         )
     return store.ingest_clip(clip(t, camera=camera), things, caption=f"{camera}: a cup" + (", a dog" if dog else ""))
@@ -123,7 +123,7 @@ class _Model:
 
 
 def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallback(tmp_path):
-    from edge_agent.memory.episodes import LLMSummarizer
+    from edge_agent.memory.episodes import LLMSummarizer, Seen
 
     with Store(tmp_path / "home") as store:
         store.summarize = LLMSummarizer(_Model("A red cup stayed by the sink;  a dog came by."))
@@ -133,12 +133,12 @@ def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallb
         assert text.endswith("(10min): A red cup stayed by the sink; a dog came by.")
         assert "plain red cup (5 sightings)" in store.summarize.llm.prompts[0]  # the model reads what memory holds
         invented = LLMSummarizer(_Model("kitchen, 2026 (10min): #99 a cat slept."))
-        assert invented("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith(
+        assert invented("10min", "kitchen", T0, T0 + 600, [Seen(1, "red cup", False)]).endswith(
             "#1 red cup (1 sightings)"
         )
         assert invented.failures == 1  # #99 was never seen there: the extractive text stands
         copied = LLMSummarizer(_Model("kitchen, 1970-01-11 07:00:00 to 07:10:00 UTC (10min): A cup stayed."))
-        assert copied("10min", "kitchen", T0, T0 + 600, [(1, "cup", "a red cup")]).endswith(
+        assert copied("10min", "kitchen", T0, T0 + 600, [Seen(1, "red cup", False)]).endswith(
             "UTC (10min): A cup stayed."
         )
         store.summarize = LLMSummarizer(_Model(RuntimeError("out of memory")))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import cv2
 import numpy as np
@@ -11,7 +12,13 @@ from helpers.shared import data, model
 
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.memory.associate import DEFAULT_THRESHOLDS
-from edge_agent.perception.describe import ObservationContext, TemplateDescriber, colour_name, pattern_name
+from edge_agent.perception.describe import (
+    DESCRIPTION_SCHEMA,
+    ObservationContext,
+    TemplateDescriber,
+    colour_name,
+    pattern_name,
+)
 from edge_agent.perception.detect import GroundTruthDetector, ModelError
 from edge_agent.perception.embed import ColorTextureEmbedder, ONNXImageEmbedder, OSNetEmbedder, observation_embedding
 from edge_agent.perception.observe import crop
@@ -106,8 +113,11 @@ def test_template_description_and_caption():
         (640, 360),
         ["person"],
     )
-    text = d.describe(moving)
-    assert text == "a striped red cup in the centre, moving right; with a person"
+    described = d.describe(moving)
+    assert described.text == "a striped red cup in the centre, moving right; with a person"
+    assert (described.colours, described.pattern, described.size) == (("red", "white"), "striped", "small")
+    assert (described.zone, described.region, described.motion) == ("", "centre", "moving right")
+    assert described.company == (("person", 1),) and max(abs(a - b) for a, b in zip(described.rgb, (200, 30, 30))) < 12
     still = ObservationContext(
         "person",
         [np.full((40, 20, 3), (200, 60, 30), np.uint8)],
@@ -115,12 +125,17 @@ def test_template_description_and_caption():
         [0.0, 5.0],
         (640, 360),
     )
-    assert d.describe(still) == "a person in blue plain clothes at the top right, staying in place"
+    assert d.describe(still).text == "a person in blue plain clothes at the top right, staying in place"
+    assert (d.describe(still).colours, d.describe(still).place, d.describe(still).motion) == (
+        ("blue",),
+        "top right",
+        "still",
+    )
     zoned = TemplateDescriber({"kitchen": {"sink": (450, 0, 640, 200), "counter": (0, 0, 640, 360)}})
     assert (
         zoned.describe(
             ObservationContext("person", still.crops, still.boxes, still.times, still.frame_size, camera="kitchen")
-        )
+        ).text
         == "a person in blue plain clothes by the sink, staying in place"
     )  # the smallest zone holding the centre
     assert zoned.describe(still) == d.describe(still)  # zones belong to their camera
@@ -144,20 +159,31 @@ def test_pattern_names():
 class FakeLlama:
     """Stands in for llama_cpp.Llama: records the request, answers like create_chat_completion."""
 
-    def __init__(self, answer):
-        self.answer = answer
-        self.requests = []
+    def __init__(self, answer, caption="A red mug with white stripes, standing on the counter."):
+        self.answer = answer if isinstance(answer, str) else json.dumps(answer)
+        self.caption = caption
+        self.requests, self.formats = [], []
 
-    def create_chat_completion(self, messages, max_tokens, temperature):
+    def create_chat_completion(self, messages, max_tokens, temperature, response_format=None):
         self.requests.append(messages)
-        return {"choices": [{"message": {"role": "assistant", "content": self.answer}}]}
+        self.formats.append(response_format)
+        answer = self.answer if response_format else self.caption  # a description answers in JSON, a caption not
+        return {"choices": [{"message": {"role": "assistant", "content": answer}}]}
 
 
 def test_vlm_describer_prompt_is_grounded_and_carries_memory():
     from edge_agent.perception.describe import LlamaVLMDescriber
 
-    llm = FakeLlama("  A red mug with white stripes,\n standing on the counter.  ")
-    d = LlamaVLMDescriber("model.gguf", "mmproj.gguf", llm=llm, max_tokens=64)
+    llm = FakeLlama(
+        {
+            "sentence": "  A red mug with white stripes,\n standing on the counter.  ",
+            "colours": ["red"],
+            "pattern": "striped",
+        }
+    )
+    d = LlamaVLMDescriber(
+        "model.gguf", "mmproj.gguf", llm=llm, max_tokens=64, zones={"kitchen": {"counter": (0, 0, 640, 360)}}
+    )
     scene = np.zeros((360, 640, 3), np.uint8)
     context = ObservationContext(
         "cup",
@@ -169,8 +195,19 @@ def test_vlm_describer_prompt_is_grounded_and_carries_memory():
         scene=scene,
         memory="probably entity #4 called 'coffee mug', a cup seen 9 times",
         speech=[(3.0, "where is my coffee mug")],
+        camera="kitchen",
     )
-    assert d.describe(context) == "A red mug with white stripes, standing on the counter."
+    described = d.describe(context)
+    assert described.text == "A red mug with white stripes, standing on the counter."
+    # the model's colours and pattern; where it was, its size, motion and company measured from its boxes
+    assert (described.colours, described.pattern, described.zone, described.motion) == (
+        ("red",),
+        "striped",
+        "counter",
+        "still",
+    )
+    assert described.company == (("person", 1),) and described.rgb is not None
+    assert llm.formats[0] == {"type": "json_object", "schema": DESCRIPTION_SCHEMA}
     system, user = llm.requests[0]
     assert "Establish the subject from its close-up crops" in system["content"]
     images = [c for c in user["content"] if c["type"] == "image_url"]
@@ -181,7 +218,30 @@ def test_vlm_describer_prompt_is_grounded_and_carries_memory():
     assert "coffee mug" in text and "[3s] where is my coffee mug" in text and "Detector category: cup" in text
     assert d.caption("kitchen", [context]) == "A red mug with white stripes, standing on the counter."
     assert "Detections: kitchen: a cup" in llm.requests[1][1]["content"][-1]["text"]
-    assert d.wants_context and not TemplateDescriber().wants_context
+    assert d.wants_context and not TemplateDescriber().wants_context and d.failures == 0
+
+
+def test_a_vlm_reply_outside_the_schema_keeps_the_measured_fields():
+    from edge_agent.perception.describe import LlamaVLMDescriber
+
+    context = ObservationContext(
+        "cup", [mug(True)], np.array([[100, 100, 150, 160]] * 2, np.float32), [0.0, 5.0], (640, 360)
+    )
+    measured = TemplateDescriber().describe(context)
+    for reply, text in [
+        ({"sentence": "A mug.", "colours": ["mauve"], "pattern": "striped"}, measured.text),  # not a colour of the list
+        ({"sentence": "A mug.", "colours": ["red"]}, measured.text),  # no pattern
+        ("A red mug on the counter.", "A red mug on the counter."),  # free text: kept as the sentence
+        ("", measured.text),
+    ]:
+        d = LlamaVLMDescriber("model.gguf", "mmproj.gguf", llm=FakeLlama(reply))
+        described = d.describe(context)
+        assert described.text == text and d.failures == 1 and d.last_failure
+        assert (described.colours, described.pattern, described.place) == (
+            measured.colours,
+            measured.pattern,
+            measured.place,
+        )
 
 
 def test_vlm_describer_names_what_is_missing(tmp_path):

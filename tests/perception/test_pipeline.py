@@ -88,9 +88,10 @@ def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
         def __init__(self):
             self.requests = []
 
-        def create_chat_completion(self, messages, max_tokens, temperature):
+        def create_chat_completion(self, messages, max_tokens, temperature, response_format=None):
             self.requests.append(messages[1]["content"][-1]["text"])
-            return {"choices": [{"message": {"content": "a red mug with white stripes"}}]}
+            said = {"sentence": "a red mug with white stripes", "colours": ["red", "white"], "pattern": "striped"}
+            return {"choices": [{"message": {"content": json.dumps(said) if response_format else "a kitchen"}}]}
 
     config = load_config(detector={"type": "gt"})
     llm = Recorder()
@@ -102,6 +103,8 @@ def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
             Pipeline(store, backends, config).run(source, "kitchen")
         day2 = [r for r in llm.requests if "Memory note: probably entity" in r]
         assert day2 and "a red mug with white stripes" in day2[0]  # its last description came back as context
-        assert {o.description for e in store.entities() for o in store.observations(e.id)} == {
-            "a red mug with white stripes"
+        stored = [o for e in store.entities() for o in store.observations(e.id)]
+        assert {(o.description, o.colours, o.pattern) for o in stored} == {
+            ("a red mug with white stripes", ("red", "white"), "striped")
         }
+        assert all(o.motion and o.place and o.size for o in stored)  # measured, as the template does

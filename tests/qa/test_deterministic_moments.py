@@ -4,7 +4,7 @@ then, and 'what happened after' follows the same entity to its next place."""
 from __future__ import annotations
 
 import numpy as np
-from helpers.memory import DAY, clip, near, observation, unit
+from helpers.memory import DAY, clip, near, observation, said, unit
 
 from edge_agent.clock import format_utc
 from edge_agent.memory import Store
@@ -22,7 +22,7 @@ def _keys(store):
                 [0, 0, 40, 40],
                 a,
                 category="keys",
-                description="a plain grey keys by the sink, staying in place",
+                description=said("keys", colour="grey", pattern="plain", zone="sink"),
             )
         ],
     ).decisions[0]
@@ -35,7 +35,7 @@ def _keys(store):
                 [0, 0, 40, 40],
                 b,
                 category="keys",
-                description="a plain grey keys by the sink, staying in place",
+                description=said("keys", colour="grey", pattern="plain", zone="sink"),
             )
         ],
     ).decisions[0]
@@ -48,7 +48,7 @@ def _keys(store):
                 [200, 0, 240, 40],
                 near(a, 0.97, seed=1),
                 category="keys",
-                description="a plain grey keys by the table, staying in place",
+                description=said("keys", colour="grey", pattern="plain", zone="table"),
             )
         ],
     ).decisions[0]
@@ -103,12 +103,12 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         dog = unit(np.r_[np.ones(4), np.zeros(28)])
         places = [
-            (DAY, "by the floor"),
-            (DAY + 600, "by the sofa"),
-            (DAY + 1200, "by the sofa"),
-            (DAY + 1800, "by the door"),
-            (DAY + 2400, "by the sofa"),
-            (2 * DAY, "by the sofa"),
+            (DAY, "floor"),
+            (DAY + 600, "sofa"),
+            (DAY + 1200, "sofa"),
+            (DAY + 1800, "door"),
+            (DAY + 2400, "sofa"),
+            (2 * DAY, "sofa"),
         ]
         for k, (t, place) in enumerate(places):
             store.ingest_clip(
@@ -121,7 +121,7 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
                         near(dog, 0.99, seed=k),
                         kind="animal",
                         category="dog",
-                        description=f"a plain brown dog {place}, staying in place",
+                        description=said("dog", colour="brown", pattern="plain", zone=place),
                     )
                 ],
             )
