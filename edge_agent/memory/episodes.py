@@ -55,7 +55,8 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
     for entity, n in sightings.most_common(most):
         label = f"#{entity} " if entity is not None else ""
         parts.append(
-            f"{label}{described[entity].most_common(1)[0][0]} ({n} sightings{', moving' if entity in moving else ''})"
+            f"{label}{described[entity].most_common(1)[0][0]} "
+            f"({n} sighting{'' if n == 1 else 's'}{', moving' if entity in moving else ''})"
         )
     rest = len(sightings) - min(most, len(sightings))
     return f"{head}: {len(sightings)} things seen: " + "; ".join(parts) + (f"; and {rest} more" if rest > 0 else "")

@@ -22,12 +22,15 @@ __all__ = [
     "clips_after",
     "clips_per_camera",
     "cameras_of",
+    "described_as",
+    "described_share",
     "clips_with_keyframes",
     "entities_of_categories",
     "entity_categories",
     "entities_of_kinds",
     "entity_count",
     "entity_label",
+    "episode_ids",
     "fact_lines",
     "ingest_log",
     "last_clip_before",
@@ -145,6 +148,19 @@ def window_episodes(
         "ORDER BY CASE scale WHEN 'day' THEN 0 WHEN 'hour' THEN 1 ELSE 2 END, t_start LIMIT ?",
         (camera, end, start, limit),
     )
+
+
+def episode_ids(
+    db: Database, scale: str, *, camera: str | None = None, start: float | None = None, end: float | None = None
+) -> list[int]:
+    """Ids of the episodes of one scale ('clip', '10min', 'hour', 'day'), of a camera or all, overlapping
+    (start, end), in time order."""
+    rows = db.query(
+        "SELECT id FROM episodes WHERE scale = ? AND (? IS NULL OR camera = ?) AND (? IS NULL OR t_end >= ?) "
+        "AND (? IS NULL OR t_start < ?) ORDER BY t_start, id",
+        (scale, camera, camera, start, start, end, end),
+    )
+    return [int(r[0]) for r in rows]
 
 
 # -- media -------------------------------------------------------------------------------------------
@@ -384,3 +400,46 @@ def sightings_of(
         params,
     )
     return [(int(i), float(a), float(b), int(n), sorted(str(c).split(","))) for i, a, b, n, c in rows]
+
+
+#: The described fields a question may ask about, by name (observations' columns).
+FIELDS = ("colour", "pattern", "motion", "size", "zone", "region")
+
+
+def described_as(
+    db: Database, entity_ids: Sequence[int], field: str, *, before: float | None = None, camera: str | None = None
+) -> list[tuple[str, int, int, float]]:
+    """(value, observations, the latest one's id, its end) of one described field (``FIELDS``) over the
+    observations of some entities, most observations first: what colour they were, whether they moved."""
+    if field not in FIELDS:
+        raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
+    totals: dict[str, list[Any]] = {}
+    for chunk in _chunks(entity_ids):
+        for value, n, last, end in db.query(
+            f"SELECT {field}, count(*), id, max(t_end) FROM observations WHERE entity_id IN ({_marks(chunk)}) "
+            f"AND {field} != '' AND (? IS NULL OR t_start < ?) AND (? IS NULL OR camera = ?) GROUP BY {field}",
+            [*chunk, before, before, camera, camera],
+        ):
+            seen = totals.setdefault(str(value), [0, int(last), float(end)])
+            seen[0] += int(n)
+            if float(end) > seen[2]:
+                seen[1:] = [int(last), float(end)]
+    return sorted(((v, n, i, t) for v, (n, i, t) in totals.items()), key=lambda r: (-r[1], -r[3]))
+
+
+def described_share(
+    db: Database, entity_ids: Sequence[int], field: str, values: Sequence[str], *, before: float | None = None
+) -> dict[int, float]:
+    """Per entity (of those given, with a described ``field``), the share of its observations whose ``field``
+    is one of ``values``: how much of the time the person was described in red."""
+    if field not in FIELDS:
+        raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
+    shares: dict[int, float] = {}
+    for chunk in _chunks(entity_ids):
+        for entity, hits, n in db.query(
+            f"SELECT entity_id, sum({field} IN ({_marks(values)})), count(*) FROM observations "
+            f"WHERE entity_id IN ({_marks(chunk)}) AND {field} != '' AND (? IS NULL OR t_start < ?) GROUP BY entity_id",
+            [*values, *chunk, before, before],
+        ):
+            shares[int(entity)] = int(hits) / int(n)
+    return shares

@@ -81,7 +81,17 @@ def database_bytes(db: Database) -> int:
     """Live bytes of the database: its pages less the free ones, what a VACUUM would about keep. The WAL is
     not added: PRAGMA page_count already sees what it holds."""
     page_size = int(db.value("PRAGMA page_size"))
-    return (int(db.value("PRAGMA page_count")) - int(db.value("PRAGMA freelist_count"))) * page_size
+    pages = int(db.value("PRAGMA page_count"))
+    live = pages - int(db.value("PRAGMA freelist_count"))
+    if int(db.value("PRAGMA auto_vacuum")):  # pointer-map pages: a file of fewer pages needs fewer of them
+        live -= _pointer_map_pages(pages, page_size) - _pointer_map_pages(live, page_size)
+    return live * page_size
+
+
+def _pointer_map_pages(pages: int, page_size: int) -> int:
+    """Pointer-map pages in an auto-vacuum database of ``pages`` pages: page 2, then one every
+    page_size / 5 + 1 pages (each maps the page_size / 5 pages after it)."""
+    return 0 if pages < 2 else (pages - 2) // (page_size // 5 + 1) + 1
 
 
 def _media_bytes(store: Store) -> int:

@@ -21,18 +21,25 @@ from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts
 from edge_agent.memory.description import place_phrase
 from edge_agent.memory.textindex import STOPWORDS
+from edge_agent.perception.describe import COLOUR_NAMES
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import plural
-from edge_agent.qa.question import Query, parse_question
+from edge_agent.qa.question import TYPED_INTENTS, Query, parse_question
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
 
 __all__ = ["Answer", "DeterministicController", "moments"]
 
-#: Intents answered from the entities of the kind the question names.
-_TYPED = ("where", "when_first", "when_last", "exists", "count", "which_camera", "attribute", "with")
 _RECENT = re.compile(r"\b(most recent(?:ly)?|latest|last)\b", re.I)
 _TIMES = re.compile(r"\b(how many times|how often|times)\b", re.I)
+_MANY = re.compile(r"\b(most|all|every|each)\b", re.I)
+#: Words a choice may use for a described value.
+_SAID_AS = {
+    "still": ("still", "parked", "stationary", "standing", "not moving", "stayed"),
+    "moving": ("moving", "walking", "driving", "in motion", "moved"),
+    "grey": ("grey", "gray", "silver"),
+    "dark grey": ("dark grey", "dark gray", "charcoal"),
+}
 
 _WHERE = re.compile(r"\b(where|last seen|last time|see .* last)\b", re.I)
 _COUNT = re.compile(r"\b(how many|how often|number of|count)\b", re.I)
@@ -125,10 +132,28 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
         if near and (len(near) == 1 or near[1][0] - near[0][0] > 1.0):
             return choices[near[0][1]], near[0][1]
         return None, None
-    if isinstance(typed, str):  # a camera
-        hits = [i for i, c in enumerate(choices) if re.search(rf"\b{re.escape(typed.lower())}\b", c.lower())]
+    if isinstance(typed, str):  # a camera, or a described value (a colour, a motion, ...)
+        words = _SAID_AS.get(typed.lower(), (typed.lower(),))
+        hits = [i for i, c in enumerate(choices) if any(re.search(rf"\b{re.escape(w)}\b", c.lower()) for w in words)]
         return (choices[hits[0]], hits[0]) if len(hits) == 1 else (None, None)
     return None, None
+
+
+#: The describer's colour names a colour word of a question covers (a word it never uses filters nothing).
+_COLOURS = {
+    "gray": ("grey", "dark grey"),
+    "grey": ("grey", "dark grey"),
+    "green": ("green", "teal"),
+    "blue": ("blue", "teal"),
+}
+
+
+def _colours(query: Query) -> tuple[str, ...]:
+    """The colour names to select the subject by: those the question describes it with (not the colour an
+    attribute question asks for, whose colour words name something else: "the car behind the white van")."""
+    if query.intent == "attribute":
+        return ()
+    return tuple(dict.fromkeys(n for a in query.attributes for n in _COLOURS.get(a, (a,) if a in COLOUR_NAMES else ())))
 
 
 def cite(o: Observation) -> dict[str, object]:
@@ -185,18 +210,23 @@ class DeterministicController:
     def _history(self, entity_id: int, as_of: float | None) -> list[Observation]:
         return [o for o in self.store.observations(entity_id) if as_of is None or o.t_start < as_of]
 
-    def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
+    def ask(
+        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
+    ) -> Answer:
         """Times written in the question count: one after 'before' / 'by' / 'until' bounds what is used
-        (as ``as_of`` does), any other names a moment whose records join the search."""
+        (as ``as_of`` does), any other names a moment whose records join the search. ``query``: the question
+        already read (by a model); else the parser reads it."""
         started = time.perf_counter()
         as_of, around = moments(question, as_of)
         evidence = self.retriever.retrieve(question, as_of=as_of, around=around)
         context = render(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
-        query = self.query(question)
+        query = query or self.query(question)
         typed: object = None
-        if query.has_subject and query.intent in _TYPED and not (_USUAL.search(question) and not around):
+        if query.has_subject and query.intent in TYPED_INTENTS and not (_USUAL.search(question) and not around):
             tool, text, cited, typed = self._typed(query, question, evidence, as_of, around)
+        elif query.intent == "what_happened" and not (around and _AFTER.search(question)):  # else: what it did next
+            tool, text, cited = "episodes", *self._happened(query, evidence, as_of, around)
         elif _USUAL.search(question) and not around:
             tool, text, cited = "facts", *self._facts(evidence, question, as_of)
         elif _WHO.search(question):
@@ -216,9 +246,8 @@ class DeterministicController:
         seen = sorted(set(evidence.observation_ids) | {int(c["observation"]) for c in cited})  # type: ignore[call-overload]
         return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen, query=query.as_dict())
 
-    def query(self, question: str) -> Query:
-        """The question as a typed query, with the names, cameras and categories memory knows (read again only
-        after memory changed)."""
+    def known(self) -> tuple[dict[str, int], list[str], list[str]]:
+        """(names -> entity ids, cameras, categories) memory holds, read again only after memory changed."""
         db = self.store.db
         version = (db.data_version(), self.store.generation)
         if self._known is None or self._known[0] != version:
@@ -228,7 +257,11 @@ class DeterministicController:
                 list(queries.clips_per_camera(db)),
                 queries.entity_categories(db),
             )
-        _, names, cameras, categories = self._known
+        return self._known[1:]
+
+    def query(self, question: str) -> Query:
+        """The question as a typed query, read by the parser with the names, cameras and categories memory knows."""
+        names, cameras, categories = self.known()
         return parse_question(question, names=names, cameras=cameras, categories=categories)
 
     def _typed(
@@ -249,6 +282,13 @@ class DeterministicController:
         what = query.name or (
             query.categories[0] if len(query.categories) == 1 else (query.said or query.categories)[0]
         )
+        colours = _colours(query)
+        if colours and seen:  # "the person in red": those described so (all, for is there / how many / where)
+            shares = queries.described_share(self.store.db, [s[0] for s in seen], "colour", colours, before=as_of)
+            most = max(shares.values(), default=0.0)
+            least = 0.25 if query.intent in ("exists", "count", "which_camera") else max(most / 2, 1e-9)
+            seen = sorted((s for s in seen if shares.get(s[0], 0.0) >= least), key=lambda s: -shares.get(s[0], 0.0))
+            what = f"{' '.join(a for a in query.attributes if _COLOURS.get(a) or a in COLOUR_NAMES)} {what}"
         if not seen:
             where = f" on camera {query.camera}" if query.camera else ""
             when = f" before {_t(as_of)}" if as_of is not None else ""
@@ -295,6 +335,10 @@ class DeterministicController:
         if len(query.categories) > 1:  # a word meaning several kinds ("van": truck or car): the first it names leads
             primary = queries.sightings_of(self.store.db, query.categories[:1], before=as_of, camera=query.camera)
             ids = [p[0] for p in primary] or ids
+        if query.intent == "attribute":
+            many = _MANY.search(question) is not None or any(w == "people" or w.endswith("s") for w in query.said)
+            pool = ids if many else [self._among(ids, query, evidence, around)]
+            return self._attribute(query, what, pool, as_of, many)
         subject = self._among(ids, query, evidence, around)
         if query.intent == "with":
             tool, text, cited = "who", *self._who(evidence, as_of, around, subject=subject)
@@ -317,6 +361,36 @@ class DeterministicController:
         tool, text, cited = "where", *self._where(evidence, as_of, around, subject=subject)
         return ("attribute" if query.intent == "attribute" else tool), text, cited, history[-1].t_end
 
+    def _attribute(
+        self, query: Query, what: str, pool: Sequence[int], as_of: float | None, many: bool
+    ) -> tuple[str, str, list[dict[str, object]], object]:
+        """The described field asked about (colour, pattern, motion, size), by majority over the observations of
+        the subject (or, for "most people", of all of that kind), with how many said so and the latest that did."""
+        field = query.asks or "colour"
+        values = queries.described_as(self.store.db, pool, field, before=as_of, camera=query.camera)
+        if field == "motion":  # moving this way or that is moving; seen briefly says nothing
+            merged: dict[str, list[float]] = {}
+            for value, n, last, end in values:
+                key = "moving" if value.startswith("moving") else value
+                if key != "brief":
+                    m = merged.setdefault(key, [0, last, end])
+                    m[0] += n
+                    m[1:] = [last, end] if end > m[2] else m[1:]
+            values = sorted(((k, int(n), int(i), t) for k, (n, i, t) in merged.items()), key=lambda v: (-v[1], -v[3]))
+        whose = f"the {len(pool)} {_plural(what, len(pool))} seen" if many else f"entity #{pool[0]} ({what})"
+        if not values:
+            return "attribute", f"Memory does not say the {field} of {whose}.", [], None
+        value, n, last, _ = values[0]
+        total = sum(v[1] for v in values)
+        others = ", ".join(f"{v} {k}" for v, k, _, _ in values[1:4])
+        o = self.store.observation(last)
+        text = (
+            f"{value.capitalize()}: {n} of {total} observations of {whose} say {field} {value}"
+            + (f" (also: {others})" if others else "")
+            + f"; the latest, {_t(o.t_end)} on camera {o.camera}: {o.description} (observation {o.id})."
+        )
+        return "attribute", text, [cite(o)], value
+
     def _among(self, ids: Sequence[int], query: Query, evidence: Evidence, around: Sequence[float]) -> int:
         """The entity, of those of the kind asked about (most recently seen first), the question means: the search's
         subject when it is of that kind (the question's other words and the moment it names rank it), else the best
@@ -335,6 +409,38 @@ class DeterministicController:
             if ranked is not None:
                 return ranked
         return ids[0]
+
+    def _happened(
+        self, query: Query, evidence: Evidence, as_of: float | None, around: Sequence[float]
+    ) -> tuple[str, list[dict[str, object]]]:
+        """What happened (on the camera, around the moments, up to as-of the question names): the episodes of
+        the finest scale memory has for it (10-minute windows, else hours, days, else the clips' captions), the
+        latest six; with the search's best records from them as evidence. A question about a thing is about
+        the camera that saw it last."""
+        camera = query.camera
+        if camera is None and query.has_subject:
+            seen = queries.sightings_of(self.store.db, query.categories, entity_id=query.entity_id, before=as_of)
+            if seen:
+                last = queries.last_observation_of(self.store.db, seen[0][0], as_of)
+                camera = self.store.observation(last).camera if last is not None else None
+        window = self.retriever.config.around_seconds
+        start = min(around) - window if around else None
+        end = min(([max(around) + window] if around else []) + ([as_of] if as_of is not None else []), default=None)
+        ids: list[int] = []
+        for scale in ("10min", "hour", "day", "clip"):
+            ids = queries.episode_ids(self.store.db, scale, camera=camera, start=start, end=end)
+            if ids:
+                break
+        where = f" on camera {camera}" if camera else ""
+        if not ids:
+            return f"Memory holds nothing recorded{where}{' then' if around or as_of else ''}.", []
+        episodes = self.store.episodes_by_id(ids[-6:])
+        shown = [
+            o
+            for o in self.store.observations_by_id(evidence.observation_ids)
+            if any(e.camera == o.camera and e.t_start <= o.t_start <= e.t_end for e in episodes)
+        ]
+        return " ".join(e.text.rstrip(".") + "." for e in episodes), [cite(o) for o in shown[:3]]
 
     def _at(self, history: list[Observation], moments: Sequence[float]) -> list[Observation]:
         """The subject's observation nearest each moment the question names."""

@@ -1,5 +1,9 @@
-"""The LLM controller (GEB's search rounds, ReflectWorld-MM's QA agent with memory tools): a local
-model reads the rendered evidence and calls one tool per round, its output constrained by a JSON schema
+"""The LLM controller (GEB's search rounds, ReflectWorld-MM's QA agent with memory tools). First the model
+reads the question into the typed query (edge_agent.qa.question) under a JSON schema whose enums are the
+intents, the detector's classes and memory's categories, cameras and names: a question about a kind of thing
+is then answered from memory's fields as the deterministic controller does (yes / no, not seen, counts, the
+majority colour ...). Any other question goes to search rounds: the model reads the rendered evidence and
+calls one tool per round, its output constrained by a JSON schema
 (llama.cpp grammar): ``search(query, after, before)``, ``open_biography(entity)``, ``open_episode(id)``,
 ``facts(entity)`` (what memory learnt of it), ``look_at_frames(clip)`` (the video fallback, through
 the VLM when one is configured), ``answer(text, evidence)``. Round and context limits bound the work;
@@ -19,10 +23,12 @@ from edge_agent.clock import format_utc, parse_iso
 from edge_agent.memory import Store
 from edge_agent.memory.consolidate import facts
 from edge_agent.perception.text import TextEmbedder
+from edge_agent.perception.vocabulary import COCO_CLASSES, COLOURS
 from edge_agent.qa.deterministic import Answer, DeterministicController, cite, moments
+from edge_agent.qa.question import ASKS, INTENTS, TYPED_INTENTS, Query
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
 
-__all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama"]
+__all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama", "query_schema"]
 
 _TEXT = {"type": "string", "maxLength": 160}
 _TIME = {"type": "string", "maxLength": 25}
@@ -73,6 +79,33 @@ SYSTEM = (
     "(a clip id, when the text is not enough), or answer (a short answer and the observation ids it rests on). "
     "Answer as soon as the excerpts suffice; if they never do, answer that memory does not say."
 )
+
+
+QUERY_PROMPT = (
+    "Read a question about what home cameras saw into a query. intent: where (where was it), when_first / "
+    "when_last (when was it first / last seen), count (how many), exists (was there any), attribute (what colour, "
+    "pattern, motion or size: say which in asks), which_camera, with (who or what was with it), what_happened, "
+    "open (anything else). categories: the kinds of thing the question is about, from the list. colours: colours "
+    "the question gives the thing. camera and name: only when the question names one. first: whether it asks for "
+    "the first time."
+)
+
+
+def query_schema(categories: Sequence[str], cameras: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
+    """The JSON schema the model fills a typed query under: every value it may give is one memory can use."""
+    return {
+        "type": "object",
+        "properties": {
+            "intent": {"enum": list(INTENTS)},
+            "categories": {"type": "array", "items": {"enum": sorted(set(categories))}, "maxItems": 3},
+            "colours": {"type": "array", "items": {"enum": list(COLOURS)}, "maxItems": 2},
+            "asks": {"enum": ["", *ASKS]},
+            "camera": {"enum": ["", *cameras]},
+            "name": {"enum": ["", *names]},
+            "first": {"type": "boolean"},
+        },
+        "required": ["intent", "categories", "colours", "asks", "camera", "name", "first"],
+    }
 
 
 def default_model_path() -> Path | None:
@@ -128,6 +161,8 @@ class LLMController:
         self.max_tokens = max_tokens
         self.fallback = DeterministicController(store, embedder, config, image_text=image_text)
         self.look_at_frames = look_at_frames
+        self.query_failures = 0  #: questions the model did not read into a query (the parser's reading was used)
+        self.last_query_failure: str | None = None
 
     def _call(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         reply = self.llm.create_chat_completion(
@@ -142,11 +177,53 @@ class LLMController:
             raise ValueError(f"not a tool call: {content[:120]}")
         return call
 
+    def read_query(self, question: str) -> Query:
+        """The question as the model reads it into a typed query (under ``query_schema``); the parser's reading
+        when the model's reply is not one (counted in ``query_failures``)."""
+        names, cameras, categories = self.fallback.known()
+        schema = query_schema([*COCO_CLASSES, *categories], cameras, list(names))
+        try:
+            reply = self.llm.create_chat_completion(
+                messages=[{"role": "system", "content": QUERY_PROMPT}, {"role": "user", "content": question}],
+                max_tokens=self.max_tokens,
+                temperature=0.0,
+                response_format={"type": "json_object", "schema": schema},
+            )
+            said = json.loads(reply["choices"][0]["message"]["content"])
+            props = schema["properties"]
+            for key in ("intent", "asks", "camera", "name"):
+                if said[key] not in props[key]["enum"]:
+                    raise ValueError(f"{key} {said[key]!r}")
+            for key in ("categories", "colours"):
+                if not isinstance(said[key], list) or not set(said[key]) <= set(props[key]["items"]["enum"]):
+                    raise ValueError(f"{key} {said[key]!r}")
+        except (ValueError, KeyError, TypeError, IndexError) as exc:  # json.JSONDecodeError is a ValueError
+            self.query_failures += 1
+            self.last_query_failure = f"{type(exc).__name__}: {exc}"
+            return self.fallback.query(question)
+        name = said["name"] or None
+        return Query(
+            said["intent"],
+            tuple(dict.fromkeys(said["categories"])),
+            attributes=tuple(said["colours"]),
+            name=name,
+            entity_id=names[name] if name else None,
+            camera=said["camera"] or None,
+            first=bool(said["first"]) or said["intent"] == "when_first",
+            asks=said["asks"] or ("colour" if said["intent"] == "attribute" else ""),
+        )
+
     def _clip(self, text: str) -> str:
         return text if len(text) <= self.max_context_chars else text[: self.max_context_chars] + "\n[... cut to fit]"
 
     def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
         started = time.perf_counter()
+        query = self.read_query(question)
+        if (query.has_subject and query.intent in TYPED_INTENTS) or query.intent == "what_happened":
+            answer = self.fallback.ask(question, as_of=as_of, choices=choices, query=query)  # from memory's fields
+            answer.tool = "llm-query:" + answer.tool
+            answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's reading included
+            return answer
         retriever = self.retriever
         as_of, around = moments(question, as_of)
         evidence = retriever.retrieve(question, as_of=as_of, around=around)
@@ -189,6 +266,7 @@ class LLMController:
                     {"total": (time.perf_counter() - started) * 1000},
                     fallbacks,
                     seen=sorted(shown),
+                    query=query.as_dict(),
                 )
             if tool == "search":
                 after, before = _time(call.get("after")), _time(call.get("before"))
@@ -238,6 +316,7 @@ class LLMController:
         answer = self.fallback.ask(question, as_of=as_of, choices=choices)
         answer.tool, answer.rounds, answer.video_fallbacks = "llm-fallback:" + answer.tool, self.max_rounds, fallbacks
         answer.seen = sorted(shown | set(answer.seen))
+        answer.query = query.as_dict()
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's rounds included
         return answer
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from edge_agent.perception.vocabulary import COLOURS, PATTERNS, categories_in
 
-__all__ = ["INTENTS", "Query", "parse_question"]
+__all__ = ["ASKS", "INTENTS", "TYPED_INTENTS", "Query", "parse_question"]
 
 INTENTS = (
     "where",
@@ -27,11 +27,22 @@ INTENTS = (
     "open",
 )
 
+#: Intents answered from the entities of the kind the question names.
+TYPED_INTENTS = ("where", "when_first", "when_last", "exists", "count", "which_camera", "attribute", "with")
+#: The described fields an attribute question may ask about.
+ASKS = ("colour", "pattern", "motion", "size")
+
 # Checked in this order: the first that matches is the intent.
 _INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("what_happened", re.compile(r"\bwhat (?:happened|was going on|went on|did .+ do)\b")),
     ("which_camera", re.compile(r"\b(?:which|what) camera\b|\bon which\b|\bcamera did\b")),
-    ("attribute", re.compile(r"\b(?:what|which) colou?rs?\b|\bcolou?r (?:of|was|were|is|did)\b")),
+    (
+        "attribute",
+        re.compile(
+            r"\b(?:what|which) (?:colou?rs?|patterns?|size)\b|\bcolou?r (?:of|was|were|is|did)\b|\bhow (?:big|large)\b|"
+            r"\b(?:moving|parked|still|stationary) or (?:moving|parked|still|stationary)\b"
+        ),
+    ),
     ("count", re.compile(r"\bhow (?:many|often)\b|\bnumber of\b|\bcount\b")),
     ("with", re.compile(r"\bwho\b|\bwhat .*\b(?:with|next to|beside)\b|\b(?:with|together with) (?:the|a|an) ")),
     ("when_first", re.compile(r"\b(?:first|earliest)\b.*\b(?:seen|appear|arrive|show|come)|\bwhen .*\bfirst\b")),
@@ -44,6 +55,13 @@ _INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PLACE = re.compile(
     r"\b(?:on|in|inside|into|onto|near|by|at|beside|under|behind|next to|in front of|on top of|"
     r"with|together with)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+)?$"
+)
+#: The described field an attribute question asks about (edge_agent.memory.queries.FIELDS), first match.
+_FIELDS = (
+    ("colour", re.compile(r"\bcolou?rs?\b")),
+    ("pattern", re.compile(r"\bpatterns?\b|\bstriped\b|\bchecked\b")),
+    ("size", re.compile(r"\bsize\b|\bhow (?:big|large)\b")),
+    ("motion", re.compile(r"\b(?:moving|parked|still|stationary|walking|standing)\b")),
 )
 _CAMERA = re.compile(r"\bcamera\s+([\w-]+)")
 
@@ -59,6 +77,7 @@ class Query:
     camera: str | None = None
     places: tuple[str, ...] = ()  #: detector classes or named places the subject is said to be at or with
     first: bool = False  #: "first" was asked for (else the latest)
+    asks: str = ""  #: for an attribute question, the described field asked about: colour, pattern, motion, size
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,6 +143,9 @@ def parse_question(
             places,
             [],
         )  # "is there anything on the sofa?" names no subject: the sofa is the thing asked about
+    asks = ""
+    if intent == "attribute":
+        asks = next((field for field, pattern in _FIELDS if pattern.search(text)), "colour")
     return Query(
         intent,
         tuple(subject),
@@ -134,4 +156,5 @@ def parse_question(
         camera,
         tuple(places),
         first=intent == "when_first" or bool(re.search(r"\bfirst\b", text)),
+        asks=asks,
     )

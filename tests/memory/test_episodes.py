@@ -53,7 +53,7 @@ def test_windows_close_as_clips_arrive(tmp_path):
         assert _episodes(store, "hour") == []
         first = tens[0][5]
         dog = store.observations_in_clip(store.db.query("SELECT id FROM clips ORDER BY t_start")[3][0])[1].entity_id
-        assert f"#{dog} plain brown dog (1 sightings, moving)" in first and "plain red cup (5 sightings)" in first
+        assert f"#{dog} plain brown dog (1 sighting, moving)" in first and "plain red cup (5 sightings)" in first
         children = store.db.query(
             "SELECT count(*) FROM episodes WHERE scale = 'clip' AND parent_id = ?", (tens[0][0],)
         )[0][0]
@@ -134,7 +134,7 @@ def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallb
         assert "plain red cup (5 sightings)" in store.summarize.llm.prompts[0]  # the model reads what memory holds
         invented = LLMSummarizer(_Model("kitchen, 2026 (10min): #99 a cat slept."))
         assert invented("10min", "kitchen", T0, T0 + 600, [Seen(1, "red cup", False)]).endswith(
-            "#1 red cup (1 sightings)"
+            "#1 red cup (1 sighting)"
         )
         assert invented.failures == 1  # #99 was never seen there: the extractive text stands
         copied = LLMSummarizer(_Model("kitchen, 1970-01-11 07:00:00 to 07:10:00 UTC (10min): A cup stayed."))

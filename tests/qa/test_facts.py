@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from helpers.llm import Scripted
 from helpers.memory import clip, observation, said, unit
 
 from edge_agent.memory import Store, consolidate
 from edge_agent.qa import DeterministicController
-from edge_agent.qa.llm import TOOL_SCHEMA, LLMController
+from edge_agent.qa.llm import LLMController
 from edge_agent.retrieval import render
 
 MUG = unit(np.r_[np.ones(8), np.zeros(8)])
@@ -25,16 +26,6 @@ def _memory(home):
         store.ingest_clip(clip(t), [observation(1, t, box, MUG, description=said(colour="red", zone=place))])
         t += 3600
     return store
-
-
-class Scripted:
-    def __init__(self, *calls):
-        self.calls, self.seen = list(calls), []
-
-    def create_chat_completion(self, messages, max_tokens, temperature, response_format):
-        assert response_format["schema"] is TOOL_SCHEMA
-        self.seen.append(messages[-1]["content"])
-        return {"choices": [{"message": {"content": self.calls.pop(0)}}]}
 
 
 def test_usual_place_from_facts(tmp_path, embedder):

@@ -7,20 +7,10 @@ import importlib.util
 import json
 
 import pytest
+from helpers.llm import Scripted
 
 from edge_agent.memory import Store
 from edge_agent.qa.llm import TOOL_SCHEMA, LLMController, default_model_path
-
-
-class Scripted:
-    def __init__(self, *calls):
-        self.calls = list(calls)
-        self.seen = []
-
-    def create_chat_completion(self, messages, max_tokens, temperature, response_format):
-        assert response_format == {"type": "json_object", "schema": TOOL_SCHEMA}
-        self.seen.append(messages[-1]["content"])
-        return {"choices": [{"message": {"content": self.calls.pop(0)}}]}
 
 
 def test_rounds_search_biography_frames_answer(home, embedder):

@@ -99,3 +99,18 @@ def test_explain_shows_the_query(home, capsys):
     assert main(["--home", str(home), "ask", "Was there a dog?", "--explain"]) == 0
     out = capsys.readouterr().out
     assert "query: intent = exists, categories = ('dog',)" in out and "tool: exists" in out
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Was the white van moving or parked?", "motion"),
+        ("What colour was the car parked behind the white van?", "colour"),  # the colour, though it says parked
+        ("What pattern was the mug?", "pattern"),
+        ("How big was the dog?", "size"),
+    ],
+)
+def test_an_attribute_question_says_which_field_it_asks(question, asks):
+    query = parse_question(question)
+    assert query.intent == "attribute" and query.asks == asks
+    assert parse_question("Where was the mug?").asks == ""
