@@ -18,7 +18,9 @@ from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, ObservationRecord, StorageFullError, Store
 from edge_agent.memory.db import human_bytes
+from edge_agent.memory.description import label
 from edge_agent.perception.backends import Backends
+from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import kind_of
 from edge_agent.perception.embed import observation_embedding
@@ -61,6 +63,8 @@ class Pipeline:
         self.tracker_settings = config.tracker
         self.stop = threading.Event()
         self._speech: list[tuple[float, float, str]] = []  # the current recording's, wall-clock
+        method = config.capture.colour_constancy
+        self._constancy = Constancy(method) if method != "none" else None
 
     def run(
         self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None
@@ -116,7 +120,7 @@ class Pipeline:
         stage["detect"] += (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        tracklets = track_clip(clip, detections, self.tracker_settings, self.config.capture.sample_fps)
+        tracklets = track_clip(clip, detections, self.tracker_settings, self.config.capture.sample_fps, self._constancy)
         stage["track"] += (time.perf_counter() - t) * 1000
 
         frame_size = clip.frames[0].size
@@ -138,8 +142,17 @@ class Pipeline:
                 for o in tracklets
                 if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start
             ]
+            described = self.backends.described
+            space = described.space(kind, embedder.space) if described is not None else embedder.space
             memory = (
-                self._memory_note(kind, tracklet.category, embedder.space, vector) if describer.wants_context else None
+                self._memory_note(
+                    kind,
+                    tracklet.category,
+                    space,
+                    described.appearance_only(kind, vector) if described is not None else vector,
+                )
+                if describer.wants_context
+                else None
             )
             context = ObservationContext(
                 tracklet.category,
@@ -156,6 +169,11 @@ class Pipeline:
             t = time.perf_counter()
             description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000
+            if described is not None:  # GEB's multimodal embedding: what it looks like and what it was said to be
+                t = time.perf_counter()
+                words = label(tracklet.category, description.colours, description.pattern)
+                vector = described.combine(kind, vector, words)
+                stage["embed"] += (time.perf_counter() - t) * 1000
             contexts.append(context)
             t = time.perf_counter()
             crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
@@ -169,7 +187,7 @@ class Pipeline:
                     boxes=np.stack(tracklet.boxes),
                     scores=np.asarray(tracklet.scores, np.float32),
                     embedding=vector,
-                    embedding_space=embedder.space,
+                    embedding_space=space,
                     description=description,
                     crop_path=crop_path,
                 )

@@ -28,6 +28,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     split.add_argument("entity", type=int)
     split.add_argument("observation", type=int)
+    unmerge = actions.add_parser(
+        "unmerge",
+        parents=[common],
+        help="undo a merge (yours, or association joining two possibly-same entities): its id is in `show`",
+    )
+    unmerge.add_argument("correction", type=int)
     rename = actions.add_parser(
         "rename", parents=[common], help='name an entity ("this is Alice"); --clear removes the name'
     )
@@ -39,7 +45,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     forget.add_argument("entity", type=int)
     forget.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
-    for sub in (listing, show, merge, split, rename, forget):
+    for sub in (listing, show, merge, split, unmerge, rename, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
         sub.set_defaults(handler=run)
 
@@ -74,10 +80,26 @@ def run(args: argparse.Namespace) -> int:
                     f"  obs {o.id:<7} {utc(o.t_start)} .. {utc(o.t_end)[11:]}  {o.camera:<12} "
                     f"{o.description or '(no description)'}  crop: {crop}"
                 )
+            related = store.possibly_same([args.entity])
+            for a, b, score in related:
+                lines.append(f"  possibly the same as #{b if a == args.entity else a} (similarity {score:.2f})")
+            merges = [
+                c
+                for c in store.corrections()
+                if c["action"] in ("merge", "join") and c["details"].get("keep") == args.entity
+            ]
+            for c in merges:
+                d = c["details"]
+                lines.append(
+                    f"  {c['action']} {c['id']}: #{d['absorb']} joined it ({d['observations_moved']} observations; "
+                    f"`entities unmerge {c['id']}` undoes it)"
+                )
             out = {
                 "entity": asdict(bio.entity),
                 "observations": [asdict(o) for o in bio.observations],
                 "references": store.reference_ids(args.entity),
+                "possibly_same": [{"entity": b if a == args.entity else a, "score": w} for a, b, w in related],
+                "merges": merges,
             }
             return emit(args, out, "\n".join(lines))
         if args.action == "merge":
@@ -85,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
             return emit(args, asdict(e), f"merged #{args.absorb} into {entity_line(e)}")
         if args.action == "split":
             a, b = corrections.split(store, args.entity, args.observation, caller=caller)
+            return emit(
+                args, {"entity": asdict(a), "new_entity": asdict(b)}, f"{entity_line(a)}\n{entity_line(b)} (new)"
+            )
+        if args.action == "unmerge":
+            a, b = corrections.unmerge(store, args.correction, caller=caller)
             return emit(
                 args, {"entity": asdict(a), "new_entity": asdict(b)}, f"{entity_line(a)}\n{entity_line(b)} (new)"
             )

@@ -72,6 +72,12 @@ class AssociationConfig(StrictModel):
         0.5, ge=0, le=1, description="fraction of shared frames apart that proves two instances"
     )
     use_separation: bool = Field(True, description="the separation veto (False only for the no-veto ablation)")
+    possibly_same: bool = Field(
+        True,
+        description="record 'possibly the same' between the entity an observation goes to and a candidate of a "
+        "compatible category similar to it on average (mean >= tau_low) with no separation evidence; an "
+        "observation later qualifying for two such entities joins them (a recorded, undoable merge)",
+    )
     index: Literal["matrix", "sqlite-vec"] = Field(
         "matrix", description="candidate search: an in-memory matrix scanned natively, or sqlite-vec KNN"
     )

@@ -9,6 +9,7 @@ from pydantic import Field
 from edge_agent.config.base import StrictModel
 
 __all__ = [
+    "DESCRIBED_WEIGHTS",
     "AutoEmbedder",
     "ColorTextureEmbedderConfig",
     "EmbedderConfig",
@@ -72,6 +73,11 @@ EmbedderConfig = Annotated[
 ]
 
 
+#: Measured with `edge-agent calibrate identity` (see the README): what the description's words add to appearance.
+KindName = Literal["person", "animal", "object"]
+DESCRIBED_WEIGHTS: dict[KindName, float] = {"object": 0.35}
+
+
 class EmbeddersConfig(StrictModel):
     person: EmbedderConfig = Field(default_factory=AutoEmbedder, description="auto: OSNet if its file is there")
     animal: EmbedderConfig = Field(
@@ -79,4 +85,10 @@ class EmbeddersConfig(StrictModel):
     )
     object: EmbedderConfig = Field(
         default_factory=lambda: ColorTextureEmbedderConfig(type="color-texture"), description="embedder of objects"
+    )
+    described: dict[KindName, Annotated[float, Field(ge=0, lt=1)]] = Field(
+        default_factory=lambda: dict(DESCRIBED_WEIGHTS),
+        description="per kind, the weight w of the description's words (category, colour, pattern, by the text "
+        "model) in the observation embedding: similarity = (1 - w) x appearance + w x description (GEB's "
+        "multimodal embedding); 0 or absent: appearance alone",
     )

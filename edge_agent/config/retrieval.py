@@ -21,6 +21,9 @@ class RelationWeights(StrictModel):
         0.3, ge=0, description="clip - next clip of the same camera; episode - next episode of its camera and scale"
     )
     containment: float = Field(0.5, ge=0, description="episode - coarser episode containing it")
+    possibly_same: float = Field(
+        0.3, ge=0, description="entity - entity recorded as possibly the same instance (times their similarity)"
+    )
 
 
 class RetrievalConfig(StrictModel):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import configparser
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -77,19 +77,27 @@ class GroundTruth:
         labels: dict[int, str] = {}
         for camera in sorted(cameras):
             for observation_id, (frames, boxes) in store.observation_boxes(camera).items():
-                votes: Counter[str] = Counter()
-                for ms, box in zip(frames.tolist(), boxes):
-                    truth = (
-                        self._frames.get((camera, ms))
-                        or self._frames.get((camera, ms - 1))
-                        or self._frames.get((camera, ms + 1))
-                    )
-                    if truth is None or not len(truth[0]):
-                        continue
-                    iou = native.iou_matrix(box[None], truth[0])[0]
-                    best = int(np.argmax(iou))
-                    if iou[best] >= min_iou:
-                        votes[truth[1][best]] += 1
-                if votes:
-                    labels[observation_id] = votes.most_common(1)[0][0]
+                instance = self.label_boxes(camera, frames.tolist(), boxes, min_iou=min_iou)
+                if instance is not None:
+                    labels[observation_id] = instance
         return labels
+
+    def label_boxes(
+        self, camera: str, frames_ms: Sequence[int], boxes: np.ndarray, *, min_iou: float = 0.5
+    ) -> str | None:
+        """The instance a track's boxes (one per frame, frame times in ms) overlap on most of its frames; None
+        when they match no true box."""
+        votes: Counter[str] = Counter()
+        for ms, box in zip(frames_ms, boxes):
+            truth = (
+                self._frames.get((camera, ms))
+                or self._frames.get((camera, ms - 1))
+                or self._frames.get((camera, ms + 1))
+            )
+            if truth is None or not len(truth[0]):
+                continue
+            iou = native.iou_matrix(np.asarray(box, np.float32)[None], truth[0])[0]
+            best = int(np.argmax(iou))
+            if iou[best] >= min_iou:
+                votes[truth[1][best]] += 1
+        return votes.most_common(1)[0][0] if votes else None

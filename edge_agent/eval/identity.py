@@ -15,13 +15,14 @@ from typing import Any
 from edge_agent import __version__
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
+from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
 from edge_agent.eval.groundtruth import GroundTruth, frame_rate
 from edge_agent.eval.metrics import IDENTITY_KEYS, identity_scores
-from edge_agent.ingest import Pipeline
+from edge_agent.ingest import IngestReport, Pipeline
 from edge_agent.memory import Store, queries
 from edge_agent.perception.backends import build_backends
 
-__all__ = ["evaluate_mot", "format_table"]
+__all__ = ["evaluate_mot", "format_table", "record_mot"]
 
 START = 1_772_434_800.0  # 2026-03-02T07:00:00Z: any fixed wall-clock start will do
 
@@ -37,27 +38,8 @@ def evaluate_mot(
     truth: dict[tuple[str, int], str] = {}
     backends_used: dict[str, str] = {}
     for sequence in map(Path, sequences):
-        fps = frame_rate(sequence)
-        run_config = config.model_copy(
-            update={
-                "capture": config.capture.model_copy(
-                    update={"clip_seconds": (frames_per_clip - 0.01) / fps, "sample_fps": fps}
-                )
-            }
-        )
         with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "memory") as store:
-            source = MOTSequenceSource(sequence, sample_fps=fps, start=START)
-            backends = build_backends(run_config, models, source)
-            backends_used = backends.summary()
-            report = Pipeline(store, backends, run_config).run(source, camera=sequence.name)
-            gt = GroundTruth()
-            gt.add_mot(
-                sequence,
-                sequence.name,
-                START,
-                fps=fps,
-                min_visibility=config.detector.min_visibility if config.detector.type == "gt" else 0.0,
-            )
+            report, gt, backends_used = _ingest_sequence(sequence, config, models, store, frames_per_clip)
             labels = gt.label_observations(store)
             entities = queries.observation_entities(store.db)
         scores = identity_scores(entities, labels)
@@ -82,6 +64,41 @@ def evaluate_mot(
         "identity": identity_scores(predicted, truth),
         "duration_s": time.perf_counter() - started,
     }
+
+
+def _ingest_sequence(
+    sequence: Path, config: Config, models: Path, store: Store, frames_per_clip: int
+) -> tuple[IngestReport, GroundTruth, dict[str, str]]:
+    """A MOT sequence cut into clips of ``frames_per_clip`` frames through the pipeline into ``store``; (the
+    report, its ground truth, the backends)."""
+    fps = frame_rate(sequence)
+    run_config = config.model_copy(
+        update={
+            "capture": config.capture.model_copy(
+                update={"clip_seconds": (frames_per_clip - 0.01) / fps, "sample_fps": fps}
+            )
+        }
+    )
+    source = MOTSequenceSource(sequence, sample_fps=fps, start=START)
+    backends = build_backends(run_config, models, source)
+    report = Pipeline(store, backends, run_config).run(source, camera=sequence.name)
+    gt = GroundTruth()
+    gt.add_mot(
+        sequence,
+        sequence.name,
+        START,
+        fps=fps,
+        min_visibility=config.detector.min_visibility if config.detector.type == "gt" else 0.0,
+    )
+    return report, gt, backends.summary()
+
+
+def record_mot(sequence: str | Path, config: Config, models: Path, *, frames_per_clip: int = 4) -> Recording:
+    """A MOT sequence perceived once, its clips kept with each observation's true track (calibration)."""
+    sequence = Path(sequence)
+    with tempfile.TemporaryDirectory() as tmp, RecordingStore(Path(tmp) / "memory") as store:
+        _, gt, _ = _ingest_sequence(sequence, config, models, store, frames_per_clip)
+        return labelled(sequence.name, store.recorded, gt)
 
 
 def format_table(result: dict[str, Any]) -> str:

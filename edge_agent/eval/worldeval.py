@@ -34,6 +34,7 @@ from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
 from edge_agent.errors import InvalidInputError
 from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
+from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
 from edge_agent.eval.world import Scenario, World, rule_predicates, simulate
@@ -49,24 +50,11 @@ from edge_agent.rules import book
 from edge_agent.rules.alerting import settings_of
 from edge_agent.rules.resolver import Resolver
 
-__all__ = ["ABLATIONS", "evaluate_world", "format_table"]
+__all__ = ["ABLATIONS", "evaluate_world", "format_table", "ingest_world", "record_world", "world_config"]
 
 IDENTITY_ABLATIONS = ("no-veto", "single-threshold", "text-only")
 RETRIEVAL_ABLATIONS = ("no-identity-edges", "no-episode-edges", "no-biography-text")
 ABLATIONS = IDENTITY_ABLATIONS + RETRIEVAL_ABLATIONS
-
-
-class _RecordingStore(Store):
-    """A store that keeps what perception wrote, clip by clip, to replay it under other associations."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.recorded: list[tuple[Any, list[ObservationRecord], dict[str, Any]]] = []
-
-    def ingest_clip(self, clip, observations, **kwargs):  # type: ignore[no-untyped-def, override]
-        observations = list(observations)
-        self.recorded.append((clip, observations, kwargs))
-        return super().ingest_clip(clip, observations, **kwargs)
 
 
 class _TextGrouping(Associator):
@@ -217,41 +205,14 @@ def _run_seed(
         folder = (keep / f"seed{seed}") if keep is not None else root / "world"
         paths = world.write(folder)
         timings["render_s"] = time.perf_counter() - t
-        noise = scenario.noise
-        run_config = config.model_copy(
-            update={
-                "capture": config.capture.model_copy(
-                    update={"sample_fps": world.sessions[0].fps, "clip_seconds": config.capture.clip_seconds}
-                ),
-                "detector": Config.model_validate(
-                    {
-                        "detector": {
-                            "type": "gt",
-                            "miss_rate": noise.miss_rate,
-                            "jitter_px": noise.jitter_px,
-                            "false_positive_rate": noise.false_positive_rate,
-                            "seed": seed,
-                        }
-                    }
-                ).detector,
-                "zones": {world.camera: world.zones} if world.zones else {},
-            }
-        )
-        ids = {k: e.id for k, e in enumerate(scenario.entities, start=1)}
-        gt = GroundTruth()
+        run_config = world_config(world, scenario, seed, config)
         t = time.perf_counter()
-        backends_used: dict[str, str] = {}
-        with _RecordingStore(root / "memory", config=config.association, consolidation=config.consolidation) as store:
+        with RecordingStore(root / "memory", config=config.association, consolidation=config.consolidation) as store:
             rule_ids = [
                 book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id
                 for r, p in zip(scenario.rules, rule_predicates(scenario))
             ]
-            for path, session in zip(paths, world.sessions):
-                source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
-                backends = build_backends(run_config, models, source)
-                backends_used = backends.summary()
-                Pipeline(store, backends, run_config).run(source, camera=world.camera)
-                gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
+            gt, backends_used = ingest_world(world, scenario, paths, run_config, models, store)
             timings["ingest_s"] = time.perf_counter() - t
             t = time.perf_counter()
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
@@ -293,6 +254,57 @@ def _run_seed(
         timings=timings,
     )
     return result
+
+
+def world_config(world: World, scenario: Scenario, seed: int, config: Config) -> Config:
+    """The configuration a world is perceived with: its frame rate, its ground-truth boxes with the scenario's
+    noise (seeded), its camera's zones."""
+    noise = scenario.noise
+    return config.model_copy(
+        update={
+            "capture": config.capture.model_copy(
+                update={"sample_fps": world.sessions[0].fps, "clip_seconds": config.capture.clip_seconds}
+            ),
+            "detector": Config.model_validate(
+                {
+                    "detector": {
+                        "type": "gt",
+                        "miss_rate": noise.miss_rate,
+                        "jitter_px": noise.jitter_px,
+                        "false_positive_rate": noise.false_positive_rate,
+                        "seed": seed,
+                    }
+                }
+            ).detector,
+            "zones": {world.camera: world.zones} if world.zones else {},
+        }
+    )
+
+
+def ingest_world(
+    world: World, scenario: Scenario, paths: Sequence[Path], config: Config, models: Path, store: Store
+) -> tuple[GroundTruth, dict[str, str]]:
+    """Every session of a written world through the pipeline into ``store``; (its ground truth, the backends)."""
+    ids = {k: e.id for k, e in enumerate(scenario.entities, start=1)}
+    gt = GroundTruth()
+    backends_used: dict[str, str] = {}
+    for path, session in zip(paths, world.sessions):
+        source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
+        backends = build_backends(config, models, source)
+        backends_used = backends.summary()
+        Pipeline(store, backends, config).run(source, camera=world.camera)
+        gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
+    return gt, backends_used
+
+
+def record_world(scenario: Scenario, seed: int, config: Config, models: Path) -> Recording:
+    """One seed of a world perceived once, its clips kept with each observation's true instance (calibration)."""
+    world = simulate(scenario, seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = world.write(Path(tmp) / "world")
+        with RecordingStore(Path(tmp) / "memory", config=config.association, consolidation=config.consolidation) as s:
+            gt, _ = ingest_world(world, scenario, paths, world_config(world, scenario, seed, config), models, s)
+            return labelled(f"{scenario.name}:{seed}", s.recorded, gt)
 
 
 def _mean(values: list[float]) -> float:

@@ -12,6 +12,15 @@ group of detector classes confused on one thing: edge_agent.memory.categories): 
 cell phone. The qualifying candidate with the highest mean similarity wins; none qualifies -> a new
 entity. Every decision goes to association_log with its numbers, vetoed candidates with the reason.
 
+Unresolved identity (GEB keeps one instance under several identifiers while the evidence is unresolved): a
+candidate of a compatible category that did not win but is similar to the observation on average (mean >=
+``tau_low``) and has no separation evidence against it is recorded as *possibly the same* as the entity the
+observation went to (``entity_relations``, with the similarity); retrieval links the two with a weaker edge and
+the context says so. An observation that later qualifies for two entities recorded as possibly the same joins
+them: the newer is merged into the older, recorded in ``corrections`` with the observations it moved (undone by
+``corrections.unmerge``) and visible in the decision's log row. A pair the user marked not the same is never
+related nor joined.
+
 Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
 scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
 bench memory`` measures both; the matrix is the faster (see the README).
@@ -255,6 +264,9 @@ class Associator:
         thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
         scores: list[CandidateScore] = []
         candidates, incompatible = self._candidates(space_id, record.kind, record.category, record.embedding)
+        refs = References(
+            np.empty((0, record.embedding.size), np.float32), np.empty(0, np.int64), np.empty(0, np.int64)
+        )
         if candidates or incompatible:
             refs = self.index.references(space_id, record.kind, [*candidates, *incompatible])
             test = native.association_test(
@@ -287,15 +299,27 @@ class Associator:
                 )
         qualified = [s for s in scores if s.qualifies and s.vetoed_by is None and s.incompatible_category is None]
         now = time.time()
+        joined: set[int] = set()  # entities merged into another by this observation
         if qualified:
             winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
             entity_id, created = winner.entity_id, False
+            if self.config.possibly_same:  # this observation resolves what was unresolved: one instance
+                for other in sorted({s.entity_id for s in qualified} - {entity_id}):
+                    if self._possibly_same(entity_id, other):
+                        keep, absorb = min(entity_id, other), max(entity_id, other)
+                        moved = self.merge_entities(keep, absorb)
+                        self._audit_join(keep, absorb, moved, observation_id, now)
+                        joined.add(absorb)
+                        entity_id = keep
             self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         else:
             entity_id = self.new_entity(record, now)
             created = True
         self.assign_entity(observation_id, entity_id)
         self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
+        if self.config.possibly_same and scores:
+            others = [s for s in scores if s.entity_id not in joined]
+            self._relate(record, camera, observation_id, entity_id, others, thresholds, refs, now)
         scores.sort(key=lambda s: -s.mean_sim)
         self.db.execute(
             "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, "
@@ -314,6 +338,99 @@ class Associator:
         return AssociationDecision(
             observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high
         )
+
+    def _possibly_same(self, a: int, b: int) -> bool:
+        return (
+            self.db.query_one(
+                "SELECT 1 FROM entity_relations WHERE entity_a = ? AND entity_b = ? AND relation = 'possibly_same'",
+                (min(a, b), max(a, b)),
+            )
+            is not None
+        )
+
+    def _relate(
+        self,
+        record: ObservationRecord,
+        camera: str,
+        observation_id: int,
+        entity_id: int,
+        scores: Sequence[CandidateScore],
+        thresholds: Thresholds,
+        refs: References,
+        now: float,
+    ) -> None:
+        """Records 'possibly the same' between the observation's entity and each candidate that did not win
+        but is similar on average, of a compatible category, with no separation evidence and no 'not the same'."""
+        for s in scores:
+            if s.entity_id == entity_id or s.incompatible_category is not None or s.vetoed_by is not None:
+                continue
+            if s.mean_sim < thresholds.tau_low:
+                continue
+            if (
+                not self.config.use_separation
+                or self._separation_veto(record, camera, refs.observation_ids[refs.owners == s.entity_id].tolist())
+                is not None
+            ):
+                continue
+            a, b = min(entity_id, s.entity_id), max(entity_id, s.entity_id)
+            if self.db.query_one("SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", (a, b)):
+                continue
+            self.db.execute(
+                "INSERT INTO entity_relations (entity_a, entity_b, relation, score, observation_id, updated_at) "
+                "VALUES (?, ?, 'possibly_same', ?, ?, ?) ON CONFLICT (entity_a, entity_b, relation) DO UPDATE SET "
+                "score = max(score, excluded.score), observation_id = CASE WHEN excluded.score > score "
+                "THEN excluded.observation_id ELSE observation_id END, updated_at = excluded.updated_at",
+                (a, b, float(s.mean_sim), observation_id, now),
+            )
+
+    def _audit_join(self, keep: int, absorb: int, moved: Sequence[int], observation_id: int, now: float) -> None:
+        self.db.execute(
+            "INSERT INTO corrections (action, details, at) VALUES ('join', ?, ?)",
+            (
+                json.dumps(
+                    {
+                        "keep": keep,
+                        "absorb": absorb,
+                        "observations_moved": len(moved),
+                        "observations": list(moved),
+                        "by_observation": observation_id,
+                        "caller": "association",
+                    }
+                ),
+                now,
+            ),
+        )
+
+    def merge_entities(self, keep: int, absorb: int) -> list[int]:
+        """Moves everything of ``absorb`` into ``keep`` and deletes ``absorb``; returns the observations moved.
+        Inside the caller's transaction (a correction, or association joining two possibly-same entities)."""
+        moved = [int(r[0]) for r in self.db.query("SELECT id FROM observations WHERE entity_id = ?", (absorb,))]
+        for table in ("observations", "facts", "traces", "rule_events"):
+            self.db.execute(f"UPDATE {table} SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
+        for table, relation in (("entity_constraints", "not_same"), ("entity_relations", "possibly_same")):
+            extra = ", score, observation_id, updated_at" if table == "entity_relations" else ", created_at"
+            for row in self.db.query(
+                f"SELECT entity_a, entity_b{extra} FROM {table} WHERE entity_a = ?1 OR entity_b = ?1", (absorb,)
+            ):
+                other = row[1] if row[0] == absorb else row[0]
+                if other != keep:
+                    self.db.execute(
+                        f"INSERT OR IGNORE INTO {table} (entity_a, entity_b, relation{extra}) "
+                        f"VALUES (?, ?, '{relation}'{', ?' * (len(row) - 2)})",
+                        (min(keep, other), max(keep, other), *row[2:]),
+                    )
+        name = self.db.value("SELECT name FROM entities WHERE id = ?", (absorb,))
+        if name is not None:
+            self.db.execute("UPDATE entities SET name = coalesce(name, ?) WHERE id = ?", (name, keep))
+        self.clear_references(absorb)
+        self.db.execute("DELETE FROM entities WHERE id = ?", (absorb,))
+        self.rebuild_references(keep)
+        self.db.execute(
+            "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1), "
+            "last_seen = (SELECT max(t_end) FROM observations WHERE entity_id = ?1) WHERE id = ?1",
+            (keep,),
+        )
+        return moved
 
     # The entity rows an association writes, named so that another association (an ablation, a baseline)
     # writes them the same way.

@@ -15,7 +15,7 @@ from edge_agent.memory import episodes
 from edge_agent.memory.records import Entity
 from edge_agent.memory.store import Store
 
-__all__ = ["CorrectionError", "ForgetReport", "audit", "forget", "merge", "not_same", "rename", "split"]
+__all__ = ["CorrectionError", "ForgetReport", "audit", "forget", "merge", "not_same", "rename", "split", "unmerge"]
 
 MAX_NAME = 100
 
@@ -87,6 +87,7 @@ def not_same(store: Store, a: int, b: int, *, caller: str | None = None) -> None
             "'not_same', ?)",
             (*_pair(a, b), time.time()),
         )
+        store.db.execute("DELETE FROM entity_relations WHERE entity_a = ? AND entity_b = ?", _pair(a, b))
         audit(store, "not_same", caller, entities=list(_pair(a, b)))
 
 
@@ -105,29 +106,64 @@ def merge(store: Store, keep: int, absorb: int, *, force: bool = False, caller: 
                     f"#{keep} and #{absorb} were marked as not the same; merge with force to override"
                 )
             store.db.execute("DELETE FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", _pair(keep, absorb))
-        moved = b.observations
-        store.db.execute("UPDATE observations SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
-        store.db.execute("UPDATE facts SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
-        store.db.execute("UPDATE traces SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
-        store.db.execute("UPDATE rule_events SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
-        for x, y in store.db.query(
-            "SELECT entity_a, entity_b FROM entity_constraints WHERE entity_a = ?1 OR entity_b = ?1", (absorb,)
-        ):
-            other = y if x == absorb else x
-            if other != keep:
-                store.db.execute(
-                    "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, "
-                    "?, 'not_same', ?)",
-                    (*_pair(keep, other), time.time()),
-                )
-        if a.name is None and b.name is not None:
-            store.db.execute("UPDATE entities SET name = ? WHERE id = ?", (b.name, keep))
-        store.associator.clear_references(absorb)
-        store.db.execute("DELETE FROM entities WHERE id = ?", (absorb,))
-        store.associator.rebuild_references(keep)
-        _refresh_span(store, keep)
-        audit(store, "merge", caller, keep=keep, absorb=absorb, observations_moved=moved, forced=force)
+        moved = store.associator.merge_entities(keep, absorb)
+        audit(
+            store,
+            "merge",
+            caller,
+            keep=keep,
+            absorb=absorb,
+            observations_moved=len(moved),
+            observations=moved,
+            absorbed_name=b.name,
+            forced=force,
+        )
     return store.entity(keep)
+
+
+def unmerge(store: Store, correction_id: int, *, caller: str | None = None) -> tuple[Entity, Entity]:
+    """Undoes a merge (``merge``, or association's ``join`` of two possibly-same entities): the observations it
+    moved that still belong to the kept entity go to a new entity (with the absorbed one's name), and the two
+    are marked not the same. Returns (the kept entity, the new one)."""
+    row = store.db.query_one("SELECT action, details FROM corrections WHERE id = ?", (int(correction_id),))
+    if row is None or row[0] not in ("merge", "join"):
+        raise CorrectionError(f"correction {correction_id} is not a merge")
+    details = json.loads(row[1])
+    keep = int(details["keep"])
+    with store.write():
+        entity = store.entity(keep)
+        ids = [int(i) for i in details.get("observations", [])]
+        marks = ",".join("?" * len(ids)) or "NULL"
+        moving = [
+            r[0]
+            for r in store.db.query(
+                f"SELECT id FROM observations WHERE entity_id = ? AND id IN ({marks})", (keep, *ids)
+            )
+        ]
+        if not moving:
+            raise CorrectionError(f"correction {correction_id}: none of the observations it moved is still in #{keep}")
+        if len(moving) == entity.observations:
+            raise CorrectionError(f"correction {correction_id}: undoing it would leave #{keep} empty")
+        marks = ",".join("?" * len(moving))
+        new_id = store.db.insert(
+            "INSERT INTO entities (kind, category, name, first_seen, last_seen, created_at) "
+            "SELECT kind, category, ?, first_seen, last_seen, ? FROM entities WHERE id = ?",
+            (details.get("absorbed_name"), time.time(), keep),
+        )
+        store.db.execute(f"UPDATE observations SET entity_id = ? WHERE id IN ({marks})", (new_id, *moving))
+        store.db.execute(f"UPDATE traces SET entity_id = ? WHERE first_observation_id IN ({marks})", (new_id, *moving))
+        for entity_id in (keep, new_id):
+            store.associator.rebuild_references(entity_id)
+            _refresh_span(store, entity_id)
+        store.db.execute(
+            "INSERT OR IGNORE INTO entity_constraints (entity_a, entity_b, relation, created_at) VALUES (?, ?, "
+            "'not_same', ?)",
+            (*_pair(keep, new_id), time.time()),
+        )
+        audit(
+            store, "unmerge", caller, correction=int(correction_id), entity=keep, new_entity=new_id, moved=len(moving)
+        )
+    return store.entity(keep), store.entity(new_id)
 
 
 def split(store: Store, entity_id: int, at_observation: int, *, caller: str | None = None) -> tuple[Entity, Entity]:

@@ -192,7 +192,8 @@ class Reads:
     def graph_rows(self, before: float | None = None) -> dict[str, np.ndarray]:
         """The memory graph's nodes and links as arrays, for retrieval (only what started before
         ``before``): observations (id, entity, clip, t_start), clips (id, t_start, camera order),
-        episodes (id, clip, parent, t_start), and the pairs of adjacent clips and of adjacent coarser episodes."""
+        episodes (id, clip, parent, t_start), the pairs of adjacent clips and of adjacent coarser episodes, and the
+        entities possibly the same (a, b, similarity)."""
         obs = self.db.query(
             "SELECT id, coalesce(entity_id, -1), clip_id, t_start FROM observations WHERE (? IS NULL OR t_start < ?) "
             "ORDER BY id",
@@ -215,7 +216,11 @@ class Reads:
             "WHERE scale != 'clip' AND (? IS NULL OR t_start < ?)) WHERE previous IS NOT NULL",
             (before, before),
         )
+        related = self.db.query(
+            "SELECT entity_a, entity_b, score FROM entity_relations WHERE relation = 'possibly_same' ORDER BY 1, 2"
+        )
         return {
+            "entity_relations": np.array(related, dtype=np.float64).reshape(-1, 3),
             "observations": np.array([r[:3] for r in obs], dtype=np.int64).reshape(-1, 3),
             "observation_times": np.array([r[3] for r in obs], dtype=np.float64),
             "clips": np.array([r[0] for r in clips], dtype=np.int64),
@@ -234,6 +239,7 @@ class Reads:
             "entity_refs",
             "association_log",
             "entity_constraints",
+            "entity_relations",
             "corrections",
             "episodes",
             "traces",
@@ -346,6 +352,14 @@ class Reads:
         assert row is not None  # an aggregate always gives one row
         count, first, last, cameras = row
         return int(count), first, last, sorted(cameras.split(",")) if cameras else []
+
+    def possibly_same(self, entity_ids: Sequence[int] | None = None) -> list[tuple[int, int, float]]:
+        """(a, b, similarity) of the entities recorded as possibly the same instance (of some entities, or all)."""
+        rows = self.db.query(
+            "SELECT entity_a, entity_b, score FROM entity_relations WHERE relation = 'possibly_same' ORDER BY 1, 2"
+        )
+        wanted = None if entity_ids is None else set(entity_ids)
+        return [(int(a), int(b), float(w)) for a, b, w in rows if wanted is None or a in wanted or b in wanted]
 
     def separation_evidence(self, a: int, b: int) -> bool:
         """Whether memory holds proof that entities a and b are different instances: the user said so,

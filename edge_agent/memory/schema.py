@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -282,7 +282,23 @@ CREATE TABLE observation_company (
 CREATE INDEX observation_company_by_category ON observation_company (category);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
+# Version 4 (issue 17): GEB's unresolved identity: two entities that may be one instance (similar across their
+# references, never seen apart), with the similarity that says so; never merged by this alone.
+_V4 = """
+CREATE TABLE entity_relations (
+    entity_a INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    entity_b INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    relation TEXT NOT NULL CHECK (relation = 'possibly_same'),
+    score REAL NOT NULL,
+    observation_id INTEGER REFERENCES observations (id) ON DELETE SET NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (entity_a, entity_b, relation),
+    CHECK (entity_a < entity_b)
+) WITHOUT ROWID;
+CREATE INDEX entity_relations_by_b ON entity_relations (entity_b);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

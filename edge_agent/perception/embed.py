@@ -10,7 +10,8 @@ into L2-normalised vectors of a named space. Backends:
 - ``TensorRTEmbedder``: an engine built from such an ONNX (``edge-agent models build-engine``), e.g.
   OSNet on a Jetson; the same preprocessing, run with tensorrt + pycuda (import-guarded).
 
-An observation's embedding is the normalised mean over its best crops.
+An observation's embedding is the normalised mean over its best crops; with ``Described`` (GEB's normalised
+multimodal embedding) it is joined by the text vector of what its description says.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from edge_agent.perception.detect import ModelError
 
 __all__ = [
     "ColorTextureEmbedder",
+    "Described",
     "Embedder",
     "ONNXImageEmbedder",
     "OSNetEmbedder",
@@ -57,6 +59,51 @@ def observation_embedding(embedder: Embedder, crops: Sequence[np.ndarray]) -> np
     """One vector for an observation: the normalised mean of its crops' embeddings."""
     vectors = embedder.embed(crops)
     return _normalise(vectors.mean(axis=0, keepdims=True))[0]
+
+
+class Described:
+    """GEB's normalised multimodal observation embedding: the appearance vector joined by the text vector of what
+    the description says (its category, colour and pattern: "striped red cup", from the typed fields, not the
+    sentence), as ``[sqrt(1 - w) a, sqrt(w) t]`` with both parts unit length, so that the cosine similarity of
+    two observations is ``(1 - w) x appearance + w x description``. ``weights``: w per kind (0: appearance
+    alone). The space is named for both parts and the weight, so vectors of another mix are never compared and
+    association thresholds are set for it (``[association.spaces]``)."""
+
+    def __init__(self, text: Any, weights: dict[str, float]) -> None:
+        for kind, w in weights.items():
+            if not 0.0 <= w < 1.0:
+                raise ValueError(f"description weight of {kind} must be in [0, 1), got {w}")
+        self.text = text
+        self.weights = {k: float(w) for k, w in weights.items() if w > 0}
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def weight(self, kind: str) -> float:
+        return self.weights.get(kind, 0.0)
+
+    def space(self, kind: str, appearance: str) -> str:
+        w = self.weight(kind)
+        return appearance if w == 0 else f"{appearance}+described:{self.text.space}@{w:g}"
+
+    def _text(self, words: str) -> np.ndarray:
+        if words not in self._vectors:  # few distinct labels: each is embedded once
+            self._vectors[words] = np.asarray(self.text.embed([words]), np.float32).reshape(-1)
+        return self._vectors[words]
+
+    def combine(self, kind: str, appearance: np.ndarray, words: str) -> np.ndarray:
+        """The observation's vector from its appearance and the words its description gives it."""
+        w = self.weight(kind)
+        if w == 0:
+            return appearance
+        text = self._text(words)
+        return _normalise(np.concatenate([np.sqrt(1 - w) * appearance, np.sqrt(w) * text])[None])[0]
+
+    def appearance_only(self, kind: str, appearance: np.ndarray) -> np.ndarray:
+        """The appearance part alone, in the joint space (the text part zero): for proposing an entity before
+        the description exists; its similarity to a joint vector is sqrt(1 - w) x appearance."""
+        w = self.weight(kind)
+        if w == 0:
+            return appearance
+        return np.concatenate([appearance, np.zeros(int(self.text.dims), np.float32)]).astype(np.float32)
 
 
 @functools.lru_cache(maxsize=64)

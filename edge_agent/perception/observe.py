@@ -14,6 +14,7 @@ from edge_agent.capture.clipper import ClipFrames
 from edge_agent.capture.frames import Frame
 from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
+from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.detect import Detections
 
 __all__ = ["Tracklet", "crop", "track_clip"]
@@ -56,9 +57,14 @@ def crop_quality(patch: np.ndarray, score: float) -> float:
 
 
 def track_clip(
-    clip: ClipFrames, detections: Sequence[Detections], settings: TrackerConfig, frame_rate: float
+    clip: ClipFrames,
+    detections: Sequence[Detections],
+    settings: TrackerConfig,
+    frame_rate: float,
+    constancy: Constancy | None = None,
 ) -> list[Tracklet]:
-    """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered."""
+    """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered. ``constancy``
+    corrects the crops by their frame's illuminant."""
     tracker = ByteTracker(
         high_conf_det_threshold=settings.high_conf_det_threshold,
         low_conf_det_threshold=settings.low_conf_det_threshold,
@@ -70,6 +76,7 @@ def track_clip(
     )
     tracklets: dict[int, Tracklet] = {}
     pieces = 0
+    gains: dict[int, np.ndarray | None] = {}  # per frame, computed once when a crop is first cut from it
 
     def add(track_id: int, category: str, frame: Frame, raw_box: np.ndarray, score: float) -> None:
         t = tracklets.setdefault(track_id, Tracklet(track_id, category))
@@ -78,6 +85,10 @@ def track_clip(
         t.boxes.append(raw_box.copy())
         t.scores.append(score)
         patch = crop(frame.image, raw_box)
+        if constancy is not None and patch.size:
+            if frame.index not in gains:
+                gains[frame.index] = constancy.gains(frame.image)
+            patch = constancy.apply(patch, gains[frame.index])
         if patch.size:
             t.crops.append((crop_quality(patch, score), patch.copy()))
             t.crops.sort(key=lambda c: -c[0])

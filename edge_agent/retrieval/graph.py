@@ -52,6 +52,14 @@ class MemoryGraph:
         obs_nodes = np.arange(n_obs)
         has_entity = obs[:, 1] >= 0
         add(obs_nodes[has_entity], ent_base + np.searchsorted(entity_ids, obs[has_entity, 1]), weights.membership)
+        related = rows["entity_relations"]
+        if len(related) and weights.possibly_same > 0:  # unresolved identity: a weaker entity - entity edge
+            a, b = related[:, 0].astype(np.int64), related[:, 1].astype(np.int64)
+            known = np.isin(a, entity_ids) & np.isin(b, entity_ids)
+            if known.any():
+                src.append(ent_base + np.searchsorted(entity_ids, a[known]))
+                dst.append(ent_base + np.searchsorted(entity_ids, b[known]))
+                w.append(weights.possibly_same * related[known, 2])
         in_clips = np.isin(obs[:, 2], clip_sorted)
         add(obs_nodes[in_clips], clip_node(obs[in_clips, 2]), weights.provenance)
         adjacency = rows["clip_adjacency"]

@@ -1,7 +1,8 @@
 """Rendering retrieved evidence for a reader (GEB section 3.4): per entity a biography excerpt (id,
 name, the selected observations in time order with times, camera and description, and a summary of the
 appearances not shown, as targets for another search round); a note where retrieved entities share a
-name, saying which pairs memory has proved different and which are unresolved; episode excerpts;
+name, saying which pairs memory has proved different and which are unresolved, and a note where two retrieved
+entities are recorded as possibly the same; episode excerpts;
 keyframe references. The reading instructions say episode text wins over an observation's."""
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
                 else "unresolved: they may be the same object"
             )
             lines.append(f"\nNote: #{a} and #{b} are both called '{name}'; {verdict}.")
+    shown_ids = set(entities)
+    for a, b, score in store.possibly_same(list(shown_ids)):
+        if a in shown_ids and b in shown_ids:
+            lines.append(
+                f"\nNote: #{a} and #{b} may be the same thing: similar across their references ({score:.2f}) and "
+                "never seen apart; memory keeps them apart until an observation matches both."
+            )
     _episodes(store, evidence, lines)
     return "\n".join(lines)
 
