@@ -78,6 +78,13 @@ class AssociationConfig(StrictModel):
         "compatible category similar to it on average (mean >= tau_low) with no separation evidence; an "
         "observation later qualifying for two such entities joins them (a recorded, undoable merge)",
     )
+    join_similarity: float = Field(
+        0.92,
+        ge=0,
+        le=1,
+        description="an observation joins two possibly-same entities only when every reference of both is at least "
+        "this similar to it (and both were most often described alike)",
+    )
     index: Literal["matrix", "sqlite-vec"] = Field(
         "matrix", description="candidate search: an in-memory matrix scanned natively, or sqlite-vec KNN"
     )

@@ -303,9 +303,16 @@ class Associator:
         if qualified:
             winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
             entity_id, created = winner.entity_id, False
-            if self.config.possibly_same:  # this observation resolves what was unresolved: one instance
-                for other in sorted({s.entity_id for s in qualified} - {entity_id}):
-                    if self._possibly_same(entity_id, other):
+            bar = max(self.config.join_similarity, thresholds.tau_high)
+            if self.config.possibly_same and winner.min_sim >= bar:
+                # this observation resolves what was unresolved: every reference of both is strongly like it
+                strong = {s.entity_id for s in qualified if s.min_sim >= bar}
+                for other in sorted(strong - {entity_id}):
+                    if (
+                        self._possibly_same(entity_id, other)
+                        and self._described_alike(entity_id, other)
+                        and not self._ever_apart(entity_id, other)
+                    ):
                         keep, absorb = min(entity_id, other), max(entity_id, other)
                         moved = self.merge_entities(keep, absorb)
                         self._audit_join(keep, absorb, moved, observation_id, now)
@@ -347,6 +354,30 @@ class Associator:
             )
             is not None
         )
+
+    def _described_alike(self, a: int, b: int) -> bool:
+        """Whether the two entities were most often described with the same colour and pattern: look-alikes a
+        describer tells apart (a striped and a plain red mug) are not joined on similarity alone."""
+        said = [
+            self.db.query_one(
+                "SELECT colour, pattern FROM observations WHERE entity_id = ? GROUP BY colour, pattern "
+                "ORDER BY count(*) DESC, colour, pattern LIMIT 1",
+                (entity,),
+            )
+            for entity in (a, b)
+        ]
+        return said[0] == said[1]
+
+    def _ever_apart(self, a: int, b: int) -> bool:
+        """Whether a decision ever vetoed one of the two for an observation of the other (seen apart)."""
+        for chosen, other in ((a, b), (b, a)):
+            for (candidates,) in self.db.query(
+                "SELECT candidates FROM association_log WHERE entity_id = ? AND candidates GLOB ?",
+                (chosen, '*"vetoed_by": [0-9]*'),
+            ):
+                if any(c.get("entity") == other and c.get("vetoed_by") is not None for c in json.loads(candidates)):
+                    return True
+        return False
 
     def _relate(
         self,

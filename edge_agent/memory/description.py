@@ -16,6 +16,7 @@ __all__ = [
     "REGIONS",
     "SIZES",
     "Description",
+    "Placed",
     "company_phrase",
     "counted",
     "label",
@@ -48,8 +49,26 @@ def counted(category: str, n: int = 2) -> str:
     return f"{n} {many}"
 
 
+class Placed:
+    """Where a described thing was and whether it moved, from its ``zone``, ``region`` and ``motion`` fields (a
+    Description, or an Observation read from memory)."""
+
+    zone: str
+    region: str
+    motion: str
+
+    @property
+    def place(self) -> str:
+        """The named zone, else the image region; '' when unknown."""
+        return self.zone or self.region
+
+    @property
+    def moving(self) -> bool:
+        return self.motion.startswith("moving")
+
+
 @dataclass(frozen=True)
-class Description:
+class Description(Placed):
     """An observation as described. ``colours``: colour names, the main one first (at most two);
     ``rgb``: the measured colour (0-255 each) the names were given for; ``company``: the other categories
     seen in the clip, with how many of each. Empty fields are unknown."""
@@ -67,15 +86,6 @@ class Description:
     @property
     def colour(self) -> str:
         return self.colours[0] if self.colours else ""
-
-    @property
-    def place(self) -> str:
-        """The named zone, else the image region; '' when unknown."""
-        return self.zone or self.region
-
-    @property
-    def moving(self) -> bool:
-        return self.motion.startswith("moving")
 
     def state(self) -> tuple[object, ...]:
         """What must stay the same for two sightings to be one trace (one state of the entity)."""

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from edge_agent.errors import EdgeAgentError
-from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, label
+from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, Placed, label
 
 __all__ = [
     "AssociationDecision",
@@ -220,7 +220,7 @@ class Entity:
 
 
 @dataclass(frozen=True)
-class Observation:
+class Observation(Placed):
     id: int
     clip_id: int
     entity_id: int | None
@@ -244,15 +244,6 @@ class Observation:
     @property
     def colours(self) -> tuple[str, ...]:
         return tuple(c for c in (self.colour, self.colour_second) if c)
-
-    @property
-    def place(self) -> str:
-        """The named zone, else the image region; '' when unknown."""
-        return self.zone or self.region
-
-    @property
-    def moving(self) -> bool:
-        return self.motion.startswith("moving")
 
     @property
     def label(self) -> str:

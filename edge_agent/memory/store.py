@@ -12,6 +12,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -223,6 +224,18 @@ class Store(Reads, Housekeeping):
                 ),
             )
             decisions = [self._write_observation(clip_id, clip.camera, r) for r in records]
+            if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
+                marks = ",".join("?" * len(decisions))
+                now_in = dict(
+                    self.db.query(
+                        f"SELECT id, entity_id FROM observations WHERE id IN ({marks})",
+                        [d.observation_id for d in decisions],
+                    )
+                )
+                decisions = [
+                    d if now_in[d.observation_id] == d.entity_id else replace(d, entity_id=now_in[d.observation_id])
+                    for d in decisions
+                ]
             self.db.executemany(
                 "INSERT INTO clip_speech (clip_id, t_start, t_end, text) VALUES (?, ?, ?, ?)",
                 [(clip_id, float(a), float(b), str(text)) for a, b, text in speech],

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers.memory import clip, near, observation, unit
 
-from edge_agent.memory import Store, corrections
+from edge_agent.memory import Store, consolidate, corrections
 from edge_agent.retrieval.graph import MemoryGraph
 
 MUG = unit(np.r_[np.ones(8), np.zeros(8)])
@@ -101,3 +101,16 @@ def test_show_and_unmerge_from_the_command_line(tmp_path, capsys):
     assert "(new)" in capsys.readouterr().out
     assert main(["--home", str(home), "entities", "unmerge", "999"]) == 1
     assert "correction 999 is not a merge" in capsys.readouterr().err
+
+
+def test_a_join_within_a_clip_moves_what_the_clip_already_gave_the_absorbed_entity(tmp_path):
+    drifted = near(MUG, 0.82, seed=1)
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(clip(0.0), [_mug(0.0, MUG)])
+        store.ingest_clip(clip(100.0), [_mug(100.0, drifted)])
+        # the first goes to #2 alone; the second (the same box: not two things) matches both and joins them
+        result = store.ingest_clip(clip(200.0), [_mug(200.0, drifted, track=1), _mug(200.0, unit(MUG + drifted), 2)])
+        assert [d.entity_id for d in result.decisions] == [1, 1]  # as memory holds them now
+        (entity,) = store.entities()
+        assert entity.observations == 4
+        assert {t.entity_id for t in consolidate.traces(store)} == {1}  # the clip's traces follow the join
