@@ -16,10 +16,11 @@ Unresolved identity (GEB keeps one instance under several identifiers while the 
 candidate of a compatible category that did not win but is similar to the observation on average (mean >=
 ``tau_low``) and has no separation evidence against it is recorded as *possibly the same* as the entity the
 observation went to (``entity_relations``, with the similarity); retrieval links the two with a weaker edge and
-the context says so. An observation that later qualifies for two entities recorded as possibly the same joins
-them: the newer is merged into the older, recorded in ``corrections`` with the observations it moved (undone by
-``corrections.unmerge``) and visible in the decision's log row. A pair the user marked not the same is never
-related nor joined.
+the context says so. An observation that later matches two entities recorded as possibly the same strongly (every
+reference of both at ``join_similarity`` or more), when the two were most often described alike and no decision
+ever saw them apart, joins them: the newer is merged into the older, recorded in ``corrections`` with the
+observations it moved (undone by ``corrections.unmerge``) and visible in the decision's log row. A pair the user
+marked not the same is never related nor joined.
 
 Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
 scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
