@@ -1,7 +1,9 @@
 """Pixels of a synthetic world (:mod:`edge_agent.eval.world`): places as coloured regions of a room
 (a wide strip of rooms for the wearable camera), and each instance drawn from its category, colour and
 pattern, so look-alikes differ only where the scenario says they do (stripes, checks, dots). The day's
-light scales every colour; sensor noise is added per frame. A session is written as a MOT sequence."""
+light scales every colour; with the scenario's ``imaging`` the light also has a colour (per day) and a direction
+(per session), frames may be blurred by motion, things partly hidden by a hand, and the JPEG compressed harder.
+Sensor noise is added per frame. A session is written as a MOT sequence."""
 
 from __future__ import annotations
 
@@ -116,6 +118,7 @@ def render_frame(
     world: World, session: Session, frame: int, background: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     spec = {e.id: e for e in world.scenario.entities}
+    imaging = world.scenario.imaging
     view = int(round(session.view_x[frame]))
     cam = world.scenario.camera
     canvas = background.copy()
@@ -130,9 +133,33 @@ def render_frame(
         cx, cy = positions[instance]
         w, h = size_of(spec[instance].category)
         _draw(canvas, spec[instance], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light)
+        if imaging.occlusion and spec[instance].category != "person" and rng.random() < imaging.occlusion:
+            _hand(canvas, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light, rng)
     image = canvas[:, view : view + cam.width]
+    if session.tint != (1.0, 1.0, 1.0) or session.gradient:
+        ramp = np.linspace(1.0 - session.gradient, 1.0 + session.gradient, image.shape[1], dtype=np.float32)
+        light = ramp[None, :, None] * np.asarray(session.tint, np.float32)[None, None, :]
+        image = np.clip(image.astype(np.float32) * light, 0, 255).astype(np.uint8)
+    if imaging.blur and rng.random() < imaging.blur:  # the camera or the hand moved during the exposure
+        length = int(rng.integers(5, 12))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        image = cv2.filter2D(image, -1, kernel)
     noisy = image.astype(np.int16) + rng.normal(0, 3, image.shape).astype(np.int16)
     return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def _hand(canvas: np.ndarray, box: tuple[float, float, float, float], light: float, rng: np.random.Generator) -> None:
+    """A hand over a third to a half of the thing, from one side."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    side = 1 if rng.random() < 0.5 else -1
+    cx = (x0 + x1) / 2 + side * w * float(rng.uniform(0.25, 0.45))
+    cy = (y0 + y1) / 2 + h * float(rng.uniform(-0.2, 0.2))
+    axes = (max(4, int(w * 0.35)), max(4, int(h * 0.3)))
+    cv2.ellipse(
+        canvas, (int(cx), int(cy)), axes, float(rng.uniform(0, 180)), 0, 360, _scaled((120, 160, 210), light), -1
+    )
 
 
 def write_sequence(world: World, session: Session, folder: Path, ids: dict[str, int]) -> Path:
@@ -149,7 +176,7 @@ def write_sequence(world: World, session: Session, folder: Path, ids: dict[str, 
         cv2.imwrite(
             str(folder / "img1" / f"{f + 1:06d}.jpg"),
             render_frame(world, session, f, background, rng),
-            [cv2.IMWRITE_JPEG_QUALITY, 90],
+            [cv2.IMWRITE_JPEG_QUALITY, world.scenario.imaging.jpeg_quality],
         )
         for instance, (x0, y0, x1, y1) in session.boxes[f]:
             rows.append(

@@ -73,6 +73,21 @@ class NoiseSpec(_Model):
     fragment_rate: float = Field(0.0, ge=0, le=1)
 
 
+class ImagingSpec(_Model):
+    """How the camera sees, beyond the day's brightness (issue 17's harder worlds; every default leaves the
+    picture as before): the light's colour (per day, each channel's gain drawn within 1 +- ``light_colour``: a
+    warmer or colder lamp, a white balance that moved), its direction (per session, a left-to-right ramp of
+    brightness within 1 +- ``light_gradient``), motion blur (per frame, with probability ``blur``), JPEG
+    compression (``jpeg_quality``) and hands (per frame and thing, with probability ``occlusion``, a hand over
+    part of it)."""
+
+    light_colour: float = Field(0.0, ge=0, le=0.5)
+    light_gradient: float = Field(0.0, ge=0, le=0.5)
+    blur: float = Field(0.0, ge=0, le=1)
+    jpeg_quality: int = Field(90, ge=10, le=100)
+    occlusion: float = Field(0.0, ge=0, le=1)
+
+
 class RuleSpec(_Model):
     """A rule the user sets before the recording starts (EVAL.md section 2); its true alerts are derived
     from the script (:mod:`edge_agent.eval.alerts`)."""
@@ -94,6 +109,7 @@ class Scenario(_Model):
     episode_seconds: tuple[float, float] = (20.0, 90.0)
     noise: NoiseSpec = Field(default_factory=NoiseSpec)
     lighting_drift: float = Field(0.1, ge=0, le=0.5)
+    imaging: ImagingSpec = Field(default_factory=ImagingSpec)
     questions_per_day: int = Field(10, ge=0, le=200)
     rules: list[RuleSpec] = Field(default_factory=list)
     # extensions (optional)
@@ -209,6 +225,8 @@ class Session:
     positions: list[dict[str, tuple[float, float]]] = field(default_factory=list)  # canvas centres of every drawn thing
     view_x: list[float] = field(default_factory=list)
     light: float = 1.0
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  #: the light's colour: gains of B, G, R
+    gradient: float = 0.0  #: the light's direction: brightness from 1 - g at the left to 1 + g at the right
     true_boxes: list[list[tuple[str, tuple[float, float, float, float]]]] = field(default_factory=list)
 
     @property
@@ -326,8 +344,15 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     sessions: list[Session] = []
     events: list[Event] = []
     door = "door" if "door" in scenario.places else scenario.places[-1]
+    imaging = scenario.imaging
+    look = np.random.default_rng([seed, 7919])  # its own stream: the script is the same with or without it
     for day in range(scenario.days):
         light = 1.0 + scenario.lighting_drift * float(rng.uniform(-1, 1))
+        tint = (
+            tuple(float(1.0 + imaging.light_colour * g) for g in look.uniform(-1, 1, 3))
+            if imaging.light_colour
+            else (1.0, 1.0, 1.0)
+        )
         lo, hi = scenario.day_hours
         starts = np.sort(rng.uniform(lo * 3600, hi * 3600, scenario.episodes_per_day))
         if day == 0:
@@ -343,6 +368,8 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
                 len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng
             )
             session.light = light
+            session.tint = tint  # type: ignore[assignment]
+            session.gradient = imaging.light_gradient * float(look.uniform(-1, 1)) if imaging.light_gradient else 0.0
             sessions.append(session)
     for s in sessions:
         s.true_boxes = [list(shown) for shown in s.boxes]

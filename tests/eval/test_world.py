@@ -52,7 +52,7 @@ def _write(tmp_path: Path, data: dict) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["kitchen-lookalikes", "wearable-rooms", "living-room"])
+@pytest.mark.parametrize("name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "living-room"])
 def test_shipped_scenarios_load_and_simulate(name):
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     world = simulate(scenario, seed=1)
@@ -68,7 +68,8 @@ def test_shipped_scenarios_load_and_simulate(name):
 def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_scenario("living-room").name == "living-room"
-    with pytest.raises(ScenarioError, match="shipped scenarios: kitchen-lookalikes, living-room, wearable-rooms"):
+    shipped = "kitchen-harder, kitchen-lookalikes, living-room, wearable-rooms"
+    with pytest.raises(ScenarioError, match=f"shipped scenarios: {shipped}"):
         load_scenario("no-such-world")
 
 
@@ -247,3 +248,25 @@ def test_world_does_not_depend_on_the_process_hash_seed(tmp_path):
         for seed in ("1", "2")
     }
     assert len(digests) == 1
+
+
+def test_harder_imaging_changes_the_pixels_not_the_script():
+    from edge_agent.eval.draw import _background, render_frame
+    from edge_agent.eval.world import Scenario
+
+    plain = Scenario.model_validate(TINY)
+    harder = Scenario.model_validate(
+        TINY | {"imaging": {"light_colour": 0.2, "light_gradient": 0.3, "blur": 1.0, "occlusion": 1.0}}
+    )
+    a, b = simulate(plain, seed=3), simulate(harder, seed=3)
+    assert [s.boxes for s in a.sessions] == [s.boxes for s in b.sessions] and a.questions == b.questions
+    assert all(s.tint == (1.0, 1.0, 1.0) and s.gradient == 0.0 for s in a.sessions)
+    assert all(s.tint != (1.0, 1.0, 1.0) and s.gradient != 0.0 for s in b.sessions)
+
+    def frame(world):
+        session = world.sessions[0]
+        shown = next(f for f, boxes in enumerate(session.boxes) if boxes)
+        return render_frame(world, session, shown, _background(world, session.light), np.random.default_rng(0))
+
+    assert np.array_equal(frame(a), frame(simulate(Scenario.model_validate(TINY | {"imaging": {}}), seed=3)))
+    assert np.abs(frame(a).astype(int) - frame(b).astype(int)).mean() > 3  # another light, blurred, hands
