@@ -493,8 +493,9 @@ class DeterministicController:
     def _count(
         self, evidence: Evidence, as_of: float | None, question: str = "", subject: int | None = None
     ) -> tuple[str, list[dict[str, object]]]:
-        """How many times the subject came to a place the question names ("got on the sofa"), or changed
-        place ("was moved"), on the days it names; else how often it was seen."""
+        """How many times the subject came to a place the question names ("got on the sofa": a change of place,
+        or the same place again after the camera recorded without it), or changed place ("was moved"), on the
+        days it names; else how often it was seen."""
         subject = subject if subject is not None else self._subject(evidence)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
@@ -512,6 +513,9 @@ class DeterministicController:
                 inside = not days or any(a <= o.t_start < b for a, b in days)
                 last_place = previous.place if previous is not None else None
                 changed = place != last_place and (previous is not None or not moved)
+                if places and not changed and previous is not None and place == last_place:
+                    # back at the same place after the camera recorded without it there: it came again
+                    changed = queries.recorded_without(self.store.db, o.camera, subject, previous.t_end, o.t_start)
                 if inside and place and changed and (place in places if places else True):
                     arrivals.append(o)
                     if previous is not None:
@@ -521,7 +525,7 @@ class DeterministicController:
             what = f"came {' or '.join(sorted(map(place_phrase, places)))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
             return (
-                f"{len(arrivals)} times: entity #{subject} ({entity.category}) {what}{when}"
+                f"{_count_of(len(arrivals), 'time')}: entity #{subject} ({entity.category}) {what}{when}"
                 + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
                 [cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)]
                 or [cite(o) for o in history[-1:]],

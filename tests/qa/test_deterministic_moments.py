@@ -149,3 +149,22 @@ def test_moment_next_to_the_bound_sees_nothing_after_it(tmp_path, embedder):
         # The moment is 10 s before the bound; the other key ring, 5 s after the bound, is within the moment's window.
         evidence = retriever.retrieve("grey keys", around=[DAY + 3595], as_of=DAY + 3600)
         assert other.observation_id not in evidence.observation_ids
+
+
+def test_back_at_the_same_place_after_the_camera_saw_it_gone_is_another_arrival(tmp_path, embedder):
+    from edge_agent.qa import DeterministicController
+
+    with Store(tmp_path / "home") as store:
+        dog = unit(np.r_[np.ones(4), np.zeros(28)])
+        on_sofa = dict(kind="animal", category="dog", description=said("dog", colour="brown", zone="sofa"))
+        store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], dog, **on_sofa)])
+        store.ingest_clip(clip(DAY + 3600), [], caption="kitchen: nothing detected")  # recorded: no dog
+        store.ingest_clip(
+            clip(DAY + 7200), [observation(1, DAY + 7200, [0, 0, 40, 40], near(dog, 0.99, seed=1), **on_sofa)]
+        )
+        store.ingest_clip(
+            clip(DAY + 7300), [observation(1, DAY + 7300, [0, 0, 40, 40], near(dog, 0.99, seed=2), **on_sofa)]
+        )
+        controller = DeterministicController(store, embedder)
+        answer = controller.ask(f"How many times did the dog get on the sofa on {format_utc(DAY)[:10]}?")
+        assert answer.text.startswith("2 times")  # not the unbroken stay at 7200-7300 twice, not once for the day
