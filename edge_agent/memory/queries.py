@@ -446,16 +446,15 @@ def described_share(
     return shares
 
 
-def recorded_without(db: Database, camera: str, entity_id: int, after: float, before: float) -> bool:
-    """Whether ``camera`` recorded a clip wholly between ``after`` and ``before`` in which the entity was not seen
-    (no observation of it, and no trace of it spanning the clip, whose folded sightings would have been there)."""
-    return (
-        db.query_one(
-            "SELECT 1 FROM clips c WHERE c.camera = ?1 AND c.t_start > ?3 AND c.t_end < ?4 "
-            "AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.clip_id = c.id AND o.entity_id = ?2) "
-            "AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.entity_id = ?2 AND t.camera = ?1 "
-            "AND t.t_start <= c.t_start AND t.t_end >= c.t_end) LIMIT 1",
-            (camera, int(entity_id), float(after), float(before)),
-        )
-        is not None
+def recorded_without(db: Database, camera: str, entity_id: int, after: float, before: float, *, clips: int = 1) -> bool:
+    """Whether ``camera`` recorded at least ``clips`` clips wholly between ``after`` and ``before`` in which the
+    entity was not seen (no observation of it, and no trace of it overlapping the clip, whose folded sightings
+    would have been there)."""
+    found = db.value(
+        "SELECT count(*) FROM (SELECT 1 FROM clips c WHERE c.camera = ?1 AND c.t_start > ?3 AND c.t_end < ?4 "
+        "AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.clip_id = c.id AND o.entity_id = ?2) "
+        "AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.entity_id = ?2 AND t.camera = ?1 "
+        "AND t.t_start < c.t_end AND t.t_end > c.t_start) LIMIT ?5)",
+        (camera, int(entity_id), float(after), float(before), int(clips)),
     )
+    return int(found or 0) >= clips

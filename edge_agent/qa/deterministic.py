@@ -32,6 +32,8 @@ __all__ = ["Answer", "DeterministicController", "moments"]
 
 _RECENT = re.compile(r"\b(most recent(?:ly)?|latest|last)\b", re.I)
 _TIMES = re.compile(r"\b(how many times|how often|times)\b", re.I)
+#: Clips recorded without a thing that say it left and came back (one may be a thing hidden behind a person).
+_AWAY_CLIPS = 2
 _MANY = re.compile(r"\b(most|all|every|each)\b", re.I)
 #: Words a choice may use for a described value.
 _SAID_AS = {
@@ -515,7 +517,9 @@ class DeterministicController:
                 changed = place != last_place and (previous is not None or not moved)
                 if places and not changed and previous is not None and place == last_place:
                     # back at the same place after the camera recorded without it there: it came again
-                    changed = queries.recorded_without(self.store.db, o.camera, subject, previous.t_end, o.t_start)
+                    changed = queries.recorded_without(
+                        self.store.db, o.camera, subject, previous.t_end, o.t_start, clips=_AWAY_CLIPS
+                    )
                 if inside and place and changed and (place in places if places else True):
                     arrivals.append(o)
                     if previous is not None:

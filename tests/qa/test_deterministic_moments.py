@@ -158,7 +158,8 @@ def test_back_at_the_same_place_after_the_camera_saw_it_gone_is_another_arrival(
         dog = unit(np.r_[np.ones(4), np.zeros(28)])
         on_sofa = dict(kind="animal", category="dog", description=said("dog", colour="brown", zone="sofa"))
         store.ingest_clip(clip(DAY), [observation(1, DAY, [0, 0, 40, 40], dog, **on_sofa)])
-        store.ingest_clip(clip(DAY + 3600), [], caption="kitchen: nothing detected")  # recorded: no dog
+        store.ingest_clip(clip(DAY + 3600), [], caption="kitchen: nothing detected")  # recorded twice: no dog
+        store.ingest_clip(clip(DAY + 5400), [], caption="kitchen: nothing detected")
         store.ingest_clip(
             clip(DAY + 7200), [observation(1, DAY + 7200, [0, 0, 40, 40], near(dog, 0.99, seed=1), **on_sofa)]
         )
