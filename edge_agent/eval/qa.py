@@ -107,13 +107,18 @@ def _unknown(entry: dict[str, Any], allowed: set[str], where: str) -> None:
         raise QuestionFileError(f"{where}: unknown key(s) {', '.join(extra)} (expected {', '.join(sorted(allowed))})")
 
 
-def _video(entry: object, index: int, name: str) -> Video:
-    where = f"{name}: videos[{index}]"
+def _entry(entry: object, where: str, allowed: set[str]) -> tuple[dict[str, Any], str]:
+    """An object of the file checked for unknown keys, and where it is (with its id) for the errors about it."""
     if not isinstance(entry, dict):
         raise QuestionFileError(f"{where}: expected an object, got {type(entry).__name__}")
     if isinstance(entry.get("id"), str):
         where += f" ({entry['id']!r})"
-    _unknown(entry, _VIDEO_KEYS, where)
+    _unknown(entry, allowed, where)
+    return entry, where
+
+
+def _video(entry: object, index: int, name: str) -> Video:
+    entry, where = _entry(entry, f"{name}: videos[{index}]", _VIDEO_KEYS)
     return Video(
         id=_text(entry, "id", where),
         path=_text(entry, "path", where),
@@ -124,12 +129,7 @@ def _video(entry: object, index: int, name: str) -> Video:
 
 
 def _question(entry: object, index: int, name: str, videos: set[str]) -> Question:
-    where = f"{name}: questions[{index}]"
-    if not isinstance(entry, dict):
-        raise QuestionFileError(f"{where}: expected an object, got {type(entry).__name__}")
-    if isinstance(entry.get("id"), str):
-        where += f" ({entry['id']!r})"
-    _unknown(entry, _QUESTION_KEYS, where)
+    entry, where = _entry(entry, f"{name}: questions[{index}]", _QUESTION_KEYS)
     choices = entry.get("choices")
     if (
         not isinstance(choices, list)
