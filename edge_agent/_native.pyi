@@ -22,7 +22,12 @@ class ByteTracker:
         class_aware: bool,
     ) -> None: ...
     def update(
-        self, xyxy: _F32, scores: _F32, class_ids: _I32 | None, return_predicted: bool
+        self,
+        xyxy: _F32,
+        scores: _F32,
+        class_ids: _I32 | None,
+        return_predicted: bool,
+        warp: npt.NDArray[np.float64] | None = None,
     ) -> tuple[_I64, _F32, _F32, _I32, _I64]:
         """Returns (track_id, xyxy, score, class_id, det_index)."""
     def reset(self) -> None: ...

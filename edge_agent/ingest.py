@@ -120,7 +120,14 @@ class Pipeline:
         stage["detect"] += (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        tracklets = track_clip(clip, detections, self.tracker_settings, self.config.capture.sample_fps, self._constancy)
+        tracklets = track_clip(
+            clip,
+            detections,
+            self.tracker_settings,
+            self.config.capture.sample_fps,
+            self._constancy,
+            moving=self.tracker_settings.moves(camera),
+        )
         stage["track"] += (time.perf_counter() - t) * 1000
 
         frame_size = clip.frames[0].size

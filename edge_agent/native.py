@@ -140,13 +140,17 @@ class ByteTracker:
         class_ids: npt.ArrayLike | None = None,
         *,
         return_predicted: bool = False,
+        warp: npt.ArrayLike | None = None,
     ) -> Tracks:
         """Advance one frame with detections ``xyxy`` (N, 4), ``scores`` (N,) in [0, 1] and optional
         ``class_ids`` (N,). Returns the confirmed tracks updated this frame, with their Kalman-filtered
-        boxes; with ``return_predicted`` also the lost tracks still waiting, at their predicted boxes."""
+        boxes; with ``return_predicted`` also the lost tracks still waiting, at their predicted boxes.
+        ``warp``: the camera's motion since the last frame, a (2, 3) affine transform of image points
+        (:mod:`edge_agent.perception.motion`); every track's state moves with it before association."""
         classes = None if class_ids is None else _integers("class_ids", class_ids, np.int32)
+        motion = None if warp is None else np.ascontiguousarray(_real_array("warp", warp), dtype=np.float64)
         track_id, boxes, score, class_id, det_index = self._tracker.update(
-            _float32("xyxy", xyxy), _float32("scores", scores), classes, bool(return_predicted)
+            _float32("xyxy", xyxy), _float32("scores", scores), classes, bool(return_predicted), motion
         )
         return Tracks(track_id, boxes, score, class_id, det_index)
 

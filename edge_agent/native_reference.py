@@ -128,6 +128,18 @@ class _Track:
         self.mean = _F @ self.mean
         self.cov = _F @ self.cov @ _F.T + np.diag(std**2)
 
+    def warp(self, matrix: np.ndarray) -> None:
+        """The camera moved the image by ``matrix`` (2 x 3): centre and velocity rotate, height scales."""
+        r, t = matrix[:, :2], matrix[:, 2]
+        scale = float(np.sqrt(abs(np.linalg.det(r))))
+        m = np.zeros((8, 8))
+        m[0:2, 0:2] = m[4:6, 4:6] = r
+        m[2, 2] = m[6, 6] = 1.0
+        m[3, 3] = m[7, 7] = scale
+        self.mean = m @ self.mean
+        self.mean[:2] += t
+        self.cov = m @ self.cov @ m.T
+
     def correct(self, z: np.ndarray) -> None:
         h = self.mean[3]
         r = np.array([_STD_POSITION * h, _STD_POSITION * h, 1e-1, _STD_POSITION * h])
@@ -191,7 +203,7 @@ class ByteTrackerReference:
             [c for c in range(len(dets)) if c not in matched_cols],
         )
 
-    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False):
+    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False, warp=None):
         self.frame_id += 1
         xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4).astype(np.float64)
         scores = np.asarray(scores, dtype=np.float32).astype(np.float64)
@@ -208,6 +220,9 @@ class ByteTrackerReference:
             if t.state != "tracked":
                 t.mean[7] = 0.0
             t.predict()
+        if warp is not None:
+            for t in pool + unconfirmed:
+                t.warp(np.asarray(warp, np.float64).reshape(2, 3))
 
         activated, refound, newly_lost = [], [], []
         pairs, unmatched_rows, unmatched_high = self._match(pool, high, True, self.minimum_iou_threshold)

@@ -4,6 +4,8 @@ their defaults from here."""
 
 from __future__ import annotations
 
+import fnmatch
+
 from pydantic import Field
 
 from edge_agent.config.base import StrictModel
@@ -44,6 +46,12 @@ class TrackerConfig(StrictModel):
     crops_per_observation: int = Field(
         3, ge=1, description="best crops kept per tracklet for its embedding and description"
     )
+    moving_cameras: list[str] = Field(
+        default_factory=list,
+        description="cameras whose view moves (worn, handheld, panning), by name or shell pattern ('wearable*', "
+        "'*'): their tracker follows the camera's motion between frames (edge_agent.perception.motion, BoT-SORT's "
+        "compensation); a fixed camera needs none",
+    )
     link_gate: float = Field(
         0.0,
         ge=0,
@@ -51,3 +59,7 @@ class TrackerConfig(StrictModel):
         "frame before, within this many box sizes of where it was heading: people walking past a fixed "
         "camera at 2 fps; off by default, it merges look-alikes in crowds and on a moving camera",
     )
+
+    def moves(self, camera: str) -> bool:
+        """Whether ``camera``'s view moves (its tracker compensates the camera's motion)."""
+        return any(fnmatch.fnmatchcase(camera, pattern) for pattern in self.moving_cameras)

@@ -2,8 +2,9 @@
 (a wide strip of rooms for the wearable camera), and each instance drawn from its category, colour and
 pattern, so look-alikes differ only where the scenario says they do (stripes, checks, dots). The day's
 light scales every colour; with the scenario's ``imaging`` the light also has a colour (per day) and a direction
-(per session), frames may be blurred by motion, things partly hidden by a hand, and the JPEG compressed harder.
-Sensor noise is added per frame. A session is written as a MOT sequence."""
+(per session) that casts shadows, surfaces have real texture (:mod:`edge_agent.eval.texture`), the camera is
+nearer or further and things are turned, frames may be blurred by motion, things partly hidden by a hand, and the
+JPEG compressed harder. Sensor noise is added per frame. A session is written as a MOT sequence."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from edge_agent.eval.scene import draw_order, size_of
+from edge_agent.eval import texture
+from edge_agent.eval.scene import box_of, draw_order
 
 if TYPE_CHECKING:
     from edge_agent.eval.world import EntitySpec, Session, World
@@ -55,14 +57,58 @@ def _scaled(colour: tuple[int, int, int], light: float) -> tuple[int, int, int]:
     return tuple(int(np.clip(c * light, 0, 255)) for c in colour)  # type: ignore[return-value]
 
 
+def _textured(
+    canvas: np.ndarray, box: tuple[int, int, int, int], name: str, turn: float = 0.0, before: np.ndarray | None = None
+) -> None:
+    """Shades the pixels of ``box`` with the material ``name`` (only those that differ from ``before``, the
+    canvas's pixels of the box before the thing was drawn, when given)."""
+    x0, y0, x1, y1 = box
+    gains = texture.shade(name, (x1 - x0, y1 - y0), turn)
+    cx0, cy0 = max(0, x0), max(0, y0)
+    cx1, cy1 = min(canvas.shape[1], x1), min(canvas.shape[0], y1)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return
+    region = canvas[cy0:cy1, cx0:cx1]
+    shaded = np.clip(region * gains[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0], 0, 255).astype(np.uint8)
+    if before is None:
+        region[:] = shaded
+    else:
+        drawn = np.any(region != before, axis=2)
+        region[drawn] = shaded[drawn]
+
+
+def _shadow(canvas: np.ndarray, box: tuple[float, float, float, float], direction: float) -> None:
+    """A soft shadow on the surface under a thing, cast away from the light (``direction`` > 0: the light is on
+    the right)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    cx = (x0 + x1) / 2 - direction * w * 0.6
+    axes = (max(2, int(w * 0.75)), max(2, int(h * 0.15)))
+    sigma = max(1.0, w * 0.08)
+    pad = int(3 * sigma) + 2
+    left, top = max(0, int(cx) - axes[0] - pad), max(0, int(y1) - axes[1] - pad)
+    right = min(canvas.shape[1], int(cx) + axes[0] + pad)
+    bottom = min(canvas.shape[0], int(y1) + axes[1] + pad)
+    if right <= left or bottom <= top:
+        return
+    mask = np.zeros((bottom - top, right - left), np.float32)
+    cv2.ellipse(mask, (int(cx) - left, int(y1) - top), axes, 0, 0, 360, 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    region = canvas[top:bottom, left:right]
+    region[:] = np.clip(region * (1.0 - 0.45 * mask[:, :, None]), 0, 255).astype(np.uint8)
+
+
 def _background(world: World, light: float) -> np.ndarray:
     layout = world.layout
+    photo = world.scenario.imaging.texture == "photo"
     width, height = int(np.ceil(layout.canvas_width)), layout.height
     canvas = np.zeros((height, width, 3), np.uint8)
     for room in sorted(set(layout.room_of.values())):
         xs = [layout.x[p] for p, r in layout.room_of.items() if r == room]
         x0, x1 = int(min(xs) - layout.slot_width / 2), int(max(xs) + layout.slot_width / 2)
         canvas[:, max(0, x0) : x1] = _scaled(_ROOM_WALLS[room % len(_ROOM_WALLS)], light)
+        if photo:
+            _textured(canvas, (max(0, x0), 0, x1, height), f"wall:{room}")
     for k, place in enumerate(world.scenario.places):
         x0, y0, x1, y1 = layout.zone(place)
         top = int(layout.floor)
@@ -73,12 +119,34 @@ def _background(world: World, light: float) -> np.ndarray:
             _scaled(_PLACE_COLOURS[k % len(_PLACE_COLOURS)], light),
             -1,
         )
+        if photo:
+            _textured(canvas, (int(x0) + 3, top - 10, int(x1) - 3, height), f"place:{place}")
         cv2.line(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, top - 10), _scaled((60, 60, 60), light), 2)
     return canvas
 
 
-def _draw(canvas: np.ndarray, spec: EntitySpec, box: tuple[float, float, float, float], light: float) -> None:
+def _draw(
+    canvas: np.ndarray,
+    spec: EntitySpec,
+    box: tuple[float, float, float, float],
+    light: float,
+    material: str | None = None,
+    turn: float = 0.0,
+) -> None:
+    """``spec`` drawn in ``box``; of ``material`` (:mod:`edge_agent.eval.texture`), turned by ``turn``, when
+    given."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
+    before = None
+    if material is not None:
+        region = canvas[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)]
+        before = region.copy()
+    _shape(canvas, spec, (x0, y0, x1, y1), light)
+    if material is not None:
+        _textured(canvas, (x0, y0, x1, y1), material, turn, before)
+
+
+def _shape(canvas: np.ndarray, spec: EntitySpec, box: tuple[int, int, int, int], light: float) -> None:
+    x0, y0, x1, y1 = box
     colour = _scaled(COLOURS.get(spec.color, (128, 128, 128)), light)
     accent = _scaled((235, 235, 235) if spec.color not in ("white", "silver", "yellow") else (40, 40, 40), light)
     if spec.category == "person":
@@ -123,18 +191,26 @@ def render_frame(
     cam = world.scenario.camera
     canvas = background.copy()
     positions = session.positions[frame]
-    for instance in draw_order(positions, spec, world.layout.floor):
-        if (
+    order = [
+        i
+        for i in draw_order(positions, spec, world.layout.floor)
+        if not (
             world.scenario.camera.kind == "wearable"
-            and spec[instance].category == "person"
-            and not any(i == instance for i, _ in session.boxes[frame])
-        ):
-            continue  # the wearer, never in view
-        cx, cy = positions[instance]
-        w, h = size_of(spec[instance].category)
-        _draw(canvas, spec[instance], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light)
+            and spec[i].category == "person"
+            and not any(shown == i for shown, _ in session.boxes[frame])
+        )  # the wearer, never in view
+    ]
+    boxes = {i: box_of(positions[i], spec[i].category, session.scale, session.turns.get(i, 0.0)) for i in order}
+    if imaging.shadows:
+        for instance in order:
+            if boxes[instance][3] >= world.layout.floor - 20:  # standing on something (not carried)
+                _shadow(canvas, boxes[instance], float(np.sign(session.gradient)))
+    for instance in order:
+        box = boxes[instance]
+        material = f"{spec[instance].category}:{spec[instance].color}" if imaging.texture == "photo" else None
+        _draw(canvas, spec[instance], box, session.light, material, session.turns.get(instance, 0.0))
         if imaging.occlusion and spec[instance].category != "person" and rng.random() < imaging.occlusion:
-            _hand(canvas, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), session.light, rng)
+            _hand(canvas, box, session.light, rng)
     image = canvas[:, view : view + cam.width]
     if session.tint != (1.0, 1.0, 1.0) or session.gradient:
         ramp = np.linspace(1.0 - session.gradient, 1.0 + session.gradient, image.shape[1], dtype=np.float32)

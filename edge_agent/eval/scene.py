@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from edge_agent.eval.world import EntitySpec
 
-__all__ = ["draw_order", "size_of"]
+__all__ = ["box_of", "draw_order", "size_of"]
 
 _SIZE = {
     "person": (56, 220),
@@ -27,6 +27,18 @@ _SIZE = {
 
 def size_of(category: str) -> tuple[int, int]:
     return _SIZE.get(category, (44, 44))
+
+
+def box_of(
+    centre: tuple[float, float], category: str, scale: float = 1.0, turn: float = 0.0
+) -> tuple[float, float, float, float]:
+    """Where a thing placed at ``centre`` (laid out at its nominal size) is drawn on the canvas: ``scale`` (the
+    camera nearer or further this session) and ``turn`` (in [-1, 1]: the thing turned, narrower by up to 40%)
+    change its size about the bottom of its nominal box, where it stands."""
+    (cx, cy), (w, h) = centre, size_of(category)
+    width, height = w * scale * (1.0 - 0.4 * abs(turn)), h * scale
+    bottom = cy + h / 2
+    return (cx - width / 2, bottom - height, cx + width / 2, bottom)
 
 
 def draw_order(positions: dict[str, tuple[float, float]], spec: dict[str, EntitySpec], floor: float) -> list[str]:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.config import describe_validation_error
 from edge_agent.errors import EdgeAgentError
-from edge_agent.eval.scene import draw_order, size_of
+from edge_agent.eval.scene import box_of, draw_order, size_of
 from edge_agent.rules.parse import RuleParseError, detector_categories, parse_rule
 from edge_agent.rules.predicate import Predicate, category_names
 
@@ -79,13 +79,20 @@ class ImagingSpec(_Model):
     warmer or colder lamp, a white balance that moved), its direction (per session, a left-to-right ramp of
     brightness within 1 +- ``light_gradient``), motion blur (per frame, with probability ``blur``), JPEG
     compression (``jpeg_quality``) and hands (per frame and thing, with probability ``occlusion``, a hand over
-    part of it)."""
+    part of it). Surfaces: ``texture`` "photo" draws things and places with real texture
+    (:mod:`edge_agent.eval.texture`), ``shadows`` casts each thing's shadow on its surface away from the light.
+    Geometry: per session, the camera nearer or further (sizes within 1 +- ``scale``), and per session and thing
+    a turn (within +- ``turn``: narrower, another side of its texture showing)."""
 
     light_colour: float = Field(0.0, ge=0, le=0.5)
     light_gradient: float = Field(0.0, ge=0, le=0.5)
     blur: float = Field(0.0, ge=0, le=1)
     jpeg_quality: int = Field(90, ge=10, le=100)
     occlusion: float = Field(0.0, ge=0, le=1)
+    texture: Literal["flat", "photo"] = "flat"
+    shadows: bool = False
+    scale: float = Field(0.0, ge=0, le=0.4)
+    turn: float = Field(0.0, ge=0, le=1)
 
 
 class RuleSpec(_Model):
@@ -227,6 +234,8 @@ class Session:
     light: float = 1.0
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  #: the light's colour: gains of B, G, R
     gradient: float = 0.0  #: the light's direction: brightness from 1 - g at the left to 1 + g at the right
+    scale: float = 1.0  #: the camera nearer (> 1) or further this session: every size scaled
+    turns: dict[str, float] = field(default_factory=dict)  #: thing -> its turn in [-1, 1] this session
     true_boxes: list[list[tuple[str, tuple[float, float, float, float]]]] = field(default_factory=list)
 
     @property
@@ -370,6 +379,11 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
             session.light = light
             session.tint = tint  # type: ignore[assignment]
             session.gradient = imaging.light_gradient * float(look.uniform(-1, 1)) if imaging.light_gradient else 0.0
+            if imaging.scale:
+                session.scale = 1.0 + imaging.scale * float(look.uniform(-1, 1))
+            if imaging.turn:
+                session.turns = {thing: imaging.turn * float(look.uniform(-1, 1)) for thing in things}
+            _see(session, actor, layout, spec, scenario.camera.kind == "wearable")
             sessions.append(session)
     for s in sessions:
         s.true_boxes = [list(shown) for shown in s.boxes]
@@ -511,22 +525,26 @@ def _perform(
         present = False  # the recording runs on a while after they have gone
         stay(max(remaining, 2.0))
     session = Session(index, t0, fps, len(frames), positions=frames)
-    wearable = scenario.camera.kind == "wearable"
-    for f, positions in enumerate(frames):
-        view = (
+    for f in range(len(frames)):
+        session.view_x.append(
             float(np.clip(actor_x[f] - layout.width / 2, 0, max(0.0, layout.canvas_width - layout.width)))
-            if wearable
+            if scenario.camera.kind == "wearable"
             else 0.0
         )
-        session.view_x.append(view)
+    return session
+
+
+def _see(session: Session, actor: str, layout: _Layout, spec: dict[str, EntitySpec], wearable: bool) -> None:
+    """The session's boxes, frame by frame: what is in view and not hidden, at the session's scale and turns."""
+    for f, positions in enumerate(session.positions):
         shown = []
         order = draw_order(positions, spec, layout.floor)
-        drawn = {i: _box(positions[i], size_of(spec[i].category), view) for i in order if not (wearable and i == actor)}
+        drawn = {i: _box(session, i, spec[i].category, f) for i in order if not (wearable and i == actor)}
         for rank, instance in enumerate(order):
             if instance not in drawn:
                 continue  # the wearer is behind the camera
-            w, h = size_of(spec[instance].category)
             box = drawn[instance]
+            w, h = box[2] - box[0], box[3] - box[1]
             clipped = (
                 max(0.0, box[0]),
                 max(0.0, box[1]),
@@ -539,12 +557,15 @@ def _perform(
                 continue  # hidden behind what is drawn in front of it: no detector would see it
             shown.append((instance, clipped))
         session.boxes.append(shown)
-    return session
 
 
-def _box(centre: tuple[float, float], size: tuple[int, int], view: float) -> tuple[float, float, float, float]:
-    (cx, cy), (w, h) = centre, size
-    return (cx - w / 2 - view, cy - h / 2, cx + w / 2 - view, cy + h / 2)
+def _box(session: Session, instance: str, category: str, frame: int) -> tuple[float, float, float, float]:
+    """Where ``instance`` is in the image at ``frame`` of ``session`` (the camera's view subtracted)."""
+    x0, y0, x1, y1 = box_of(
+        session.positions[frame][instance], category, session.scale, session.turns.get(instance, 0.0)
+    )
+    view = session.view_x[frame]
+    return (x0 - view, y0, x1 - view, y1)
 
 
 def _covered(box: tuple[float, float, float, float], cover: tuple[float, float, float, float]) -> float:

@@ -33,6 +33,7 @@ from edge_agent import __version__
 from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
 from edge_agent.errors import InvalidInputError
+from edge_agent.eval import texture
 from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
 from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
 from edge_agent.eval.groundtruth import GroundTruth
@@ -277,6 +278,12 @@ def world_config(world: World, scenario: Scenario, seed: int, config: Config) ->
                 }
             ).detector,
             "zones": {world.camera: world.zones} if world.zones else {},
+            # a worn camera moves: its wearer says so (the tracker follows the camera's motion)
+            "tracker": config.tracker.model_copy(
+                update={"moving_cameras": [*config.tracker.moving_cameras, world.camera]}
+            )
+            if scenario.camera.kind == "wearable"
+            else config.tracker,
         }
     )
 
@@ -355,6 +362,7 @@ def evaluate_world(
         "seeds": list(seeds),
         "controller": controller,
         "models": {"text": embedder.space, **runs[0]["backends"], "llm": getattr(llm, "model_path", None)},
+        "textures": texture.source() if scenario.imaging.texture == "photo" else "flat",
         "config": {
             "association": {
                 k: [t.tau_low, t.tau_high]
@@ -389,7 +397,8 @@ def format_table(result: dict[str, Any]) -> str:
 
     lines = [
         f"edge-agent {result['version']} world '{result['scenario']}', "
-        f"seeds {result['seeds']}, controller {result['controller']}",
+        f"seeds {result['seeds']}, controller {result['controller']}"
+        + (f", textures: {result['textures']}" if result.get("textures", "flat") != "flat" else ""),
         "",
         f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'ev.recall':>9} {'accuracy':>8}",
         row("full method", result),

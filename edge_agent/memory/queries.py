@@ -14,6 +14,7 @@ from edge_agent.memory.db import Database
 
 __all__ = [
     "ID_CHUNK",
+    "at_place",
     "cameras_between",
     "clip_boxes",
     "clip_keyframes",
@@ -49,6 +50,7 @@ __all__ = [
     "sightings_of",
     "stored_span_per_camera",
     "unnamed_people",
+    "zones",
     "window_episodes",
 ]
 
@@ -245,6 +247,14 @@ def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:
     return (row[0], row[1]) if row else None
 
 
+def zones(db: Database) -> list[str]:
+    """The named places things were described at (observations' zones, traces' places), sorted."""
+    rows = db.query(
+        "SELECT zone FROM observations WHERE zone != '' UNION SELECT place FROM traces WHERE place != '' ORDER BY 1"
+    )
+    return [str(r[0]) for r in rows]
+
+
 def unnamed_people(db: Database) -> list[int]:
     """The ids of the people the user has not named."""
     return [
@@ -401,6 +411,26 @@ def sightings_of(
         params,
     )
     return [(int(i), float(a), float(b), int(n), sorted(str(c).split(","))) for i, a, b, n, c in rows]
+
+
+def at_place(db: Database, entity_ids: Sequence[int], places: Sequence[str], start: float, end: float) -> set[int]:
+    """Those of the entities seen at one of ``places`` (a named zone) between ``start`` and ``end``: an observation
+    described there, or a trace (folded sightings) there that spans part of the time. "The cup that was by the
+    dishwasher at nine" is one of these."""
+    found: set[int] = set()
+    if not places:
+        return found
+    for chunk in _chunks(entity_ids):
+        found.update(
+            int(r[0])
+            for r in db.query(
+                f"SELECT entity_id FROM observations WHERE entity_id IN ({_marks(chunk)}) AND zone IN "
+                f"({_marks(places)}) AND t_end >= ? AND t_start <= ? UNION SELECT entity_id FROM traces WHERE "
+                f"entity_id IN ({_marks(chunk)}) AND place IN ({_marks(places)}) AND t_end >= ? AND t_start <= ?",
+                [*chunk, *places, start, end, *chunk, *places, start, end],
+            )
+        )
+    return found
 
 
 #: The described fields a question may ask about, by name (observations' columns).

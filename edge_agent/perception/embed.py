@@ -137,6 +137,17 @@ def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.nda
     return weight if weight.mean() > 0.1 else np.ones_like(weight)
 
 
+def _soft_histogram(values: np.ndarray, weights: np.ndarray, bins: int, spread: float = 1.0) -> np.ndarray:
+    """A normalised histogram of ``values`` in [0, 1] in which each value counts in the bins around it with
+    Gaussian weights (``spread`` in bins): a value moved a little (the light a little brighter) moves its mass a
+    little, not all of it at once when it crosses a bin's edge."""
+    centres = (np.arange(bins, dtype=np.float32) + 0.5) / bins
+    offsets = (values[:, None].astype(np.float32) - centres[None, :]) * bins / spread
+    votes = np.exp(-0.5 * offsets**2) * weights[:, None]
+    hist = votes.sum(axis=0)
+    return hist / max(float(hist.sum()), 1e-6)
+
+
 class ColorTextureEmbedder:
     """Hue-saturation histograms (8 x 3 bins, weighted by saturation so grey pixels count little) of
     the whole crop and of each cell of a 2x2 grid, a value histogram, and a 9-bin histogram of gradient
@@ -148,7 +159,7 @@ class ColorTextureEmbedder:
     biography each time it moved to another surface). Hue blocks are normalised by area, so a
     colourless thing has small ones, and the outline counts little in the texture blocks."""
 
-    space = "color-texture-v2"
+    space = "color-texture-v3"
     dims = 5 * 24 + 8 + 9 + 12
 
     def __init__(self, size: int = 64) -> None:
@@ -178,8 +189,7 @@ class ColorTextureEmbedder:
             blocks.append(
                 hist / max(float(kernel[rows, cols].sum()), 1e-6)
             )  # by area: a colourless thing has small hue blocks
-        value_hist = np.bincount(np.minimum((val * 8).astype(int), 7).ravel(), weights=kernel.ravel(), minlength=8)
-        blocks.append(value_hist / value_hist.sum())
+        blocks.append(_soft_histogram(val.ravel(), kernel.ravel(), 8))
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1)
         magnitude, angle = cv2.cartToPolar(gx, gy, angleInDegrees=True)

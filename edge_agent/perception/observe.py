@@ -16,6 +16,7 @@ from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.detect import Detections
+from edge_agent.perception.motion import CameraMotion
 
 __all__ = ["Tracklet", "crop", "track_clip"]
 
@@ -62,9 +63,11 @@ def track_clip(
     settings: TrackerConfig,
     frame_rate: float,
     constancy: Constancy | None = None,
+    moving: bool = False,
 ) -> list[Tracklet]:
     """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered. ``constancy``
-    corrects the crops by their frame's illuminant."""
+    corrects the crops by their frame's illuminant; ``moving``: the camera's view moves, so the tracker follows
+    its motion from frame to frame (:mod:`edge_agent.perception.motion`)."""
     tracker = ByteTracker(
         high_conf_det_threshold=settings.high_conf_det_threshold,
         low_conf_det_threshold=settings.low_conf_det_threshold,
@@ -94,8 +97,10 @@ def track_clip(
             t.crops.sort(key=lambda c: -c[0])
             del t.crops[settings.crops_per_observation :]
 
+    motion = CameraMotion() if moving else None
     for frame, dets in zip(clip.frames, detections):
-        tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id)
+        warp = motion.estimate(frame.image, dets.xyxy) if motion is not None else None
+        tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id, warp=warp)
         used = set()
         for track_id, score, class_id, det_index in zip(
             tracks.track_id.tolist(), tracks.score.tolist(), tracks.class_id.tolist(), tracks.det_index.tolist()

@@ -181,7 +181,7 @@ class DeterministicController:
         self.store = store
         self.embedder = embedder
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
-        self._known: tuple[tuple[int, int], dict[str, int], list[str], list[str]] | None = None
+        self._known: tuple[tuple[int, int], dict[str, int], list[str], list[str], list[str]] | None = None
 
     def _subject(
         self,
@@ -208,6 +208,40 @@ class DeterministicController:
                     then[o.entity_id] = max(then[o.entity_id], score)  # its best match then, however often it was seen
         ranked = then or totals
         return max(ranked, key=ranked.get) if ranked else None
+
+    def _continued(self, entity_id: int, as_of: float | None) -> list[tuple[int, int, float]]:
+        """GEB's unresolved identity, followed forward: (entity, its continuation, similarity) steps from
+        ``entity_id`` to the entities recorded as possibly the same as it that were first seen after it was last
+        seen (never together) and whose most similar possibly-same entity it is; at each step the most similar.
+        "Where are the keys?" is then answered from the latest of them, and says so."""
+
+        def span(entity: int) -> tuple[float, float] | None:
+            seen = queries.sightings_of(self.store.db, (), entity_id=entity, before=as_of)
+            return (seen[0][1], seen[0][2]) if seen else None
+
+        steps: list[tuple[int, int, float]] = []
+        current, visited = entity_id, {entity_id}
+        while len(steps) < 8:
+            known = span(current)
+            if known is None:
+                break
+            options = []
+            for a, b, score in self.store.possibly_same([current]):
+                other = b if a == current else a
+                later = span(other) if other not in visited else None
+                if later is None or later[0] < known[1]:
+                    continue
+                partners = self.store.possibly_same([other])
+                best = max(partners, key=lambda r: r[2])
+                if current in best[:2]:
+                    options.append((score, other))
+            if not options:
+                break
+            score, other = max(options)
+            steps.append((current, other, score))
+            visited.add(other)
+            current = other
+        return steps
 
     def _history(self, entity_id: int, as_of: float | None) -> list[Observation]:
         return [o for o in self.store.observations(entity_id) if as_of is None or o.t_start < as_of]
@@ -248,8 +282,9 @@ class DeterministicController:
         seen = sorted(set(evidence.observation_ids) | {int(c["observation"]) for c in cited})  # type: ignore[call-overload]
         return Answer(text, choice, index, cited, tool, 1, context, timings, seen=seen, query=query.as_dict())
 
-    def known(self) -> tuple[dict[str, int], list[str], list[str]]:
-        """(names -> entity ids, cameras, categories) memory holds, read again only after memory changed."""
+    def known(self) -> tuple[dict[str, int], list[str], list[str], list[str]]:
+        """(names -> entity ids, cameras, categories, named places) memory holds, read again only after memory
+        changed."""
         db = self.store.db
         version = (db.data_version(), self.store.generation)
         if self._known is None or self._known[0] != version:
@@ -258,13 +293,14 @@ class DeterministicController:
                 queries.named_entities(db),
                 list(queries.clips_per_camera(db)),
                 queries.entity_categories(db),
+                queries.zones(db),
             )
         return self._known[1:]
 
     def query(self, question: str) -> Query:
         """The question as a typed query, read by the parser with the names, cameras and categories memory knows."""
-        names, cameras, categories = self.known()
-        return parse_question(question, names=names, cameras=cameras, categories=categories)
+        names, cameras, categories, zones = self.known()
+        return parse_question(question, names=names, cameras=cameras, categories=categories, zones=zones)
 
     def _typed(
         self, query: Query, question: str, evidence: Evidence, as_of: float | None, around: Sequence[float]
@@ -348,10 +384,14 @@ class DeterministicController:
         if query.intent == "count":
             tool, text, cited = "count", *self._count(evidence, as_of, question, subject=subject)
             return tool, text, cited, None
+        first = query.intent == "when_first" or (query.first and query.intent != "where")
+        chain = [] if first else self._continued(subject, as_of)
+        if chain:  # the last sighting is that of its most likely continuation
+            subject = chain[-1][1]
         history = self._history(subject, as_of)
         entity = self.store.entity(subject)
         name = f" '{entity.name}'" if entity.name else ""
-        if query.intent == "when_first" or (query.first and query.intent != "where"):
+        if first:
             o = history[0]
             return (
                 "when",
@@ -361,6 +401,16 @@ class DeterministicController:
                 o.t_start,
             )
         tool, text, cited = "where", *self._where(evidence, as_of, around, subject=subject)
+        for earlier, later, score in chain:
+            last_id = queries.last_observation_of(self.store.db, earlier, as_of)
+            if last_id is None:
+                continue
+            last = self.store.observation(last_id)
+            text += (
+                f" Entity #{later} is possibly the same {entity.category} as entity #{earlier} (similarity "
+                f"{score:.2f}), which was last seen {_t(last.t_end)} (observation {last.id}), before it was first seen."
+            )
+            cited.insert(0, cite(last))
         return ("attribute" if query.intent == "attribute" else tool), text, cited, history[-1].t_end
 
     def _attribute(
@@ -404,6 +454,12 @@ class DeterministicController:
         generic = not (query.attributes or query.places or around)
         if not (generic and query.intent in ("when_first", "when_last")):  # "when was a person last seen?": the latest
             allowed = set(ids)
+            if query.places and around:  # "the cup that was by the dishwasher at nine": one of those there then
+                window = self.retriever.config.around_seconds
+                there = queries.at_place(self.store.db, ids, query.places, min(around) - window, max(around) + window)
+                if there:
+                    allowed = there
+                    ids = [i for i in ids if i in there]
             subject = self._subject(evidence, around=around)
             if subject in allowed:
                 return subject

@@ -180,7 +180,7 @@ class LLMController:
     def read_query(self, question: str) -> Query:
         """The question as the model reads it into a typed query (under ``query_schema``); the parser's reading
         when the model's reply is not one (counted in ``query_failures``)."""
-        names, cameras, categories = self.fallback.known()
+        names, cameras, categories, _ = self.fallback.known()
         schema = query_schema([*COCO_CLASSES, *categories], cameras, list(names))
         try:
             reply = self.llm.create_chat_completion(

@@ -100,10 +100,12 @@ def parse_question(
     names: Mapping[str, int] | None = None,
     cameras: Iterable[str] = (),
     categories: Iterable[str] = (),
+    zones: Iterable[str] = (),
 ) -> Query:
     """The typed query of a question. ``names``: the names the user gave entities (name -> entity id);
     ``cameras``: the cameras memory knows (a question naming one is about that camera); ``categories``: the
-    categories memory holds that the detector's vocabulary may not (another detector's classes)."""
+    categories memory holds that the detector's vocabulary may not (another detector's classes); ``zones``: the
+    places memory has things described at ("by the dishwasher": where the subject was, a place of the query)."""
     known = [c for c in categories if c]
     text = " ".join(question.lower().split())
     intent = _intent(text)
@@ -120,6 +122,10 @@ def parse_question(
         into.extend(c for c in meant if c not in into)
         if into is subject:
             said.append(word)
+    for zone in zones:
+        for found in re.finditer(rf"\b{re.escape(zone.lower())}\b", text):
+            if zone not in places and _PLACE.search(text[: found.start()]):
+                places.append(zone)
     if "orange" in subject and len(subject) > 1:  # "a person in orange": the colour, not the fruit
         subject.remove("orange")
     attributes = tuple(w for w in re.findall(r"[a-z]+", text) if w in COLOURS or w in PATTERNS)

@@ -100,7 +100,7 @@ void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector
 }
 
 TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const std::int32_t* class_ids,
-                                std::int64_t n, bool return_predicted) {
+                                std::int64_t n, bool return_predicted, const double* warp) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++frame_id_;
 
@@ -131,6 +131,10 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
     for (Track* t : pool_) {
         if (t->state != TrackState::Tracked) t->kf.mean[7] = 0.0;  // a lost box keeps its size
         kalman_predict(t->kf);
+    }
+    if (warp != nullptr) {
+        for (Track* t : pool_) kalman_warp(t->kf, warp);
+        for (Track* t : unconfirmed_) kalman_warp(t->kf, warp);
     }
 
     // Pass 1: high-score detections against confirmed and lost tracks (IoU fused with score).

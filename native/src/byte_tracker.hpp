@@ -59,9 +59,11 @@ class ByteTracker {
 public:
     explicit ByteTracker(const TrackerParams& params);
 
-    // xyxy: n x 4, scores: n, class_ids: n. Inputs are validated by the caller.
+    // xyxy: n x 4, scores: n, class_ids: n. Inputs are validated by the caller. warp: null, or the 2 x 3
+    // row-major affine transform the image moved by since the last frame (camera motion), applied to every
+    // track's state after its prediction, before association (BoT-SORT).
     TrackOutput update(const float* xyxy, const float* scores, const std::int32_t* class_ids, std::int64_t n,
-                       bool return_predicted);
+                       bool return_predicted, const double* warp = nullptr);
     void reset();
 
     const TrackerParams& params() const { return params_; }

@@ -96,4 +96,39 @@ inline void kalman_update(KalmanState& s, const Xyah& z) {
         }
 }
 
+// Camera-motion compensation (BoT-SORT's GMC): the image moved by x' = R x + t (a partial affine: rotation,
+// uniform scale s = sqrt|det R|, translation), so the state moves with it: centre by R and t, velocity by R,
+// height and its rate by s, the aspect kept; the covariance as M P M^T with M that linear map.
+inline void kalman_warp(KalmanState& s, const double warp[6]) {
+    const double r00 = warp[0], r01 = warp[1], tx = warp[2], r10 = warp[3], r11 = warp[4], ty = warp[5];
+    const double scale = std::sqrt(std::fabs(r00 * r11 - r01 * r10));
+    double M[64] = {0};
+    M[0 * 8 + 0] = r00, M[0 * 8 + 1] = r01, M[1 * 8 + 0] = r10, M[1 * 8 + 1] = r11;
+    M[2 * 8 + 2] = 1.0, M[3 * 8 + 3] = scale;
+    M[4 * 8 + 4] = r00, M[4 * 8 + 5] = r01, M[5 * 8 + 4] = r10, M[5 * 8 + 5] = r11;
+    M[6 * 8 + 6] = 1.0, M[7 * 8 + 7] = scale;
+    double mean[8];
+    for (int i = 0; i < 8; ++i) {
+        double sum = 0;
+        for (int k = 0; k < 8; ++k) sum += M[i * 8 + k] * s.mean[k];
+        mean[i] = sum;
+    }
+    mean[0] += tx, mean[1] += ty;
+    double t[64];
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) {
+            double sum = 0;
+            for (int k = 0; k < 8; ++k) sum += M[i * 8 + k] * s.cov[k * 8 + j];
+            t[i * 8 + j] = sum;
+        }
+    for (int i = 0; i < 8; ++i) {
+        s.mean[i] = mean[i];
+        for (int j = 0; j < 8; ++j) {
+            double sum = 0;
+            for (int k = 0; k < 8; ++k) sum += t[i * 8 + k] * M[j * 8 + k];
+            s.cov[i * 8 + j] = sum;
+        }
+    }
+}
+
 }  // namespace edge_agent

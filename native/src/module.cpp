@@ -98,7 +98,8 @@ py::array_t<bool> to_bool_array(const std::vector<char>& v, std::vector<py::ssiz
 }
 
 py::tuple tracker_update(ByteTracker& tracker, const carray<float>& xyxy, const carray<float>& scores,
-                         const std::optional<carray<std::int32_t>>& class_ids, bool return_predicted) {
+                         const std::optional<carray<std::int32_t>>& class_ids, bool return_predicted,
+                         const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>& warp) {
     require_boxes(xyxy, "xyxy", true);
     const py::ssize_t n = xyxy.shape(0);
     require_shape(scores, "scores", {n}, "(N,) matching xyxy");
@@ -111,10 +112,18 @@ py::tuple tracker_update(ByteTracker& tracker, const carray<float>& xyxy, const 
         require_shape(*class_ids, "class_ids", {n}, "(N,) matching xyxy");
         classes = class_ids->data();
     }
+    const double* motion = nullptr;
+    if (warp) {
+        if (warp->ndim() != 2 || warp->shape(0) != 2 || warp->shape(1) != 3)
+            throw py::value_error("warp must have shape (2, 3): the affine transform of the image since the last frame");
+        for (int i = 0; i < 6; ++i)
+            if (!std::isfinite(warp->data()[i])) throw py::value_error("warp must be finite");
+        motion = warp->data();
+    }
     TrackOutput out;
     {
         py::gil_scoped_release release;
-        out = tracker.update(xyxy.data(), scores.data(), classes, n, return_predicted);
+        out = tracker.update(xyxy.data(), scores.data(), classes, n, return_predicted, motion);
     }
     const auto m = static_cast<py::ssize_t>(out.track_id.size());
     return py::make_tuple(to_array(std::move(out.track_id), {m}), to_array(std::move(out.xyxy), {m, 4}),
@@ -299,7 +308,7 @@ PYBIND11_MODULE(_native, m) {
              py::arg("minimum_iou_threshold"), py::arg("lost_track_buffer"), py::arg("frame_rate"),
              py::arg("class_aware"))
         .def("update", &tracker_update, py::arg("xyxy"), py::arg("scores"), py::arg("class_ids"),
-             py::arg("return_predicted"))
+             py::arg("return_predicted"), py::arg("warp") = py::none())
         .def("reset", &ByteTracker::reset, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("frame_id", &ByteTracker::frame_id)
         .def_property_readonly("num_tracked", &ByteTracker::num_tracked)

@@ -270,3 +270,56 @@ def test_harder_imaging_changes_the_pixels_not_the_script():
 
     assert np.array_equal(frame(a), frame(simulate(Scenario.model_validate(TINY | {"imaging": {}}), seed=3)))
     assert np.abs(frame(a).astype(int) - frame(b).astype(int)).mean() > 3  # another light, blurred, hands
+
+
+def test_textured_world_keeps_the_script_and_its_boxes_fit_what_is_drawn():
+    """Texture, shadows, the camera's distance and things' turns: the script (events, questions) is the same;
+    the boxes follow each session's scale and turns, and each box is where the thing's pixels are."""
+    from edge_agent.eval.draw import _background, render_frame
+    from edge_agent.eval.world import Scenario
+
+    plain = simulate(Scenario.model_validate(TINY), seed=3)
+    textured = simulate(
+        Scenario.model_validate(
+            TINY | {"imaging": {"texture": "photo", "shadows": True, "scale": 0.3, "turn": 1.0, "light_gradient": 0.3}}
+        ),
+        seed=3,
+    )
+    assert plain.events == textured.events and plain.questions == textured.questions
+    assert all(s.scale == 1.0 and not s.turns for s in plain.sessions)
+    scales = {round(s.scale, 3) for s in textured.sessions}
+    assert len(scales) == len(textured.sessions) and all(0.7 <= s <= 1.3 for s in scales)
+    session = textured.sessions[0]
+    keys_turn = session.turns["keys"]
+    assert -1.0 <= keys_turn <= 1.0 and keys_turn != 0.0
+    shown = next(f for f, boxes in enumerate(session.boxes) if any(i == "keys" for i, _ in boxes))
+    box = dict(session.boxes[shown])["keys"]
+    nominal = dict(plain.sessions[0].boxes[shown])["keys"]
+    assert box[3] == pytest.approx(nominal[3])  # it stands where it stood
+    assert box[2] - box[0] == pytest.approx((nominal[2] - nominal[0]) * session.scale * (1 - 0.4 * abs(keys_turn)))
+    assert box[3] - box[1] == pytest.approx((nominal[3] - nominal[1]) * session.scale)
+    background = _background(textured, session.light)
+    image = render_frame(textured, session, shown, background, np.random.default_rng(0))
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    inside = np.abs(image[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2].astype(int) - background[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2])
+    assert inside.mean() > 20  # the keys are drawn in their box
+    surface = background[int(textured.layout.floor) + 5 :, :]
+    assert surface.std(axis=(0, 1)).mean() > 8  # the places' surfaces are textured, not flat fills
+
+
+def test_textures_are_materials_named_deterministically_with_a_fallback(monkeypatch):
+    from edge_agent.eval import texture
+
+    a = texture.shade("cup:red", (36, 44))
+    assert a.shape == (44, 36, 3) and 0.8 < float(a.mean()) < 1.2
+    assert np.array_equal(a, texture.shade("cup:red", (36, 44)))  # look-alikes share a material
+    assert not np.array_equal(a, texture.shade("cup:navy", (36, 44)))
+    assert not np.array_equal(a, texture.shade("cup:red", (36, 44), turn=0.8))  # another side shows
+    texture.material.cache_clear()
+    monkeypatch.setattr(texture, "_photos", lambda: ())
+    try:
+        assert texture.source().startswith("procedural noise")
+        noise = texture.shade("cup:red", (36, 44))
+        assert noise.shape == (44, 36, 3) and float(noise.std()) > 0.02
+    finally:
+        texture.material.cache_clear()

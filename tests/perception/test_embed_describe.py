@@ -47,6 +47,25 @@ def test_color_texture_separates_a_striped_from_a_plain_red_mug():
     assert e.embed([]).shape == (0, e.dims)
 
 
+def test_color_texture_keeps_a_grey_thing_across_a_brighter_day():
+    """A colourless thing (silver keys) has no hue to go by, so its brightness histogram carries it: a day 10-20%
+    brighter must not make it another thing (with hard bins its similarity fell to 0.57 and its biography split),
+    while a white thing stays apart from it."""
+
+    def keys(colour: tuple[int, int, int], light: float, seed: int = 0) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        image = np.full((40, 50, 3), (150, 170, 190), np.float32)
+        image[6:34, 8:42] = colour
+        return np.clip(image * light + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+
+    e = ColorTextureEmbedder()
+    silver = e.embed([keys((190, 190, 180), light) for light in (1.0, 0.9, 1.1, 1.2)])
+    tau = DEFAULT_THRESHOLDS["object"]
+    assert (silver[0] @ silver[1:3].T).min() >= tau.tau_high and float(silver[0] @ silver[3]) >= tau.tau_low
+    black = e.embed([keys((30, 30, 30), 1.0)])[0]
+    assert float(silver[0] @ black) < tau.tau_low
+
+
 def test_osnet_same_person_closer_than_others():
     sequence = data("mot17-mini/MOT17-02-FRCNN")
     frames = list(MOTSequenceSource(sequence, sample_fps=30).frames())

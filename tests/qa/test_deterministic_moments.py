@@ -7,7 +7,7 @@ import numpy as np
 from helpers.memory import DAY, clip, near, observation, said, unit
 
 from edge_agent.clock import format_utc
-from edge_agent.memory import Store
+from edge_agent.memory import Store, queries
 
 
 def _keys(store):
@@ -169,3 +169,119 @@ def test_back_at_the_same_place_after_the_camera_saw_it_gone_is_another_arrival(
         controller = DeterministicController(store, embedder)
         answer = controller.ask(f"How many times did the dog get on the sofa on {format_utc(DAY)[:10]}?")
         assert answer.text.startswith("2 times")  # not the unbroken stay at 7200-7300 twice, not once for the day
+
+
+def test_the_place_named_at_a_moment_picks_among_look_alikes(tmp_path, embedder):
+    """'The grey keys that were by the table at T': of two look-alike key rings seen then, the one described by
+    the table, though the words of the question are more like the other's description (the light made this one
+    look white; a dining table was in view of the other) and the other was seen far more often since."""
+    from edge_agent.qa import DeterministicController
+
+    a, b = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(24)])
+    keys = dict(category="keys")
+    with Store(tmp_path / "home") as store:
+        both = store.ingest_clip(
+            clip(DAY),
+            [
+                observation(
+                    1,
+                    DAY,
+                    [0, 0, 40, 40],
+                    a,
+                    description=said("keys", colour="grey", zone="sink", company=(("dining table", 1),)),
+                    **keys,
+                ),
+                observation(
+                    2, DAY, [300, 0, 340, 40], b, description=said("keys", colour="white", zone="table"), **keys
+                ),
+            ],
+        ).decisions
+        for k in range(1, 8):  # the sink's ring, seen there again and again
+            store.ingest_clip(
+                clip(DAY + 600 * k),
+                [
+                    observation(
+                        1,
+                        DAY + 600 * k,
+                        [0, 0, 40, 40],
+                        near(a, 0.99, seed=k),
+                        **keys,
+                        description=said("keys", colour="grey", zone="sink"),
+                    )
+                ],
+            )
+        moved = store.ingest_clip(
+            clip(DAY + 7200),
+            [
+                observation(
+                    1,
+                    DAY + 7200,
+                    [500, 0, 540, 40],
+                    near(b, 0.99, seed=9),
+                    **keys,
+                    description=said("keys", colour="grey", zone="door"),
+                )
+            ],
+        ).decisions[0]
+        assert moved.entity_id == both[1].entity_id != both[0].entity_id
+        controller = DeterministicController(store, embedder)
+        answer = controller.ask(
+            f"The grey keys that were by the table at {format_utc(DAY + 1, zone=True)}: where were they last seen?",
+            choices=["by the sink", "by the door", "by the table"],
+        )
+        assert answer.choice_index == 1, answer.text
+        assert answer.evidence[-1]["observation"] == moved.observation_id
+        sink, table = both[0].entity_id, both[1].entity_id
+        assert queries.at_place(store.db, [sink, table], ["table"], DAY - 20, DAY + 20) == {table}
+        assert queries.at_place(store.db, [sink, table], ["sink", "door"], DAY + 4100, DAY + 7300) == {sink, table}
+        assert queries.at_place(store.db, [sink, table], ["table"], DAY + 7000, DAY + 7300) == set()
+        assert queries.at_place(store.db, [sink], ["table"], DAY - 20, DAY + 20) == set()
+
+
+def test_last_seen_follows_a_possibly_same_continuation(tmp_path, embedder):
+    """The keys looked different from the next day on (another light): a new entity, recorded as possibly the
+    same, first seen after the first was last seen. 'Where are the keys?' answers from the continuation and says
+    so; a look-alike seen at the same time as the first is no continuation."""
+    from edge_agent.qa import DeterministicController
+
+    a = unit(np.r_[np.ones(4), np.zeros(28)])
+    keys = dict(category="keys")
+
+    def seen(t, vector, zone, track=1, box=(0, 0, 40, 40)):
+        return observation(track, t, list(box), vector, description=said("keys", colour="grey", zone=zone), **keys)
+
+    with Store(tmp_path / "home") as store:
+        first = store.ingest_clip(clip(DAY), [seen(DAY, a, "sink")]).decisions[0]
+        store.ingest_clip(clip(DAY + 600), [seen(DAY + 600, near(a, 0.99, seed=1), "table")])
+        later = store.ingest_clip(clip(2 * DAY), [seen(2 * DAY, near(a, 0.8, seed=2), "door")]).decisions[0]
+        assert later.created_entity and [(x, y) for x, y, _ in store.possibly_same()] == [
+            (first.entity_id, later.entity_id)
+        ]
+        controller = DeterministicController(store, embedder)
+        answer = controller.ask("Where were the grey keys last seen?", choices=["by the table", "by the door"])
+        assert answer.choice_index == 1, answer.text
+        assert f"possibly the same keys as entity #{first.entity_id}" in answer.text
+        cited = {c["observation"] for c in answer.evidence}
+        assert later.observation_id in cited and len(cited) >= 2
+        # Before the continuation was first seen, the first is where it was last seen.
+        early = controller.ask(
+            f"Where were the grey keys last seen before {format_utc(DAY + 3600, zone=True)}?",
+            choices=["by the table", "by the door"],
+        )
+        assert early.choice_index == 0, early.text
+
+    with Store(tmp_path / "together") as store:  # seen together once: two things, not one
+        first = store.ingest_clip(clip(DAY), [seen(DAY, a, "sink")]).decisions[0]
+        other = store.ingest_clip(
+            clip(DAY + 600),
+            [
+                seen(DAY + 600, near(a, 0.99, seed=1), "table"),
+                seen(DAY + 600, near(a, 0.8, seed=2), "door", 2, (300, 0, 340, 40)),
+            ],
+        ).decisions[1]
+        assert other.created_entity
+        store.ingest_clip(clip(2 * DAY), [seen(2 * DAY, near(a, 0.99, seed=3), "sink")])
+        answer = DeterministicController(store, embedder).ask(
+            "Where were the grey keys last seen?", choices=["by the sink", "by the door"]
+        )
+        assert "possibly the same" not in answer.text

@@ -1,0 +1,66 @@
+"""Camera motion between sampled frames (BoT-SORT's global motion compensation, its sparse optical flow
+method): corners of the background (detected boxes masked out, so that what moves in the scene does not
+count) are followed into the next frame by pyramidal Lucas-Kanade, and a partial affine transform (rotation,
+uniform scale, translation) is fitted to them with RANSAC. The tracker moves every track's state by it
+before association (:meth:`edge_agent.native.ByteTracker.update`'s ``warp``), so a wearer turning their head
+does not break every track. Frames are analysed at most ``width`` pixels wide; the transform is returned in
+the frame's own pixels. With too few points to follow (a blank wall, a dark frame), or a change of scale no camera
+makes in a fraction of a second (a cut in an edited video), the camera is taken as still: the identity."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+__all__ = ["IDENTITY", "CameraMotion"]
+
+IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+class CameraMotion:
+    """Per camera stream: ``estimate(frame, boxes)`` gives the 2 x 3 transform of image points from the
+    previous frame given to this one (the identity for the first)."""
+
+    def __init__(self, width: int = 480, corners: int = 300, min_points: int = 12) -> None:
+        self.width = width
+        self.corners = corners
+        self.min_points = min_points
+        self._previous: np.ndarray | None = None
+        self._points: np.ndarray | None = None
+
+    def reset(self) -> None:
+        self._previous = self._points = None
+
+    def estimate(self, frame: np.ndarray, boxes: np.ndarray | None = None) -> np.ndarray:
+        """``frame``: BGR (or grey) image; ``boxes``: (N, 4) xyxy of the things detected in it (left out of the
+        next estimate's background)."""
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        scale = min(1.0, self.width / max(1, grey.shape[1]))
+        small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else grey
+        warp = IDENTITY.copy()
+        previous, points = self._previous, self._points
+        if previous is not None and points is not None and previous.shape == small.shape and len(points):
+            moved, status, _ = cv2.calcOpticalFlowPyrLK(previous, small, points, None, winSize=(21, 21), maxLevel=3)
+            found = status.ravel() == 1
+            if int(found.sum()) >= self.min_points:
+                fitted, inliers = cv2.estimateAffinePartial2D(
+                    points[found], moved[found], method=cv2.RANSAC, ransacReprojThreshold=3.0
+                )
+                zoom = float(np.sqrt(abs(np.linalg.det(fitted[:, :2])))) if fitted is not None else 0.0
+                if (
+                    fitted is not None
+                    and inliers is not None
+                    and int(inliers.sum()) >= self.min_points
+                    and 0.75 <= zoom <= 1.33  # more is a cut to another scene, not a camera's motion
+                ):
+                    warp = fitted.astype(np.float64)
+                    warp[:, 2] /= scale  # back to the frame's pixels (rotation and scale do not change)
+        mask = np.full(small.shape, 255, np.uint8)
+        if boxes is not None:
+            for x0, y0, x1, y1 in np.asarray(boxes, np.float64).reshape(-1, 4) * scale:
+                mask[max(0, int(y0)) : max(0, int(np.ceil(y1))), max(0, int(x0)) : max(0, int(np.ceil(x1)))] = 0
+        self._points = cv2.goodFeaturesToTrack(
+            small, maxCorners=self.corners, qualityLevel=0.01, minDistance=8, mask=mask, blockSize=3
+        )
+        self._previous = small
+        return warp
