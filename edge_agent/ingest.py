@@ -25,6 +25,7 @@ from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import kind_of
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
+from edge_agent.perception.places import surroundings
 
 __all__ = ["STAGES", "IngestReport", "Pipeline"]
 
@@ -138,6 +139,8 @@ class Pipeline:
         clip_key = f"{camera}/{int(round(clip.t_start * 1000))}"
         records, contexts = [], []
         media: dict[str, bytes] = {}  # relative path -> JPEG bytes
+        placeless = not self.config.zones.get(camera)  # no zones drawn: memory finds its places (memory.places)
+        images = {f.index: f.image for f in clip.frames}
         for tracklet in tracklets:
             kind = kind_of(tracklet.category)
             t = time.perf_counter()
@@ -185,6 +188,14 @@ class Pipeline:
             t = time.perf_counter()
             crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
             stage["write"] += (time.perf_counter() - t) * 1000
+            around = None
+            if placeless:
+                t = time.perf_counter()
+                picked = np.linspace(0, len(tracklet.boxes) - 1, min(3, len(tracklet.boxes))).round().astype(int)
+                around = surroundings(
+                    [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
+                )
+                stage["describe"] += (time.perf_counter() - t) * 1000
             records.append(
                 ObservationRecord(
                     track_id=tracklet.track_id,
@@ -197,6 +208,7 @@ class Pipeline:
                     embedding_space=space,
                     description=description,
                     crop_path=crop_path,
+                    surroundings=around,
                 )
             )
         t = time.perf_counter()

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from edge_agent import __version__
-from edge_agent.api import ask, entities, moments, rules, status
+from edge_agent.api import ask, entities, moments, places, rules, status
 from edge_agent.api.models import errors
 from edge_agent.api.security import BearerAuth, BodyLimit, ErrorBoundary, LoopbackHost, RedactToken
 from edge_agent.api.state import ApiState, ServiceUnavailable
@@ -165,7 +165,7 @@ def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> 
     # What any endpoint may answer, whatever it does: the token refused, or (without one) a Host not naming this
     # machine; and 503 when the memory is damaged, or cannot take a change (a full disk, a read-only medium).
     anywhere = errors(401, 503) if token is not None else errors(400, 503)
-    for module in (ask, entities, moments, rules, status):
+    for module in (ask, entities, moments, places, rules, status):
         app.include_router(module.router, prefix="/api", responses=anywhere)
     if token is not None:
         generate = app.openapi

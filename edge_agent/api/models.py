@@ -25,6 +25,9 @@ __all__ = [
     "ForgetOut",
     "ForgetRequest",
     "MergeRequest",
+    "PlaceMergeRequest",
+    "PlaceNameRequest",
+    "PlaceOut",
     "MomentsOut",
     "ObservationOut",
     "RenameRequest",
@@ -199,6 +202,25 @@ class BiographyOut(BaseModel):
 
 class RenameRequest(_In):
     name: str | None = Field(..., min_length=1, max_length=100, description="the new name, or null to remove it")
+
+
+class PlaceNameRequest(_In):
+    name: str = Field(..., min_length=1, max_length=100, description="what the user calls the place ('sofa', 'desk')")
+
+
+class PlaceMergeRequest(_In):
+    keep: Id = Field(..., description="the place that stays")
+    absorb: Id = Field(..., description="the place whose observations move into `keep` (it is deleted)")
+
+
+class PlaceOut(BaseModel):
+    id: int
+    camera: str
+    name: str | None = Field(None, description="what the user named it; its observations' zone")
+    observations: int
+    first_seen: float | None = None
+    last_seen: float | None = None
+    example: int | None = Field(None, description="an observation of it (its crop shows what stood there)")
 
 
 class MergeRequest(_In):

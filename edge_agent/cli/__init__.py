@@ -12,12 +12,25 @@ import sys
 from collections.abc import Sequence
 
 from edge_agent import __version__
-from edge_agent.cli import ask, bench, calibrate, demo, entities, evaluate, ingest, memory, models, rules, serve
+from edge_agent.cli import (
+    ask,
+    bench,
+    calibrate,
+    demo,
+    entities,
+    evaluate,
+    ingest,
+    memory,
+    models,
+    places,
+    rules,
+    serve,
+)
 from edge_agent.cli.common import fail, global_options
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS = (entities, ingest, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
+_GROUPS = (entities, places, ingest, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,6 +38,7 @@ __all__ = [
     "World",
     "load_scenario",
     "rule_predicates",
+    "place_in",
     "simulate",
 ]
 
@@ -616,7 +617,7 @@ def _seen_at(world: World, instance: str, t: float) -> tuple[str, float, float]:
     return (instance, times[0], times[-1] + 1.0 / session.fps)
 
 
-def _place_in(world: World, session: Session, instance: str, at: float) -> str | None:
+def place_in(world: World, session: Session, instance: str, at: float) -> str | None:
     """The place an instance stands at (by the canvas position) at a time in a session."""
     layout = world.layout
     frame = int(np.clip((at - session.t_start) * session.fps, 0, session.frames - 1))
@@ -704,15 +705,15 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if len(seen) < 2 or not firsts:
         return None
     a, b, session = firsts[int(rng.integers(len(firsts)))]
-    place = _place_in(world, session, instance, a)
+    place = place_in(world, session, instance, a)
     twins = [i for i in spec if i != instance and _alike(spec[i], spec[instance])]
-    if any(_place_in(world, session, twin, a) == place for twin in twins):
+    if any(place_in(world, session, twin, a) == place for twin in twins):
         return None  # "the red cup by the table" must name one of the look-alikes
     as_of = _as_of_after(world.sessions, b, rng)
     last = [x for x in seen if x[1] <= as_of][-1]
     if last[2] is session or place is None:
         return None
-    final = _place_in(world, last[2], instance, last[1] - 0.01)
+    final = place_in(world, last[2], instance, last[1] - 0.01)
     if final is None:
         return None
     noun = _noun(spec[instance])
@@ -732,7 +733,7 @@ def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid)
     a, b, session = seen[int(rng.integers(len(seen)))]
     as_of = _as_of_after(world.sessions, b, rng)
     a, b, session = [x for x in _sightings(world, instance) if x[1] <= as_of][-1]
-    place = _place_in(world, session, instance, b - 0.01)
+    place = place_in(world, session, instance, b - 0.01)
     if place is None:
         return None
     text = f"Where was {_noun(spec[instance])} last seen before {_clock(as_of)}?"

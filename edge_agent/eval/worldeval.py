@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,9 +38,9 @@ from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, sum
 from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
-from edge_agent.eval.world import Scenario, World, rule_predicates, simulate
+from edge_agent.eval.world import Scenario, World, place_in, rule_predicates, simulate
 from edge_agent.ingest import Pipeline
-from edge_agent.memory import Store, queries
+from edge_agent.memory import Store, places, queries
 from edge_agent.memory.associate import AssociationConfig, Associator, Thresholds
 from edge_agent.memory.consolidate import traces
 from edge_agent.memory.description import label
@@ -214,6 +214,7 @@ def _run_seed(
                 for r, p in zip(scenario.rules, rule_predicates(scenario))
             ]
             gt, backends_used = ingest_world(world, scenario, paths, run_config, models, store)
+            named = name_places(world, store, gt)
             timings["ingest_s"] = time.perf_counter() - t
             t = time.perf_counter()
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
@@ -241,10 +242,12 @@ def _run_seed(
                     replay.associator = _TextGrouping(replay.db, replay.config)
                 for clip, observations, kwargs in recorded:
                     replay.ingest_clip(clip, observations, **kwargs)
+                name_places(world, replay, gt)
                 result["ablations"][name] = _score_memory(
                     world, replay, gt, _retrieval(config.retrieval, None), embedder, controller_factory
                 )
     result.update(
+        places_named=named,
         seed=seed,
         sessions=len(world.sessions),
         frames=sum(s.frames for s in world.sessions),
@@ -255,6 +258,28 @@ def _run_seed(
         timings=timings,
     )
     return result
+
+
+def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> int:
+    """The user naming places, as a wearer would on the dashboard: every place memory found (a camera without
+    zones) holding at least ``least`` observations of things is named once, for where most of those things truly
+    stood; smaller ones stay unnamed. Returns how many were named."""
+    labels = gt.label_observations(store)
+    truth: dict[int, Counter[str]] = defaultdict(Counter)
+    for observation_id, place_id, t0, t1 in places.placed_observations(store.db):
+        instance = labels.get(observation_id)
+        t = (t0 + t1) / 2
+        session = next((s for s in world.sessions if s.t_start <= t <= s.t_end), None)
+        where = place_in(world, session, instance, t) if instance is not None and session is not None else None
+        if where is not None:
+            truth[place_id][where] += 1
+    named = 0
+    with store.write():
+        for place_id, seen in truth.items():
+            if sum(seen.values()) >= least:
+                places.name(store.db, place_id, seen.most_common(1)[0][0])
+                named += 1
+    return named
 
 
 def world_config(world: World, scenario: Scenario, seed: int, config: Config) -> Config:
@@ -435,6 +460,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"per seed: {per['sessions']} sessions, {per['frames']} frames ({per['video_s'] / 60:.0f} min of video), "
         f"{per['observations']} observations, {per['questions']} questions; ask p50 {per['ask_ms_p50']:.0f} ms; "
         f"render {per['timings']['render_s']:.0f} s, ingest {per['timings']['ingest_s']:.0f} s"
+        + (f"; {per['places_named']} places named by the user" if per.get("places_named") else "")
     )
     lines.append(f"total {result['duration_s']:.0f} s")
     return "\n".join(lines)

@@ -17,7 +17,14 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
+from edge_agent.memory.db import (
+    CorruptMemoryError,
+    Database,
+    DatabaseError,
+    StorageFullError,
+    free_bytes,
+    human_bytes,
+)
 from edge_agent.memory.store import DATABASE_FILE, LOCK_FILE, Store
 
 __all__ = ["BackupError", "BackupReport", "BackupSchedule", "RestoreReport", "backup", "restore", "scheduled"]
@@ -159,12 +166,15 @@ def restore(home: str | Path, source: str | Path) -> RestoreReport:
     memory it replaces (if any) is moved to ``<home>/replaced-<time>/``; a failure half way puts it back."""
     home, source = Path(home), Path(source)
     source_db = _source_database(source)
-    with Database(source_db, mode="read", check=False) as candidate:
-        problems = candidate.integrity_check(5)
-        if problems:
-            raise BackupError(
-                f"the backup {source_db} is damaged ({'; '.join(problems)}): not restored, the memory is unchanged"
-            )
+    try:
+        with Database(source_db, mode="read", check=False) as candidate:
+            problems = candidate.integrity_check(5)
+    except CorruptMemoryError as exc:  # too damaged to open at all
+        problems = [str(exc.__cause__ or exc).splitlines()[0]]
+    if problems:
+        raise BackupError(
+            f"the backup {source_db} is damaged ({'; '.join(problems)}): not restored, the memory is unchanged"
+        )
     source_media = source / "media" if source.is_dir() and (source / "media").is_dir() else None
     media = [p for p in source_media.rglob("*") if p.is_file()] if source_media is not None else []
     needed = source_db.stat().st_size + sum(p.stat().st_size for p in media)

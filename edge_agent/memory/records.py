@@ -91,7 +91,8 @@ class ObservationRecord:
     float32 x1, y1, x2, y2 pixels; ``scores`` (K,). ``embedding`` (D,) is the appearance vector in
     ``embedding_space`` (the embedder's name: vectors of different spaces are never compared).
     ``description``: what the describer said, as typed fields and a sentence (a string given is taken as a
-    sentence with no fields).
+    sentence with no fields). ``surroundings``: for a camera without zones, the descriptor of what is around the
+    thing (:mod:`edge_agent.perception.places`), which memory groups into places the user can name.
     """
 
     track_id: int
@@ -104,6 +105,7 @@ class ObservationRecord:
     embedding_space: str
     description: Description = Description()
     crop_path: str | None = None
+    surroundings: npt.NDArray[np.float32] | None = None
     t_start: float = field(init=False)
     t_end: float = field(init=False)
 
@@ -120,6 +122,11 @@ class ObservationRecord:
         except (TypeError, ValueError) as exc:
             raise InvalidRecordError(f"track_id must be an integer, got {self.track_id!r}") from exc
         object.__setattr__(self, "crop_path", _relative_path("crop_path", self.crop_path))
+        if self.surroundings is not None:
+            around = np.ascontiguousarray(self.surroundings, dtype=np.float32).reshape(-1)
+            if around.size == 0 or not np.all(np.isfinite(around)):
+                raise InvalidRecordError("surroundings must be a non-empty finite vector")
+            object.__setattr__(self, "surroundings", around)
 
         times = np.asarray(self.frame_times, dtype=np.float64).reshape(-1)
         boxes = np.ascontiguousarray(self.boxes, dtype=np.float32)
@@ -240,6 +247,7 @@ class Observation(Placed):
     zone: str = ""
     region: str = ""
     motion: str = ""
+    place_id: int | None = None  #: the place it was seen at, for a camera without zones (memory.places)
 
     @property
     def colours(self) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -298,7 +298,24 @@ CREATE TABLE entity_relations (
 CREATE INDEX entity_relations_by_b ON entity_relations (entity_b);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+# Version 5 (issue 18): places for a camera without zones: groups of what things were seen standing on and in
+# front of (a descriptor of their surroundings, the group's mean), named by the user; an observation's place.
+_V5 = """
+CREATE TABLE places (
+    id INTEGER PRIMARY KEY,
+    camera TEXT NOT NULL,
+    name TEXT CHECK (name IS NULL OR length(name) BETWEEN 1 AND 100),
+    vector BLOB NOT NULL,
+    sightings INTEGER NOT NULL DEFAULT 1 CHECK (sightings > 0),
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX places_by_camera ON places (camera);
+ALTER TABLE observations ADD COLUMN place_id INTEGER REFERENCES places (id) ON DELETE SET NULL;
+CREATE INDEX observations_by_place ON observations (place_id);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

@@ -19,7 +19,7 @@ from typing import IO
 import numpy as np
 
 from edge_agent.config.paths import default_home
-from edge_agent.memory import consolidate, episodes
+from edge_agent.memory import consolidate, episodes, places
 from edge_agent.memory.associate import AssociationConfig, Associator
 from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
 from edge_agent.memory.housekeeping import Housekeeping
@@ -223,7 +223,13 @@ class Store(Reads, Housekeeping):
                     now,
                 ),
             )
-            decisions = [self._write_observation(clip_id, clip.camera, r) for r in records]
+            placed: dict[int, int] = {}  # track -> place, for a camera without zones
+            for i, r in enumerate(records):
+                if r.surroundings is not None and not r.description.zone:
+                    placed[r.track_id], named = places.assign(self.db, clip.camera, r.surroundings)
+                    if named:  # a place the user named: the thing was there
+                        records[i] = replace(r, description=replace(r.description, zone=named))
+            decisions = [self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id)) for r in records]
             if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
                 marks = ",".join("?" * len(decisions))
                 now_in = dict(
@@ -271,13 +277,15 @@ class Store(Reads, Housekeeping):
         self.delete_media(folded)
         return IngestResult(clip_id, True, tuple(decisions))
 
-    def _write_observation(self, clip_id: int, camera: str, r: ObservationRecord) -> AssociationDecision:
+    def _write_observation(
+        self, clip_id: int, camera: str, r: ObservationRecord, place_id: int | None = None
+    ) -> AssociationDecision:
         space_id = self._space(r.embedding_space, int(r.embedding.size))
         d = r.description
         observation_id = self.db.insert(
             "INSERT INTO observations (clip_id, track_id, camera, kind, category, t_start, t_end, description, "
-            "crop_path, media_bytes, space_id, colour, colour_second, rgb, pattern, size, zone, region, motion) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "crop_path, media_bytes, space_id, colour, colour_second, rgb, pattern, size, zone, region, motion, "
+            "place_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 clip_id,
                 r.track_id,
@@ -298,6 +306,7 @@ class Store(Reads, Housekeeping):
                 d.zone,
                 d.region,
                 d.motion,
+                place_id,
             ),
         )
         self.db.executemany(

@@ -34,6 +34,7 @@ __all__ = [
     "OSNetEmbedder",
     "TensorRTEmbedder",
     "observation_embedding",
+    "soft_histogram",
     "subject_weights",
 ]
 
@@ -137,7 +138,7 @@ def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.nda
     return weight if weight.mean() > 0.1 else np.ones_like(weight)
 
 
-def _soft_histogram(values: np.ndarray, weights: np.ndarray, bins: int, spread: float = 1.0) -> np.ndarray:
+def soft_histogram(values: np.ndarray, weights: np.ndarray, bins: int, spread: float = 1.0) -> np.ndarray:
     """A normalised histogram of ``values`` in [0, 1] in which each value counts in the bins around it with
     Gaussian weights (``spread`` in bins): a value moved a little (the light a little brighter) moves its mass a
     little, not all of it at once when it crosses a bin's edge."""
@@ -189,7 +190,7 @@ class ColorTextureEmbedder:
             blocks.append(
                 hist / max(float(kernel[rows, cols].sum()), 1e-6)
             )  # by area: a colourless thing has small hue blocks
-        blocks.append(_soft_histogram(val.ravel(), kernel.ravel(), 8))
+        blocks.append(soft_histogram(val.ravel(), kernel.ravel(), 8))
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1)
         magnitude, angle = cv2.cartToPolar(gx, gy, angleInDegrees=True)

@@ -158,6 +158,12 @@ def _colours(query: Query) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for a in query.attributes for n in _COLOURS.get(a, (a,) if a in COLOUR_NAMES else ())))
 
 
+def _there(o: Observation) -> str:
+    """', by the desk' when the observation's place is not in its sentence (a place named after it was seen)."""
+    where = place_phrase(o.place)
+    return f", {where}" if where and where not in o.description else ""
+
+
 def cite(o: Observation) -> dict[str, object]:
     """An observation as an answer cites it."""
     return {
@@ -516,8 +522,8 @@ class DeterministicController:
         name = f" '{entity.name}'" if entity.name else ""
         then = [o for o in self._at(history, around) if o.id != last.id]
         return (
-            f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}: "
-            f"{last.description or 'no description'} (observation {last.id}).",
+            f"Entity #{subject}{name} ({entity.category}) was last seen {_t(last.t_end)} on camera {last.camera}"
+            f"{_there(last)}: {last.description or 'no description'} (observation {last.id}).",
             [cite(o) for o in then] + [cite(last)],
         )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from edge_agent.errors import InvalidInputError
 from edge_agent.memory import Store, queries, rulebook
+from edge_agent.memory import places as memory_places
 from edge_agent.memory.corrections import audit
 from edge_agent.memory.records import NotFoundError
 from edge_agent.rules.parse import detector_categories
@@ -110,13 +111,17 @@ class Vocabulary:
 
 
 def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabulary:
-    """What a rule may name: the configuration's places, the entities the user named, and the categories
+    """What a rule may name: the configuration's places and those the user named (``edge-agent places``), the
+    entities the user named, and the categories
     things are detected as (the detector's classes, and those of memory's entities, e.g. from another
     detector or a synthetic world)."""
     places: dict[str, list[str]] = {}
     for camera, named in sorted(zones.items()):
         for name in named:
             places.setdefault(name, []).append(camera)
+    for place in memory_places.places(store.db):  # named by the user for a camera without zones
+        if place.name and place.camera not in places.setdefault(place.name, []):
+            places[place.name].append(place.camera)
     categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
     return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories)
 

@@ -65,6 +65,7 @@ class _Observation:
     name: str | None
     t_end: float
     boxes: dict[int, np.ndarray]  # frame_ms -> xyxy
+    zone: str = ""  #: the named place it was described at (a zone, or a place the user named)
 
 
 def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
@@ -210,7 +211,9 @@ class Resolver:
         boxes: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
         for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store.db, clip_id):
             boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
-        return [_Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {})) for i, e, k, c, n, t in rows]
+        return [
+            _Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {}), z) for i, e, k, c, n, t, z in rows
+        ]
 
     def _subject(self, p: Predicate, o: _Observation) -> bool:
         if p.subject_type == "entity":
@@ -223,8 +226,13 @@ class Resolver:
         self, p: Predicate, camera: str, frame_ms: int, observations: Sequence[_Observation], subject: int
     ) -> list[np.ndarray]:
         if p.object_type == "place":
-            box = self.zones.get(camera, {}).get((p.object or "").lower())
-            return [] if box is None else [box]
+            place = (p.object or "").lower()
+            box = self.zones.get(camera, {}).get(place)
+            if box is not None:
+                return [box]
+            # a camera without that zone (a worn one): the place the user named that the thing was seen at
+            own = next((o for o in observations if o.entity_id == subject and frame_ms in o.boxes), None)
+            return [own.boxes[frame_ms]] if own is not None and own.zone.lower() == place else []
         if p.object_type == "zone":
             return [np.asarray(p.zone, np.float64)]
         if p.object_type == "entity":

@@ -126,9 +126,20 @@ def filled_memory(home, clips: int = 6, per_clip: int = 3):
 
 def damage(path, *, at: float = 0.5, size: int = 4096, fill: bytes | None = None, seed: int = 7) -> None:
     """Overwrites ``size`` bytes of a file at the page boundary nearest ``at`` (a fraction of its length) with
-    ``fill`` repeated, else seeded random bytes: a damaged database for the fault tests."""
+    ``fill`` repeated, else seeded random bytes: a damaged database for the fault tests. Past the header
+    (``at`` > 0), a page of the tables' data: the next one after ``at`` that is not the schema's (damage there
+    stops SQLite from opening the file at all, which the tests of that case damage the header for)."""
+    import apsw
+
     n = path.stat().st_size
+    page = int(n * at) // 4096
+    if at > 0:
+        connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        schema = {int(r[0]) - 1 for r in connection.execute("SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'")}
+        connection.close()
+        while page in schema:
+            page += 1
     data = (fill * size)[:size] if fill is not None else np.random.default_rng(seed).bytes(size)
     with open(path, "r+b") as f:
-        f.seek(int(n * at) // 4096 * 4096)
+        f.seek(page * 4096)
         f.write(data)

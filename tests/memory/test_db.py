@@ -89,6 +89,12 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
             assert (first.colours, first.pattern, first.zone, first.motion) == (("red",), "striped", "counter", "still")
             assert (second.place, second.moving) == ("top right", True)
             assert store.db.query("SELECT observation_id, category, n FROM observation_company") == [(1, "person", 1)]
+        if version >= 5:  # places of a camera without zones
+            from edge_agent.memory import places
+
+            (shelf,) = places.places(store.db)
+            assert (shelf.name, shelf.observations, store.observation(1).place_id) == ("shelf", 1, shelf.id)
+            assert store.observation(1).zone == "counter"  # a zone the describer gave is kept
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
 
 

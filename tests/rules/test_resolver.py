@@ -194,3 +194,38 @@ def test_absence_of_a_category_means_none_of_it_was_seen(home):
         ingest(store, T0 + 8 * HOUR, [dog(T0 + 8 * HOUR, [OFF_SOFA] * 4)])
         (alert,) = resolver.process()
         assert alert.t == pytest.approx(T0 + 5 * HOUR + 1.5 + 2 * HOUR) and alert.entity_id == 1  # the keys seen last
+
+
+def test_a_place_the_user_named_on_a_worn_camera_fires_its_rule(home):
+    """A worn camera has no zones: its places are what memory found around things, named by the user once.
+    'The dog is on the sofa' can then be written (the sofa is a known place) and fires where the dog was seen
+    at the place named sofa, not elsewhere."""
+    from dataclasses import replace
+
+    from helpers.memory import near
+
+    from edge_agent.memory import places
+
+    sofa, floor = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(4)])
+
+    def seen(t0, around, seed):
+        return replace(dog(t0, [ON_SOFA] * 20), surroundings=near(around, 0.99, seed=seed))
+
+    with Store(home) as store:
+        ingest(store, T0, [seen(T0, sofa, 1)], camera="wearable")
+        unnamed = parse_rule("notify me when the dog is on the sofa", places=book.vocabulary(store, {}).places)
+        assert unnamed.object_type == "category"  # no such place yet: a sofa the detector would find
+        with store.write():
+            places.name(store.db, store.observation(1).place_id, "sofa")
+        known = book.vocabulary(store, {})
+        assert known.places == {"sofa": ["wearable"]}
+        text = "notify me when the dog is on the sofa"
+        predicate = parse_rule(text, places=known.places, categories=detector_categories())
+        assert (predicate.object_type, predicate.object) == ("place", "sofa")
+        book.add_rule(store, text, predicate)
+        resolver = Resolver(store, settings=ResolverSettings(persist_frames=3, release_s=60))
+        ingest(store, T0 + 100, [seen(T0 + 100, floor, 2)], camera="wearable")  # elsewhere: nothing
+        assert resolver.process() == []
+        ingest(store, T0 + 200, [seen(T0 + 200, sofa, 3)], camera="wearable")
+        alerts = resolver.process()
+        assert fired(alerts) == [201.0] and "sofa" in alerts[0].message
