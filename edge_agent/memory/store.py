@@ -225,7 +225,8 @@ class Store(Reads, Housekeeping):
             )
             placed: dict[int, int] = {}  # track -> place, for a camera without zones
             for i, r in enumerate(records):
-                if r.surroundings is not None and not r.description.zone:
+                if r.surroundings is not None and not r.description.zone and not r.description.moving:
+                    # where it stands (a thing carried past is at no place)
                     placed[r.track_id], named = places.assign(self.db, clip.camera, r.surroundings)
                     if named:  # a place the user named: the thing was there
                         records[i] = replace(r, description=replace(r.description, zone=named))

@@ -570,12 +570,19 @@ class DeterministicController:
         places = {o.place for o in history if o.place and o.place.split()[-1] in words}
         moved = bool(words & {"moved", "move", "moves", "carried", "taken"})
         if places or moved:
+            # A camera without zones (its things have places memory found): only a named place is a place; the
+            # image region a worn camera saw a thing in, or a place nobody named, says nothing of where it was.
+            placeless = any(o.place_id is not None for o in history)
+
+            def where(o: Observation) -> str:
+                return o.zone if placeless else o.place
+
             arrivals, before = [], []
             previous: Observation | None = None
             for o in history:
-                place = o.place
+                place = where(o)
                 inside = not days or any(a <= o.t_start < b for a, b in days)
-                last_place = previous.place if previous is not None else None
+                last_place = where(previous) if previous is not None else None
                 changed = place != last_place and (previous is not None or not moved)
                 if places and not changed and previous is not None and place == last_place:
                     # back at the same place after the camera recorded without it there: it came again

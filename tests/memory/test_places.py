@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers.memory import clip, near, observation, said, unit
+from helpers.memory import DAY, clip, near, observation, said, unit
 
 from edge_agent.cli import main
 from edge_agent.memory import Store, places
@@ -124,3 +124,20 @@ def test_places_from_the_command_line(tmp_path, capsys):
     with Store(home) as store:
         assert [c["action"] for c in store.corrections()] == ["place name", "place merge", "place forget"]
         assert store.corrections()[0]["details"]["caller"].startswith("cli")
+
+
+def test_moves_of_a_thing_a_worn_camera_saw_count_named_places_only(tmp_path, embedder):
+    """Carried from the table to the desk past the wearer's unnamed surroundings: one move, not two (the region
+    of the image and a place nobody named say nothing of where it was)."""
+    from edge_agent.qa import DeterministicController
+
+    table, body = near(SOFA, 0.99, seed=5), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(8)])
+    with Store(tmp_path / "home") as store:
+        for k, (around, region) in enumerate(((table, "centre"), (body, "bottom left"), (DESK, "top right"))):
+            record = observation(1, DAY + 60 * k, [0, 0, 40, 40], MUG, description=said(colour="red", region=region))
+            store.ingest_clip(clip(DAY + 60 * k, camera="wearable"), [replace(record, surroundings=around)])
+        with store.write():
+            places.name(store.db, store.observation(1).place_id, "table")
+            places.name(store.db, store.observation(3).place_id, "desk")
+        answer = DeterministicController(store, embedder).ask("How many times was the red cup moved to another place?")
+        assert answer.text.startswith("1 time:"), answer.text
