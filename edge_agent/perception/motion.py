@@ -28,9 +28,6 @@ class CameraMotion:
         self._previous: np.ndarray | None = None
         self._points: np.ndarray | None = None
 
-    def reset(self) -> None:
-        self._previous = self._points = None
-
     def estimate(self, frame: np.ndarray, boxes: np.ndarray | None = None) -> np.ndarray:
         """``frame``: BGR (or grey) image; ``boxes``: (N, 4) xyxy of the things detected in it (left out of the
         next estimate's background)."""
