@@ -275,3 +275,41 @@ def test_token_is_asked_for_kept_and_used_for_images(tmp_path, fast_stream, arte
 
         no_errors(driver, expected="401")  # the requests before the token
         steps.report(capsys)
+
+
+def test_a_place_of_a_worn_camera_is_named_on_the_page(tmp_path, artefacts, capsys):
+    """A worn camera's places are listed with an example's crop; naming one ("this is the sofa") makes what was
+    seen there by the sofa, through the page."""
+    from dataclasses import replace
+
+    import numpy as np
+    from helpers.memory import clip, near, observation, said, unit
+
+    home = tmp_path / "home"
+    sofa, desk = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(4)])
+    mug = unit(np.r_[np.ones(4), np.zeros(28)])
+    with Store(home) as store:
+        for k, around in enumerate((sofa, desk, sofa)):
+            record = observation(1, 100.0 * k, [0, 0, 40, 40], mug, description=said(colour="red"))
+            store.ingest_clip(clip(100.0 * k, camera="wearable"), [replace(record, surroundings=near(around, 0.99, k))])
+    app = create_app(Runtime.at(home, load_config(None)), token=None)
+    with serving(app) as (url, driver):
+        steps = Steps(driver, artefacts, "places")
+        with steps.step("listed"):
+            driver.get(url)
+            wait(driver).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+            wait(driver).until(lambda d: len(find(d, "[data-testid=place]")) == 2)
+            assert driver.find_element(By.ID, "places-panel").is_displayed()
+            first = find(driver, "[data-testid=place]")[0]
+            assert "2 sightings" in first.text and "wearable" in first.text
+        with steps.step("named"):
+            place_id = first.get_attribute("data-place-id")
+            field = first.find_element(By.CSS_SELECTOR, "input[name=name]")
+            field.send_keys("sofa" + Keys.ENTER)
+            selector = f"[data-testid=place][data-place-id='{place_id}'] .name"
+            wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, selector).text == "sofa")
+            named = {p["id"]: p["name"] for p in httpx.get(f"{url}/api/places").json()}
+            assert named[int(place_id)] == "sofa"
+            assert httpx.get(f"{url}/api/entities/1").json()["observations"][0]["zone"] == "sofa"
+        no_errors(driver, expected="404")  # the example crops are not on disk in this memory
+        steps.report(capsys)

@@ -427,6 +427,27 @@ async function askAudio(blob) {
   }
 }
 
+// -- places ---------------------------------------------------------------------------------------------
+
+async function loadPlaces() {
+  const places = await api("/api/places");
+  $("#places-panel").hidden = places.length === 0;
+  $("#place-count").textContent = `(${places.length})`;
+  $("#place-list").replaceChildren(...places.map((p) => h("li", { class: "place", dataset: { testid: "place", placeId: p.id } },
+    thumb(p.example ? `/api/crops/${p.example}` : null),
+    h("span", { class: "label" },
+      h("span", { class: "name" }, p.name || `place ${p.id}`),
+      h("span", { class: "sub" }, `${p.camera} · ${plural(p.observations, "sighting")}${p.last_seen ? ` · ${ago(p.last_seen)}` : ""}`)),
+    h("form", { class: "row", onsubmit: guard(async (event) => {
+      event.preventDefault();
+      const name = event.target.elements.name.value.trim();
+      if (!name) return;
+      await api(`/api/places/${p.id}/name`, { method: "POST", json: { name } });
+      await Promise.all([loadPlaces(), loadEntities()]);
+    }) }, h("input", { name: "name", type: "text", maxlength: "100", value: p.name || "", placeholder: "this is the…", "aria-label": `name place ${p.id}` }),
+    h("button", { type: "submit" }, "Name")))));
+}
+
 // -- entities -------------------------------------------------------------------------------------------
 
 async function loadEntities() {
@@ -705,7 +726,7 @@ async function start() {
   } catch (err) {
     showError(err);
   }
-  const loads = [loadCameras(), loadMoments(), loadEntities(), loadRules(), loadAlerts()];
+  const loads = [loadCameras(), loadMoments(), loadEntities(), loadPlaces(), loadRules(), loadAlerts()];
   for (const result of await Promise.allSettled(loads)) if (result.status === "rejected") showError(result.reason);
   startStream();
   setInterval(guard(refreshStatus), 10000);
