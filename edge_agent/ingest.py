@@ -140,7 +140,7 @@ class Pipeline:
         records, contexts = [], []
         media: dict[str, bytes] = {}  # relative path -> JPEG bytes
         placeless = not self.config.zones.get(camera)  # no zones drawn: memory finds its places (memory.places)
-        images = {f.index: f.image for f in clip.frames}
+        images = {f.index: f.image for f in clip.frames} if placeless else {}
         for tracklet in tracklets:
             kind = kind_of(tracklet.category)
             t = time.perf_counter()

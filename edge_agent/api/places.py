@@ -34,13 +34,15 @@ def _out(store: Store, place_id: int) -> PlaceOut:
     return PlaceOut(**asdict(found))
 
 
-def _change(store: Store, action: str, caller: str, run: Callable[[], int], **details: object) -> None:
+def _change(store: Store, action: str, caller: str, run: Callable[[], int], **details: object) -> int:
+    """Runs one change of places in a transaction, audited; returns the observations it changed."""
     with store.write():
         try:
-            details["observations"] = run()
+            changed = run()
         except InvalidInputError as exc:
             raise corrections.CorrectionError(str(exc)) from None
-        corrections.audit(store, action, caller, **details)
+        corrections.audit(store, action, caller, **details, observations=changed)
+    return changed
 
 
 @router.get("/places", response_model=list[PlaceOut], responses=errors(422), summary="Places, most observed first")
@@ -82,10 +84,7 @@ async def forget(request: Request, place_id: PlaceId) -> dict[str, int]:
     caller = api.caller(request)
 
     def apply(store: Store) -> dict[str, int]:
-        details: dict[str, int] = {}
-        with store.write():
-            details["observations"] = places.forget(store.db, place_id)
-            corrections.audit(store, "place forget", caller, place=place_id, observations=details["observations"])
-        return {"place": place_id, **details}
+        run = lambda: places.forget(store.db, place_id)  # noqa: E731
+        return {"place": place_id, "observations": _change(store, "place forget", caller, run, place=place_id)}
 
     return await api.db(apply)

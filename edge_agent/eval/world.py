@@ -37,8 +37,8 @@ __all__ = [
     "Session",
     "World",
     "load_scenario",
-    "rule_predicates",
     "place_in",
+    "rule_predicates",
     "simulate",
 ]
 

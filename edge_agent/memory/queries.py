@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from edge_agent.memory.db import Database
+from edge_agent.memory.description import REGIONS
 
 __all__ = [
     "ID_CHUNK",
@@ -50,8 +51,8 @@ __all__ = [
     "sightings_of",
     "stored_span_per_camera",
     "unnamed_people",
-    "zones",
     "window_episodes",
+    "zones",
 ]
 
 ID_CHUNK = 500  #: ids per ``IN (...)`` list: below SQLite's variable limit on any build
@@ -248,9 +249,12 @@ def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:
 
 
 def zones(db: Database) -> list[str]:
-    """The named places things were described at (observations' zones, traces' places), sorted."""
+    """The named places things were seen at, sorted: the places of traces (every sighting extends or starts one;
+    image regions left out) and the places the user named (whose older traces keep the place they had)."""
     rows = db.query(
-        "SELECT zone FROM observations WHERE zone != '' UNION SELECT place FROM traces WHERE place != '' ORDER BY 1"
+        f"SELECT place FROM traces WHERE place != '' AND place NOT IN ({_marks(REGIONS)}) "
+        "UNION SELECT name FROM places WHERE name IS NOT NULL ORDER BY 1",
+        REGIONS,
     )
     return [str(r[0]) for r in rows]
 

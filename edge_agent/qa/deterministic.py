@@ -225,6 +225,9 @@ class DeterministicController:
             seen = queries.sightings_of(self.store.db, (), entity_id=entity, before=as_of)
             return (seen[0][1], seen[0][2]) if seen else None
 
+        related: dict[int, dict[int, float]] = defaultdict(dict)  # entity -> its possibly-same entities, scored
+        for a, b, score in self.store.possibly_same():
+            related[a][b] = related[b][a] = score
         steps: list[tuple[int, int, float]] = []
         current, visited = entity_id, {entity_id}
         while len(steps) < 8:
@@ -232,14 +235,11 @@ class DeterministicController:
             if known is None:
                 break
             options = []
-            for a, b, score in self.store.possibly_same([current]):
-                other = b if a == current else a
+            for other, score in related[current].items():
                 later = span(other) if other not in visited else None
                 if later is None or later[0] < known[1]:
                     continue
-                partners = self.store.possibly_same([other])
-                best = max(partners, key=lambda r: r[2])
-                if current in best[:2]:
+                if max(related[other], key=related[other].__getitem__) == current:  # its most similar, too
                     options.append((score, other))
             if not options:
                 break

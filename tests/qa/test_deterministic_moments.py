@@ -10,47 +10,23 @@ from edge_agent.clock import format_utc
 from edge_agent.memory import Store, queries
 
 
+def _ring(track, t, box, vector, **described):
+    """A key ring's observation, described with ``described`` (colour, zone, company...)."""
+    return observation(track, t, list(box), vector, category="keys", description=said("keys", **described))
+
+
 def _keys(store):
     """Two look-alike key rings seen by the sink at different times; one of them later by the table."""
     a, b = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(24)])
     first = store.ingest_clip(
-        clip(DAY),
-        [
-            observation(
-                1,
-                DAY,
-                [0, 0, 40, 40],
-                a,
-                category="keys",
-                description=said("keys", colour="grey", pattern="plain", zone="sink"),
-            )
-        ],
+        clip(DAY), [_ring(1, DAY, (0, 0, 40, 40), a, colour="grey", pattern="plain", zone="sink")]
     ).decisions[0]
     other = store.ingest_clip(
-        clip(DAY + 3600),
-        [
-            observation(
-                1,
-                DAY + 3600,
-                [0, 0, 40, 40],
-                b,
-                category="keys",
-                description=said("keys", colour="grey", pattern="plain", zone="sink"),
-            )
-        ],
+        clip(DAY + 3600), [_ring(1, DAY + 3600, (0, 0, 40, 40), b, colour="grey", pattern="plain", zone="sink")]
     ).decisions[0]
     later = store.ingest_clip(
         clip(DAY + 7200),
-        [
-            observation(
-                1,
-                DAY + 7200,
-                [200, 0, 240, 40],
-                near(a, 0.97, seed=1),
-                category="keys",
-                description=said("keys", colour="grey", pattern="plain", zone="table"),
-            )
-        ],
+        [_ring(1, DAY + 7200, (200, 0, 240, 40), near(a, 0.97, seed=1), colour="grey", pattern="plain", zone="table")],
     ).decisions[0]
     return first, other, later
 
@@ -178,50 +154,22 @@ def test_the_place_named_at_a_moment_picks_among_look_alikes(tmp_path, embedder)
     from edge_agent.qa import DeterministicController
 
     a, b = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(24)])
-    keys = dict(category="keys")
     with Store(tmp_path / "home") as store:
         both = store.ingest_clip(
             clip(DAY),
             [
-                observation(
-                    1,
-                    DAY,
-                    [0, 0, 40, 40],
-                    a,
-                    description=said("keys", colour="grey", zone="sink", company=(("dining table", 1),)),
-                    **keys,
-                ),
-                observation(
-                    2, DAY, [300, 0, 340, 40], b, description=said("keys", colour="white", zone="table"), **keys
-                ),
+                _ring(1, DAY, (0, 0, 40, 40), a, colour="grey", zone="sink", company=(("dining table", 1),)),
+                _ring(2, DAY, (300, 0, 340, 40), b, colour="white", zone="table"),
             ],
         ).decisions
         for k in range(1, 8):  # the sink's ring, seen there again and again
             store.ingest_clip(
                 clip(DAY + 600 * k),
-                [
-                    observation(
-                        1,
-                        DAY + 600 * k,
-                        [0, 0, 40, 40],
-                        near(a, 0.99, seed=k),
-                        **keys,
-                        description=said("keys", colour="grey", zone="sink"),
-                    )
-                ],
+                [_ring(1, DAY + 600 * k, (0, 0, 40, 40), near(a, 0.99, seed=k), colour="grey", zone="sink")],
             )
         moved = store.ingest_clip(
             clip(DAY + 7200),
-            [
-                observation(
-                    1,
-                    DAY + 7200,
-                    [500, 0, 540, 40],
-                    near(b, 0.99, seed=9),
-                    **keys,
-                    description=said("keys", colour="grey", zone="door"),
-                )
-            ],
+            [_ring(1, DAY + 7200, (500, 0, 540, 40), near(b, 0.99, seed=9), colour="grey", zone="door")],
         ).decisions[0]
         assert moved.entity_id == both[1].entity_id != both[0].entity_id
         controller = DeterministicController(store, embedder)
@@ -245,10 +193,9 @@ def test_last_seen_follows_a_possibly_same_continuation(tmp_path, embedder):
     from edge_agent.qa import DeterministicController
 
     a = unit(np.r_[np.ones(4), np.zeros(28)])
-    keys = dict(category="keys")
 
     def seen(t, vector, zone, track=1, box=(0, 0, 40, 40)):
-        return observation(track, t, list(box), vector, description=said("keys", colour="grey", zone=zone), **keys)
+        return _ring(track, t, box, vector, colour="grey", zone=zone)
 
     with Store(tmp_path / "home") as store:
         first = store.ingest_clip(clip(DAY), [seen(DAY, a, "sink")]).decisions[0]
