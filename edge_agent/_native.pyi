@@ -20,6 +20,9 @@ class ByteTracker:
         lost_track_buffer: int,
         frame_rate: float,
         class_aware: bool,
+        appearance_gate: float,
+        appearance_threshold: float,
+        observation_recovery: bool,
     ) -> None: ...
     def update(
         self,
@@ -28,6 +31,7 @@ class ByteTracker:
         class_ids: _I32 | None,
         return_predicted: bool,
         warp: npt.NDArray[np.float64] | None = None,
+        features: _F32 | None = None,
     ) -> tuple[_I64, _F32, _F32, _I32, _I64]:
         """Returns (track_id, xyxy, score, class_id, det_index)."""
     def reset(self) -> None: ...

@@ -175,6 +175,7 @@ class Pipeline:
                 memory=memory,
                 speech=spoken,
                 camera=camera,
+                steady=np.stack(tracklet.steady) if tracklet.steady else None,
             )
             t = time.perf_counter()
             description = describer.describe(context)
@@ -191,7 +192,7 @@ class Pipeline:
             around = None
             if placeless:
                 t = time.perf_counter()
-                picked = np.linspace(0, len(tracklet.boxes) - 1, min(3, len(tracklet.boxes))).round().astype(int)
+                picked = range(max(0, len(tracklet.boxes) - 3), len(tracklet.boxes))  # where it was last
                 around = surroundings(
                     [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
                 )

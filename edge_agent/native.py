@@ -108,6 +108,16 @@ class ByteTracker:
             is removed.
         frame_rate: frames per second of the stream; scales ``lost_track_buffer``. Default 30.
         class_aware: if true a track matches only detections of its own class id. Default False.
+        appearance_gate: > 0: with ``features`` given to :meth:`update`, the tracks and confident detections
+            that IoU left unmatched (in the first pass and the pass for new tracks) are matched by appearance: a
+            detection centred within this many track sizes (its longer side) of the track's predicted centre,
+            at least ``appearance_threshold`` similar to the track's appearance (cosine), at similarity
+            max(IoU, cosine x (1 - distance / gate)) times its score. A detection a track overlaps is never taken
+            from it by a look-alike. 0: IoU only (ByteTrack).
+        appearance_threshold: the cosine similarity that gate asks for.
+        observation_recovery: OC-SORT's recovery (tracks left unmatched try the detections left over from their
+            last observed box, IoU above 0.3) and re-update (a track found again after frames without a
+            detection is corrected along virtual observations between its last box and the new one).
 
     A new track is confirmed (gets a ``track_id``, 1, 2, ...) when it is matched again in the next frame
     (immediately on the first frame after construction or :meth:`reset`).
@@ -122,6 +132,9 @@ class ByteTracker:
         lost_track_buffer: int = _TRACKER.lost_track_buffer,
         frame_rate: float = 30.0,
         class_aware: bool = False,
+        appearance_gate: float = _TRACKER.appearance_gate,
+        appearance_threshold: float = _TRACKER.appearance_threshold,
+        observation_recovery: bool = _TRACKER.observation_recovery,
     ) -> None:
         self._tracker = _native.ByteTracker(
             float(high_conf_det_threshold),
@@ -131,6 +144,9 @@ class ByteTracker:
             int(lost_track_buffer),
             float(frame_rate),
             bool(class_aware),
+            float(appearance_gate),
+            float(appearance_threshold),
+            bool(observation_recovery),
         )
 
     def update(
@@ -141,16 +157,20 @@ class ByteTracker:
         *,
         return_predicted: bool = False,
         warp: npt.ArrayLike | None = None,
+        features: npt.ArrayLike | None = None,
     ) -> Tracks:
         """Advance one frame with detections ``xyxy`` (N, 4), ``scores`` (N,) in [0, 1] and optional
         ``class_ids`` (N,). Returns the confirmed tracks updated this frame, with their Kalman-filtered
         boxes; with ``return_predicted`` also the lost tracks still waiting, at their predicted boxes.
         ``warp``: the camera's motion since the last frame, a (2, 3) affine transform of image points
-        (:mod:`edge_agent.perception.motion`); every track's state moves with it before association."""
+        (:mod:`edge_agent.perception.motion`); every track's state moves with it before association.
+        ``features``: (N, D) appearance vectors of the detections (compared by cosine; D the same every frame),
+        used within ``appearance_gate``."""
         classes = None if class_ids is None else _integers("class_ids", class_ids, np.int32)
         motion = None if warp is None else np.ascontiguousarray(_real_array("warp", warp), dtype=np.float64)
+        looks = None if features is None else _float32("features", features)
         track_id, boxes, score, class_id, det_index = self._tracker.update(
-            _float32("xyxy", xyxy), _float32("scores", scores), classes, bool(return_predicted), motion
+            _float32("xyxy", xyxy), _float32("scores", scores), classes, bool(return_predicted), motion, looks
         )
         return Tracks(track_id, boxes, score, class_id, det_index)
 

@@ -91,6 +91,8 @@ _STD_VELOCITY = 1.0 / 160.0
 _SECOND_PASS_MIN_IOU = 0.5
 _UNCONFIRMED_PASS_MIN_IOU = 0.3
 _DUPLICATE_MIN_IOU = 0.85
+_RECOVERY_MIN_IOU = 0.3
+_APPEARANCE_MOMENTUM = 0.9
 _F = np.eye(8) + np.eye(8, k=4)
 _H = np.eye(4, 8)
 
@@ -113,6 +115,9 @@ class _Track:
     state: str = "tracked"  # tracked | lost | removed
     is_activated: bool = False
     public_id: int = -1
+    feature: np.ndarray | None = None  # unit moving average of confident detections' vectors
+    observed: tuple[np.ndarray, np.ndarray] | None = None  # (mean, cov) right after the last detection
+    last_box: np.ndarray | None = None
 
     def box(self) -> np.ndarray:
         x, y, a, h = self.mean[:4]
@@ -129,16 +134,28 @@ class _Track:
         self.cov = _F @ self.cov @ _F.T + np.diag(std**2)
 
     def warp(self, matrix: np.ndarray) -> None:
-        """The camera moved the image by ``matrix`` (2 x 3): centre and velocity rotate, height scales."""
+        """The camera moved the image by ``matrix`` (2 x 3): centre and velocity rotate, height scales; the
+        state of the last detection and its box with them."""
         r, t = matrix[:, :2], matrix[:, 2]
-        scale = float(np.sqrt(abs(np.linalg.det(r))))
+        scale = float(np.sqrt(abs(r[0, 0] * r[1, 1] - r[0, 1] * r[1, 0])))
         m = np.zeros((8, 8))
         m[0:2, 0:2] = m[4:6, 4:6] = r
         m[2, 2] = m[6, 6] = 1.0
         m[3, 3] = m[7, 7] = scale
-        self.mean = m @ self.mean
-        self.mean[:2] += t
-        self.cov = m @ self.cov @ m.T
+
+        def moved(mean: np.ndarray, cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            mean = m @ mean
+            mean[:2] += t
+            return mean, m @ cov @ m.T
+
+        self.mean, self.cov = moved(self.mean, self.cov)
+        if self.observed is not None:
+            self.observed = moved(*self.observed)
+        if self.last_box is not None:
+            b = self.last_box
+            centre = r @ np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]) + t
+            half = np.array([b[2] - b[0], b[3] - b[1]]) * scale / 2
+            self.last_box = np.r_[centre - half, centre + half]
 
     def correct(self, z: np.ndarray) -> None:
         h = self.mean[3]
@@ -161,6 +178,9 @@ class ByteTrackerReference:
     lost_track_buffer: int = _TRACKER.lost_track_buffer
     frame_rate: float = 30.0
     class_aware: bool = False
+    appearance_gate: float = _TRACKER.appearance_gate
+    appearance_threshold: float = _TRACKER.appearance_threshold
+    observation_recovery: bool = _TRACKER.observation_recovery
     tracked: list[_Track] = field(default_factory=list)
     lost: list[_Track] = field(default_factory=list)
     frame_id: int = 0
@@ -178,17 +198,58 @@ class ByteTrackerReference:
             t.public_id = self._next_public
 
     def _update(self, t: _Track, det: tuple) -> None:
-        box, score, cls, index = det
-        t.correct(_xyah(box))
+        box, score, cls, index, feature = det
+        z = _xyah(box)
+        gap = self.frame_id - t.frame_id
+        if self.observation_recovery and gap > 1 and t.observed is not None and t.last_box is not None:
+            z0 = _xyah(t.last_box)  # OC-SORT's re-update along the gap
+            t.mean, t.cov = t.observed[0].copy(), t.observed[1].copy()
+            for k in range(1, gap):
+                t.predict()
+                t.correct(z0 + (z - z0) * (k / gap))
+            t.predict()
+        t.correct(z)
+        t.observed, t.last_box = (t.mean.copy(), t.cov.copy()), np.asarray(box, np.float64).copy()
+        if feature is not None and score >= self.high_conf_det_threshold:
+            if t.feature is None:
+                t.feature = feature.copy()
+            else:
+                mixed = (_APPEARANCE_MOMENTUM * t.feature + (1 - _APPEARANCE_MOMENTUM) * feature).astype(np.float32)
+                norm = float(np.sqrt(np.sum(mixed.astype(np.float64) ** 2)))
+                t.feature = (mixed / norm).astype(np.float32) if norm > 0 else mixed
         t.frame_id, t.state, t.score, t.class_id, t.det_index = self.frame_id, "tracked", score, cls, index
         self._confirm(t)
 
-    def _match(self, tracks: list[_Track], dets: list[tuple], fuse: bool, threshold: float):
+    def _match(
+        self,
+        tracks: list[_Track],
+        dets: list[tuple],
+        fuse: bool,
+        threshold: float,
+        appearance: bool = False,
+        observed: bool = False,
+    ):
         if not tracks or not dets:
             return [], list(range(len(tracks))), list(range(len(dets)))
-        sim = iou_matrix(np.array([t.box() for t in tracks]), np.array([d[0] for d in dets]))
+        boxes = np.array([t.last_box if observed else t.box() for t in tracks])
+        det_boxes = np.array([d[0] for d in dets])
+        sim = iou_matrix(boxes, det_boxes)
         if fuse:
             sim = sim * np.array([d[1] for d in dets])[None, :]
+        gate = self.appearance_gate if appearance else 0.0
+        for i, t in enumerate(tracks):
+            if gate <= 0 or t.feature is None:
+                continue
+            reach = gate * max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1])
+            centre = (boxes[i, :2] + boxes[i, 2:]) / 2
+            for j, d in enumerate(dets):
+                if d[4] is None:
+                    continue
+                distance = float(np.linalg.norm((det_boxes[j, :2] + det_boxes[j, 2:]) / 2 - centre))
+                cosine = float(np.dot(t.feature.astype(np.float64), d[4].astype(np.float64)))
+                if distance < reach and cosine >= self.appearance_threshold:
+                    look = cosine * (1.0 - distance / reach) * (d[1] if fuse else 1.0)
+                    sim[i, j] = max(sim[i, j], look)
         if self.class_aware:
             sim = np.where(
                 np.array([t.class_id for t in tracks])[:, None] == np.array([d[2] for d in dets])[None, :], sim, 0.0
@@ -203,12 +264,18 @@ class ByteTrackerReference:
             [c for c in range(len(dets)) if c not in matched_cols],
         )
 
-    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False, warp=None):
+    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False, warp=None, features=None):
         self.frame_id += 1
         xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4).astype(np.float64)
         scores = np.asarray(scores, dtype=np.float32).astype(np.float64)
         classes = np.zeros(len(scores), np.int32) if class_ids is None else np.asarray(class_ids, np.int32)
-        dets = [(xyxy[i], float(scores[i]), int(classes[i]), i) for i in range(len(scores))]
+        looks: list[np.ndarray | None] = [None] * len(scores)
+        if features is not None:
+            raw = np.asarray(features, dtype=np.float32).reshape(len(scores), -1).astype(np.float64)
+            for i, row in enumerate(raw):
+                norm = float(np.sqrt(np.sum(row**2)))
+                looks[i] = (row / norm).astype(np.float32) if norm > 0 else None
+        dets = [(xyxy[i], float(scores[i]), int(classes[i]), i, looks[i]) for i in range(len(scores))]
         high = [d for d in dets if d[1] >= self.high_conf_det_threshold]
         low = [d for d in dets if self.low_conf_det_threshold <= d[1] < self.high_conf_det_threshold]
 
@@ -225,32 +292,43 @@ class ByteTrackerReference:
                 t.warp(np.asarray(warp, np.float64).reshape(2, 3))
 
         activated, refound, newly_lost = [], [], []
-        pairs, unmatched_rows, unmatched_high = self._match(pool, high, True, self.minimum_iou_threshold)
-        for r, c in pairs:
-            was_tracked = pool[r].state == "tracked"
-            self._update(pool[r], high[c])
-            (activated if was_tracked else refound).append(pool[r])
+        looks = self.appearance_gate > 0 and features is not None
 
-        remaining = [pool[r] for r in unmatched_rows if pool[r].state == "tracked"]
-        pairs, unmatched_rows, _ = self._match(remaining, low, False, _SECOND_PASS_MIN_IOU)
-        for r, c in pairs:
-            self._update(remaining[r], low[c])
-            activated.append(remaining[r])
-        for r in unmatched_rows:
-            if remaining[r].state != "lost":
-                remaining[r].state = "lost"
-                newly_lost.append(remaining[r])
+        def take(tracks: list[_Track], dets: list[tuple], fuse: bool, threshold: float, **how) -> list[tuple]:
+            """Matches, updates and files the matched tracks; returns the detections left."""
+            pairs, _, unmatched_cols = self._match(tracks, dets, fuse, threshold, **how)
+            for r, c in pairs:
+                was_lost = tracks[r].state == "lost"
+                self._update(tracks[r], dets[c])
+                (refound if was_lost else activated).append(tracks[r])
+            return [dets[c] for c in unmatched_cols]
 
-        left = [high[c] for c in unmatched_high]
-        pairs, unmatched_rows, unmatched_left = self._match(unconfirmed, left, True, _UNCONFIRMED_PASS_MIN_IOU)
-        for r, c in pairs:
-            self._update(unconfirmed[r], left[c])
-            activated.append(unconfirmed[r])
-        for r in unmatched_rows:
-            unconfirmed[r].state = "removed"
+        left = take(pool, high, True, self.minimum_iou_threshold)
+        if looks:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
+            left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, appearance=True)
 
-        for c in unmatched_left:
-            box, score, cls, index = left[c]
+        lost_left = [t for t in pool if t.det_index < 0 and t.state == "lost"]
+        remaining = [t for t in pool if t.det_index < 0 and t.state == "tracked"]
+        take(remaining, low, False, _SECOND_PASS_MIN_IOU)
+        unmatched = [t for t in remaining if t.det_index < 0]
+
+        if self.observation_recovery:  # OC-SORT: from the last observed box
+            left = take(unmatched + lost_left, left, False, _RECOVERY_MIN_IOU, observed=True)
+        for t in unmatched:
+            if t.det_index < 0:
+                t.state = "lost"
+                newly_lost.append(t)
+
+        left = take(unconfirmed, left, True, _UNCONFIRMED_PASS_MIN_IOU)
+        if looks:
+            left = take(
+                [t for t in unconfirmed if t.det_index < 0], left, True, _UNCONFIRMED_PASS_MIN_IOU, appearance=True
+            )
+        for t in unconfirmed:
+            if t.det_index < 0:
+                t.state = "removed"
+
+        for box, score, cls, index, feature in left:
             if score < self.new_track_threshold:
                 continue
             self._next_internal += 1
@@ -271,6 +349,9 @@ class ByteTrackerReference:
                 self.frame_id,
                 self.frame_id,
                 index,
+                feature=None if feature is None else feature.copy(),
+                observed=(np.r_[z, np.zeros(4)], np.diag(std**2)),
+                last_box=np.asarray(box, np.float64).copy(),
             )
             if self.frame_id == 1:
                 self._confirm(t)

@@ -57,7 +57,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     memory.add_argument("--dims", type=positive_int, default=256, help="embedding dimensions (256)")
     memory.add_argument("--probes", type=positive_int, default=200, help="observations ingested per measurement (200)")
     memory.add_argument("--seed", type=int, default=0)
-    for sub in (native, ingest, retrieval, month, memory):
+    tracking = targets.add_parser(
+        "tracking",
+        parents=[common],
+        help="MOTA / IDF1 on degraded TUD trajectories at 25 and 2 fps, against roboflow's trackers ([bench] extra)",
+    )
+    tracking.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="degradation seeds (0 1 2)")
+    tracking.add_argument("--fps", type=positive_float, nargs="+", default=[25.0, 2.0], help="rates (25 2)")
+    for sub in (native, ingest, retrieval, month, memory, tracking):
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         sub.set_defaults(handler=run)
 
@@ -74,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
             topk_n=args.topk_rows,
         )
         return emit(args, result, native.format_table(result))
+    if args.target == "tracking":
+        from edge_agent.bench import tracking
+
+        result = tracking.run(seeds=args.seed, rates=args.fps)
+        return emit(args, result, tracking.format_table(result))
     if args.target == "ingest":
         from edge_agent.bench import ingest
 

@@ -21,9 +21,9 @@ on memory:
   last one; ``leaves`` fires when a confirmed episode ends, at its first false sample; ``times`` counts
   confirmed episodes (or distinct days) in the sliding window and fires at exactly the n-th;
 - **absent**: checked at every recorded frame; once an instance has been seen, it fires when a frame is
-  recorded at or after (last seen + span) without it, with t = last seen + span, and re-arms when the
-  instance is seen again. A gap in the recording longer than the span, after which the instance is in
-  view on the first frame, raises nothing (it was just seen).
+  recorded without it after the sessions since its last sighting add up to the span (recorded time: hours
+  the camera was off do not count), with t = that moment, and re-arms when the instance is seen again. A
+  gap in the recording, after which the instance is in view on the first frame, raises nothing.
 
 An event's ``t_start`` is when the alert should fire (the condition has persisted), ``t_end`` the last
 true sample of its episode (``t_start`` for absences and leaving). Scoring matches each rule's alerts
@@ -31,7 +31,7 @@ to its events one to one: alerts in time order, each to the unmatched event with
 ``t_start`` among those with ``t_start - tol <= alert.t <= t_end + tol`` and, when the alert's entity is
 labelled with an instance (the majority label of its observations), of that instance. ``tol`` is
 ``2 * release_s`` for state rules and ``clip_seconds + release_s`` for absences (the absence time is
-last seen + span on both sides, so it only differs by where the last sighting fell in its clip).
+counted in recorded time on both sides, so it only differs by where the last sighting fell in its clip).
 """
 
 from __future__ import annotations
@@ -149,9 +149,17 @@ def episodes(
     return [(a, b) for a, b in out]
 
 
-def absences(seen: Sequence[float], recorded: Sequence[float], span: float, cooldown_s: float) -> list[float]:
-    """When one subject's absence alert should fire (last seen + span), checked at the ``recorded`` frame
-    times (sorted); ``seen``: the times it is visible (a subset of them)."""
+def absences(
+    seen: Sequence[float],
+    recorded: Sequence[float],
+    span: float,
+    cooldown_s: float,
+    sessions: Sequence[tuple[float, float]] | None = None,
+) -> list[float]:
+    """When one subject's absence alert should fire, checked at the ``recorded`` frame times (sorted); ``seen``: the
+    times it is visible (a subset of them). The span counts recorded time: with ``sessions`` (when the camera was
+    on, sorted, apart) the moment the sessions after the last sighting add up to ``span``; without, last seen +
+    span."""
     visible = set(seen)
     out: list[float] = []
     last_seen: float | None = None
@@ -160,13 +168,28 @@ def absences(seen: Sequence[float], recorded: Sequence[float], span: float, cool
     for t in recorded:
         if t in visible:
             last_seen, armed = t, True
-        elif armed and last_seen is not None and t >= last_seen + span:
+            continue
+        if not armed or last_seen is None:
+            continue
+        due = last_seen + span if sessions is None else _after_recording(sessions, last_seen, span)
+        if due is not None and t >= due:
             armed = False
-            due = last_seen + span
             if last_fired is None or due - last_fired >= cooldown_s:
                 last_fired = due
                 out.append(due)
     return out
+
+
+def _after_recording(sessions: Sequence[tuple[float, float]], since: float, span: float) -> float | None:
+    left = span
+    for t0, t1 in sessions:
+        start = max(t0, since)
+        if t1 <= start:
+            continue
+        if t1 - start >= left:
+            return start + left
+        left -= t1 - start
+    return None
 
 
 def _regions(
@@ -194,7 +217,8 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
         for instance in subjects:
             if p.relation == "absent":
                 seen = [t for t, shown in frames if any(i == instance for i, _ in shown)]
-                for due in absences(seen, [t for t, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s):
+                on = [(session.t_start, session.t_end) for session in world.sessions]
+                for due in absences(seen, [t for t, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s, on):
                     out.append(TrueAlert(k, instance, due, due))
                 continue
             samples = [

@@ -308,6 +308,25 @@ def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> float
     return None if row is None or row[0] is None else float(row[0])
 
 
+def recorded_since(db: Database, since: float, span: float, up_to_clip: int, camera: str | None = None) -> float | None:
+    """When the recording (the clips up to ``up_to_clip``, of ``camera`` or of every camera, overlaps counted once)
+    had run ``span`` seconds after ``since``; None if it has not yet: time the camera was off does not count."""
+    rows = db.query(
+        "SELECT t_start, t_end FROM clips WHERE t_end > ? AND id <= ? AND (? IS NULL OR camera = ?) ORDER BY t_start",
+        (since, up_to_clip, camera, camera),
+    )
+    left, reached = span, since
+    for t_start, t_end in rows:
+        start = max(float(t_start), reached, since)
+        if float(t_end) <= start:
+            continue
+        if float(t_end) - start >= left:
+            return start + left
+        left -= float(t_end) - start
+        reached = float(t_end)
+    return None
+
+
 def latest_observation(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> tuple[int, int] | None:
     """(entity id, observation id) of the latest-ending observation of these entities in the clips up to
     ``up_to_clip``, None if none."""

@@ -57,6 +57,9 @@ class ObservationContext:
     memory: str | None = None  #: what memory knows of the entity this probably is
     speech: Sequence[tuple[float, str]] = ()  #: timestamped transcript of the clip
     camera: str = ""  #: the camera's name (its named zones say where things are)
+    #: the boxes with the camera's own motion taken out (a moving camera: what stood still while the wearer
+    #: turned is still); None: the camera is fixed and ``boxes`` are steady
+    steady: np.ndarray | None = None
 
 
 class Describer(Protocol):
@@ -185,6 +188,12 @@ def _motion(boxes: np.ndarray, size: tuple[int, int]) -> str:
     return "moving down" if dy > 0 else "moving up"
 
 
+def _steady(observation: ObservationContext) -> np.ndarray:
+    """The boxes its motion is read from: with the camera's own motion taken out where it moves."""
+    boxes = observation.boxes if observation.steady is None else observation.steady
+    return np.asarray(boxes, np.float32).reshape(-1, 4)
+
+
 def _zone(box: np.ndarray, zones: dict[str, tuple[float, float, float, float]]) -> str | None:
     """The smallest named zone holding the box's centre."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -210,16 +219,16 @@ class TemplateDescriber:
         """Everything the pixels and boxes say, with the sentence that says it."""
         boxes = np.asarray(observation.boxes, np.float32).reshape(-1, 4)
         colours, rgb = colours_of(observation.crops[0]) if observation.crops else ((), None)
-        middle = boxes[len(boxes) // 2]
-        zone = _zone(middle, self.zones.get(observation.camera, {})) or ""
+        last = boxes[-1]  # where it is: where it was last in this observation (put down, or leaving)
+        zone = _zone(last, self.zones.get(observation.camera, {})) or ""
         described = Description(
             colours=colours,
             rgb=rgb,
             pattern=pattern_name(observation.crops[0]) if observation.crops else "",
             size=_size(boxes, observation.frame_size),
             zone=zone.strip().lower(),
-            region="" if zone else _region(middle, observation.frame_size),
-            motion=_motion(boxes, observation.frame_size),
+            region="" if zone else _region(last, observation.frame_size),
+            motion=_motion(_steady(observation), observation.frame_size),
             company=tuple(sorted(Counter(observation.others).items())),
         )
         return replace(described, text=described.sentence(observation.category))
@@ -231,9 +240,7 @@ class TemplateDescriber:
         if not observations:
             return f"{camera}: nothing detected"
         counts = Counter(o.category for o in observations)
-        moving = sum(
-            1 for o in observations if _motion(np.asarray(o.boxes).reshape(-1, 4), o.frame_size).startswith("moving")
-        )
+        moving = sum(1 for o in observations if _motion(_steady(o), o.frame_size).startswith("moving"))
         seen = ", ".join(counted(c, n) for c, n in counts.most_common())
         return f"{camera}: {seen}" + (f"; {moving} moving" if moving else "")
 

@@ -27,6 +27,16 @@ class CameraMotion:
         self.min_points = min_points
         self._previous: np.ndarray | None = None
         self._points: np.ndarray | None = None
+        self._total = np.eye(3)  # image points of the first frame -> this frame's
+
+    def steady(self, box: np.ndarray) -> np.ndarray:
+        """``box`` (xyxy in the last frame estimated) where it lies in the first frame's image: the camera's motion
+        since then taken out, so what stood still while the camera moved stays put."""
+        back = np.linalg.inv(self._total)
+        x0, y0, x1, y1 = np.asarray(box, np.float64)
+        centre = back[:2, :2] @ np.array([(x0 + x1) / 2, (y0 + y1) / 2]) + back[:2, 2]
+        half = np.array([x1 - x0, y1 - y0]) * float(np.sqrt(abs(np.linalg.det(back[:2, :2])))) / 2
+        return np.r_[centre - half, centre + half]
 
     def estimate(self, frame: np.ndarray, boxes: np.ndarray | None = None) -> np.ndarray:
         """``frame``: BGR (or grey) image; ``boxes``: (N, 4) xyxy of the things detected in it (left out of the
@@ -60,4 +70,5 @@ class CameraMotion:
             small, maxCorners=self.corners, qualityLevel=0.01, minDistance=8, mask=mask, blockSize=3
         )
         self._previous = small
+        self._total = np.vstack([warp, [0.0, 0.0, 1.0]]) @ self._total
         return warp

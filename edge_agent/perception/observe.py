@@ -16,9 +16,10 @@ from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.detect import Detections
+from edge_agent.perception.embed import ColorTextureEmbedder
 from edge_agent.perception.motion import CameraMotion
 
-__all__ = ["Tracklet", "crop", "track_clip"]
+__all__ = ["Tracklet", "appearance", "crop", "track_clip"]
 
 
 @dataclass
@@ -30,6 +31,8 @@ class Tracklet:
     boxes: list[np.ndarray] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     crops: list[tuple[float, np.ndarray]] = field(default_factory=list)  # (quality, BGR crop), best first
+    #: boxes in the clip's first frame's image, the camera's own motion taken out (a moving camera); else empty
+    steady: list[np.ndarray] = field(default_factory=list)
 
     @property
     def t_start(self) -> float:
@@ -65,9 +68,13 @@ def track_clip(
     constancy: Constancy | None = None,
     moving: bool = False,
 ) -> list[Tracklet]:
-    """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered. ``constancy``
-    corrects the crops by their frame's illuminant; ``moving``: the camera's view moves, so the tracker follows
-    its motion from frame to frame (:mod:`edge_agent.perception.motion`)."""
+    """Runs a fresh class-aware tracker over the clip and returns its tracklets, time-ordered. For a fixed
+    camera with ``settings.appearance_gate`` the tracker is given each confident detection's colour-texture
+    vector, so a thing that moved further than its width since the last sampled frame stays one track when it
+    looks the same. ``moving``: the camera's view moves, so the tracker follows its motion from frame to frame
+    instead (:mod:`edge_agent.perception.motion`): there, matching by appearance joined a thing carried past
+    and the thing put down into one observation whose place was lost (measured on the worn-camera worlds).
+    ``constancy`` corrects the crops by their frame's illuminant."""
     tracker = ByteTracker(
         high_conf_det_threshold=settings.high_conf_det_threshold,
         low_conf_det_threshold=settings.low_conf_det_threshold,
@@ -76,9 +83,13 @@ def track_clip(
         lost_track_buffer=settings.lost_track_buffer,
         frame_rate=max(frame_rate, 1e-3),
         class_aware=True,
+        appearance_gate=0.0 if moving else settings.appearance_gate,
+        appearance_threshold=settings.appearance_threshold,
+        observation_recovery=settings.observation_recovery,
     )
+    looks = ColorTextureEmbedder(size=32) if settings.appearance_gate > 0 and not moving else None
     tracklets: dict[int, Tracklet] = {}
-    pieces = 0
+    motion = CameraMotion() if moving else None
     gains: dict[int, np.ndarray | None] = {}  # per frame, computed once when a crop is first cut from it
 
     def add(track_id: int, category: str, frame: Frame, raw_box: np.ndarray, score: float) -> None:
@@ -86,6 +97,8 @@ def track_clip(
         t.frame_indices.append(frame.index)
         t.times.append(frame.t)
         t.boxes.append(raw_box.copy())
+        if motion is not None:
+            t.steady.append(motion.steady(raw_box))
         t.scores.append(score)
         patch = crop(frame.image, raw_box)
         if constancy is not None and patch.size:
@@ -97,75 +110,24 @@ def track_clip(
             t.crops.sort(key=lambda c: -c[0])
             del t.crops[settings.crops_per_observation :]
 
-    motion = CameraMotion() if moving else None
     for frame, dets in zip(clip.frames, detections):
         warp = motion.estimate(frame.image, dets.xyxy) if motion is not None else None
-        tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id, warp=warp)
-        used = set()
+        features = None if looks is None else appearance(looks, frame.image, dets, settings.high_conf_det_threshold)
+        tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id, warp=warp, features=features)
         for track_id, score, class_id, det_index in zip(
             tracks.track_id.tolist(), tracks.score.tolist(), tracks.class_id.tolist(), tracks.det_index.tolist()
         ):
-            if det_index >= 0:
-                used.add(det_index)
-                add(
-                    track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score)
-                )  # the detector's box
-        if settings.link_gate > 0:  # confident detections no track took: one-frame pieces that linking may join
-            for i in np.flatnonzero(dets.confidence >= settings.new_track_threshold).tolist():
-                if i not in used:
-                    pieces += 1
-                    add(
-                        -pieces, dets.class_names[int(dets.class_id[i])], frame, dets.xyxy[i], float(dets.confidence[i])
-                    )
-    position = {frame.index: i for i, frame in enumerate(clip.frames)}
-    linked = link_tracklets(list(tracklets.values()), position, settings.link_gate, settings.crops_per_observation)
-    kept = [t for t in linked if len(t.times) >= settings.min_frames and t.crops]
+            if det_index >= 0:  # the detector's box
+                add(track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score))
+    kept = [t for t in tracklets.values() if len(t.times) >= settings.min_frames and t.crops]
     return sorted(kept, key=lambda t: (t.t_start, t.track_id))
 
 
-def _centre(box: np.ndarray) -> np.ndarray:
-    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-
-
-def link_tracklets(
-    tracklets: list[Tracklet], position: dict[int, int], gate: float, crops_per_observation: int = 3
-) -> list[Tracklet]:
-    """Joins a tracklet to the one of its category that ended on the sampled frame just before it
-    (``position``: a frame's index -> its place among the clip's sampled frames), when
-    its first box lies within ``gate`` box sizes of where that one was heading, and each is the other's
-    only such candidate. At a low sampling rate a walking person moves further between frames than their
-    own width: IoU matching then starts a new track every frame, and every piece is too short to keep."""
-    if gate <= 0:
-        return tracklets
-    while True:
-        candidates: dict[int, list[int]] = {}
-        for a, ta in enumerate(tracklets):
-            last, size = ta.boxes[-1], max(ta.boxes[-1][2] - ta.boxes[-1][0], ta.boxes[-1][3] - ta.boxes[-1][1])
-            heading = _centre(last) + ((_centre(last) - _centre(ta.boxes[-2])) if len(ta.boxes) > 1 else 0.0)
-            candidates[a] = [
-                b
-                for b, tb in enumerate(tracklets)
-                if b != a
-                and tb.category == ta.category
-                and position[tb.frame_indices[0]] == position[ta.frame_indices[-1]] + 1
-                and np.linalg.norm(_centre(tb.boxes[0]) - heading) <= gate * size
-            ]
-        incoming: dict[int, list[int]] = {}
-        for a, bs in candidates.items():
-            for b in bs:
-                incoming.setdefault(b, []).append(a)
-        pairs = [(a, bs[0]) for a, bs in candidates.items() if len(bs) == 1 and len(incoming[bs[0]]) == 1]
-        if not pairs:
-            return tracklets
-        absorbed = set()
-        for a, b in pairs:
-            if a in absorbed or b in absorbed:
-                continue
-            ta, tb = tracklets[a], tracklets[b]
-            ta.frame_indices += tb.frame_indices
-            ta.times += tb.times
-            ta.boxes += tb.boxes
-            ta.scores += tb.scores
-            ta.crops = sorted(ta.crops + tb.crops, key=lambda c: -c[0])[:crops_per_observation]
-            absorbed.add(b)
-        tracklets = [t for i, t in enumerate(tracklets) if i not in absorbed]
+def appearance(embedder: ColorTextureEmbedder, image: np.ndarray, dets: Detections, least: float) -> np.ndarray:
+    """The tracker's appearance vector of each detection scoring at least ``least`` (the confident ones, the
+    only ones it matches by appearance); zeros for the rest."""
+    out = np.zeros((len(dets.confidence), embedder.dims), np.float32)
+    confident = np.flatnonzero(dets.confidence >= least)
+    if confident.size:
+        out[confident] = embedder.embed([crop(image, dets.xyxy[i]) for i in confident.tolist()])
+    return out

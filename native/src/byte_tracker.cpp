@@ -1,6 +1,7 @@
 #include "byte_tracker.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,15 @@ Xyah to_xyah(const BoxD& b) {
 
 void require(bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument(message);
+}
+
+// The box moved with the image by x' = R x + t: its centre mapped, its sides scaled by sqrt|det R|.
+BoxD warp_box(const BoxD& b, const double* m) {
+    const double scale = std::sqrt(std::fabs(m[0] * m[4] - m[1] * m[3]));
+    const double cx = (b.x1 + b.x2) / 2, cy = (b.y1 + b.y2) / 2;
+    const double x = m[0] * cx + m[1] * cy + m[2], y = m[3] * cx + m[4] * cy + m[5];
+    const double hw = (b.x2 - b.x1) * scale / 2, hh = (b.y2 - b.y1) * scale / 2;
+    return {x - hw, y - hh, x + hw, y + hh};
 }
 
 }  // namespace
@@ -37,6 +47,9 @@ ByteTracker::ByteTracker(const TrackerParams& p) : params_(p) {
             "low_conf_det_threshold must not exceed high_conf_det_threshold");
     require(p.lost_track_buffer >= 0, "lost_track_buffer must be >= 0 frames");
     require(p.frame_rate > 0.0 && p.frame_rate < 1e6, "frame_rate must be > 0 (frames per second)");
+    require(p.appearance_gate >= 0.0 && p.appearance_gate < 1e6, "appearance_gate must be >= 0 (track sizes)");
+    require(p.appearance_threshold >= -1.0 && p.appearance_threshold <= 1.0,
+            "appearance_threshold must be in [-1, 1] (cosine similarity)");
     max_time_lost_ = static_cast<int>(p.frame_rate / 30.0 * p.lost_track_buffer);
 }
 
@@ -46,6 +59,7 @@ void ByteTracker::reset() {
     tracked_.clear();
     lost_.clear();
     frame_id_ = 0;
+    dims_ = 0;
     next_internal_id_ = 0;
     next_public_id_ = 0;
 }
@@ -58,7 +72,39 @@ void ByteTracker::confirm(Track& t) {
 }
 
 void ByteTracker::update_track(Track& t, const Detection& d) {
-    kalman_update(t.kf, to_xyah(d.box));
+    const Xyah z = to_xyah(d.box);
+    const std::int64_t gap = frame_id_ - t.frame_id;
+    if (params_.observation_recovery && gap > 1) {
+        // OC-SORT's re-update: back to the state of the last detection, the frames without one filled with
+        // virtual observations on the line between the two boxes, so the velocity is the gap's, not a guess.
+        const Xyah z0 = to_xyah(t.last_box);
+        t.kf = t.observed;
+        for (std::int64_t k = 1; k < gap; ++k) {
+            const double f = static_cast<double>(k) / static_cast<double>(gap);
+            kalman_predict(t.kf);
+            kalman_update(t.kf, {z0.x + (z.x - z0.x) * f, z0.y + (z.y - z0.y) * f, z0.a + (z.a - z0.a) * f,
+                                 z0.h + (z.h - z0.h) * f});
+        }
+        kalman_predict(t.kf);
+    }
+    kalman_update(t.kf, z);
+    t.observed = t.kf;
+    t.last_box = d.box;
+    if (d.feature != nullptr && d.score >= params_.high_conf_det_threshold) {
+        if (t.feature.empty()) {
+            t.feature.assign(d.feature, d.feature + dims_);
+        } else {
+            double norm = 0;
+            for (std::int64_t k = 0; k < dims_; ++k) {
+                t.feature[k] = static_cast<float>(kAppearanceMomentum * t.feature[k] +
+                                                  (1.0 - kAppearanceMomentum) * d.feature[k]);
+                norm += static_cast<double>(t.feature[k]) * t.feature[k];
+            }
+            norm = std::sqrt(norm);
+            if (norm > 0)
+                for (std::int64_t k = 0; k < dims_; ++k) t.feature[k] = static_cast<float>(t.feature[k] / norm);
+        }
+    }
     t.frame_id = frame_id_;
     t.state = TrackState::Tracked;
     t.score = d.score;
@@ -68,11 +114,12 @@ void ByteTracker::update_track(Track& t, const Detection& d) {
 }
 
 void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector<const Detection*>& dets,
-                            bool fuse_score, double threshold) {
+                            bool fuse_score, double threshold, bool appearance, bool observed) {
     edges_.clear();
     matches_.clear();
     if (tracks.empty() || dets.empty()) return;
-    // Sweep over detections sorted by x1: only those starting within (track.x1 - widest, track.x2) can overlap.
+    // Sweep over detections sorted by x1: only those starting within (track.x1 - widest - reach, track.x2 +
+    // reach) can overlap the track or lie within its appearance gate.
     order_.resize(dets.size());
     double widest = 0;
     for (std::size_t j = 0; j < dets.size(); ++j) {
@@ -84,31 +131,92 @@ void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector
     });
     starts_.resize(order_.size());
     for (std::size_t j = 0; j < order_.size(); ++j) starts_[j] = dets[order_[j]]->box.x1;
+    const double gate = appearance ? params_.appearance_gate : 0.0;
     for (std::size_t i = 0; i < tracks.size(); ++i) {
         const Track& t = *tracks[i];
-        const BoxD tb = t.box();
-        auto first = std::upper_bound(starts_.begin(), starts_.end(), tb.x1 - widest);
-        for (auto j = static_cast<std::size_t>(first - starts_.begin()); j < starts_.size() && starts_[j] < tb.x2; ++j) {
+        const BoxD tb = observed ? t.last_box : t.box();
+        const double reach = gate > 0 && !t.feature.empty() ? gate * std::max(tb.x2 - tb.x1, tb.y2 - tb.y1) : 0.0;
+        const double cx = (tb.x1 + tb.x2) / 2, cy = (tb.y1 + tb.y2) / 2;
+        auto first = std::upper_bound(starts_.begin(), starts_.end(), tb.x1 - widest - reach);
+        for (auto j = static_cast<std::size_t>(first - starts_.begin());
+             j < starts_.size() && starts_[j] < tb.x2 + reach; ++j) {
             const Detection& d = *dets[order_[j]];
             if (params_.class_aware && d.class_id != t.class_id) continue;
-            const double overlap = iou(tb, d.box);
-            if (overlap <= 0.0) continue;
-            edges_.push_back({static_cast<std::int32_t>(i), order_[j], fuse_score ? overlap * d.score : overlap});
+            double similarity = iou(tb, d.box);
+            if (fuse_score) similarity *= d.score;
+            if (reach > 0 && d.feature != nullptr) {
+                const double dx = (d.box.x1 + d.box.x2) / 2 - cx, dy = (d.box.y1 + d.box.y2) / 2 - cy;
+                const double distance = std::sqrt(dx * dx + dy * dy);
+                if (distance < reach) {
+                    double cosine = 0;
+                    for (std::int64_t k = 0; k < dims_; ++k) cosine += static_cast<double>(t.feature[k]) * d.feature[k];
+                    if (cosine >= params_.appearance_threshold) {
+                        double look = cosine * (1.0 - distance / reach);
+                        if (fuse_score) look *= d.score;
+                        similarity = std::max(similarity, look);
+                    }
+                }
+            }
+            if (similarity <= 0.0) continue;
+            edges_.push_back({static_cast<std::int32_t>(i), order_[j], similarity});
         }
     }
     match_edges(static_cast<int>(tracks.size()), static_cast<int>(dets.size()), edges_, threshold, workspace_, matches_);
 }
 
+void ByteTracker::take(const std::vector<Track*>& tracks, std::vector<const Detection*>& dets, bool fuse_score,
+                       double threshold, bool appearance, bool observed) {
+    associate(tracks, dets, fuse_score, threshold, appearance, observed);
+    if (matches_.empty()) return;
+    used_b_.assign(dets.size(), 0);
+    for (auto [r, c] : matches_) {
+        Track& t = *tracks[r];
+        used_b_[c] = 1;
+        (t.state == TrackState::Lost ? refound_ : activated_).push_back(&t);
+        update_track(t, *dets[c]);
+    }
+    std::size_t kept = 0;
+    for (std::size_t c = 0; c < dets.size(); ++c)
+        if (!used_b_[c]) dets[kept++] = dets[c];
+    dets.resize(kept);
+}
+
+const std::vector<Track*>& ByteTracker::unmatched(const std::vector<Track*>& tracks) {
+    unmatched_.clear();
+    for (Track* t : tracks)
+        if (t->det_index < 0) unmatched_.push_back(t);
+    return unmatched_;
+}
+
 TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const std::int32_t* class_ids,
-                                std::int64_t n, bool return_predicted, const double* warp) {
+                                std::int64_t n, bool return_predicted, const double* warp, const float* features,
+                                std::int64_t dims) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (features != nullptr) {
+        require(dims > 0, "features need at least one column");
+        require(dims_ == 0 || dims == dims_, "features must keep their width between frames (" +
+                                                  std::to_string(dims_) + " before, " + std::to_string(dims) + " now)");
+        dims_ = dims;
+    }
     ++frame_id_;
 
+    features_.assign(features != nullptr ? static_cast<std::size_t>(n * dims) : 0, 0.0f);
     detections_.resize(static_cast<std::size_t>(n));
     high_.clear();
     low_.clear();
     for (std::int64_t i = 0; i < n; ++i) {
-        detections_[i] = {box_at(xyxy, i), static_cast<double>(scores[i]), class_ids ? class_ids[i] : 0, i};
+        const float* feature = nullptr;
+        if (features != nullptr) {
+            double norm = 0;
+            for (std::int64_t k = 0; k < dims; ++k) norm += static_cast<double>(features[i * dims + k]) * features[i * dims + k];
+            norm = std::sqrt(norm);
+            if (norm > 0) {
+                for (std::int64_t k = 0; k < dims; ++k)
+                    features_[i * dims + k] = static_cast<float>(features[i * dims + k] / norm);
+                feature = &features_[i * dims];
+            }
+        }
+        detections_[i] = {box_at(xyxy, i), static_cast<double>(scores[i]), class_ids ? class_ids[i] : 0, i, feature};
         if (detections_[i].score >= params_.high_conf_det_threshold)
             high_.push_back(&detections_[i]);
         else if (detections_[i].score >= params_.low_conf_det_threshold)
@@ -133,60 +241,57 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
         kalman_predict(t->kf);
     }
     if (warp != nullptr) {
-        for (Track* t : pool_) kalman_warp(t->kf, warp);
-        for (Track* t : unconfirmed_) kalman_warp(t->kf, warp);
+        for (std::vector<Track*>* list : {&pool_, &unconfirmed_})
+            for (Track* t : *list) {
+                kalman_warp(t->kf, warp);
+                kalman_warp(t->observed, warp);
+                t->last_box = warp_box(t->last_box, warp);
+            }
     }
 
-    // Pass 1: high-score detections against confirmed and lost tracks (IoU fused with score).
-    associate(pool_, high_, true, params_.minimum_iou_threshold);
-    used_a_.assign(pool_.size(), 0);
-    used_b_.assign(high_.size(), 0);
-    for (auto [r, c] : matches_) {
-        Track& t = *pool_[r];
-        used_a_[r] = used_b_[c] = 1;
-        (t.state == TrackState::Tracked ? activated_ : refound_).push_back(&t);
-        update_track(t, *high_[c]);
-    }
-    left_.clear();
-    for (std::size_t c = 0; c < high_.size(); ++c)
-        if (!used_b_[c]) left_.push_back(high_[c]);
+    // Pass 1: high-score detections against confirmed and lost tracks (IoU fused with score); then what IoU
+    // left, by appearance within the gate, so that a detection a track overlaps is never taken by a look-alike.
+    const bool looks = params_.appearance_gate > 0 && features != nullptr;
+    left_.assign(high_.begin(), high_.end());
+    take(pool_, left_, true, params_.minimum_iou_threshold);
+    if (looks) take(unmatched(pool_), left_, true, params_.minimum_iou_threshold, true);
 
     // Pass 2: low-score detections recover tracks still in the tracked state (plain IoU).
     remaining_.clear();
-    for (std::size_t r = 0; r < pool_.size(); ++r)
-        if (!used_a_[r] && pool_[r]->state == TrackState::Tracked) remaining_.push_back(pool_[r]);
-    associate(remaining_, low_, false, kSecondPassMinIou);
-    used_a_.assign(remaining_.size(), 0);
-    for (auto [r, c] : matches_) {
-        used_a_[r] = 1;
-        update_track(*remaining_[r], *low_[c]);
-        activated_.push_back(remaining_[r]);
+    for (Track* t : pool_)
+        if (t->det_index < 0 && t->state == TrackState::Tracked) remaining_.push_back(t);
+    take(remaining_, low_, false, kSecondPassMinIou);
+
+    // OC-SORT's recovery: tracks still unmatched (tracked, then lost), from their last observed box, against
+    // the high detections left over (plain IoU).
+    if (params_.observation_recovery) {
+        recovering_ = unmatched(remaining_);
+        for (Track* t : pool_)
+            if (t->det_index < 0 && t->state == TrackState::Lost) recovering_.push_back(t);
+        take(recovering_, left_, false, kRecoveryMinIou, false, true);
     }
-    for (std::size_t r = 0; r < remaining_.size(); ++r) {
-        if (!used_a_[r]) {
-            remaining_[r]->state = TrackState::Lost;
-            newly_lost_.push_back(remaining_[r]);
+    for (Track* t : remaining_) {
+        if (t->det_index < 0) {
+            t->state = TrackState::Lost;
+            newly_lost_.push_back(t);
         }
     }
 
-    // Pass 3: tracks seen in one frame only, against the high detections left over.
-    associate(unconfirmed_, left_, true, kUnconfirmedPassMinIou);
-    used_a_.assign(unconfirmed_.size(), 0);
-    used_b_.assign(left_.size(), 0);
-    for (auto [r, c] : matches_) {
-        used_a_[r] = used_b_[c] = 1;
-        update_track(*unconfirmed_[r], *left_[c]);
-        activated_.push_back(unconfirmed_[r]);
-    }
-    for (std::size_t r = 0; r < unconfirmed_.size(); ++r)
-        if (!used_a_[r]) unconfirmed_[r]->state = TrackState::Removed;
+    // Pass 3: tracks seen in one frame only, against the high detections left over (IoU, then appearance).
+    take(unconfirmed_, left_, true, kUnconfirmedPassMinIou);
+    if (looks) take(unmatched(unconfirmed_), left_, true, kUnconfirmedPassMinIou, true);
+    for (Track* t : unconfirmed_)
+        if (t->det_index < 0) t->state = TrackState::Removed;
 
     // New tracks from confident detections nobody claimed.
     for (std::size_t c = 0; c < left_.size(); ++c) {
-        if (used_b_[c] || left_[c]->score < params_.new_track_threshold) continue;
+        if (left_[c]->score < params_.new_track_threshold) continue;
         auto t = std::make_unique<Track>();
         t->internal_id = ++next_internal_id_;
         kalman_initiate(t->kf, to_xyah(left_[c]->box));
+        t->observed = t->kf;
+        t->last_box = left_[c]->box;
+        if (left_[c]->feature != nullptr) t->feature.assign(left_[c]->feature, left_[c]->feature + dims_);
         t->score = left_[c]->score;
         t->class_id = left_[c]->class_id;
         t->frame_id = t->start_frame = frame_id_;

@@ -1,5 +1,10 @@
 // ByteTrack (Zhang et al., ECCV 2022) for within-clip tracking: one tracklet in one clip becomes one
-// observation (GEB section 3.1). Three association passes, exact assignment, Kalman motion model.
+// observation (GEB section 3.1). Three association passes, exact assignment, Kalman motion model; with
+// appearance (one vector per detection) the tracks and detections IoU left unmatched are matched by appearance
+// within a gate of the track's predicted place (BoT-SORT's fusion of motion and appearance, for frames sampled
+// at 2 fps, where a walker moves further than their width); and
+// OC-SORT's observation-centric recovery (a lost track matched from its last observed box) and re-update (the
+// gap filled with virtual observations before the new one, so a re-found track's velocity is not stale).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,10 @@ struct TrackerParams {
     int lost_track_buffer = 30;            // frames (at 30 fps) a lost track waits to be found again
     double frame_rate = 30.0;
     bool class_aware = false;              // match only detections of the track's class
+    double appearance_gate = 0.0;          // > 0: appearance may match within this many track sizes of its
+                                           // predicted centre (0: IoU only, as ByteTrack)
+    double appearance_threshold = 0.8;     // cosine similarity a track's appearance needs to match that way
+    bool observation_recovery = true;      // OC-SORT's recovery and re-update
 };
 
 // ByteTrack's fixed thresholds for the second pass (plain IoU) and the unconfirmed pass (IoU x score).
@@ -28,6 +37,10 @@ inline constexpr double kSecondPassMinIou = 0.5;
 inline constexpr double kUnconfirmedPassMinIou = 0.3;
 // A tracked and a lost track overlapping more than this are duplicates; the younger one is dropped.
 inline constexpr double kDuplicateMinIou = 0.85;
+// OC-SORT: the recovery pass needs plain IoU above this between a track's last observed box and a detection.
+inline constexpr double kRecoveryMinIou = 0.3;
+// BoT-SORT: a track's appearance is the moving average of its confident detections' (this much of the old).
+inline constexpr double kAppearanceMomentum = 0.9;
 
 struct TrackOutput {
     std::vector<std::int64_t> track_id;
@@ -52,6 +65,9 @@ struct Track {
     std::int64_t det_index = -1;  // detection matched in the current frame
     std::int64_t in_tracked = 0;  // frame stamps: member of the rebuilt lists of that frame
     std::int64_t in_lost = 0;
+    std::vector<float> feature;  // appearance: unit moving average of confident detections' vectors, or empty
+    KalmanState observed{};      // the state right after the last detection (OC-SORT's re-update starts here)
+    BoxD last_box{};             // the last detection's box (OC-SORT's recovery)
     BoxD box() const;
 };
 
@@ -61,9 +77,11 @@ public:
 
     // xyxy: n x 4, scores: n, class_ids: n. Inputs are validated by the caller. warp: null, or the 2 x 3
     // row-major affine transform the image moved by since the last frame (camera motion), applied to every
-    // track's state after its prediction, before association (BoT-SORT).
+    // track's state after its prediction, before association (BoT-SORT). features: null, or n x dims
+    // appearance vectors (any scale; compared by cosine); dims must stay the same between frames (checked).
     TrackOutput update(const float* xyxy, const float* scores, const std::int32_t* class_ids, std::int64_t n,
-                       bool return_predicted, const double* warp = nullptr);
+                       bool return_predicted, const double* warp = nullptr, const float* features = nullptr,
+                       std::int64_t dims = 0);
     void reset();
 
     const TrackerParams& params() const { return params_; }
@@ -86,12 +104,21 @@ private:
         double score;
         std::int32_t class_id;
         std::int64_t index;
+        const float* feature;  // unit length, or null
     };
 
     // Pairs (track, detection) whose boxes overlap, with IoU (times the detection score if fuse_score)
-    // as similarity, into edges_; then the exact matching above `threshold` into matches_.
+    // as similarity, into edges_; with `appearance`, also pairs within the gate whose appearance is similar
+    // enough, at cosine x (1 - distance / gate) when that is more; then the exact matching above `threshold`
+    // into matches_. `observed`: compare the tracks' last observed boxes instead of their predictions.
     void associate(const std::vector<Track*>& tracks, const std::vector<const Detection*>& dets, bool fuse_score,
-                   double threshold);
+                   double threshold, bool appearance = false, bool observed = false);
+    // associate(), then each matched track updated with its detection and filed as activated (or refound, if
+    // it was lost); the matched detections are removed from dets.
+    void take(const std::vector<Track*>& tracks, std::vector<const Detection*>& dets, bool fuse_score,
+              double threshold, bool appearance = false, bool observed = false);
+    // The tracks without a detection this frame (in a buffer reused by the next call).
+    const std::vector<Track*>& unmatched(const std::vector<Track*>& tracks);
     void update_track(Track& t, const Detection& d);
     void confirm(Track& t);
 
@@ -107,13 +134,15 @@ private:
 
     // Per-frame buffers, kept to avoid allocating every frame.
     std::vector<Detection> detections_;
+    std::int64_t dims_ = 0;        // width of the appearance vectors seen so far (0: none yet)
+    std::vector<float> features_;  // this frame's detection vectors, unit length
     std::vector<const Detection*> high_, low_, left_;
-    std::vector<Track*> unconfirmed_, pool_, remaining_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
+    std::vector<Track*> unconfirmed_, pool_, remaining_, recovering_, unmatched_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
     std::vector<Edge> edges_;
     std::vector<Match> matches_;
     std::vector<std::int32_t> order_;
     std::vector<double> starts_;
-    std::vector<char> used_a_, used_b_;
+    std::vector<char> used_b_;
     MatchWorkspace workspace_;
 };
 

@@ -99,7 +99,8 @@ py::array_t<bool> to_bool_array(const std::vector<char>& v, std::vector<py::ssiz
 
 py::tuple tracker_update(ByteTracker& tracker, const carray<float>& xyxy, const carray<float>& scores,
                          const std::optional<carray<std::int32_t>>& class_ids, bool return_predicted,
-                         const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>& warp) {
+                         const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>& warp,
+                         const std::optional<carray<float>>& features) {
     require_boxes(xyxy, "xyxy", true);
     const py::ssize_t n = xyxy.shape(0);
     require_shape(scores, "scores", {n}, "(N,) matching xyxy");
@@ -120,10 +121,19 @@ py::tuple tracker_update(ByteTracker& tracker, const carray<float>& xyxy, const 
             if (!std::isfinite(warp->data()[i])) throw py::value_error("warp must be finite");
         motion = warp->data();
     }
+    const float* looks = nullptr;
+    std::int64_t dims = 0;
+    if (features) {
+        require_shape(*features, "features", {n, -1}, "(N, D) matching xyxy");
+        dims = static_cast<std::int64_t>(features->shape(1));
+        if (dims < 1) throw py::value_error("features must have at least one column");
+        require_finite(features->data(), n * dims, dims, "features");
+        looks = features->data();
+    }
     TrackOutput out;
     {
         py::gil_scoped_release release;
-        out = tracker.update(xyxy.data(), scores.data(), classes, n, return_predicted, motion);
+        out = tracker.update(xyxy.data(), scores.data(), classes, n, return_predicted, motion, looks, dims);
     }
     const auto m = static_cast<py::ssize_t>(out.track_id.size());
     return py::make_tuple(to_array(std::move(out.track_id), {m}), to_array(std::move(out.xyxy), {m, 4}),
@@ -300,15 +310,18 @@ PYBIND11_MODULE(_native, m) {
 
     py::class_<ByteTracker>(m, "ByteTracker")
         .def(py::init([](double high, double low, double new_track, double min_iou, int lost_track_buffer,
-                         double frame_rate, bool class_aware) {
+                         double frame_rate, bool class_aware, double appearance_gate, double appearance_threshold,
+                         bool observation_recovery) {
                  return new ByteTracker(TrackerParams{high, low, new_track, min_iou, lost_track_buffer, frame_rate,
-                                                      class_aware});
+                                                      class_aware, appearance_gate, appearance_threshold,
+                                                      observation_recovery});
              }),
              py::arg("high_conf_det_threshold"), py::arg("low_conf_det_threshold"), py::arg("new_track_threshold"),
              py::arg("minimum_iou_threshold"), py::arg("lost_track_buffer"), py::arg("frame_rate"),
-             py::arg("class_aware"))
+             py::arg("class_aware"), py::arg("appearance_gate"), py::arg("appearance_threshold"),
+             py::arg("observation_recovery"))
         .def("update", &tracker_update, py::arg("xyxy"), py::arg("scores"), py::arg("class_ids"),
-             py::arg("return_predicted"), py::arg("warp") = py::none())
+             py::arg("return_predicted"), py::arg("warp") = py::none(), py::arg("features") = py::none())
         .def("reset", &ByteTracker::reset, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("frame_id", &ByteTracker::frame_id)
         .def_property_readonly("num_tracked", &ByteTracker::num_tracked)

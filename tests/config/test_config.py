@@ -81,6 +81,13 @@ def test_tracker_parameters_are_defined_once():
     )
 
 
+def test_a_removed_tracker_key_says_what_replaced_it(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[tracker]\nlink_gate = 1.5\n")
+    with pytest.raises(ConfigError, match=r"link_gate was removed.*appearance_gate.*delete the key"):
+        load_config(path)
+
+
 def test_folders_resolve_in_one_order(tmp_path, monkeypatch):
     monkeypatch.setenv("EDGE_AGENT_HOME", str(tmp_path / "env-home"))
     monkeypatch.delenv("EDGE_AGENT_MODELS", raising=False)

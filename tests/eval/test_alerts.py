@@ -1,5 +1,5 @@
 """Rules in synthetic worlds: the true alerts a hand-made script should raise (persistence, release,
-cooldown, occlusion, absence on the recording's clock), and the one-to-one scoring of raised alerts
+cooldown, occlusion, absence counted in recorded time), and the one-to-one scoring of raised alerts
 against them (precision, recall, delay)."""
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ SETTINGS = ResolverSettings(persist_frames=3, release_s=60.0)
 ON, OFF, KEYS = (150.0, 150.0, 220.0, 200.0), (320.0, 150.0, 390.0, 200.0), (420.0, 200.0, 450.0, 220.0)
 
 
-def _session(index: int, t0: float, frames: list[dict[str, tuple[float, float, float, float]]]) -> Session:
+def _session(
+    index: int, t0: float, frames: list[dict[str, tuple[float, float, float, float]]], fps: float = 2.0
+) -> Session:
     shown = [list(f.items()) for f in frames]
-    return Session(index, t0, 2.0, len(frames), boxes=[list(s) for s in shown], true_boxes=shown)
+    return Session(index, t0, fps, len(frames), boxes=[list(s) for s in shown], true_boxes=shown)
 
 
 def _world(sessions: list[Session]) -> World:
@@ -66,19 +68,22 @@ def test_true_alerts_of_a_hand_made_script():
         _session(2, 1000.0, [dog_keys(ON if f in (1, 2) else OFF, False) for f in range(10)]),
         # past the cooldown: fires again
         _session(3, 2000.0, [dog_keys(ON, False) for f in range(4)]),
-        # recorded past 101.5 + 3600 without the keys: absent since then; seen again on the third frame (re-armed)
-        _session(4, 4000.0, [dog_keys(None, f >= 2) for f in range(10)]),
+        # absence counts recorded time: 10.5 s recorded since the keys were last seen (101.5) before this long
+        # session (a frame a minute); its 3589.5th second completes the hour; seen again at 7900 (re-armed)
+        _session(4, 4000.0, [dog_keys(None, f >= 65) for f in range(70)], fps=1 / 60),
         # a long gap, but the keys are in view on the first frame: nothing
         _session(5, 9000.0, [dog_keys(None, True) for f in range(10)]),
-        # not in view: absent since last seen (9004.5) + 1 h
+        # hours later, not in view, but only 2.5 s recorded since 9004.5: nothing yet (the camera was off)
         _session(6, 20000.0, [dog_keys(None, False) for f in range(4)]),
+        # an hour of recording since then is complete at 30000 + 3597.5
+        _session(7, 30000.0, [dog_keys(None, False) for f in range(62)], fps=1 / 60),
     ]
     events = true_alerts(_world(sessions), SETTINGS)
     assert events == [
         TrueAlert(0, "dog", 1.5, 4.5),
         TrueAlert(0, "dog", 2001.0, 2001.5),
-        TrueAlert(1, "keys", 3701.5, 3701.5),
-        TrueAlert(1, "keys", 12604.5, 12604.5),
+        TrueAlert(1, "keys", 7589.5, 7589.5),
+        TrueAlert(1, "keys", 33597.5, 33597.5),
     ]
 
 

@@ -84,6 +84,32 @@ def crowd(seed: int = 3, n: int = 40, frames: int = 120, width: float = 1280, he
     return out
 
 
+def walkers(seed: int = 4, n: int = 12, frames: int = 40, dims: int = 16) -> list[tuple[np.ndarray, ...]]:
+    """Frames sampled sparsely (2 fps): people moving up to 1.5 widths per frame, so their boxes rarely overlap
+    from one frame to the next; 10% missed detections; each with an appearance vector, pairs of look-alikes
+    among them, and noise. Frames are (xyxy, scores, classes, features)."""
+    rng = np.random.default_rng(seed)
+    size = np.column_stack([rng.uniform(30, 60, n), rng.uniform(80, 150, n)])
+    pos = rng.uniform([0, 0], [1800 - 60, 1000 - 150], (n, 2))
+    vel = rng.uniform(-1.5, 1.5, (n, 2)) * size[:, :1]
+    looks = rng.normal(0, 1, (n, dims))
+    looks[1::2] = looks[0::2] + rng.normal(0, 0.3, (n // 2, dims))  # look-alike pairs
+    out = []
+    for _ in range(frames):
+        pos += vel
+        for axis, limit in ((0, 1800), (1, 1000)):
+            over = (pos[:, axis] < 0) | (pos[:, axis] + size[:, axis] > limit)
+            vel[over, axis] *= -1
+            pos[:, axis] = np.clip(pos[:, axis], 0, limit - size[:, axis])
+        boxes = np.hstack([pos, pos + size]) + rng.uniform(-1, 1, (n, 4))
+        keep = rng.random(n) >= 0.1
+        scores = rng.uniform(0.3, 0.95, n)
+        features = looks + rng.normal(0, 0.2, (n, dims))
+        xyxy, score, classes = _frame(boxes[keep].tolist(), scores[keep].tolist())
+        out.append((xyxy, score, classes, features[keep].astype(np.float32)))
+    return out
+
+
 @pytest.fixture(scope="session")
 def tracker_scenes() -> dict[str, list[Frame]]:
     return {
@@ -92,3 +118,8 @@ def tracker_scenes() -> dict[str, list[Frame]]:
         "low_score_recovery": low_score_recovery(),
         "crowd": crowd(),
     }
+
+
+@pytest.fixture(scope="session")
+def walker_scene() -> list[tuple[np.ndarray, ...]]:
+    return walkers()

@@ -12,6 +12,7 @@ SCENES = ["crossing", "occlusion", "low_score_recovery", "crowd"]  # built in co
 
 PARAMS = [
     {},
+    {"observation_recovery": True},
     {"lost_track_buffer": 5, "frame_rate": 15.0},
     {"class_aware": True, "minimum_iou_threshold": 0.1},
     {"high_conf_det_threshold": 0.6, "low_conf_det_threshold": 0.2, "new_track_threshold": 0.7},
@@ -43,6 +44,107 @@ def test_native_matches_reference(tracker_scenes, scene, params, return_predicte
         np.testing.assert_array_equal(got.score, score)
         total += len(got)
     assert total >= len(frames) // 2  # the scene was actually tracked
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"appearance_gate": 3.0, "appearance_threshold": 0.5},
+        {"observation_recovery": True},
+        {"appearance_gate": 0.0, "lost_track_buffer": 5, "frame_rate": 2.0},
+    ],
+    ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "defaults",
+)
+def test_native_matches_reference_with_appearance(walker_scene, params):
+    native, reference = ByteTracker(**params), ByteTrackerReference(**params)
+    total = 0
+    for f, (xyxy, scores, classes, features) in enumerate(walker_scene):
+        got = native.update(xyxy, scores, classes, features=features)
+        track_id, boxes, _, _, det_index = reference.update(xyxy, scores, classes, features=features)
+        assert got.track_id.tolist() == track_id.tolist(), f"frame {f}"
+        assert got.det_index.tolist() == det_index.tolist(), f"frame {f}"
+        np.testing.assert_allclose(got.xyxy, boxes, atol=1e-3, rtol=0, err_msg=f"frame {f}")
+        total += len(got)
+    # by appearance most walkers are followed on most frames; by IoU alone hardly any
+    assert total >= (5 if params.get("appearance_gate", 1.0) > 0 else 0) * len(walker_scene)
+
+
+def _walk(tracker, starts, step, looks, frames=10, size=(40, 100)):
+    """People walking ``step`` (px per frame, per person) from ``starts``: ids per person per frame."""
+    ids: list[list[int]] = [[] for _ in starts]
+    for f in range(frames):
+        xyxy = [[x + s * f, y, x + s * f + size[0], y + size[1]] for (x, y), s in zip(starts, step)]
+        tracks = tracker.update(xyxy, [0.9] * len(starts), features=looks)
+        for track_id, det in zip(tracks.track_id.tolist(), tracks.det_index.tolist()):
+            ids[det].append(track_id)
+    return ids
+
+
+def test_appearance_keeps_a_walker_who_moves_further_than_their_width_one_track():
+    look = np.eye(1, 8, dtype=np.float32)
+    (by_look,) = _walk(ByteTracker(appearance_gate=1.5), [(100, 100)], [60], look)
+    assert len(by_look) == 10 and set(by_look) == {1}  # one id on every frame
+    (by_iou,) = _walk(ByteTracker(appearance_gate=0.0), [(100, 100)], [60], look)
+    assert by_iou == [1]  # IoU alone: boxes 60 px apart never overlap, no later piece is ever confirmed
+
+
+def test_appearance_does_not_swap_two_walkers_who_pass_each_other():
+    looks = np.eye(2, 8, dtype=np.float32)
+    a, b = _walk(ByteTracker(appearance_gate=1.5), [(100, 100), (640, 110)], [60, -60], looks)
+    assert set(a) == {1} and set(b) == {2} and len(a) == len(b) == 10
+
+
+def test_a_detection_a_track_overlaps_is_not_taken_by_a_look_alike():
+    """Two look-alike mugs side by side; one is picked up (gone), the other nudged 30 px: its detection still
+    overlaps its own track a little (IoU 0.14), and by appearance the gone one's track would score more. IoU is
+    matched first, appearance only among what it left."""
+    look = np.ones((2, 8), np.float32)
+    tracker = ByteTracker(appearance_gate=1.5)
+    for _ in range(3):
+        tracks = tracker.update([[100, 100, 140, 200], [160, 100, 200, 200]], [0.9, 0.9], features=look)
+    assert tracks.track_id.tolist() == [1, 2]
+    assert tracker.update([[190, 100, 230, 200]], [0.9], features=look[:1]).track_id.tolist() == [2]
+
+
+def test_a_look_alike_beyond_the_gate_starts_its_own_track():
+    look = np.eye(1, 8, dtype=np.float32)
+    tracker = ByteTracker(appearance_gate=1.5)
+    for f in range(3):
+        tracker.update([[100 + 60 * f, 100, 140 + 60 * f, 200]], [0.9], features=look)
+    tracker.update([[900, 100, 940, 200]], [0.9], features=look)  # 640 px on: another person dressed alike
+    assert tracker.update([[960, 100, 1000, 200]], [0.9], features=look).track_id.tolist() == [2]
+
+
+def test_observation_recovery_finds_a_thing_that_stopped_while_hidden():
+    """It moved 12 px a frame, stopped behind something for 5 frames and shows again where it stopped: the
+    motion model carried its box 60 px on (no overlap left), its last observed box still overlaps."""
+
+    def ids(recovery):
+        tracker = ByteTracker(observation_recovery=recovery, appearance_gate=0.0)
+        for f in range(10):
+            tracker.update([[100 + 12 * f, 100, 140 + 12 * f, 200]], [0.9])
+        for _ in range(5):
+            tracker.update(np.empty((0, 4)), np.empty(0))
+        tracker.update([[209, 100, 249, 200]], [0.9])
+        return tracker.update([[209, 100, 249, 200]], [0.9]).track_id.tolist()
+
+    assert ids(True) == [1]
+    assert ids(False) == [2]
+
+
+def test_bad_features_raise_and_keep_state():
+    tracker = ByteTracker()
+    tracker.update([[100, 100, 140, 180]], [0.9], features=np.ones((1, 4)))
+    for features, match in [
+        (np.ones((2, 4)), r"features must have shape \(N, D\) matching xyxy, got \(2, 4\)"),
+        (np.full((1, 4), np.nan), "features contains NaN or inf"),
+        (np.ones((1, 5)), r"features must keep their width between frames \(4 before, 5 now\)"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            tracker.update([[101, 101, 141, 181]], [0.9], features=features)
+    assert tracker.frame_id == 1
+    assert tracker.update([[101, 101, 141, 181]], [0.9], features=np.ones((1, 4))).track_id.tolist() == [1]
 
 
 def test_output_types_and_dtypes():
@@ -176,6 +278,8 @@ def test_empty_frames_are_fine():
         ({"lost_track_buffer": -1}, "lost_track_buffer must be >= 0"),
         ({"frame_rate": 0}, "frame_rate must be > 0"),
         ({"minimum_iou_threshold": float("nan")}, "minimum_iou_threshold must be in"),
+        ({"appearance_gate": -1.0}, "appearance_gate must be >= 0"),
+        ({"appearance_threshold": 1.5}, r"appearance_threshold must be in \[-1, 1\]"),
     ],
 )
 def test_bad_parameters(kwargs, match):

@@ -158,6 +158,15 @@ def test_template_description_and_caption():
         == "a person in blue plain clothes by the sink, staying in place"
     )  # the smallest zone holding the centre
     assert zoned.describe(still) == d.describe(still)  # zones belong to their camera
+    carried = ObservationContext(
+        "person",
+        still.crops,
+        np.array([[10, 250, 60, 340], [200, 200, 250, 290], [500, 10, 560, 100]], np.float32),
+        [0.0, 1.0, 2.0],
+        (640, 360),
+        camera="kitchen",
+    )
+    assert zoned.describe(carried).zone == "sink"  # where it was last in the observation, not half way
     assert d.caption("kitchen", [moving, still]) == "kitchen: a cup, a person; 1 moving"
     assert d.caption("kitchen", []) == "kitchen: nothing detected"
 

@@ -85,3 +85,20 @@ def test_a_bad_warp_is_refused_and_the_tracker_keeps_its_state():
     with pytest.raises(ValueError, match="warp must be finite"):
         tracker.update(box, score, cls, warp=np.array([[1, 0, np.nan], [0, 1, 0]]))
     assert tracker.frame_id == 1
+
+
+def test_a_thing_standing_still_while_the_camera_pans_is_still_in_steady_coordinates():
+    """The box moves 50 px a frame in the image; taken back into the first frame's image it stays put, so the
+    describer calls it still rather than moving left."""
+    from edge_agent.perception.describe import ObservationContext, TemplateDescriber
+
+    motion, steady, boxes = CameraMotion(), [], []
+    for view, box in _pan(50):
+        motion.estimate(view, box)
+        steady.append(motion.steady(box[0]))
+        boxes.append(box[0])
+    assert np.allclose(np.array(steady)[:, 0], 300, atol=2.0)  # x1 of the box in the first view, every frame
+    crop = np.full((100, 60, 3), (30, 30, 200), np.uint8)
+    seen = dict(category="box", crops=[crop], boxes=np.array(boxes), times=list(range(6)), frame_size=(640, 360))
+    assert TemplateDescriber().measure(ObservationContext(**seen)).motion == "moving left"
+    assert TemplateDescriber().measure(ObservationContext(**seen, steady=np.array(steady))).motion == "still"

@@ -110,20 +110,37 @@ def test_absence_fires_at_the_right_simulated_time(home):
     with Store(home) as store:
         add(store, "tell me if the keys have not been seen for 12 hours")
         resolver = Resolver(store, zones=ZONES)
-        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)])
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)], length=HOUR)
         seen_until = T0 + 1.5
         alerts = []
-        for h in range(1, 16):  # an hourly clip of the dog alone
-            ingest(store, T0 + h * HOUR, [dog(T0 + h * HOUR, [OFF_SOFA] * 4)])
+        for h in range(1, 16):  # the camera records on, in hour-long clips, and sees the dog alone
+            ingest(store, T0 + h * HOUR, [dog(T0 + h * HOUR, [OFF_SOFA] * 4)], length=HOUR)
             alerts += resolver.process()
         assert len(alerts) == 1
         assert alerts[0].t == pytest.approx(seen_until + 12 * HOUR)
-        assert alerts[0].detected_at == pytest.approx(T0 + 12 * HOUR + 10)  # the end of the first clip past that time
+        assert alerts[0].detected_at == pytest.approx(T0 + 13 * HOUR)  # the end of the clip holding that moment
         assert "not been seen" in alerts[0].message
         # seen again, then absent again: a second alert for the new absence
         ingest(store, T0 + 16 * HOUR, [observation(1, T0 + 16 * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)])
-        ingest(store, T0 + 29 * HOUR, [dog(T0 + 29 * HOUR, [OFF_SOFA] * 4)])
+        ingest(store, T0 + 16 * HOUR + 10, [dog(T0 + 16 * HOUR + 10, [OFF_SOFA] * 4)], length=13 * HOUR)
         assert [round((a.t - T0) / HOUR, 3) for a in resolver.process()] == [28.0]
+
+
+def test_absence_counts_the_hours_the_camera_recorded_not_those_it_was_off(home):
+    """A worn camera taken off for eight hours: 'not seen for 4 hours' waits for four hours of recording."""
+    with Store(home) as store:
+        add(store, "tell me if the keys have not been seen for 4 hours")
+        resolver = Resolver(store, zones=ZONES)
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)], length=HOUR)
+        ingest(store, T0 + HOUR, [dog(T0 + HOUR, [OFF_SOFA] * 4)], length=HOUR)
+        assert resolver.process() == []
+        alerts = []
+        for h in range(10, 13):  # off from 2 h to 10 h, then on again: wall time says 10 h unseen, recorded 2 h
+            ingest(store, T0 + h * HOUR, [dog(T0 + h * HOUR, [OFF_SOFA] * 4)], length=HOUR)
+            alerts.append(resolver.process())
+        assert alerts[0] == [] and alerts[1] == []
+        (alert,) = alerts[2]
+        assert alert.t == pytest.approx(T0 + 1.5 + 4 * HOUR + 8 * HOUR)  # 2 h before the break, 2 h after it
 
 
 def _person(t0, vector):
@@ -187,11 +204,12 @@ def test_absence_of_a_category_means_none_of_it_was_seen(home):
         )
         assert len(store.entities()) == 2
         alerts = []
-        for h in range(1, 6):  # only the first keys are seen again, every hour
-            ingest(store, T0 + h * HOUR, [observation(1, T0 + h * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)])
+        for h in range(1, 6):  # only the first keys are seen again, every hour (the camera records on)
+            keys = observation(1, T0 + h * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)
+            ingest(store, T0 + h * HOUR, [keys], length=HOUR)
             alerts += resolver.process()
         assert alerts == []
-        ingest(store, T0 + 8 * HOUR, [dog(T0 + 8 * HOUR, [OFF_SOFA] * 4)])
+        ingest(store, T0 + 6 * HOUR, [dog(T0 + 6 * HOUR, [OFF_SOFA] * 4)], length=2 * HOUR)
         (alert,) = resolver.process()
         assert alert.t == pytest.approx(T0 + 5 * HOUR + 1.5 + 2 * HOUR) and alert.entity_id == 1  # the keys seen last
 
