@@ -62,6 +62,17 @@ def low_score_recovery(seed: int = 2, frames: int = 50) -> list[Frame]:
     return out
 
 
+def _step(pos: np.ndarray, vel: np.ndarray, size: np.ndarray, frame: tuple[float, float], rng) -> np.ndarray:
+    """Moves every box one frame at constant velocity, bouncing off the frame's borders (``pos`` and ``vel`` in
+    place); the boxes with 1 px of jitter."""
+    pos += vel
+    for axis, limit in enumerate(frame):
+        over = (pos[:, axis] < 0) | (pos[:, axis] + size[:, axis] > limit)
+        vel[over, axis] *= -1
+        pos[:, axis] = np.clip(pos[:, axis], 0, limit - size[:, axis])
+    return np.hstack([pos, pos + size]) + rng.uniform(-1, 1, (len(pos), 4))
+
+
 def crowd(seed: int = 3, n: int = 40, frames: int = 120, width: float = 1280, height: float = 720) -> list[Frame]:
     """Many objects at constant velocity bouncing off the borders, 5% missed detections, one class of
     two; exercises every pass, losses and re-finds."""
@@ -72,12 +83,7 @@ def crowd(seed: int = 3, n: int = 40, frames: int = 120, width: float = 1280, he
     classes = rng.integers(0, 2, n)
     out = []
     for _ in range(frames):
-        pos += vel
-        for axis, limit in ((0, width), (1, height)):
-            over = (pos[:, axis] < 0) | (pos[:, axis] + size[:, axis] > limit)
-            vel[over, axis] *= -1
-            pos[:, axis] = np.clip(pos[:, axis], 0, limit - size[:, axis])
-        boxes = np.hstack([pos, pos + size]) + rng.uniform(-1, 1, (n, 4))
+        boxes = _step(pos, vel, size, (width, height), rng)
         keep = rng.random(n) >= 0.05
         scores = rng.uniform(0.3, 0.95, n)
         out.append(_frame(boxes[keep].tolist(), scores[keep].tolist(), classes[keep].tolist()))
@@ -96,12 +102,7 @@ def walkers(seed: int = 4, n: int = 12, frames: int = 40, dims: int = 16) -> lis
     looks[1::2] = looks[0::2] + rng.normal(0, 0.3, (n // 2, dims))  # look-alike pairs
     out = []
     for _ in range(frames):
-        pos += vel
-        for axis, limit in ((0, 1800), (1, 1000)):
-            over = (pos[:, axis] < 0) | (pos[:, axis] + size[:, axis] > limit)
-            vel[over, axis] *= -1
-            pos[:, axis] = np.clip(pos[:, axis], 0, limit - size[:, axis])
-        boxes = np.hstack([pos, pos + size]) + rng.uniform(-1, 1, (n, 4))
+        boxes = _step(pos, vel, size, (1800, 1000), rng)
         keep = rng.random(n) >= 0.1
         scores = rng.uniform(0.3, 0.95, n)
         features = looks + rng.normal(0, 0.2, (n, dims))
