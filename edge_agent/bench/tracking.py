@@ -176,13 +176,13 @@ def _score(sequence: Degraded, tracker: Tracker) -> tuple[Any, float]:
 def run(seeds: Sequence[int] = (0, 1, 2), rates: Sequence[float] = (FPS, 2.0)) -> dict[str, Any]:
     """Per rate and tracker: MOTA, IDF1 and identity switches over both sequences and every seed (motmetrics'
     overall figures), and milliseconds per frame."""
-    import motmetrics as mm
-
     folder = _data_folder()
     if folder is None:
         raise MissingBenchmarkError(
             "bench tracking needs motmetrics (its wheel ships the TUD ground truth): pip install -e '.[bench]'"
         )
+    import motmetrics as mm
+
     truths = {name: _ground_truth(folder / name / "gt.txt") for name in SEQUENCES}
     metrics = mm.metrics.create()
     rows = []
