@@ -131,7 +131,7 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
     if isinstance(typed, float):  # a time: the choice that names the nearest one
         named = [(i, min((abs(m.t - typed) for m in find_times(c)), default=None)) for i, c in enumerate(choices)]
         near = sorted((d, i) for i, d in named if d is not None)
-        if near and (len(near) == 1 or near[1][0] - near[0][0] > 1.0):
+        if near and (len(near) == 1 or near[1][0] - near[0][0] >= 1.0):  # times are written to the second
             return choices[near[0][1]], near[0][1]
         return None, None
     if isinstance(typed, str):  # a camera, or a described value (a colour, a motion, ...)
@@ -280,7 +280,7 @@ class DeterministicController:
         elif _WHERE.search(question):
             tool, text, cited = "where", *self._where(evidence, as_of, around)
         else:
-            tool, text, cited = "search", *self._summary(evidence)
+            tool, text, cited = "search", *self._summary(evidence, camera=query.camera)
         choice, index = _typed_choice(typed, choices)
         if index is None:
             choice, index = self._nearest_choice(text, choices)
@@ -658,8 +658,13 @@ class DeterministicController:
         history = self._history(subject, as_of)
         return f"Entity #{subject}{name} ({entity.category}): {said}.", [cite(o) for o in history[-1:]]
 
-    def _summary(self, evidence: Evidence) -> tuple[str, list[dict[str, object]]]:
-        shown = self.store.observations_by_id(evidence.observation_ids[:3])
+    def _summary(self, evidence: Evidence, camera: str | None = None) -> tuple[str, list[dict[str, object]]]:
+        """The three most relevant observations (in time order), those of the camera the question names first."""
+        ids = evidence.observation_ids
+        if camera is not None:
+            of_camera = {o.id for o in self.store.observations_by_id(ids) if o.camera == camera}
+            ids = [i for i in ids if i in of_camera] + [i for i in ids if i not in of_camera]
+        shown = self.store.observations_by_id(ids[:3])
         if not shown:
             return "Memory holds nothing that matches the question.", []
         parts = [

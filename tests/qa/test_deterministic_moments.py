@@ -232,3 +232,36 @@ def test_last_seen_follows_a_possibly_same_continuation(tmp_path, embedder):
             "Where were the grey keys last seen?", choices=["by the sink", "by the door"]
         )
         assert "possibly the same" not in answer.text
+
+
+def test_a_time_one_second_nearer_one_choice_picks_it():
+    from edge_agent.qa.deterministic import _typed_choice
+
+    choices = ["2026-03-02 13:00:00 UTC", "2026-03-02 13:00:03 UTC", "2026-03-02 13:00:05 UTC"]
+    first_seen = 1772456401.0  # 13:00:01: one second from the first choice, two from the second
+    assert _typed_choice(first_seen, choices) == (choices[0], 0)
+    assert _typed_choice(first_seen + 0.5, choices) == (None, None)  # 1.5 s against 1.5 s: left to the text
+
+
+def test_a_search_about_one_camera_shows_that_camera_first(tmp_path, embedder):
+    """The search fallback shows the three most relevant observations; when the question names a camera, that
+    camera's come first even where others ranked higher."""
+    from edge_agent.qa import DeterministicController
+    from edge_agent.retrieval.retrieve import Evidence
+
+    cup, car = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(20)])
+    with Store(tmp_path / "home") as store:
+        for k in range(3):
+            store.ingest_clip(
+                clip(DAY + 60 * k, camera="kitchen"),
+                [observation(1, DAY + 60 * k, [0, 0, 40, 40], cup, description=said("cup", colour="red"))],
+            )
+        store.ingest_clip(
+            clip(DAY + 600, camera="street"),
+            [observation(1, DAY + 600, [0, 0, 80, 60], car, category="car", description=said("car", colour="grey"))],
+        )
+        evidence = Evidence([1, 2, 3, 4], [], {}, None, {})  # the street's car ranked last
+        controller = DeterministicController(store, embedder)
+        assert "camera street" not in controller._summary(evidence)[0]  # noqa: SLF001
+        text, cited = controller._summary(evidence, camera="street")  # noqa: SLF001
+        assert "a grey car, staying in place (1970-01-02 00:10:00 UTC, camera street" in text and len(cited) == 3
