@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["TimeMention", "find_days", "find_times", "format_utc", "parse_iso"]
+__all__ = ["TimeMention", "after_recording", "find_days", "find_times", "format_utc", "parse_iso"]
 
 _MENTION = re.compile(
     r"(?P<before>\b(?:before|by|until|as of)\s+)?"
@@ -69,3 +70,18 @@ def find_days(text: str) -> list[tuple[float, float]]:
             continue
         days.append((start, start + 86400.0))
     return days
+
+
+def after_recording(intervals: Iterable[tuple[float, float]], since: float, span: float) -> float | None:
+    """When the recording (``intervals``: (start, end) when the camera was on, by start; overlaps count once) had run
+    ``span`` seconds after ``since``; None if it has not yet. Time the camera was off does not count."""
+    left, reached = span, since
+    for t0, t1 in intervals:
+        start = max(t0, reached)
+        if t1 <= start:
+            continue
+        if t1 - start >= left:
+            return start + left
+        left -= t1 - start
+        reached = t1
+    return None

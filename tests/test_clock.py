@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edge_agent.clock import format_utc, parse_iso
+from edge_agent.clock import after_recording, format_utc, parse_iso
 
 
 def test_format_and_parse_round_trip():
@@ -32,3 +32,10 @@ def test_times_named_in_a_question():
         True,
     ]
     assert find_times("at 2026-13-45 99:99 and at noon") == []  # no valid time, no mention
+
+
+def test_recorded_time_skips_when_the_camera_was_off_and_counts_overlaps_once():
+    on = [(0.0, 100.0), (50.0, 150.0), (1000.0, 2000.0)]  # two cameras overlapping, then a break
+    assert after_recording(on, 20.0, 100.0) == 120.0
+    assert after_recording(on, 20.0, 200.0) == 1070.0  # 130 s before the break, 70 s after it
+    assert after_recording(on, 20.0, 5000.0) is None

@@ -45,6 +45,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from edge_agent.clock import after_recording
 from edge_agent.eval.world import World, rule_predicates
 from edge_agent.rules.predicate import Predicate, category_names
 from edge_agent.rules.resolver import ResolverSettings, holds, in_window
@@ -154,12 +155,11 @@ def absences(
     recorded: Sequence[float],
     span: float,
     cooldown_s: float,
-    sessions: Sequence[tuple[float, float]] | None = None,
+    sessions: Sequence[tuple[float, float]],
 ) -> list[float]:
     """When one subject's absence alert should fire, checked at the ``recorded`` frame times (sorted); ``seen``: the
-    times it is visible (a subset of them). The span counts recorded time: with ``sessions`` (when the camera was
-    on, sorted, apart) the moment the sessions after the last sighting add up to ``span``; without, last seen +
-    span."""
+    times it is visible (a subset of them). The span counts recorded time: the moment the ``sessions`` (when the
+    camera was on, sorted) after the last sighting add up to ``span``."""
     visible = set(seen)
     out: list[float] = []
     last_seen: float | None = None
@@ -171,25 +171,13 @@ def absences(
             continue
         if not armed or last_seen is None:
             continue
-        due = last_seen + span if sessions is None else _after_recording(sessions, last_seen, span)
+        due = after_recording(sessions, last_seen, span)
         if due is not None and t >= due:
             armed = False
             if last_fired is None or due - last_fired >= cooldown_s:
                 last_fired = due
                 out.append(due)
     return out
-
-
-def _after_recording(sessions: Sequence[tuple[float, float]], since: float, span: float) -> float | None:
-    left = span
-    for t0, t1 in sessions:
-        start = max(t0, since)
-        if t1 <= start:
-            continue
-        if t1 - start >= left:
-            return start + left
-        left -= t1 - start
-    return None
 
 
 def _regions(

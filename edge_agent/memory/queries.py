@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from edge_agent.clock import after_recording
 from edge_agent.memory.db import Database
 from edge_agent.memory.description import REGIONS
 
@@ -315,16 +316,7 @@ def recorded_since(db: Database, since: float, span: float, up_to_clip: int, cam
         "SELECT t_start, t_end FROM clips WHERE t_end > ? AND id <= ? AND (? IS NULL OR camera = ?) ORDER BY t_start",
         (since, up_to_clip, camera, camera),
     )
-    left, reached = span, since
-    for t_start, t_end in rows:
-        start = max(float(t_start), reached, since)
-        if float(t_end) <= start:
-            continue
-        if float(t_end) - start >= left:
-            return start + left
-        left -= float(t_end) - start
-        reached = float(t_end)
-    return None
+    return after_recording(((float(a), float(b)) for a, b in rows), since, span)
 
 
 def latest_observation(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> tuple[int, int] | None:

@@ -83,7 +83,7 @@ def track_clip(
         lost_track_buffer=settings.lost_track_buffer,
         frame_rate=max(frame_rate, 1e-3),
         class_aware=True,
-        appearance_gate=0.0 if moving else settings.appearance_gate,
+        appearance_gate=settings.appearance_gate,
         appearance_threshold=settings.appearance_threshold,
         observation_recovery=settings.observation_recovery,
     )

@@ -660,11 +660,10 @@ class DeterministicController:
 
     def _summary(self, evidence: Evidence, camera: str | None = None) -> tuple[str, list[dict[str, object]]]:
         """The three most relevant observations (in time order), those of the camera the question names first."""
-        ids = evidence.observation_ids
-        if camera is not None:
-            of_camera = {o.id for o in self.store.observations_by_id(ids) if o.camera == camera}
-            ids = [i for i in ids if i in of_camera] + [i for i in ids if i not in of_camera]
-        shown = self.store.observations_by_id(ids[:3])
+        found = {o.id: o for o in self.store.observations_by_id(evidence.observation_ids)}
+        ranked = [found[i] for i in evidence.observation_ids if i in found]
+        ranked.sort(key=lambda o: o.camera != camera)  # stable: relevance within each group
+        shown = sorted(ranked[:3], key=lambda o: (o.t_start, o.id))
         if not shown:
             return "Memory holds nothing that matches the question.", []
         parts = [

@@ -427,9 +427,11 @@ class Resolver:
                 if seen is None:
                     continue  # never seen: nothing to miss yet
                 s.last_true, s.state, s.dirty = seen, "active", True
+            if s.state != "active":
+                continue  # reported; seeing it again re-arms the rule
             # "unseen for 4 hours" counts recorded time: hours the camera was off (a worn camera taken off) do not
             due = queries.recorded_since(self.store.db, float(s.last_true), span, clip_id, p.camera)
-            if due is not None and clock >= due and s.state == "active":
+            if due is not None and clock >= due:
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
                 last = queries.latest_observation(self.store.db, members, clip_id)
                 alert = self._fire(
