@@ -659,10 +659,10 @@ class DeterministicController:
         return f"Entity #{subject}{name} ({entity.category}): {said}.", [cite(o) for o in history[-1:]]
 
     def _summary(self, evidence: Evidence, camera: str | None = None) -> tuple[str, list[dict[str, object]]]:
-        """The three most relevant observations (in time order), those of the camera the question names first."""
+        """The three most relevant observations (in time order); of the camera the question names, where it has any."""
         found = {o.id: o for o in self.store.observations_by_id(evidence.observation_ids)}
         ranked = [found[i] for i in evidence.observation_ids if i in found]
-        ranked.sort(key=lambda o: o.camera != camera)  # stable: relevance within each group
+        ranked = [o for o in ranked if o.camera == camera] or ranked
         shown = sorted(ranked[:3], key=lambda o: (o.t_start, o.id))
         if not shown:
             return "Memory holds nothing that matches the question.", []

@@ -245,7 +245,7 @@ def test_a_time_one_second_nearer_one_choice_picks_it():
 
 def test_a_search_about_one_camera_shows_that_camera_first(tmp_path, embedder):
     """The search fallback shows the three most relevant observations; when the question names a camera, that
-    camera's come first even where others ranked higher."""
+    camera's only, even where others ranked higher."""
     from edge_agent.qa import DeterministicController
     from edge_agent.retrieval.retrieve import Evidence
 
@@ -264,4 +264,6 @@ def test_a_search_about_one_camera_shows_that_camera_first(tmp_path, embedder):
         controller = DeterministicController(store, embedder)
         assert "camera street" not in controller._summary(evidence)[0]  # noqa: SLF001
         text, cited = controller._summary(evidence, camera="street")  # noqa: SLF001
-        assert "a grey car, staying in place (1970-01-02 00:10:00 UTC, camera street" in text and len(cited) == 3
+        street = "Most relevant in memory: a grey car, staying in place (1970-01-02 00:10:00 UTC, camera street, "
+        assert text == street + "entity #2, observation 4)." and len(cited) == 1
+        assert len(controller._summary(evidence, camera="porch")[1]) == 3  # noqa: SLF001 - a camera it never saw
