@@ -88,8 +88,8 @@ def linear_assignment(similarity, min_similarity):
 
 _STD_POSITION = 1.0 / 20.0
 _STD_VELOCITY = 1.0 / 160.0
-_SECOND_PASS_MIN_IOU = 0.5
-_UNCONFIRMED_PASS_MIN_IOU = 0.3
+_SECOND_PASS_MIN_IOU = 0.5  # at one frame between samples
+_NOMINAL_FRAME_RATE = 30.0
 _DUPLICATE_MIN_IOU = 0.85
 _RECOVERY_MIN_IOU = 0.3
 _APPEARANCE_MOMENTUM = 0.9
@@ -187,6 +187,11 @@ class ByteTrackerReference:
     _next_internal: int = 0
     _next_public: int = 0
 
+    @property
+    def _frames(self) -> float:
+        """Frames of 30 fps between two samples (at least one)."""
+        return max(1.0, _NOMINAL_FRAME_RATE / self.frame_rate)
+
     def reset(self) -> None:
         self.tracked, self.lost = [], []
         self.frame_id = self._next_internal = self._next_public = 0
@@ -281,14 +286,13 @@ class ByteTrackerReference:
 
         for t in self.tracked + self.lost:
             t.det_index = -1
-        unconfirmed = [t for t in self.tracked if not t.is_activated]
-        pool = [t for t in self.tracked if t.is_activated] + self.lost
+        pool = self.tracked + self.lost
         for t in pool:
             if t.state != "tracked":
                 t.mean[7] = 0.0
             t.predict()
         if warp is not None:
-            for t in pool + unconfirmed:
+            for t in pool:
                 t.warp(np.asarray(warp, np.float64).reshape(2, 3))
 
         activated, refound, newly_lost = [], [], []
@@ -307,26 +311,19 @@ class ByteTrackerReference:
         if looks:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
             left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, appearance=True)
 
-        lost_left = [t for t in pool if t.det_index < 0 and t.state == "lost"]
-        remaining = [t for t in pool if t.det_index < 0 and t.state == "tracked"]
-        take(remaining, low, False, _SECOND_PASS_MIN_IOU)
-        unmatched = [t for t in remaining if t.det_index < 0]
-
+        remaining = [t for t in pool if t.det_index < 0]
+        second = max(self.minimum_iou_threshold, _SECOND_PASS_MIN_IOU / self._frames)
+        take(remaining, low, False, second)
         if self.observation_recovery:  # OC-SORT: from the last observed box
-            left = take(unmatched + lost_left, left, False, _RECOVERY_MIN_IOU, observed=True)
-        for t in unmatched:
-            if t.det_index < 0:
+            left = take([t for t in remaining if t.det_index < 0], left, False, _RECOVERY_MIN_IOU, observed=True)
+        for t in remaining:
+            if t.det_index >= 0:
+                continue
+            if not t.is_activated:
+                t.state = "removed"
+            elif t.state == "tracked":
                 t.state = "lost"
                 newly_lost.append(t)
-
-        left = take(unconfirmed, left, True, _UNCONFIRMED_PASS_MIN_IOU)
-        if looks:
-            left = take(
-                [t for t in unconfirmed if t.det_index < 0], left, True, _UNCONFIRMED_PASS_MIN_IOU, appearance=True
-            )
-        for t in unconfirmed:
-            if t.det_index < 0:
-                t.state = "removed"
 
         for box, score, cls, index, feature in left:
             if score < self.new_track_threshold:
@@ -337,7 +334,7 @@ class ByteTrackerReference:
             std = np.array(
                 [2 * _STD_POSITION * h] * 2
                 + [1e-2, 2 * _STD_POSITION * h]
-                + [10 * _STD_VELOCITY * h] * 2
+                + [10 * _STD_VELOCITY * h * self._frames] * 2  # velocity per sample, unknown
                 + [1e-5, 10 * _STD_VELOCITY * h]
             )
             t = _Track(
@@ -358,7 +355,9 @@ class ByteTrackerReference:
             activated.append(t)
 
         for t in self.lost:
-            if t.state == "lost" and self.frame_id - t.frame_id > int(self.frame_rate / 30.0 * self.lost_track_buffer):
+            if t.state == "lost" and self.frame_id - t.frame_id > int(
+                self.frame_rate / _NOMINAL_FRAME_RATE * self.lost_track_buffer
+            ):
                 t.state = "removed"
 
         new_tracked: list[_Track] = []

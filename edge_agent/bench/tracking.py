@@ -1,14 +1,16 @@
 """Tracking accuracy on real pedestrian trajectories (``edge-agent bench tracking``): the ground truth of
 TUD-Campus and TUD-Stadtmitte (shipped inside the motmetrics wheel, the [bench] extra) degraded as a detector
 sees people (a tenth of the boxes missed, every box jittered, scores spread, false positives), at the
-recording's 25 fps and subsampled to the product's 2 fps; the native tracker (ByteTrack), the same with
-OC-SORT's observation-centric recovery and re-update, and roboflow's ``trackers`` ByteTrack and OC-SORT where
+recording's 25 fps and subsampled to the product's 2 fps (from every starting frame in turn); the native
+tracker (ByteTrack), the same with OC-SORT's observation-centric recovery and re-update, supervision's port of the
+official ByteTrack where an older supervision provides it, and roboflow's ``trackers`` ByteTrack and OC-SORT where
 installed, all on the same detections in the same run, scored by motmetrics (MOTA, IDF1, identity switches).
 The trajectories carry no pixels, so appearance takes no part here (the worlds and ``bench ingest`` measure
 it)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,12 +65,13 @@ def _ground_truth(path: Path) -> dict[int, list[tuple[int, np.ndarray]]]:
     return frames
 
 
-def degrade(name: str, gt: dict[int, list[tuple[int, np.ndarray]]], step: int, seed: int) -> Degraded:
-    """Every ``step``-th frame of ``gt``: each true box missed with p = 0.1, else jittered by 4% of its size with
-    a score in [0.3, 0.95]; on average 0.5 false positives a frame (person-sized, scores in [0.1, 0.7])."""
+def degrade(name: str, gt: dict[int, list[tuple[int, np.ndarray]]], step: int, seed: int, offset: int = 0) -> Degraded:
+    """Every ``step``-th frame of ``gt`` from its ``offset``-th: each true box missed with p = 0.1, else jittered by
+    4% of its size with a score in [0.3, 0.95]; on average 0.5 false positives a frame (person-sized, scores in
+    [0.1, 0.7])."""
     rng = np.random.default_rng(seed)
     truth, detections = [], []
-    for frame in sorted(gt)[::step]:
+    for frame in sorted(gt)[offset::step]:
         people = gt[frame]
         ids = np.array([i for i, _ in people], np.int64)
         boxes = np.array([b for _, b in people], np.float64).reshape(-1, 4)
@@ -146,9 +149,40 @@ def _roboflow(kind: str, iou: float, fps: float) -> Tracker | None:
     return update
 
 
+def _official(iou: float, fps: float) -> Tracker | None:
+    """supervision's ByteTrack (a port of the official code, removed from supervision 0.26 on), where the
+    installed supervision still has it; the [bench] extra pins a later one, so this row appears only where an
+    older supervision is put first on the path (README, bench tracking)."""
+    try:
+        import supervision as sv
+    except ImportError:
+        return None
+    if not hasattr(sv, "ByteTrack"):
+        return None
+    config = TrackerConfig()
+    official = sv.ByteTrack(
+        track_activation_threshold=config.high_conf_det_threshold,  # new tracks from this + 0.1, as ours
+        lost_track_buffer=config.lost_track_buffer,
+        minimum_matching_threshold=1.0 - iou,
+        frame_rate=round(fps),
+        minimum_consecutive_frames=1,
+    )
+
+    def update(xyxy: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        detections = sv.Detections(xyxy=xyxy.astype(np.float64), confidence=scores, class_id=np.zeros(len(scores), int))
+        out = official.update_with_detections(detections)
+        ids = np.asarray(out.tracker_id if out.tracker_id is not None else [], np.int64)
+        return ids, np.asarray(out.xyxy, np.float64).reshape(-1, 4)
+
+    return update
+
+
 def _trackers(iou: float, fps: float) -> Iterator[tuple[str, Tracker]]:
     yield "edge-agent ByteTrack", _native(iou, fps, False)
     yield "edge-agent ByteTrack + OC-SORT recovery", _native(iou, fps, True)
+    made = _official(iou, fps)
+    if made is not None:
+        yield "supervision ByteTrack (official port)", made
     for kind, label in (("bytetrack", "roboflow trackers ByteTrack"), ("ocsort", "roboflow trackers OC-SORT")):
         made = _roboflow(kind, iou, fps)
         if made is not None:
@@ -192,14 +226,15 @@ def run(seeds: Sequence[int] = (0, 1, 2), rates: Sequence[float] = (FPS, 2.0)) -
         accumulators: dict[str, list[Any]] = {}
         names: dict[str, list[str]] = {}
         times: dict[str, list[float]] = {}
-        for seed in seeds:
-            for name, gt in truths.items():
-                sequence = degrade(name, gt, step, seed)
-                for label, tracker in _trackers(iou, sequence.fps):
-                    acc, ms = _score(sequence, tracker)
-                    accumulators.setdefault(label, []).append(acc)
-                    names.setdefault(label, []).append(f"{name}/{seed}")
-                    times.setdefault(label, []).append(ms)
+        # A subsampled sequence starts at every frame of the first step in turn (12 sequences at 2 fps): each is
+        # as likely a recording, and one alone is a few frames (TUD-Campus at 2 fps: 6).
+        for seed, offset, (name, gt) in itertools.product(seeds, range(step), truths.items()):
+            sequence = degrade(name, gt, step, seed, offset)
+            for label, tracker in _trackers(iou, sequence.fps):
+                acc, ms = _score(sequence, tracker)
+                accumulators.setdefault(label, []).append(acc)
+                names.setdefault(label, []).append(f"{name}/{seed}/{offset}")
+                times.setdefault(label, []).append(ms)
         for label, accs in accumulators.items():
             summary = metrics.compute_many(
                 accs, names=names[label], metrics=["mota", "idf1", "num_switches"], generate_overall=True

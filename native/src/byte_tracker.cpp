@@ -50,7 +50,9 @@ ByteTracker::ByteTracker(const TrackerParams& p) : params_(p) {
     require(p.appearance_gate >= 0.0 && p.appearance_gate < 1e6, "appearance_gate must be >= 0 (track sizes)");
     require(p.appearance_threshold >= -1.0 && p.appearance_threshold <= 1.0,
             "appearance_threshold must be in [-1, 1] (cosine similarity)");
-    max_time_lost_ = static_cast<int>(p.frame_rate / 30.0 * p.lost_track_buffer);
+    max_time_lost_ = static_cast<int>(p.frame_rate / kNominalFrameRate * p.lost_track_buffer);
+    frames_per_step_ = std::max(1.0, kNominalFrameRate / p.frame_rate);
+    second_pass_iou_ = std::max(p.minimum_iou_threshold, kSecondPassMinIou / frames_per_step_);
 }
 
 void ByteTracker::reset() {
@@ -223,14 +225,13 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
             low_.push_back(&detections_[i]);
     }
 
-    unconfirmed_.clear();
     pool_.clear();
     activated_.clear();
     refound_.clear();
     newly_lost_.clear();
     for (Track* t : tracked_) {
         t->det_index = -1;
-        (t->is_activated ? pool_ : unconfirmed_).push_back(t);
+        pool_.push_back(t);
     }
     for (Track* t : lost_) {
         t->det_index = -1;
@@ -241,54 +242,45 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
         kalman_predict(t->kf);
     }
     if (warp != nullptr) {
-        for (std::vector<Track*>* list : {&pool_, &unconfirmed_})
-            for (Track* t : *list) {
-                kalman_warp(t->kf, warp);
-                kalman_warp(t->observed, warp);
-                t->last_box = warp_box(t->last_box, warp);
-            }
+        for (Track* t : pool_) {
+            kalman_warp(t->kf, warp);
+            kalman_warp(t->observed, warp);
+            t->last_box = warp_box(t->last_box, warp);
+        }
     }
 
-    // Pass 1: high-score detections against confirmed and lost tracks (IoU fused with score); then what IoU
-    // left, by appearance within the gate, so that a detection a track overlaps is never taken by a look-alike.
+    // Pass 1: high-score detections against every track (IoU fused with score); then what IoU left, by
+    // appearance within the gate, so that a detection a track overlaps is never taken by a look-alike.
     const bool looks = params_.appearance_gate > 0 && features != nullptr;
     left_.assign(high_.begin(), high_.end());
     take(pool_, left_, true, params_.minimum_iou_threshold);
     if (looks) take(unmatched(pool_), left_, true, params_.minimum_iou_threshold, true);
 
-    // Pass 2: low-score detections recover tracks still in the tracked state (plain IoU).
-    remaining_.clear();
-    for (Track* t : pool_)
-        if (t->det_index < 0 && t->state == TrackState::Tracked) remaining_.push_back(t);
-    take(remaining_, low_, false, kSecondPassMinIou);
+    // Pass 2: low-score detections recover the tracks still unmatched (plain IoU).
+    remaining_ = unmatched(pool_);
+    take(remaining_, low_, false, second_pass_iou_);
 
-    // OC-SORT's recovery: tracks still unmatched (tracked, then lost), from their last observed box, against
-    // the high detections left over (plain IoU).
-    if (params_.observation_recovery) {
-        recovering_ = unmatched(remaining_);
-        for (Track* t : pool_)
-            if (t->det_index < 0 && t->state == TrackState::Lost) recovering_.push_back(t);
-        take(recovering_, left_, false, kRecoveryMinIou, false, true);
-    }
+    // OC-SORT's recovery: tracks still unmatched, from their last observed box, against the high detections
+    // left over (plain IoU).
+    if (params_.observation_recovery) take(unmatched(remaining_), left_, false, kRecoveryMinIou, false, true);
+
+    // A confirmed track without a detection is lost (and waits); a track seen once and not again is dropped.
     for (Track* t : remaining_) {
-        if (t->det_index < 0) {
+        if (t->det_index >= 0) continue;
+        if (!t->is_activated) {
+            t->state = TrackState::Removed;
+        } else if (t->state == TrackState::Tracked) {
             t->state = TrackState::Lost;
             newly_lost_.push_back(t);
         }
     }
-
-    // Pass 3: tracks seen in one frame only, against the high detections left over (IoU, then appearance).
-    take(unconfirmed_, left_, true, kUnconfirmedPassMinIou);
-    if (looks) take(unmatched(unconfirmed_), left_, true, kUnconfirmedPassMinIou, true);
-    for (Track* t : unconfirmed_)
-        if (t->det_index < 0) t->state = TrackState::Removed;
 
     // New tracks from confident detections nobody claimed.
     for (std::size_t c = 0; c < left_.size(); ++c) {
         if (left_[c]->score < params_.new_track_threshold) continue;
         auto t = std::make_unique<Track>();
         t->internal_id = ++next_internal_id_;
-        kalman_initiate(t->kf, to_xyah(left_[c]->box));
+        kalman_initiate(t->kf, to_xyah(left_[c]->box), frames_per_step_);
         t->observed = t->kf;
         t->last_box = left_[c]->box;
         if (left_[c]->feature != nullptr) t->feature.assign(left_[c]->feature, left_[c]->feature + dims_);

@@ -1,10 +1,15 @@
 // ByteTrack (Zhang et al., ECCV 2022) for within-clip tracking: one tracklet in one clip becomes one
-// observation (GEB section 3.1). Three association passes, exact assignment, Kalman motion model; with
-// appearance (one vector per detection) the tracks and detections IoU left unmatched are matched by appearance
-// within a gate of the track's predicted place (BoT-SORT's fusion of motion and appearance, for frames sampled
-// at 2 fps, where a walker moves further than their width); and
-// OC-SORT's observation-centric recovery (a lost track matched from its last observed box) and re-update (the
-// gap filled with virtual observations before the new one, so a re-found track's velocity is not stale).
+// observation (GEB section 3.1). Exact assignment in passes (confident detections, then weak ones), Kalman
+// motion model; with appearance (one vector per detection) the tracks and detections IoU left unmatched are
+// matched by appearance within a gate of the track's predicted place (BoT-SORT's fusion of motion and
+// appearance); and OC-SORT's observation-centric recovery (a lost track matched from its last observed box) and
+// re-update (the gap filled with virtual observations before the new one, so a re-found track's velocity is not
+// stale).
+// Frames sampled below the 30 fps ByteTrack was tuned at (the product samples 2 fps, where a walker moves
+// further than their width between frames) follow the sampling rate: a new track's velocity across the image
+// may be as many times ByteTrack's as there are frames between two samples, and the weak detections' pass asks
+// for ByteTrack's IoU 0.5 divided by that number (never less than the first pass's threshold). Tracks seen once
+// join the first pass, and weak detections may find a lost track again, as in roboflow's ByteTrack.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +37,10 @@ struct TrackerParams {
     bool observation_recovery = true;      // OC-SORT's recovery and re-update
 };
 
-// ByteTrack's fixed thresholds for the second pass (plain IoU) and the unconfirmed pass (IoU x score).
+// ByteTrack's threshold for the weak detections' pass (plain IoU) at one frame between samples.
 inline constexpr double kSecondPassMinIou = 0.5;
-inline constexpr double kUnconfirmedPassMinIou = 0.3;
+// The frame rate ByteTrack's Kalman noise and the lost-track buffer are counted in.
+inline constexpr double kNominalFrameRate = 30.0;
 // A tracked and a lost track overlapping more than this are duplicates; the younger one is dropped.
 inline constexpr double kDuplicateMinIou = 0.85;
 // OC-SORT: the recovery pass needs plain IoU above this between a track's last observed box and a detection.
@@ -124,6 +130,8 @@ private:
 
     TrackerParams params_;
     int max_time_lost_;
+    double frames_per_step_;  // frames of 30 fps between two samples (15 at 2 fps; at least 1)
+    double second_pass_iou_;  // the weak detections' IoU threshold at this rate
     std::int64_t frame_id_ = 0;
     std::int64_t next_internal_id_ = 0;
     std::int64_t next_public_id_ = 0;
@@ -137,7 +145,7 @@ private:
     std::int64_t dims_ = 0;        // width of the appearance vectors seen so far (0: none yet)
     std::vector<float> features_;  // this frame's detection vectors, unit length
     std::vector<const Detection*> high_, low_, left_;
-    std::vector<Track*> unconfirmed_, pool_, remaining_, recovering_, unmatched_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
+    std::vector<Track*> pool_, remaining_, recovering_, unmatched_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
     std::vector<Edge> edges_;
     std::vector<Match> matches_;
     std::vector<std::int32_t> order_;

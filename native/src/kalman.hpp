@@ -18,11 +18,14 @@ struct Xyah {
 inline constexpr double kStdWeightPosition = 1.0 / 20.0;
 inline constexpr double kStdWeightVelocity = 1.0 / 160.0;
 
-inline void kalman_initiate(KalmanState& s, const Xyah& z) {
-    const double h = z.h;
+// A new track: its place is the detection's, its velocity unknown. `frames`: frames of a 30 fps video between
+// two samples (ByteTrack's noise is per such frame): the velocity is per sample, so its spread across the
+// image is that many times ByteTrack's (a thing seen once at 2 fps may have moved 15 frames' worth by the
+// next); the height's rate keeps ByteTrack's.
+inline void kalman_initiate(KalmanState& s, const Xyah& z, double frames = 1.0) {
+    const double h = z.h, across = 10 * kStdWeightVelocity * h * frames;
     const double std[8] = {2 * kStdWeightPosition * h, 2 * kStdWeightPosition * h, 1e-2,
-                           2 * kStdWeightPosition * h, 10 * kStdWeightVelocity * h,
-                           10 * kStdWeightVelocity * h, 1e-5, 10 * kStdWeightVelocity * h};
+                           2 * kStdWeightPosition * h, across, across, 1e-5, 10 * kStdWeightVelocity * h};
     const double m[8] = {z.x, z.y, z.a, z.h, 0, 0, 0, 0};
     for (int i = 0; i < 8; ++i) {
         s.mean[i] = m[i];

@@ -39,6 +39,8 @@ def test_degraded_detections_miss_a_tenth_jitter_and_add_false_positives():
 def test_subsampling_keeps_every_step_th_frame_at_the_lower_rate():
     sequence = tracking.degrade("walkers", _walkers(), step=12, seed=1)
     assert len(sequence.truth) == 17 and sequence.fps == pytest.approx(25 / 12)
+    later = tracking.degrade("walkers", _walkers(), step=12, seed=1, offset=5)
+    assert len(later.truth) == 17 and later.truth[0][1][0].tolist() == [6.0, 100.0, 56.0, 220.0]  # from frame 6
 
 
 def test_without_motmetrics_the_benchmark_says_what_to_install(capsys, monkeypatch):

@@ -189,6 +189,24 @@ def test_low_score_detections_keep_a_track_but_never_start_one(tracker_scenes):
     assert ids == {1}  # clutter (all low score) never became a track
 
 
+def _half_width_walker(frame_rate: float, frames: int = 10) -> list[list[int]]:
+    """A walker 40 px wide moving 20 px a frame, every other detection weak (score 0.4): ids per frame."""
+    tracker = ByteTracker(frame_rate=frame_rate, minimum_iou_threshold=0.1)
+    ids = []
+    for f in range(frames):
+        x = 100 + 20 * f
+        ids.append(tracker.update([[x, 100, x + 40, 200]], [0.9 if f % 2 == 0 else 0.4]).track_id.tolist())
+    return ids
+
+
+def test_at_two_frames_a_second_a_walker_moving_half_their_width_keeps_one_track():
+    # 2 fps: 15 frames of motion between samples; the walker's velocity is learned from its second sighting and
+    # the weak detections' pass asks for IoU 0.5 / 15 (floored at the first pass's 0.1)
+    assert _half_width_walker(2.0) == [[1]] * 10
+    # the same boxes at 30 fps are an implausible jump: ByteTrack's IoU 0.5 refuses the weak detection
+    assert _half_width_walker(30.0)[1] == []
+
+
 def test_new_track_needs_second_frame_to_confirm():
     tracker = ByteTracker()
     tracker.update([[0, 0, 10, 10]], [0.9])  # frame 1 confirms at once
