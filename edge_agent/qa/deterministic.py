@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +34,9 @@ _RECENT = re.compile(r"\b(most recent(?:ly)?|latest|last)\b", re.I)
 _TIMES = re.compile(r"\b(how many times|how often|times)\b", re.I)
 #: Clips recorded without a thing that say it left and came back (one may be a thing hidden behind a person).
 _AWAY_CLIPS = 2
+#: A thing moved counts where it was put: a place it was read at for less than this before it was read at another
+#: (a worn camera's view of a thing carried past a table) is on the way, not where it went.
+_SETTLE_S = 10.0
 _MANY = re.compile(r"\b(most|all|every|each)\b", re.I)
 #: Words a choice may use for a described value.
 _SAID_AS = {
@@ -158,10 +161,38 @@ def _colours(query: Query) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for a in query.attributes for n in _COLOURS.get(a, (a,) if a in COLOUR_NAMES else ())))
 
 
+def _place_of(history: Sequence[Observation]) -> Callable[[Observation], str]:
+    """Where an observation of this history says the thing was. On a camera without zones (its things have
+    places memory found) only a named place is a place: the image region a worn camera saw a thing in, or a place
+    nobody named, says nothing of where it was."""
+    if any(o.place_id is not None for o in history):
+        return lambda o: o.zone
+    return lambda o: o.place
+
+
+def _settled(history: Sequence[Observation], where: Callable[[Observation], str]) -> list[Observation]:
+    """The observations of ``history`` (time-ordered) read at a place the thing stayed at: not those read at a
+    place less than ``_SETTLE_S`` before it was read at another, nor those read at none."""
+    placed = [o for o in history if where(o)]
+    kept: list[Observation] = []
+    leaves: float | None = None  # when the thing was next read at a place other than this one
+    for o, after in zip(reversed(placed), [None, *reversed(placed)]):
+        if after is not None and where(after) != where(o):
+            leaves = after.t_start
+        if leaves is None or leaves - o.t_start >= _SETTLE_S:
+            kept.append(o)
+    return kept[::-1]
+
+
 def _there(o: Observation) -> str:
-    """', by the desk' when the observation's place is not in its sentence (a place named after it was seen)."""
+    """', by the desk' when the observation's place is not in its sentence (a place named after it was seen);
+    for a place memory found from the thing's surroundings, how alike they were: ', by the desk (place 0.97
+    alike)'."""
     where = place_phrase(o.place)
-    return f", {where}" if where and where not in o.description else ""
+    if not where or where in o.description:
+        return ""
+    sure = f" (place {o.place_score:.2f} alike)" if o.place_id is not None and o.place_score is not None else ""
+    return f", {where}{sure}"
 
 
 def cite(o: Observation) -> dict[str, object]:
@@ -537,19 +568,21 @@ class DeterministicController:
         history = self._history(subject, as_of)
         # As it was at the moment or just after (a thing being put down is hidden by the hand that moves it).
         window = self.retriever.config.around_seconds
-        start = ([o for o in history if o.t_start <= around[0] + window] or history[:1])[-1]
-        place = start.place
-        later = next((o for o in history if o.t_start > start.t_end and o.place != place), None)
+        where = _place_of(history)
+        stays = _settled(history, where) or history
+        start = ([o for o in stays if o.t_start <= around[0] + window] or stays[:1])[-1]
+        place = where(start)
+        later = next((o for o in stays if o.t_start > start.t_end and where(o) != place), None)
         if later is None:
             return (
                 f"After {_t(start.t_end)}, entity #{subject} stayed {place_phrase(place) or 'where it was'} "
                 "as far as memory knows.",
                 [cite(start)],
             )
-        where = place_phrase(later.place) or "somewhere else"
+        there = where(later)
         return (
-            f"After {_t(start.t_end)} it was moved to the {later.place or 'somewhere else'}: "
-            f"entity #{subject} was seen {where} at {_t(later.t_start)} "
+            f"After {_t(start.t_end)} it was moved to the {there or 'somewhere else'}: "
+            f"entity #{subject} was seen {place_phrase(there) or 'somewhere else'} at {_t(later.t_start)} "
             f"(observation {later.id}).",
             [cite(start), cite(later)],
         )
@@ -570,20 +603,21 @@ class DeterministicController:
         places = {o.place for o in history if o.place and o.place.split()[-1] in words}
         moved = bool(words & {"moved", "move", "moves", "carried", "taken"})
         if places or moved:
-            # A camera without zones (its things have places memory found): only a named place is a place; the
-            # image region a worn camera saw a thing in, or a place nobody named, says nothing of where it was.
-            placeless = any(o.place_id is not None for o in history)
-
-            def where(o: Observation) -> str:
-                return o.zone if placeless else o.place
-
+            where = _place_of(history)
+            # A move is where a thing was put: a place it was read at on its way to another does not count, but
+            # says it was carried (put back where it was taken from is a move too).
+            kept = {o.id for o in (history if places else _settled(history, where))}
             arrivals, before = [], []
             previous: Observation | None = None
+            carried = False
             for o in history:
                 place = where(o)
+                if o.id not in kept:
+                    carried = carried or bool(place)
+                    continue
                 inside = not days or any(a <= o.t_start < b for a, b in days)
                 last_place = where(previous) if previous is not None else None
-                changed = place != last_place and (previous is not None or not moved)
+                changed = (place != last_place or carried) and (previous is not None or carried or not moved)
                 if places and not changed and previous is not None and place == last_place:
                     # back at the same place after the camera recorded without it there: it came again
                     changed = queries.recorded_without(
@@ -594,7 +628,7 @@ class DeterministicController:
                     if previous is not None:
                         before.append(previous)  # where it came from: the other half of the evidence of a move
                 if place:
-                    previous = o
+                    previous, carried = o, False
             what = f"came {' or '.join(sorted(map(place_phrase, places)))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
             return (

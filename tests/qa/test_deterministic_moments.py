@@ -116,6 +116,54 @@ def test_count_arrivals_and_moves_on_a_day(tmp_path, embedder):
         ).text.startswith("0 times")
 
 
+def test_a_place_a_thing_was_carried_past_is_not_a_move(tmp_path, embedder):
+    """A cup on the desk is carried past the table (read there twice within 4 s) and put by the sink: one move,
+    and after the desk it went to the sink; put on the table for a minute and then by the sink: two moves."""
+    from edge_agent.qa import DeterministicController
+
+    def ask(stops, *questions):
+        with Store(tmp_path / f"home{len(list(tmp_path.iterdir()))}") as store:
+            cup = unit(np.r_[np.ones(4), np.zeros(28)])
+            for k, (t, place) in enumerate(stops):
+                store.ingest_clip(
+                    clip(t, length=2.0),
+                    [
+                        observation(
+                            1,
+                            t,
+                            [0, 0, 40, 40],
+                            near(cup, 0.99, seed=k),
+                            category="cup",
+                            description=said("cup", colour="red", pattern="plain", zone=place),
+                        )
+                    ],
+                )
+            controller = DeterministicController(store, embedder)
+            return [controller.ask(q).text for q in questions]
+
+    day, desk = format_utc(DAY)[:10], format_utc(DAY + 1, zone=True)
+    count, after = ask(
+        [(DAY, "desk"), (DAY + 600, "table"), (DAY + 602, "table"), (DAY + 604, "sink")],
+        f"How many times was the red cup moved on {day}?",
+        f"What happened to the red cup after it was by the desk at {desk}?",
+    )
+    assert count.startswith("1 time") and count.endswith(f"{format_utc(DAY + 604)[11:19]}.")
+    assert "moved to the sink" in after
+    (count,) = ask(
+        [(DAY, "desk"), (DAY + 600, "table"), (DAY + 660, "sink")], f"How many times was the cup moved on {day}?"
+    )
+    assert count.startswith("2 times")
+    # picked up (read on the way, by the table) and put back on the desk: moved once
+    stops = [(DAY, "desk"), (DAY + 600, "table"), (DAY + 603, "desk"), (DAY + 700, "desk")]
+    (count,) = ask(stops, f"How many times was the cup moved on {day}?")
+    assert count.startswith("1 time") and count.endswith(f"{format_utc(DAY + 603)[11:19]}.")
+    # first seen being carried, then put on the table: moved once
+    (count,) = ask(
+        [(DAY + 5, "sink"), (DAY + 8, "table"), (DAY + 900, "table")], f"How many times was the cup moved on {day}?"
+    )
+    assert count.startswith("1 time")
+
+
 def test_moment_next_to_the_bound_sees_nothing_after_it(tmp_path, embedder):
     from edge_agent.retrieval import Retriever
 
