@@ -309,12 +309,14 @@ def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> float
     return None if row is None or row[0] is None else float(row[0])
 
 
-def recorded_since(db: Database, since: float, span: float, up_to_clip: int, camera: str | None = None) -> float | None:
-    """When the recording (the clips up to ``up_to_clip``, of ``camera`` or of every camera, overlaps counted once)
-    had run ``span`` seconds after ``since``; None if it has not yet: time the camera was off does not count."""
+def recorded_since(db: Database, since: float, span: float, until: float, camera: str | None = None) -> float | None:
+    """When the recording (what was ingested before ``until``, of ``camera`` or of every camera, overlaps counted
+    once) had run ``span`` seconds after ``since``; None if it has not yet: time the camera was off does not count.
+    Read from the ingest log, which keeps what was recorded when empty clips are folded away."""
     rows = db.query(
-        "SELECT t_start, t_end FROM clips WHERE t_end > ? AND id <= ? AND (? IS NULL OR camera = ?) ORDER BY t_start",
-        (since, up_to_clip, camera, camera),
+        "SELECT clip_t_start, clip_t_end FROM ingest_log WHERE clip_t_end > ? AND clip_t_start < ? "
+        "AND (? IS NULL OR camera = ?) ORDER BY clip_t_start",
+        (since, until, camera, camera),
     )
     return after_recording(((float(a), float(b)) for a, b in rows), since, span)
 

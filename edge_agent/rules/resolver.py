@@ -367,13 +367,13 @@ class Resolver:
             entity_id,
             t,
             camera,
-            self._message(rule, entity_id, t, camera),
+            self._message(rule, entity_id, t, camera, s.last_true),
             evidence,
             clip_id,
             clock,
         )
 
-    def _message(self, rule: Rule, entity_id: int, t: float, camera: str | None) -> str:
+    def _message(self, rule: Rule, entity_id: int, t: float, camera: str | None, last_seen: float | None = None) -> str:
         p = rule.predicate
         row = queries.entity_label(self.store.db, entity_id)
         who = f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}"
@@ -381,7 +381,7 @@ class Resolver:
         if p.relation == "absent":
             return (
                 f"{who} has not been seen for {p.absent_for_s / 3600:g} h "
-                f"(since {format_utc(t - float(p.absent_for_s or 0))} UTC)"
+                f"(since {format_utc(last_seen if last_seen is not None else t - float(p.absent_for_s or 0))} UTC)"
             )
         if p.times is not None:
             return (
@@ -430,7 +430,7 @@ class Resolver:
             if s.state != "active":
                 continue  # reported; seeing it again re-arms the rule
             # "unseen for 4 hours" counts recorded time: hours the camera was off (a worn camera taken off) do not
-            due = queries.recorded_since(self.store.db, float(s.last_true), span, clip_id, p.camera)
+            due = queries.recorded_since(self.store.db, float(s.last_true), span, clock, p.camera)
             if due is not None and clock >= due:
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
                 last = queries.latest_observation(self.store.db, members, clip_id)

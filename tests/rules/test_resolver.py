@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from helpers.memory import clip, observation, unit
 
+from edge_agent.clock import format_utc
 from edge_agent.memory import Store
 from edge_agent.rules import book
 from edge_agent.rules.alerting import Alerting
@@ -141,6 +142,23 @@ def test_absence_counts_the_hours_the_camera_recorded_not_those_it_was_off(home)
         assert alerts[0] == [] and alerts[1] == []
         (alert,) = alerts[2]
         assert alert.t == pytest.approx(T0 + 1.5 + 4 * HOUR + 8 * HOUR)  # 2 h before the break, 2 h after it
+
+
+def test_absence_counts_recording_that_memory_folded_away(home):
+    """A quiet room: empty clips that say what their neighbours say are folded away (memory keeps their span in
+    the ingest log); the hours they recorded still count, and the alert says when the keys were last seen."""
+    with Store(home) as store:
+        add(store, "tell me if the keys have not been seen for 2 hours")
+        resolver = Resolver(store, zones=ZONES)
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)], length=600.0)
+        alerts = []
+        for k in range(1, 19):  # three hours of empty ten-minute clips
+            ingest(store, T0 + k * 600.0, [], length=600.0)
+            alerts += resolver.process()
+        assert store.counts()["clips"] < 19  # folded
+        (alert,) = alerts
+        assert alert.t == pytest.approx(T0 + 1.5 + 2 * HOUR)
+        assert alert.message.endswith(f"(since {format_utc(T0 + 1.5)} UTC)")
 
 
 def _person(t0, vector):
