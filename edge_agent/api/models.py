@@ -162,6 +162,10 @@ class ObservationOut(BaseModel):
     zone: str = Field("", description="the camera's named zone it was in ('' when none)")
     region: str = Field("", description="where in the image, when no named zone holds it: 'top left', 'centre', ...")
     motion: str = Field("", description="brief, still, moving left / right / up / down")
+    place_id: int | None = Field(None, description="the place memory found it at (a camera without zones)")
+    place_score: float | None = Field(
+        None, description="how sure: the likeness (cosine) of its surroundings to that place's when it was placed"
+    )
     crop_url: str | None = Field(None, description="the observation's crop (a JPEG)")
     keyframe_url: str | None = Field(None, description="the keyframe of its clip (a JPEG)")
 
@@ -221,6 +225,9 @@ class PlaceOut(BaseModel):
     first_seen: float | None = None
     last_seen: float | None = None
     example: int | None = Field(None, description="an observation of it (its crop shows what stood there)")
+    likeness: float | None = Field(
+        None, description="how alike its observations' surroundings were to it when placed there (mean cosine)"
+    )
 
 
 class MergeRequest(_In):

@@ -60,6 +60,8 @@ def observations_out(store: Store, observations: Sequence[Observation]) -> list[
             zone=o.zone,
             region=o.region,
             motion=o.motion,
+            place_id=o.place_id,
+            place_score=o.place_score,
             crop_url=crop_url(o.id) if o.crop_path else None,
             keyframe_url=keyframe_url(o.clip_id) if o.clip_id in keyframed else None,
         )

@@ -35,7 +35,8 @@ def place_line(p: Any, crop: str | None) -> str:
     name = repr(p.name) if p.name else "(unnamed)"
     seen = f"{utc(p.first_seen)} .. {utc(p.last_seen)} UTC" if p.first_seen is not None else "no observations"
     example = f"  example: observation {p.example}" + (f", crop {crop}" if crop else "") if p.example else ""
-    return f"place {p.id:<5} {p.camera:<12} {name:<16} {p.observations} observations, {seen}{example}"
+    alike = f" (alike {p.likeness:.2f})" if p.likeness is not None else ""
+    return f"place {p.id:<5} {p.camera:<12} {name:<16} {p.observations} observations{alike}, {seen}{example}"
 
 
 def run(args: argparse.Namespace) -> int:

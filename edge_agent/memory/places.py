@@ -31,12 +31,16 @@ class Place:
     first_seen: float | None
     last_seen: float | None
     example: int | None  #: an observation of it (its crop shows what stood there)
+    likeness: float | None  #: how alike its observations' surroundings were to it when placed there (mean cosine)
 
 
-def assign(db: Database, camera: str, vector: np.ndarray, *, similarity: float = SIMILARITY) -> tuple[int, str | None]:
+def assign(
+    db: Database, camera: str, vector: np.ndarray, *, similarity: float = SIMILARITY
+) -> tuple[int, str | None, float]:
     """The place of a new observation of ``camera`` with surroundings ``vector`` (unit length): the most similar
     place of the camera when at least ``similarity``, its mean moved towards the vector; else a new place.
-    Returns (place id, its name or None)."""
+    Returns (place id, its name or None, how alike the vector is to the place: its cosine to the place's mean, 1
+    for a new place)."""
     v = np.asarray(vector, np.float32).reshape(-1)
     best: tuple[float, int, np.ndarray, int, str | None] | None = None
     for place_id, blob, n, label in db.query(
@@ -56,12 +60,12 @@ def assign(db: Database, camera: str, vector: np.ndarray, *, similarity: float =
             "UPDATE places SET vector = ?, sightings = ?, updated_at = ? WHERE id = ?",
             (moved.astype(np.float32).tobytes(), n + 1, now, place_id),
         )
-        return place_id, label
+        return place_id, label, round(best[0], 4)
     place_id = db.insert(
         "INSERT INTO places (camera, vector, created_at, updated_at) VALUES (?, ?, ?, ?)",
         (camera, v.tobytes(), now, now),
     )
-    return place_id, None
+    return place_id, None, 1.0
 
 
 def _changes(db: Database) -> int:
@@ -122,7 +126,8 @@ def forget(db: Database, place_id: int) -> int:
     """Deletes a place: its observations keep no place (nor its name as their zone). Returns how many."""
     _, label = _place(db, place_id)
     db.execute(
-        "UPDATE observations SET place_id = NULL, zone = CASE WHEN zone = ? THEN '' ELSE zone END WHERE place_id = ?",
+        "UPDATE observations SET place_id = NULL, place_score = NULL, zone = CASE WHEN zone = ? THEN '' ELSE zone END "
+        "WHERE place_id = ?",
         (label or "", int(place_id)),
     )
     changed = _changes(db)
@@ -133,12 +138,16 @@ def forget(db: Database, place_id: int) -> int:
 def places(db: Database, camera: str | None = None) -> list[Place]:
     """The places (of one camera, or all), most observed first."""
     rows = db.query(
-        "SELECT p.id, p.camera, p.name, count(o.id), min(o.t_start), max(o.t_end), max(o.id) FROM places p "
+        "SELECT p.id, p.camera, p.name, count(o.id), min(o.t_start), max(o.t_end), max(o.id), avg(o.place_score) "
+        "FROM places p "
         "LEFT JOIN observations o ON o.place_id = p.id WHERE (? IS NULL OR p.camera = ?) GROUP BY p.id "
         "ORDER BY count(o.id) DESC, p.id",
         (camera, camera),
     )
-    return [Place(int(i), str(c), n, int(k), a, b, None if e is None else int(e)) for i, c, n, k, a, b, e in rows]
+    return [
+        Place(int(i), str(c), n, int(k), a, b, None if e is None else int(e), None if s is None else round(float(s), 3))
+        for i, c, n, k, a, b, e, s in rows
+    ]
 
 
 def placed_observations(db: Database) -> list[tuple[int, int, float, float]]:

@@ -28,7 +28,7 @@ __all__ = ["Reads"]
 _ENTITY_COLUMNS = "e.id, e.kind, e.category, e.name, e.first_seen, e.last_seen"
 _OBSERVATION_COLUMNS = (
     "id, clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, description, crop_path, "
-    "colour, colour_second, rgb, pattern, size, zone, region, motion, place_id"
+    "colour, colour_second, rgb, pattern, size, zone, region, motion, place_id, place_score"
 )
 _DECISION_COLUMNS = "a.observation_id, a.entity_id, a.created_entity, a.candidates, a.tau_low, a.tau_high"
 

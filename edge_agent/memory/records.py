@@ -248,6 +248,7 @@ class Observation(Placed):
     region: str = ""
     motion: str = ""
     place_id: int | None = None  #: the place it was seen at, for a camera without zones (memory.places)
+    place_score: float | None = None  #: how alike its surroundings were to that place's (cosine; 1: it began it)
 
     @property
     def colours(self) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -315,7 +315,13 @@ ALTER TABLE observations ADD COLUMN place_id INTEGER REFERENCES places (id) ON D
 CREATE INDEX observations_by_place ON observations (place_id);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
+# Version 6 (issue 18): how sure memory is of an observation's place: the likeness (cosine) of its surroundings to
+# the place's mean when it was placed there (1 for the observation a new place began with).
+_V6 = """
+ALTER TABLE observations ADD COLUMN place_score REAL CHECK (place_score IS NULL OR place_score BETWEEN -1 AND 1);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

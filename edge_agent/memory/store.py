@@ -223,11 +223,12 @@ class Store(Reads, Housekeeping):
                     now,
                 ),
             )
-            placed: dict[int, int] = {}  # track -> place, for a camera without zones
+            placed: dict[int, tuple[int, float]] = {}  # track -> (place, likeness), for a camera without zones
             for i, r in enumerate(records):
                 if r.surroundings is not None and not r.description.zone and not r.description.moving:
                     # where it stands (a thing carried past is at no place)
-                    placed[r.track_id], named = places.assign(self.db, clip.camera, r.surroundings)
+                    place_id, named, likeness = places.assign(self.db, clip.camera, r.surroundings)
+                    placed[r.track_id] = (place_id, likeness)
                     if named:  # a place the user named: the thing was there
                         records[i] = replace(r, description=replace(r.description, zone=named))
             decisions = [self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id)) for r in records]
@@ -279,14 +280,14 @@ class Store(Reads, Housekeeping):
         return IngestResult(clip_id, True, tuple(decisions))
 
     def _write_observation(
-        self, clip_id: int, camera: str, r: ObservationRecord, place_id: int | None = None
+        self, clip_id: int, camera: str, r: ObservationRecord, place: tuple[int, float] | None = None
     ) -> AssociationDecision:
         space_id = self._space(r.embedding_space, int(r.embedding.size))
         d = r.description
         observation_id = self.db.insert(
             "INSERT INTO observations (clip_id, track_id, camera, kind, category, t_start, t_end, description, "
             "crop_path, media_bytes, space_id, colour, colour_second, rgb, pattern, size, zone, region, motion, "
-            "place_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "place_id, place_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 clip_id,
                 r.track_id,
@@ -307,7 +308,7 @@ class Store(Reads, Housekeeping):
                 d.zone,
                 d.region,
                 d.motion,
-                place_id,
+                *(place or (None, None)),
             ),
         )
         self.db.executemany(

@@ -32,7 +32,9 @@ def test_places_over_http(tmp_path, make_client):
     sofa, desk = listed[0]["id"], listed[1]["id"]
     named = client.post(f"/api/places/{sofa}/name", json={"name": "sofa"})
     assert named.status_code == 200 and named.json()["name"] == "sofa"
-    assert client.get(f"/api/entities/{1}").json()["observations"][0]["zone"] == "sofa"
+    first = client.get(f"/api/entities/{1}").json()["observations"][0]
+    assert (first["zone"], first["place_id"], first["place_score"]) == ("sofa", sofa, 1.0)  # it began the place
+    assert 0.9 < listed[0]["likeness"] < 1.0 and listed[1]["likeness"] == 1.0
     assert client.post("/api/places/99/name", json={"name": "x"}).status_code == 404
     assert client.post(f"/api/places/{sofa}/name", json={"name": ""}).status_code == 422
     assert client.post("/api/places/merge", json={"keep": sofa, "absorb": sofa}).status_code == 409

@@ -95,6 +95,8 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
             (shelf,) = places.places(store.db)
             assert (shelf.name, shelf.observations, store.observation(1).place_id) == ("shelf", 1, shelf.id)
             assert store.observation(1).zone == "counter"  # a zone the describer gave is kept
+            # how sure memory is of the place: unknown before version 6
+            assert (store.observation(1).place_score, shelf.likeness) == ((1.0, 1.0) if version >= 6 else (None, None))
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
 
 

@@ -41,6 +41,12 @@ def test_alike_surroundings_are_one_place_and_a_name_is_retroactive_and_lasting(
         assert [(p.camera, p.name, p.observations) for p in found] == [("wearable", None, 2), ("wearable", None, 1)]
         sofa, desk = found[0].id, found[1].id
         assert [o.place_id for o in store.observations_by_id([1, 2, 3])] == [sofa, desk, sofa]
+        # how sure memory is of each: the first of a place began it; the third is its cosine to the sofa's mean
+        scores = [o.place_score for o in store.observations_by_id([1, 2, 3])]
+        assert scores[:2] == [1.0, 1.0] and scores[2] == pytest.approx(
+            float(near(SOFA, 0.99, seed=1) @ near(SOFA, 0.99, seed=3)), abs=1e-3
+        )
+        assert found[0].likeness == pytest.approx((1.0 + scores[2]) / 2, abs=1e-3)
         assert all(o.zone == "" for o in store.observations_by_id([1, 2, 3]))
         with store.write():
             assert places.name(store.db, sofa, "  The Sofa ") == 2
@@ -64,6 +70,7 @@ def test_alike_surroundings_are_one_place_and_a_name_is_retroactive_and_lasting(
             places.name(store.db, desk, "desk")
             assert places.forget(store.db, desk) == 4
         assert places.places(store.db) == [] and {o.zone for o in store.observations_by_id([1, 2, 3])} == {""}
+        assert {o.place_score for o in store.observations_by_id([1, 2, 3])} == {None}  # no place, no likeness
         for bad in (lambda: places.name(store.db, 99, "x"), lambda: places.forget(store.db, 99)):
             with pytest.raises(NotFoundError, match="no place 99"):
                 bad()
@@ -112,7 +119,7 @@ def test_places_from_the_command_line(tmp_path, capsys):
     listed = json.loads(out)
     assert code == 0 and [(p["observations"], p["name"]) for p in listed] == [(2, None), (1, None)]
     code, out, _ = run("--home", home, "places", "list")
-    assert code == 0 and "(unnamed)" in out and "example: observation" in out
+    assert code == 0 and "(unnamed)" in out and "example: observation" in out and "(alike 0.99)" in out
     code, out, _ = run("--home", home, "places", "name", listed[0]["id"], "sofa")
     assert code == 0 and "2 observations are there" in out
     code, out, _ = run("--home", home, "places", "merge", listed[0]["id"], listed[1]["id"], "--json")
@@ -139,5 +146,8 @@ def test_moves_of_a_thing_a_worn_camera_saw_count_named_places_only(tmp_path, em
         with store.write():
             places.name(store.db, store.observation(1).place_id, "table")
             places.name(store.db, store.observation(3).place_id, "desk")
-        answer = DeterministicController(store, embedder).ask("How many times was the red cup moved to another place?")
+        controller = DeterministicController(store, embedder)
+        answer = controller.ask("How many times was the red cup moved to another place?")
         assert answer.text.startswith("1 time:"), answer.text
+        # where it was last seen, and how sure memory is of that place (it began the desk: 1.00)
+        assert ", by the desk (place 1.00 alike):" in controller.ask("Where was the red cup last seen?").text
