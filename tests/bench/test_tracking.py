@@ -4,6 +4,7 @@ installed; a clear error where it is not."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import numpy as np
 import pytest
@@ -41,6 +42,36 @@ def test_subsampling_keeps_every_step_th_frame_at_the_lower_rate():
     assert len(sequence.truth) == 17 and sequence.fps == pytest.approx(25 / 12)
     later = tracking.degrade("walkers", _walkers(), step=12, seed=1, offset=5)
     assert len(later.truth) == 17 and later.truth[0][1][0].tolist() == [6.0, 100.0, 56.0, 220.0]  # from frame 6
+
+
+def test_the_official_port_is_measured_where_an_older_supervision_has_it(monkeypatch):
+    """supervision's ByteTrack (0.25 and before) is called with our thresholds and its ids read back; a
+    supervision without it (the pinned one) gives no row."""
+    import types
+
+    made = {}
+
+    class Detections:
+        def __init__(self, xyxy, confidence, class_id):
+            self.xyxy, self.confidence, self.class_id, self.tracker_id = xyxy, confidence, class_id, None
+
+    class ByteTrack:
+        def __init__(self, **kwargs):
+            made.update(kwargs)
+
+        def update_with_detections(self, detections):
+            detections.tracker_id = np.arange(1, len(detections.xyxy) + 1)
+            return detections
+
+    monkeypatch.setitem(sys.modules, "supervision", types.SimpleNamespace(ByteTrack=ByteTrack, Detections=Detections))
+    update = tracking._official(0.1, 25 / 12)
+    assert update is not None
+    ids, boxes = update(np.array([[0, 0, 10, 20], [5, 5, 15, 25]], np.float32), np.array([0.9, 0.4], np.float32))
+    assert ids.tolist() == [1, 2] and boxes.shape == (2, 4)
+    assert made["minimum_matching_threshold"] == pytest.approx(0.9) and made["frame_rate"] == 2
+    assert made["track_activation_threshold"] == 0.5 and made["minimum_consecutive_frames"] == 1
+    monkeypatch.setitem(sys.modules, "supervision", types.SimpleNamespace(Detections=Detections))
+    assert tracking._official(0.1, 2.0) is None
 
 
 def test_without_motmetrics_the_benchmark_says_what_to_install(capsys, monkeypatch):

@@ -302,6 +302,7 @@ def test_a_place_of_a_worn_camera_is_named_on_the_page(tmp_path, artefacts, caps
             assert driver.find_element(By.ID, "places-panel").is_displayed()
             first = find(driver, "[data-testid=place]")[0]
             assert "2 sightings" in first.text and "wearable" in first.text
+            assert " alike" in first.text  # how alike its sightings' surroundings were (the API's likeness)
         with steps.step("named"):
             place_id = first.get_attribute("data-place-id")
             field = first.find_element(By.CSS_SELECTOR, "input[name=name]")

@@ -437,7 +437,7 @@ async function loadPlaces() {
     thumb(p.example ? `/api/crops/${p.example}` : null),
     h("span", { class: "label" },
       h("span", { class: "name" }, p.name || `place ${p.id}`),
-      h("span", { class: "sub" }, `${p.camera} · ${plural(p.observations, "sighting")}${p.last_seen ? ` · ${ago(p.last_seen)}` : ""}`)),
+      h("span", { class: "sub" }, `${p.camera} · ${plural(p.observations, "sighting")}${p.likeness != null ? ` · ${p.likeness.toFixed(2)} alike` : ""}${p.last_seen ? ` · ${ago(p.last_seen)}` : ""}`)),
     h("form", { class: "row", onsubmit: guard(async (event) => {
       event.preventDefault();
       const name = event.target.elements.name.value.trim();
