@@ -25,7 +25,6 @@ from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import kind_of
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
-from edge_agent.perception.places import surroundings
 
 __all__ = ["STAGES", "IngestReport", "Pipeline"]
 
@@ -193,7 +192,7 @@ class Pipeline:
             if placeless:
                 t = time.perf_counter()
                 picked = range(max(0, len(tracklet.boxes) - 3), len(tracklet.boxes))  # where it was last
-                around = surroundings(
+                around = self.backends.places.describe(
                     [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
                 )
                 stage["describe"] += (time.perf_counter() - t) * 1000
@@ -210,6 +209,7 @@ class Pipeline:
                     description=description,
                     crop_path=crop_path,
                     surroundings=around,
+                    surroundings_space=self.backends.places.space,
                 )
             )
         t = time.perf_counter()

@@ -69,7 +69,12 @@ class Runtime:
         from edge_agent.memory import Store
 
         return Store(
-            self.home, config=self.config.association, consolidation=self.config.consolidation, mode=mode, check=check
+            self.home,
+            config=self.config.association,
+            consolidation=self.config.consolidation,
+            places_config=self.config.places,
+            mode=mode,
+            check=check,
         )
 
     # -- the write path ------------------------------------------------------------------------------

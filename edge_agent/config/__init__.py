@@ -48,6 +48,7 @@ from edge_agent.config.embedders import (
 )
 from edge_agent.config.episodes import EpisodesConfig
 from edge_agent.config.paths import config_file, default_home, home_dir, models_dir
+from edge_agent.config.places import PlacesConfig
 from edge_agent.config.retrieval import RelationWeights, RetrievalConfig
 from edge_agent.config.root import Config, load_config
 from edge_agent.config.rules import RulesConfig
@@ -75,6 +76,7 @@ __all__ = [
     "ONNXEmbedderConfig",
     "OSNetEmbedderConfig",
     "OpenCVDetectorConfig",
+    "PlacesConfig",
     "RelationWeights",
     "RetrievalConfig",
     "RulesConfig",

@@ -20,6 +20,7 @@ from edge_agent.config.describer import DescriberConfig, TemplateDescriberConfig
 from edge_agent.config.detector import AutoDetector, DetectorConfig
 from edge_agent.config.embedders import EmbeddersConfig
 from edge_agent.config.episodes import EpisodesConfig
+from edge_agent.config.places import PlacesConfig
 from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.config.rules import RulesConfig
 from edge_agent.config.speech import SpeechConfig
@@ -59,6 +60,7 @@ class Config(StrictModel):
         default_factory=RetrievalConfig, description="seeds, PPR and the evidence budget"
     )
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig, description="traces and facts")
+    places: PlacesConfig = Field(default_factory=PlacesConfig, description="places of cameras without zones")
     backup: BackupConfig = Field(default_factory=BackupConfig, description="scheduled backups")
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
         default_factory=dict,

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edge_agent.config.places import SURROUNDINGS, PlacesConfig
 from edge_agent.errors import InvalidInputError
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import NotFoundError
 
 __all__ = ["SIMILARITY", "Place", "assign", "forget", "merge", "name", "placed_observations", "places"]
 
-#: a descriptor at least this similar (cosine) to a place's mean is of that place
-SIMILARITY = 0.96
+#: a model-free descriptor at least this similar (cosine) to a place's mean is of that place (``[places]`` sets it)
+SIMILARITY = PlacesConfig().similarity
 
 
 @dataclass(frozen=True)
@@ -35,16 +36,17 @@ class Place:
 
 
 def assign(
-    db: Database, camera: str, vector: np.ndarray, *, similarity: float = SIMILARITY
+    db: Database, camera: str, vector: np.ndarray, *, space: str = SURROUNDINGS, similarity: float = SIMILARITY
 ) -> tuple[int, str | None, float]:
-    """The place of a new observation of ``camera`` with surroundings ``vector`` (unit length): the most similar
-    place of the camera when at least ``similarity``, its mean moved towards the vector; else a new place.
+    """The place of a new observation of ``camera`` with surroundings ``vector`` (unit length, a descriptor in
+    ``space``): the most similar place of the camera in that space when at least ``similarity``, its mean moved
+    towards the vector; else a new place.
     Returns (place id, its name or None, how alike the vector is to the place: its cosine to the place's mean, 1
     for a new place)."""
     v = np.asarray(vector, np.float32).reshape(-1)
     best: tuple[float, int, np.ndarray, int, str | None] | None = None
     for place_id, blob, n, label in db.query(
-        "SELECT id, vector, sightings, name FROM places WHERE camera = ?", (camera,)
+        "SELECT id, vector, sightings, name FROM places WHERE camera = ? AND space = ?", (camera, space)
     ):
         mean = np.frombuffer(blob, np.float32)
         if mean.shape != v.shape:
@@ -62,8 +64,8 @@ def assign(
         )
         return place_id, label, round(best[0], 4)
     place_id = db.insert(
-        "INSERT INTO places (camera, vector, created_at, updated_at) VALUES (?, ?, ?, ?)",
-        (camera, v.tobytes(), now, now),
+        "INSERT INTO places (camera, space, vector, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        (camera, space, v.tobytes(), now, now),
     )
     return place_id, None, 1.0
 
@@ -103,10 +105,17 @@ def merge(db: Database, keep: int, absorb: int) -> int:
     if camera != other_camera:
         raise InvalidInputError(f"places {keep} and {absorb} are of different cameras ({camera}, {other_camera})")
     rows = {
-        int(i): (np.frombuffer(v, np.float32), int(k))
-        for i, v, k in db.query("SELECT id, vector, sightings FROM places WHERE id IN (?, ?)", (int(keep), int(absorb)))
+        int(i): (np.frombuffer(v, np.float32), int(k), str(s))
+        for i, v, k, s in db.query(
+            "SELECT id, vector, sightings, space FROM places WHERE id IN (?, ?)", (int(keep), int(absorb))
+        )
     }
-    (a, n), (b, m) = rows[int(keep)], rows[int(absorb)]
+    (a, n, space), (b, m, other_space) = rows[int(keep)], rows[int(absorb)]
+    if space != other_space:
+        raise InvalidInputError(
+            f"places {keep} and {absorb} are described in different spaces ({space}, {other_space}): "
+            "their descriptors cannot be one mean"
+        )
     mean = (a * n + b * m) / (n + m)
     db.execute(
         "UPDATE places SET vector = ?, sightings = ?, updated_at = ? WHERE id = ?",

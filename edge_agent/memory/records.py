@@ -11,6 +11,7 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from edge_agent.config.places import SURROUNDINGS
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, Placed, label
 
@@ -92,7 +93,8 @@ class ObservationRecord:
     ``embedding_space`` (the embedder's name: vectors of different spaces are never compared).
     ``description``: what the describer said, as typed fields and a sentence (a string given is taken as a
     sentence with no fields). ``surroundings``: for a camera without zones, the descriptor of what is around the
-    thing (:mod:`edge_agent.perception.places`), which memory groups into places the user can name.
+    thing (:mod:`edge_agent.perception.places`) in ``surroundings_space``, which memory groups into places the
+    user can name.
     """
 
     track_id: int
@@ -106,6 +108,7 @@ class ObservationRecord:
     description: Description = Description()
     crop_path: str | None = None
     surroundings: npt.NDArray[np.float32] | None = None
+    surroundings_space: str = SURROUNDINGS
     t_start: float = field(init=False)
     t_end: float = field(init=False)
 
@@ -127,6 +130,8 @@ class ObservationRecord:
             if around.size == 0 or not np.all(np.isfinite(around)):
                 raise InvalidRecordError("surroundings must be a non-empty finite vector")
             object.__setattr__(self, "surroundings", around)
+            if not isinstance(self.surroundings_space, str) or not self.surroundings_space.strip():
+                raise InvalidRecordError("surroundings_space must name the descriptor")
 
         times = np.asarray(self.frame_times, dtype=np.float64).reshape(-1)
         boxes = np.ascontiguousarray(self.boxes, dtype=np.float32)

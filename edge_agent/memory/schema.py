@@ -316,9 +316,11 @@ CREATE INDEX observations_by_place ON observations (place_id);
 """
 
 # Version 6 (issue 18): how sure memory is of an observation's place: the likeness (cosine) of its surroundings to
-# the place's mean when it was placed there (1 for the observation a new place began with).
+# the place's mean when it was placed there (1 for the observation a new place began with); and the space a place's
+# descriptors are in (the model-free descriptor, or an image-text model's), never compared across spaces.
 _V6 = """
 ALTER TABLE observations ADD COLUMN place_score REAL CHECK (place_score IS NULL OR place_score BETWEEN -1 AND 1);
+ALTER TABLE places ADD COLUMN space TEXT NOT NULL DEFAULT 'surroundings';
 """
 
 MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}

@@ -19,6 +19,7 @@ from typing import IO
 import numpy as np
 
 from edge_agent.config.paths import default_home
+from edge_agent.config.places import PlacesConfig
 from edge_agent.memory import consolidate, episodes, places
 from edge_agent.memory.associate import AssociationConfig, Associator
 from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
@@ -84,6 +85,7 @@ class Store(Reads, Housekeeping):
         config: AssociationConfig | None = None,
         driver: str | None = None,
         consolidation: consolidate.ConsolidationConfig | None = None,
+        places_config: PlacesConfig | None = None,
         mode: str = "write",
         check: bool = True,
     ) -> None:
@@ -105,6 +107,7 @@ class Store(Reads, Housekeeping):
         self.config = config or AssociationConfig()
         self.associator = Associator(self.db, self.config)
         self.consolidation = consolidation or consolidate.ConsolidationConfig()
+        self.places_config = places_config or PlacesConfig()
         self.summarize: episodes.Summarizer | None = None  #: writes episode summaries (an LLM); None: extractive
         self._spaces: dict[str, tuple[int, int]] = {}
         self._load_spaces()
@@ -227,7 +230,13 @@ class Store(Reads, Housekeeping):
             for i, r in enumerate(records):
                 if r.surroundings is not None and not r.description.zone and not r.description.moving:
                     # where it stands (a thing carried past is at no place)
-                    place_id, named, likeness = places.assign(self.db, clip.camera, r.surroundings)
+                    place_id, named, likeness = places.assign(
+                        self.db,
+                        clip.camera,
+                        r.surroundings,
+                        space=r.surroundings_space,
+                        similarity=self.places_config.threshold(r.surroundings_space),
+                    )
                     placed[r.track_id] = (place_id, likeness)
                     if named:  # a place the user named: the thing was there
                         records[i] = replace(r, description=replace(r.description, zone=named))

@@ -5,7 +5,7 @@ detector / the colour-texture embedder."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from edge_agent.perception.embed import (
     OSNetEmbedder,
     TensorRTEmbedder,
 )
+from edge_agent.perception.places import ImageTextPlaces, ModelFreePlaces, PlaceDescriber
 
 __all__ = ["Backends", "build_backends"]
 
@@ -45,6 +46,7 @@ class Backends:
     describer: Describer
     transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
     described: Described | None = None  #: GEB's multimodal embedding (appearance + the description's words)
+    places: PlaceDescriber = field(default_factory=ModelFreePlaces)  #: a thing's surroundings, without zones
 
     def space(self, kind: str) -> str:
         """The embedding space observations of ``kind`` are stored in."""
@@ -57,6 +59,7 @@ class Backends:
             **{f"embedder.{kind}": self.space(kind) for kind in self.embedders},
             "describer": self.describer.name,
             "speech": self.transcriber.name if self.transcriber is not None else "none",
+            "places": self.places.space,
         }
 
 
@@ -133,7 +136,17 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         transcriber = WhisperTranscriber(
             model, compute_type=config.speech.compute_type, language=config.speech.language
         )
-    return Backends(detector, embedders, describer, transcriber, _described(config.embedders.described))
+    places: PlaceDescriber = ModelFreePlaces()
+    if config.places.image_text:
+        from edge_agent.perception.imagetext import ONNXCLIPEmbedder
+
+        folder = _model_file(config.places.image_text, models)
+        try:
+            model = ONNXCLIPEmbedder(folder / "image.onnx", folder / "text.onnx", folder / "tokenizer.json")
+        except (FileNotFoundError, ImportError, ModelError) as exc:
+            raise ModelError(f"[places] image_text: {exc}") from None
+        places = ImageTextPlaces(model)
+    return Backends(detector, embedders, describer, transcriber, _described(config.embedders.described), places)
 
 
 def _described(weights: dict[str, float]) -> Described | None:

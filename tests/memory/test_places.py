@@ -151,3 +151,24 @@ def test_moves_of_a_thing_a_worn_camera_saw_count_named_places_only(tmp_path, em
         assert answer.text.startswith("1 time:"), answer.text
         # where it was last seen, and how sure memory is of that place (it began the desk: 1.00)
         assert ", by the desk (place 1.00 alike):" in controller.ask("Where was the red cup last seen?").text
+
+
+def test_places_of_two_descriptors_are_kept_apart(tmp_path):
+    """The same vector in another descriptor's space is another place (a descriptor of one model is never compared
+    with another's); each space joins a place at its own threshold ([places]); such places do not merge."""
+    from edge_agent.config import PlacesConfig
+
+    config = PlacesConfig(similarity=0.96, image_text_similarity=0.5)
+    with Store(tmp_path / "home", places_config=config) as store:
+        for k, (around, space) in enumerate(
+            ((SOFA, "surroundings"), (SOFA, "image-text:clip"), (near(SOFA, 0.7, seed=9), "image-text:clip"))
+        ):
+            record = replace(_seen(100.0 * k, around), surroundings_space=space)
+            store.ingest_clip(clip(100.0 * k, camera="wearable"), [record])
+        first, second, third = store.observations_by_id([1, 2, 3])
+        assert first.place_id != second.place_id == third.place_id  # 0.7 alike joins at the image-text threshold 0.5
+        assert third.place_score == pytest.approx(0.7, abs=0.02)
+        with pytest.raises(ValueError, match="different spaces"), store.write():
+            places.merge(store.db, first.place_id, second.place_id)
+        with pytest.raises(InvalidRecordError, match="surroundings_space"):
+            replace(_seen(0.0, SOFA), surroundings_space=" ")

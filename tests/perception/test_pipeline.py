@@ -108,3 +108,49 @@ def test_vlm_describer_gets_the_memory_of_the_proposed_entity(tmp_path, scene):
             ("a red mug with white stripes", ("red", "white"), "striped")
         }
         assert all(o.motion and o.place and o.size for o in stored)  # measured, as the template does
+
+
+def test_an_image_text_model_describes_places_where_one_is_configured(tmp_path, scene):
+    """[places] image_text: a thing's surroundings (twice its width, half its height above and below) go through the
+    model's image tower, and memory keeps those places apart from the model-free descriptor's (a stand-in model:
+    no CLIP-style weights install offline)."""
+    import numpy as np
+
+    from edge_agent.capture import open_source
+    from edge_agent.config import load_config
+    from edge_agent.ingest import Pipeline
+    from edge_agent.memory import places
+    from edge_agent.perception.backends import build_backends
+    from edge_agent.perception.detect import ModelError
+    from edge_agent.perception.places import ImageTextPlaces
+
+    class StandIn:
+        space, dims = "stand-in", 4
+
+        def __init__(self):
+            self.shapes = []
+
+        def embed_images(self, images):
+            self.shapes += [i.shape[:2] for i in images]
+            means = np.array([[*i.reshape(-1, 3).mean(axis=0), 40.0] for i in images], np.float32)
+            return means / np.linalg.norm(means, axis=1, keepdims=True)
+
+        def embed_texts(self, texts):
+            raise AssertionError("places use the image tower only")
+
+    config = load_config(detector={"type": "gt"})
+    with pytest.raises(ModelError, match=r"\[places\] image_text: image-text model file not found"):
+        build_backends(load_config(detector={"type": "opencv"}, places={"image_text": "nowhere"}), tmp_path)
+    model = StandIn()
+    with Store(tmp_path / "home") as store:
+        source = open_source(str(scene[0]), start=0.0)
+        backends = build_backends(config, tmp_path, source)
+        backends.places = ImageTextPlaces(model)
+        assert backends.summary()["places"] == "image-text:stand-in"
+        Pipeline(store, backends, config).run(source, "kitchen")
+        found = places.places(store.db)
+        assert found and model.shapes  # the model saw the surroundings; memory grouped them into places
+        spaces = {s for (s,) in store.db.query("SELECT DISTINCT space FROM places")}
+        assert spaces == {"image-text:stand-in"}
+        placed = [o for e in store.entities() for o in store.observations(e.id) if o.place_id is not None]
+        assert placed and all(0.0 < o.place_score <= 1.0 for o in placed)
