@@ -145,7 +145,7 @@ private:
     std::int64_t dims_ = 0;        // width of the appearance vectors seen so far (0: none yet)
     std::vector<float> features_;  // this frame's detection vectors, unit length
     std::vector<const Detection*> high_, low_, left_;
-    std::vector<Track*> pool_, remaining_, recovering_, unmatched_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
+    std::vector<Track*> pool_, remaining_, unmatched_, activated_, refound_, newly_lost_, next_tracked_, next_lost_;
     std::vector<Edge> edges_;
     std::vector<Match> matches_;
     std::vector<std::int32_t> order_;
