@@ -163,16 +163,21 @@ def absences(
     visible = set(seen)
     out: list[float] = []
     last_seen: float | None = None
+    due: float | None = None  # when the absence since the last sighting is due, once the first frame without it asks
     armed = False
     last_fired: float | None = None
     for t in recorded:
         if t in visible:
-            last_seen, armed = t, True
+            last_seen, due, armed = t, None, True
             continue
         if not armed or last_seen is None:
             continue
-        due = after_recording(sessions, last_seen, span)
-        if due is not None and t >= due:
+        if due is None:
+            due = after_recording(sessions, last_seen, span)
+            if due is None:  # the recording never adds up to the span
+                armed = False
+                continue
+        if t >= due:
             armed = False
             if last_fired is None or due - last_fired >= cooldown_s:
                 last_fired = due

@@ -48,13 +48,8 @@ def surroundings(images: Sequence[np.ndarray], boxes: Sequence[np.ndarray]) -> n
     width, weighs twice the band of the same size above it."""
     total = np.zeros(DIMS, np.float32)
     for image, box in zip(images, boxes):
-        height, width = image.shape[:2]
-        x0, y0, x1, y1 = (float(v) for v in box)
-        w, h = max(1.0, x1 - x0), max(1.0, y1 - y0)
-        left, right = int(max(0, x0 - w / 2)), int(min(width, x1 + w / 2))
-        below = image[int(min(height, y1)) : int(min(height, y1 + h / 2)), left:right]
-        above = image[int(max(0, y0 - h / 2)) : int(max(0, y0)), left:right]
-        total += np.concatenate([_band(below) * 2.0, _band(above)])
+        region, top, bottom = _around(image, box)
+        total += np.concatenate([_band(region[bottom:]) * 2.0, _band(region[:top])])
     norm = float(np.linalg.norm(total))
     return total / norm if norm > 0 else total
 
@@ -62,12 +57,17 @@ def surroundings(images: Sequence[np.ndarray], boxes: Sequence[np.ndarray]) -> n
 def around(image: np.ndarray, box: np.ndarray) -> np.ndarray:
     """The part of ``image`` the surroundings of a thing in ``box`` are read from: twice its width, from half its
     height above it to half below (the bands of :func:`surroundings` and the thing between them)."""
+    return _around(image, box)[0]
+
+
+def _around(image: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """:func:`around`, and the rows in it where the thing's box begins and ends."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = (float(v) for v in box)
     w, h = max(1.0, x1 - x0), max(1.0, y1 - y0)
     left, right = int(max(0, x0 - w / 2)), int(min(width, x1 + w / 2))
     top, bottom = int(max(0, y0 - h / 2)), int(min(height, y1 + h / 2))
-    return image[top:bottom, left:right]
+    return image[top:bottom, left:right], max(0, int(max(0, y0)) - top), max(0, int(min(height, y1)) - top)
 
 
 class PlaceDescriber(Protocol):
