@@ -1,14 +1,19 @@
 """The write path: frames -> detections -> tracklets -> crops, embeddings, descriptions -> observations in
 memory, one clip per transaction (GEB sections 3.1-3.3, ReflectWorld-MM's streaming ingestion). It sits
 above perception and memory and joins them; every run reports the backends it used and how long each
-stage took."""
+stage took.
+
+Perception of a clip ends in a :class:`PerceivedClip` (its records, caption, speech and pictures), which a
+:class:`Destination` takes: the memory itself (:class:`MemoryWriter`), or a camera node's outbox that sends it
+to a memory hub (edge_agent.mqtt)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -16,9 +21,8 @@ import numpy as np
 from edge_agent.capture import ClipFrames, FrameSource, VideoFileSource, clips
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
-from edge_agent.memory import ClipRecord, ObservationRecord, StorageFullError, Store
+from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, StorageFullError, Store
 from edge_agent.memory.db import human_bytes
-from edge_agent.memory.description import label
 from edge_agent.perception.backends import Backends
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
@@ -26,7 +30,16 @@ from edge_agent.perception.detect import kind_of
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
 
-__all__ = ["STAGES", "IngestReport", "Pipeline"]
+__all__ = [
+    "STAGES",
+    "Delivered",
+    "Destination",
+    "IngestReport",
+    "MemoryWriter",
+    "PerceivedClip",
+    "Pipeline",
+    "write_clip",
+]
 
 STAGES = ("decode", "detect", "track", "embed", "describe", "write", "rules", "speech")
 
@@ -41,6 +54,8 @@ class IngestReport:
     clips_skipped: int = 0
     observations: int = 0
     new_entities: int = 0
+    rules_ms: float = 0.0  #: of the time it took, what the rules (and backups) after the write took
+    clip_id: int | None = None  #: the clip in memory, where the destination is memory
     video_seconds: float = 0.0
     wall_seconds: float = 0.0
     stage_ms: dict[str, float] = field(default_factory=lambda: {s: 0.0 for s in STAGES})
@@ -50,14 +65,103 @@ class IngestReport:
         return self.video_seconds / self.wall_seconds if self.wall_seconds > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class PerceivedClip:
+    """A clip as perception leaves it: what memory writes in one transaction (the clip, its observations, its
+    caption and timestamped speech) and the pictures they name (``media``: path relative to the media folder ->
+    JPEG bytes)."""
+
+    clip: ClipRecord
+    observations: tuple[ObservationRecord, ...]
+    caption: str | None = None
+    speech: tuple[tuple[float, float, str], ...] = ()
+    media: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """(camera, start in milliseconds): what makes a clip the same clip wherever it is sent."""
+        return self.clip.camera, int(round(self.clip.t_start * 1000))
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """What a destination did with a clip: the observations it holds and the entities they began (0 where the
+    clip was only queued to be sent)."""
+
+    observations: int = 0
+    new_entities: int = 0
+    rules_ms: float = 0.0  #: of the time it took, what the rules (and backups) after the write took
+    clip_id: int | None = None  #: the clip in memory, where the destination is memory
+
+
+class Destination(Protocol):
+    """Where perceived clips go, in time order per camera."""
+
+    def resume_point(self, camera: str) -> float | None:
+        """The end of the last clip of ``camera`` it has; a source resumes after it."""
+        ...
+
+    def deliver(self, perceived: PerceivedClip) -> Delivered: ...
+
+
+def write_clip(store: Store, perceived: PerceivedClip) -> IngestResult:
+    """Writes a perceived clip into memory: its pictures first (when there is room for them and its records),
+    then its records in one transaction; the pictures are taken back if the records cannot be committed, so a
+    full disk leaves no orphans. A clip already in memory (same camera and start) is left as it is."""
+    clip = perceived.clip
+    what = f"the {clip.camera} clip at {format_utc(clip.t_start)} UTC"
+    need = sum(len(b) for b in perceived.media.values()) + _records_bytes(perceived.observations)
+    created = store.save_media(perceived.media, need=need, what=what)
+    try:
+        return store.ingest_clip(clip, perceived.observations, caption=perceived.caption, speech=perceived.speech)
+    except BaseException as exc:
+        store.delete_media(created)
+        if isinstance(exc, StorageFullError):
+            raise StorageFullError(f"{what} (about {human_bytes(need)}) was not stored: {exc}") from None
+        raise
+
+
+class MemoryWriter:
+    """The destination that is the memory: each clip written (:func:`write_clip`), then ``after_clip`` (the
+    rules' resolver, scheduled backups) called."""
+
+    def __init__(self, store: Store, after_clip: Callable[[], None] | None = None) -> None:
+        self.store = store
+        self.after_clip = after_clip
+
+    def resume_point(self, camera: str) -> float | None:
+        return self.store.resume_point(camera)
+
+    def deliver(self, perceived: PerceivedClip) -> Delivered:
+        result = write_clip(self.store, perceived)
+        t = time.perf_counter()
+        if self.after_clip is not None:
+            self.after_clip()
+        rules_ms = (time.perf_counter() - t) * 1000
+        new = sum(d.created_entity for d in result.decisions)
+        return Delivered(len(result.decisions), new, rules_ms, result.clip_id)
+
+
 class Pipeline:
-    """Runs sources through perception into a store. ``stop`` ends the run after the current clip."""
+    """Runs sources through perception into a destination: the memory ``store`` (with ``after_clip`` called after
+    each clip is committed), or ``destination`` (a node's outbox; ``store`` may then be None, and perception
+    goes without memory's notes). ``stop`` ends the run after the current clip."""
 
     def __init__(
-        self, store: Store, backends: Backends, config: Config, *, after_clip: Callable[[], None] | None = None
+        self,
+        store: Store | None,
+        backends: Backends,
+        config: Config,
+        *,
+        after_clip: Callable[[], None] | None = None,
+        destination: Destination | None = None,
     ) -> None:
+        if destination is None:
+            if store is None:
+                raise ValueError("a pipeline needs a store or a destination")
+            destination = MemoryWriter(store, after_clip)
         self.store = store
-        self.after_clip = after_clip  #: called after each clip is committed (the rules' resolver)
+        self.destination = destination
         self.backends = backends
         self.config = config
         self.tracker_settings = config.tracker
@@ -70,7 +174,7 @@ class Pipeline:
         self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None
     ) -> IngestReport:
         report = IngestReport(source.name, camera, self.backends.summary())
-        resume = self.store.resume_point(camera)
+        resume = self.destination.resume_point(camera)
         started = time.perf_counter()
         self._speech = []
         if self.backends.transcriber is not None and isinstance(source, VideoFileSource):
@@ -101,7 +205,14 @@ class Pipeline:
                 if resume is not None and clip.t_end <= resume + 1e-6:
                     report.clips_skipped += 1  # already in memory: a restart resumes after it
                 else:
-                    self._clip(clip, camera, report)
+                    perceived = self.perceive(clip, camera, report.stage_ms)
+                    t = time.perf_counter()
+                    delivered = self.destination.deliver(perceived)
+                    report.stage_ms["write"] += (time.perf_counter() - t) * 1000 - delivered.rules_ms
+                    report.stage_ms["rules"] += delivered.rules_ms
+                    report.clips += 1
+                    report.observations += delivered.observations
+                    report.new_entities += delivered.new_entities
                 report.stage_ms["decode"] = decode_ms
                 report.wall_seconds = time.perf_counter() - started
                 if progress is not None:
@@ -113,8 +224,10 @@ class Pipeline:
         report.wall_seconds = time.perf_counter() - started
         return report
 
-    def _clip(self, clip: ClipFrames, camera: str, report: IngestReport) -> None:
-        stage = report.stage_ms
+    def perceive(self, clip: ClipFrames, camera: str, stage: dict[str, float]) -> PerceivedClip:
+        """Detection, tracking, embeddings, descriptions, places and pictures of one clip (``stage``: milliseconds
+        per stage, added to)."""
+        store = self.store
         t = time.perf_counter()
         detections = [self.backends.detector.detect(f) for f in clip.frames]
         stage["detect"] += (time.perf_counter() - t) * 1000
@@ -152,15 +265,16 @@ class Pipeline:
                 if o is not tracklet and o.t_start <= tracklet.t_end and o.t_end >= tracklet.t_start
             ]
             described = self.backends.described
-            space = described.space(kind, embedder.space) if described is not None else embedder.space
+            space = self.backends.space(kind)
             memory = (
-                self._memory_note(
+                _memory_note(
+                    store,
                     kind,
                     tracklet.category,
                     space,
                     described.appearance_only(kind, vector) if described is not None else vector,
                 )
-                if describer.wants_context
+                if describer.wants_context and store is not None
                 else None
             )
             context = ObservationContext(
@@ -179,11 +293,9 @@ class Pipeline:
             t = time.perf_counter()
             description = describer.describe(context)
             stage["describe"] += (time.perf_counter() - t) * 1000
-            if described is not None:  # GEB's multimodal embedding: what it looks like and what it was said to be
-                t = time.perf_counter()
-                words = label(tracklet.category, description.colours, description.pattern)
-                vector = described.combine(kind, vector, words)
-                stage["embed"] += (time.perf_counter() - t) * 1000
+            t = time.perf_counter()  # GEB's multimodal embedding: what it looks like and what it was said to be
+            vector, space = self.backends.observation_vector(kind, tracklet.category, vector, description)
+            stage["embed"] += (time.perf_counter() - t) * 1000
             contexts.append(context)
             t = time.perf_counter()
             crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
@@ -217,44 +329,25 @@ class Pipeline:
         stage["describe"] += (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         keyframe = _jpeg(media, f"keyframes/{clip_key}.jpg", _keyframe_image(clip), quality=80)
-        # A clip is stored whole or not at all: its pictures go to disk only when there is room for them and
-        # its records, and are taken back if the records cannot be committed (a full disk leaves no orphans).
-        need = sum(len(b) for b in media.values()) + _records_bytes(records)
-        created = self.store.save_media(media, need=need, what=f"the {camera} clip at {format_utc(clip.t_start)} UTC")
-        try:
-            result = self.store.ingest_clip(
-                ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), records, caption=caption, speech=speech
-            )
-        except BaseException as exc:
-            self.store.delete_media(created)
-            if isinstance(exc, StorageFullError):
-                raise StorageFullError(
-                    f"the {camera} clip at {format_utc(clip.t_start)} UTC (about {human_bytes(need)}) "
-                    f"was not stored: {exc}"
-                ) from None
-            raise
         stage["write"] += (time.perf_counter() - t) * 1000
-        if self.after_clip is not None:
-            t = time.perf_counter()
-            self.after_clip()
-            stage["rules"] += (time.perf_counter() - t) * 1000
-        report.clips += 1
-        report.observations += len(result.decisions)
-        report.new_entities += sum(d.created_entity for d in result.decisions)
-
-    def _memory_note(self, kind: str, category: str, space: str, vector: np.ndarray) -> str | None:
-        """ReflectWorld-MM's context-enhanced perception: what memory knows of the likely entity."""
-        entity = self.store.propose(kind, space, vector, category)
-        if entity is None:
-            return None
-        when = format_utc(entity.last_seen)
-        name = f" called {entity.name!r}" if entity.name else ""
-        recent = self.store.observations(entity.id)[-1:]
-        said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""
-        return (
-            f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, "
-            f"last at {when} UTC{said}"
+        return PerceivedClip(
+            ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), tuple(records), caption, tuple(speech), media
         )
+
+
+def _memory_note(store: Store, kind: str, category: str, space: str, vector: np.ndarray) -> str | None:
+    """ReflectWorld-MM's context-enhanced perception: what memory knows of the likely entity."""
+    entity = store.propose(kind, space, vector, category)
+    if entity is None:
+        return None
+    when = format_utc(entity.last_seen)
+    name = f" called {entity.name!r}" if entity.name else ""
+    recent = store.observations(entity.id)[-1:]
+    said = f"; last described as: {recent[0].description}" if recent and recent[0].description else ""
+    return (
+        f"probably entity #{entity.id}{name}, a {entity.category} seen {entity.observations} times, "
+        f"last at {when} UTC{said}"
+    )
 
 
 def _jpeg(media: dict[str, bytes], relative: str, image: np.ndarray, quality: int = 90) -> str:
@@ -273,7 +366,7 @@ def _keyframe_image(clip: ClipFrames) -> np.ndarray:
     return image
 
 
-def _records_bytes(records: list[ObservationRecord]) -> int:
+def _records_bytes(records: Sequence[ObservationRecord]) -> int:
     """A generous estimate of what a clip's records add to the database: vectors (the observation's and a
     reference copy), boxes, text and index entries, plus a page margin."""
     return 256 * 1024 + sum(

@@ -13,7 +13,7 @@ from edge_agent.config import Config, config_file, home_dir, load_config, models
 
 if TYPE_CHECKING:
     from edge_agent.capture import FrameSource
-    from edge_agent.ingest import Pipeline
+    from edge_agent.ingest import Destination, Pipeline
     from edge_agent.memory import Store
     from edge_agent.memory.backup import BackupSchedule
     from edge_agent.perception.backends import Backends
@@ -84,10 +84,18 @@ class Runtime:
 
         return build_backends(self.config, self.models, source)
 
-    def pipeline(self, store: Store, backends: Backends, *, after_clip: Callable[[], None] | None = None) -> Pipeline:
+    def pipeline(
+        self,
+        store: Store | None,
+        backends: Backends,
+        *,
+        after_clip: Callable[[], None] | None = None,
+        destination: Destination | None = None,
+    ) -> Pipeline:
+        """The write path into ``store``, or into ``destination`` (a camera node's outbox) with no memory."""
         from edge_agent.ingest import Pipeline
 
-        return Pipeline(store, backends, self.config, after_clip=after_clip)
+        return Pipeline(store, backends, self.config, after_clip=after_clip, destination=destination)
 
     def alerting(self, store: Store) -> Alerting:
         from edge_agent.rules.alerting import Alerting

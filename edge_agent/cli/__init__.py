@@ -19,6 +19,7 @@ from edge_agent.cli import (
     demo,
     entities,
     evaluate,
+    hub,
     ingest,
     memory,
     models,
@@ -30,7 +31,7 @@ from edge_agent.cli.common import fail, global_options
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS = (entities, places, ingest, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
+_GROUPS = (entities, places, ingest, hub, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,6 +24,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "runtime",
+    "show_warnings",
     "utc",
 ]
 
@@ -89,6 +90,14 @@ def port(text: str) -> int:
 def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:
     """The runtime of the options given (``overrides`` replace areas of the configuration)."""
     return Runtime.load(home=args.home, config=args.config, models=args.models, **overrides)
+
+
+def show_warnings() -> None:
+    """For the long-running commands (a node, the hub, the Frigate follower): their modules' warnings and errors
+    (a lost broker, a refused clip) printed as one line each."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="edge-agent: %(levelname)s: %(message)s")
 
 
 def fail(message: str) -> int:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import signal
+import socket
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import camera_name, emit, fail, parse_time, runtime
+from edge_agent.cli.common import camera_name, emit, fail, parse_time, runtime, show_warnings
 
 __all__ = ["register"]
 
@@ -33,9 +35,84 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             help="detector backend (default: the configuration's, else auto: YOLOX if its file is there, else OpenCV)",
         )
         run_.add_argument("--speech", action="store_true", help="transcribe a recording's audio track (faster-whisper)")
+        run_.add_argument(
+            "--publish",
+            metavar="URL",
+            help="be a camera node: perception only, each clip published to the memory hub through this MQTT broker "
+            "(mqtt://[USER[:PASSWORD]@]HOST[:PORT], mqtts:// for TLS; see `edge-agent hub`)",
+        )
+        run_.add_argument(
+            "--outbox", type=Path, help="with --publish: the node's outbox file (default <home>/outbox-<camera>.db)"
+        )
+        run_.add_argument(
+            "--node", help="with --publish: this node's name at the broker (default <host name>-<camera>)"
+        )
+        run_.add_argument(
+            "--drain",
+            type=float,
+            default=120.0,
+            metavar="S",
+            help="with --publish, at the end of a recording: seconds to wait for the hub to confirm every clip (120)",
+        )
         run_.add_argument("--json", action="store_true", help="print the run report as JSON")
         run_.add_argument("--quiet", action="store_true", help="no progress bar")
         run_.set_defaults(handler=run)
+
+
+def _stopper(pipeline: Any, source: Any) -> Any:
+    def stop(signum: int, _frame: object) -> None:
+        print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
+        pipeline.stop.set()
+        if source.live:
+            source.close()  # ends the frame stream; the partial clip is still written
+
+    return stop
+
+
+def publish(args: argparse.Namespace, rt: Any, source: Any, backends: Any, camera: str) -> int:
+    """A camera node: perception into the outbox, the outbox to the hub (edge_agent.mqtt.node)."""
+    from edge_agent.memory.outbox import Outbox
+    from edge_agent.mqtt.broker import Broker
+    from edge_agent.mqtt.node import Node
+    from edge_agent.mqtt.topics import level
+
+    show_warnings()
+    config = rt.config.mqtt
+    broker = Broker.parse(args.publish, config)
+    path = args.outbox or rt.home / f"outbox-{level(camera)}.db"
+    outbox = Outbox(path, config.outbox_max_mb << 20)
+    node_id = args.node or f"{socket.gethostname()}-{camera}"
+    with Node(broker, outbox, [camera], node_id) as node:
+        pipeline = rt.pipeline(None, backends, destination=node)
+        previous = {s: signal.signal(s, _stopper(pipeline, source)) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            report = pipeline.run(source, camera)
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        waiting = node.drain(args.drain) if not pipeline.stop.is_set() else node.outbox.waiting()
+        refused = node.outbox.refused()
+        sent, confirmed = node.sent, node.confirmed
+    outbox.close()
+    summary = {
+        **asdict(report),
+        "x_realtime": report.x_realtime,
+        "broker": broker.where,
+        "node": node_id,
+        "outbox": str(path),
+        "sent": sent,
+        "confirmed": confirmed,
+        "waiting": waiting,
+        "refused": len(refused),
+    }
+    text = (
+        f"{camera}: {report.clips} clips ({report.clips_skipped} sent before), {report.frames} frames, "
+        f"{report.observations} observations ({report.x_realtime:.1f}x real time); published to {broker.where}: "
+        f"{confirmed} confirmed by the hub, {waiting} waiting in {path}"
+        + (" (sent when this node runs again)" if waiting else "")
+        + (f", {len(refused)} refused by the hub (kept in the outbox)" if refused else "")
+    )
+    return emit(args, summary, text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     backends = rt.backends(source)
     if args.command == "watch" and not source.live:
         print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)
+    if args.publish:
+        return publish(args, rt, source, backends, camera)
     summarize = rt.summarizer()
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = summarize
@@ -71,14 +150,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
 
         pipeline = rt.pipeline(store, backends, after_clip=after_clip)
-
-        def stop(signum: int, _frame: object) -> None:
-            print(f"\nedge-agent: {signal.Signals(signum).name}: stopping after the current clip", file=sys.stderr)
-            pipeline.stop.set()
-            if source.live:
-                source.close()  # ends the frame stream; the partial clip is still written
-
-        previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        previous = {s: signal.signal(s, _stopper(pipeline, source)) for s in (signal.SIGINT, signal.SIGTERM)}
         bar = None
         if not args.quiet and sys.stderr.isatty():
             from tqdm import tqdm

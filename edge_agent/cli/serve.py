@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from edge_agent.cli.common import fail, port, runtime
+from edge_agent.cli.common import port, runtime
+from edge_agent.errors import EdgeAgentError
 
-__all__ = ["register"]
+__all__ = ["add_options", "build_app", "register", "server_options"]
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -17,33 +18,58 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="a local HTTP API over the memory (ask, entities, moments, rules, alerts) and the dashboard",
     )
-    serve.add_argument(
+    add_options(serve)
+    serve.set_defaults(handler=run)
+
+
+def add_options(parser: argparse.ArgumentParser, *, default: int = 8765) -> None:
+    """--host, --port and --require-token (serve, and hub --serve)."""
+    parser.add_argument(
         "--host",
         default="127.0.0.1",
         help="address to bind (default 127.0.0.1: this machine only); any other address (0.0.0.0, a LAN "
         "address) requires the API token, made on first use in <home>/api-token",
     )
-    serve.add_argument("--port", type=port, default=8765, help="TCP port (8765)")
-    serve.add_argument(
+    parser.add_argument("--port", type=port, default=default, help=f"TCP port ({default})")
+    parser.add_argument(
         "--require-token",
         action="store_true",
         help="require the API token on a loopback bind too (other users of this machine can reach loopback); "
         "also [api] require_token = true in the configuration",
     )
-    serve.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Bound to loopback the API needs no token unless --require-token (or [api] require_token); bound to anything
-    else, or so required, every /api/ request needs the token kept in <home>/api-token (made, 0600, printed once)."""
     rt = runtime(args)
+    app = build_app(rt, args)
+    import uvicorn
+
+    uvicorn.run(app, **server_options(args))
+    return 0
+
+
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "host": args.host,
+        "port": args.port,
+        "log_level": "info",
+        "ws": "none",
+        "server_header": False,
+        "timeout_graceful_shutdown": 5,
+    }
+
+
+def build_app(rt: Any, args: argparse.Namespace) -> Any:
+    """The API app over the runtime's memory. Bound to loopback the API
+    needs no token unless --require-token (or [api] require_token); bound to anything else, or so required, every
+    /api/ request needs the token kept in <home>/api-token (made, 0600, printed once)."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
         from edge_agent.api import create_app
         from edge_agent.api.security import TOKEN_FILE, is_loopback, load_or_create_token
     except ImportError as exc:
-        return fail(f"serve needs FastAPI and uvicorn ({exc}): pip install edge-agent")
+        raise EdgeAgentError(f"serve needs FastAPI and uvicorn ({exc}): pip install edge-agent") from None
     with rt.store(mode="read"):  # fails now, not at the first request, if memory cannot be opened
         pass
     token = None
@@ -66,14 +92,4 @@ def run(args: argparse.Namespace) -> int:
                 f"{rt.home / TOKEN_FILE} (header 'Authorization: Bearer <token>')",
                 file=sys.stderr,
             )
-    app = create_app(rt, token=token)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="info",
-        ws="none",
-        server_header=False,
-        timeout_graceful_shutdown=5,
-    )
-    return 0
+    return create_app(rt, token=token)

@@ -47,6 +47,7 @@ from edge_agent.config.embedders import (
     TensorRTEmbedderConfig,
 )
 from edge_agent.config.episodes import EpisodesConfig
+from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.paths import config_file, default_home, home_dir, models_dir
 from edge_agent.config.places import PlacesConfig
 from edge_agent.config.retrieval import RelationWeights, RetrievalConfig
@@ -72,7 +73,9 @@ __all__ = [
     "EmbedderConfig",
     "EmbeddersConfig",
     "EpisodesConfig",
+    "FrigateConfig",
     "GroundTruthDetectorConfig",
+    "MqttConfig",
     "ONNXEmbedderConfig",
     "OSNetEmbedderConfig",
     "OpenCVDetectorConfig",

@@ -20,6 +20,7 @@ from edge_agent.config.describer import DescriberConfig, TemplateDescriberConfig
 from edge_agent.config.detector import AutoDetector, DetectorConfig
 from edge_agent.config.embedders import EmbeddersConfig
 from edge_agent.config.episodes import EpisodesConfig
+from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.places import PlacesConfig
 from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.config.rules import RulesConfig
@@ -62,6 +63,8 @@ class Config(StrictModel):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig, description="traces and facts")
     places: PlacesConfig = Field(default_factory=PlacesConfig, description="places of cameras without zones")
     backup: BackupConfig = Field(default_factory=BackupConfig, description="scheduled backups")
+    mqtt: MqttConfig = Field(default_factory=MqttConfig, description="camera nodes and the memory hub over MQTT")
+    frigate: FrigateConfig = Field(default_factory=FrigateConfig, description="following a Frigate install")
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
         default_factory=dict,
         description="per camera, named places drawn in image pixels: {camera: {name: [x1, y1, x2, y2]}}",

@@ -238,6 +238,17 @@ def named_entities(db: Database) -> dict[str, int]:
     return {name: int(i) for i, name in db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
 
 
+def seen_zones(db: Database) -> list[tuple[str, str]]:
+    """(zone, camera) of every named zone things were described at (a camera's zones, or Frigate's)."""
+    return [
+        (str(z), str(c))
+        for z, c in db.query(
+            "SELECT DISTINCT o.zone, c.camera FROM observations o JOIN clips c ON c.id = o.clip_id "
+            "WHERE o.zone != '' ORDER BY 1, 2"
+        )
+    ]
+
+
 def entity_categories(db: Database) -> list[str]:
     """The categories memory's entities have (lower-cased, sorted)."""
     return [str(r[0]) for r in db.query("SELECT DISTINCT lower(category) FROM entities ORDER BY 1")]

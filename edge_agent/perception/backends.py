@@ -9,8 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from edge_agent.capture import FrameSource, MOTSequenceSource
 from edge_agent.config import Config
+from edge_agent.memory.description import Description, label
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, TemplateDescriber
 from edge_agent.perception.detect import (
     DetectionNoise,
@@ -52,6 +55,18 @@ class Backends:
         """The embedding space observations of ``kind`` are stored in."""
         appearance = self.embedders[kind].space
         return self.described.space(kind, appearance) if self.described is not None else appearance
+
+    def observation_vector(
+        self, kind: str, category: str, appearance: np.ndarray, description: Description
+    ) -> tuple[np.ndarray, str]:
+        """An observation's vector and its space: the appearance vector, joined with the description's words where
+        GEB's multimodal embedding is configured."""
+        space = self.space(kind)
+        if self.described is None:
+            return appearance, space
+        return self.described.combine(
+            kind, appearance, label(category, description.colours, description.pattern)
+        ), space
 
     def summary(self) -> dict[str, str]:
         return {

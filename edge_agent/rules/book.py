@@ -111,10 +111,10 @@ class Vocabulary:
 
 
 def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabulary:
-    """What a rule may name: the configuration's places and those the user named (``edge-agent places``), the
-    entities the user named, and the categories
-    things are detected as (the detector's classes, and those of memory's entities, e.g. from another
-    detector or a synthetic world)."""
+    """What a rule may name: the configuration's places, those the user named (``edge-agent places``) and the
+    zones memory saw things in (a Frigate install's), the entities the user named, and the categories things are
+    detected as (the detector's classes, and those of memory's entities, e.g. from another detector or a
+    synthetic world)."""
     places: dict[str, list[str]] = {}
     for camera, named in sorted(zones.items()):
         for name in named:
@@ -122,6 +122,9 @@ def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabula
     for place in memory_places.places(store.db):  # named by the user for a camera without zones
         if place.name and place.camera not in places.setdefault(place.name, []):
             places[place.name].append(place.camera)
+    for zone, camera in queries.seen_zones(store.db):  # zones things were seen in (Frigate's, say)
+        if camera not in places.setdefault(zone, []):
+            places[zone].append(camera)
     categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
     return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories)
 

@@ -75,7 +75,9 @@ def test_preview_add_list_remove(client, memory):
                 "text": "balcony",
                 "predicate": {"subject": "dog", "relation": "on", "object": "balcony", "object_type": "place"},
             },
-            "unknown place 'balcony': known places are sofa (camera living)",
+            # the configuration's zone, and those memory saw things in (the scene's described zones)
+            "unknown place 'balcony': known places are counter, sink, table (camera kitchen), sofa, window "
+            "(camera living)",
         ),
         (
             {
@@ -84,7 +86,10 @@ def test_preview_add_list_remove(client, memory):
             },
             "unknown name 'Rex': no entity is named yet",
         ),
-        ({"text": "notify me when a person is near the left side"}, "unknown place 'left side': known places are sofa"),
+        (
+            {"text": "notify me when a person is near the left side"},
+            "unknown place 'left side': known places are counter, sink, table (camera kitchen), sofa",
+        ),
         ({"text": "tell me when Alice arrives"}, "unknown name or category 'alice': no entity is named yet"),
         (
             {"predicate": {"subject": "unicorn", "relation": "appears"}},

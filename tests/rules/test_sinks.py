@@ -9,14 +9,12 @@ import http.server
 import json
 import logging
 import queue
-import shutil
 import socket
-import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
+from helpers.mosquitto import Mosquitto
 from pydantic import ValidationError
 
 from edge_agent.memory import Store
@@ -320,34 +318,11 @@ def test_a_restart_delivers_pending_alerts_exactly_once(tmp_path):
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
-    exe = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
-    if exe is None:
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
-    folder = tmp_path_factory.mktemp("mosquitto")
-    port = closed_port()
-    conf = folder / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-    log_path = folder / "mosquitto.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen([exe, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
+    mosquitto = Mosquitto(tmp_path_factory.mktemp("mosquitto"), persistence=False).start()
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"mosquitto did not start: {log_path.read_text(errors='replace')}")
-                time.sleep(0.05)
-        yield port
+        yield mosquitto.port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        mosquitto.stop()
 
 
 @contextlib.contextmanager

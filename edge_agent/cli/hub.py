@@ -1,0 +1,164 @@
+"""``edge-agent hub``: the memory hub, writing the clips camera nodes publish (``watch SOURCE --publish URL``)
+into this memory, with the rules' alerts and scheduled backups after each clip, and the API and dashboard with
+--serve; ``edge-agent frigate``: the same memory fed by an existing Frigate install's events."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from edge_agent.cli import serve
+from edge_agent.cli.common import emit, runtime, show_warnings
+
+__all__ = ["register"]
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    hub = commands.add_parser(
+        "hub",
+        parents=[common],
+        help="the memory hub: write the clips camera nodes publish over MQTT (watch SOURCE --publish URL)",
+    )
+    hub.add_argument(
+        "--broker", required=True, metavar="URL", help="the MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]"
+    )
+    hub.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
+    serve.add_options(hub)
+    hub.add_argument("--json", action="store_true", help="print the run's figures as JSON when it stops")
+    hub.set_defaults(handler=run_hub)
+
+    frigate = commands.add_parser(
+        "frigate",
+        parents=[common],
+        help="follow an existing Frigate install: its tracked objects into this memory (identity, questions, rules)",
+    )
+    frigate.add_argument(
+        "--broker", required=True, metavar="URL", help="Frigate's MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]"
+    )
+    frigate.add_argument(
+        "--api", required=True, metavar="URL", help="Frigate's HTTP API, e.g. http://frigate.local:5000"
+    )
+    frigate.add_argument(
+        "--client-id", default="edge-agent-frigate", help="the follower's MQTT client id (edge-agent-frigate)"
+    )
+    frigate.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
+    serve.add_options(frigate)
+    frigate.add_argument("--json", action="store_true", help="print the run's figures as JSON when it stops")
+    frigate.set_defaults(handler=run_frigate)
+
+
+@contextmanager
+def _memory(args: argparse.Namespace) -> Iterator[tuple[Any, Any, Callable[[], None]]]:
+    """The runtime, the memory open for writing, and what runs after each new clip (alerts, backups); with
+    --serve, the API and dashboard in a thread beside it."""
+    from edge_agent.errors import EdgeAgentError
+
+    rt = runtime(args)
+    server = None
+    with rt.store() as store, rt.alerting(store) as alerting:
+        store.summarize = rt.summarizer()
+        schedule = rt.backup_schedule()
+
+        def after_clip() -> None:
+            alerting.after_clip()
+            if schedule is not None:
+                try:
+                    schedule(store)
+                except (EdgeAgentError, OSError) as exc:  # a failed backup never stops recording; it is said
+                    print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
+
+        if getattr(args, "serve", False):
+            import uvicorn
+
+            server = uvicorn.Server(uvicorn.Config(serve.build_app(rt, args), **serve.server_options(args)))
+            threading.Thread(target=server.run, name="edge-agent-api", daemon=True).start()
+        try:
+            yield rt, store, after_clip
+        finally:
+            if server is not None:
+                server.should_exit = True
+
+
+def _until_signal() -> tuple[threading.Event, Callable[[], None]]:
+    """An event set by SIGINT or SIGTERM, and what puts the previous handlers back."""
+    stop = threading.Event()
+
+    def handler(signum: int, _frame: object) -> None:
+        print(f"\nedge-agent: {signal.Signals(signum).name}: stopping", file=sys.stderr)
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+    return stop, restore
+
+
+def run_hub(args: argparse.Namespace) -> int:
+    from edge_agent.mqtt.broker import Broker
+    from edge_agent.mqtt.hub import Hub
+
+    show_warnings()
+    with _memory(args) as (rt, store, after_clip):
+        broker = Broker.parse(args.broker, rt.config.mqtt)
+        hub = Hub(store, broker, after_clip=after_clip)
+        stop, restore = _until_signal()
+        print(f"edge-agent: hub on {broker.where}, memory {rt.home}", file=sys.stderr)
+        try:
+            stats = hub.run(stop)
+        finally:
+            restore()
+    summary = {
+        "broker": broker.where,
+        "clips": stats.clips,
+        "repeats": stats.repeats,
+        "refused": stats.refused,
+        "observations": stats.observations,
+    }
+    text = (
+        f"hub: {stats.clips} clips written ({stats.observations} observations), {stats.repeats} sent again and "
+        f"already in memory, {stats.refused} refused"
+    )
+    return emit(args, summary, text)
+
+
+def run_frigate(args: argparse.Namespace) -> int:
+    from edge_agent.ingest import MemoryWriter
+    from edge_agent.mqtt.broker import Broker
+    from edge_agent.mqtt.frigate import FrigateAPI, FrigateFollower
+
+    show_warnings()
+    with _memory(args) as (rt, store, after_clip):
+        broker = Broker.parse(args.broker, rt.config.mqtt)
+        api = FrigateAPI(args.api, rt.config.frigate.timeout_s)
+        follower = FrigateFollower(MemoryWriter(store, after_clip), rt.backends(), rt.config, api)
+        client = broker.client(args.client_id, persistent=True)
+        follower.subscribe(client)
+        broker.start(client)
+        stop, restore = _until_signal()
+        print(f"edge-agent: following Frigate at {api.base} through {broker.where}, memory {rt.home}", file=sys.stderr)
+        try:
+            follower.run(stop)
+        finally:
+            restore()
+            client.disconnect()
+            client.loop_stop()
+    summary = {
+        "broker": broker.where,
+        "api": api.base,
+        "clips": follower.clips,
+        "observations": follower.observations,
+        "events": follower.events,
+    }
+    text = (
+        f"frigate: {follower.clips} clips written ({follower.observations} observations) from "
+        f"{follower.events} ended tracked objects"
+    )
+    return emit(args, summary, text)

@@ -1,0 +1,132 @@
+"""The clip message between a node and the hub: a clip comes out as it went in, a large one is made to fit its
+bound by smaller pictures, and a bad message is refused with the field named, never written."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from helpers.memory import clip, observation, unit
+
+from edge_agent.ingest import PerceivedClip
+from edge_agent.memory import InvalidRecordError, ObservationRecord, Store
+from edge_agent.memory.description import Description
+from edge_agent.mqtt.wire import WireError, decode, encode, key_of
+
+
+def _jpeg(seed: int, size: int = 64) -> bytes:
+    rng = np.random.default_rng(seed)
+    ok, data = cv2.imencode(".jpg", rng.integers(0, 255, (size, size, 3), np.uint8))
+    assert ok
+    return data.tobytes()
+
+
+def perceived(*, size: int = 64) -> PerceivedClip:
+    t0 = 1_780_000_000.25
+    times = t0 + 1 + np.arange(4) * 0.5
+    cup = ObservationRecord(
+        track_id=3,
+        kind="object",
+        category="cup",
+        frame_times=times,
+        boxes=np.tile(np.float32([10.5, 20, 50, 80]), (4, 1)),
+        scores=np.float32([0.9, 0.8, 0.7, 0.95]),
+        embedding=unit([1, 2, 3, 4]),
+        embedding_space="color-texture-v3",
+        description=Description(
+            text="a red cup", colours=("red",), rgb=(200, 10, 10), region="centre", company=(("person", 1),)
+        ),
+        crop_path="crops/kitchen/1/3.jpg",
+        surroundings=unit([0.5, 0.1, 0.2]),
+    )
+    person = observation(7, t0 + 2, (100, 10, 180, 200), unit([0, 1, 0, 0]), kind="person", category="person")
+    return PerceivedClip(
+        clip(t0, camera="kitchen", keyframes=("keyframes/kitchen/1.jpg",)),
+        (cup, person),
+        "a person and a red cup",
+        ((t0 + 1, t0 + 2, "where are my keys"),),
+        {"crops/kitchen/1/3.jpg": _jpeg(1, size), "keyframes/kitchen/1.jpg": _jpeg(2, size)},
+    )
+
+
+def test_a_clip_comes_out_as_it_went_in():
+    sent = perceived()
+    node, got = decode(encode(sent, "node-a", 1 << 20))
+    assert node == "node-a"
+    assert got.clip == sent.clip and got.caption == sent.caption and got.speech == sent.speech
+    assert got.media == sent.media and got.key == sent.key == ("kitchen", 1_780_000_000_250)
+    for a, b in zip(sent.observations, got.observations):
+        assert (a.track_id, a.kind, a.category, a.embedding_space, a.crop_path) == (
+            b.track_id,
+            b.kind,
+            b.category,
+            b.embedding_space,
+            b.crop_path,
+        )
+        assert a.description == b.description
+        np.testing.assert_array_equal(a.frame_times, b.frame_times)
+        np.testing.assert_array_equal(a.boxes, b.boxes)
+        np.testing.assert_array_equal(a.scores, b.scores)
+        np.testing.assert_array_equal(a.embedding, b.embedding)
+        assert (a.surroundings is None) == (b.surroundings is None)
+        if a.surroundings is not None:
+            np.testing.assert_array_equal(a.surroundings, b.surroundings)
+
+
+def test_a_large_clip_is_made_to_fit_by_smaller_pictures():
+    big = perceived(size=900)
+    full = len(encode(big, "n", 1 << 30))
+    bound = full // 3
+    data = encode(big, "n", bound)
+    assert len(data) <= bound
+    _, got = decode(data)
+    image = cv2.imdecode(np.frombuffer(got.media["crops/kitchen/1/3.jpg"], np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None and image.shape[0] < 900  # still a picture, smaller
+    with pytest.raises(WireError, match="max_message_kb"):
+        encode(big, "n", 300)  # not even the records fit
+
+
+def _tampered(change) -> bytes:
+    data = json.loads(encode(perceived(), "n", 1 << 20))
+    change(data)
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda d: d.pop("camera"), "camera is missing"),
+        (lambda d: d.update(version=99), "version 99"),
+        (lambda d: d.update(schema="other"), "not a clip message"),
+        (lambda d: d["observations"][0].update(embedding="@@@"), "embedding is not base64"),
+        (lambda d: d["observations"][0].update(track_id="three"), "track_id has the wrong type"),
+        (lambda d: d["media"].update({"../../etc/passwd": "AAAA"}), "not named by the clip's records"),
+        (lambda d: d["observations"][0].update(frame_times=[1.0]), "boxes must have shape"),
+        (lambda d: d["observations"][0].update(crop_path="/etc/passwd"), "relative to the media folder"),
+        (lambda d: d.update(speech=[[1, 2]]), "speech must be"),
+    ],
+)
+def test_a_bad_message_is_refused_with_the_field_named(change, named):
+    with pytest.raises((WireError, InvalidRecordError), match=named):
+        decode(_tampered(change))
+
+
+def test_not_json_is_refused_and_a_key_is_read_where_it_can_be():
+    with pytest.raises(WireError, match="not JSON"):
+        decode(b"\xff\x00")
+    assert key_of(b"\xff") is None
+    assert key_of(_tampered(lambda d: d.pop("observations"))) == ("kitchen", 1_780_000_000_250)
+
+
+def test_a_decoded_clip_is_written_to_memory_with_its_pictures(tmp_path):
+    from edge_agent.ingest import write_clip
+
+    _, got = decode(encode(perceived(), "n", 1 << 20))
+    with Store(tmp_path / "hub") as store:
+        first = write_clip(store, got)
+        again = write_clip(store, got)
+        assert first.created and not again.created and len(first.decisions) == 2
+        assert store.media_path("crops/kitchen/1/3.jpg").read_bytes() == got.media["crops/kitchen/1/3.jpg"]
+        assert store.media_path("keyframes/kitchen/1.jpg").read_bytes() == got.media["keyframes/kitchen/1.jpg"]
