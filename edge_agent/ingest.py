@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import cv2
 import numpy as np
 
-from edge_agent.capture import ClipFrames, FrameSource, VideoFileSource, clips
+from edge_agent.capture import ClipFrames, Frame, FrameSource, VideoFileSource, clips
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, StorageFullError, Store
@@ -26,7 +26,7 @@ from edge_agent.memory.db import human_bytes
 from edge_agent.perception.backends import Backends
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
-from edge_agent.perception.detect import kind_of
+from edge_agent.perception.detect import Detections, kind_of
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
 
@@ -52,6 +52,7 @@ class IngestReport:
     frames: int = 0
     clips: int = 0
     clips_skipped: int = 0
+    dropped_frames: int = 0  #: a live source's sampled frames dropped because perception fell behind
     observations: int = 0
     new_entities: int = 0
     rules_ms: float = 0.0  #: of the time it took, what the rules (and backups) after the write took
@@ -167,6 +168,7 @@ class Pipeline:
         self.tracker_settings = config.tracker
         self.stop = threading.Event()
         self._speech: list[tuple[float, float, str]] = []  # the current recording's, wall-clock
+        self._detected: dict[int, Detections] = {}  # a live source's frames, detected as they came
         method = config.capture.colour_constancy
         self._constancy = Constancy(method) if method != "none" else None
 
@@ -177,6 +179,7 @@ class Pipeline:
         resume = self.destination.resume_point(camera)
         started = time.perf_counter()
         self._speech = []
+        self._detected = {}
         if self.backends.transcriber is not None and isinstance(source, VideoFileSource):
             t = time.perf_counter()  # a recording is transcribed once; segments go to the clips they overlap
             self._speech = [
@@ -187,7 +190,7 @@ class Pipeline:
         frames = source.frames()
         decode_ms = 0.0
 
-        def timed_frames():
+        def timed_frames() -> Iterator[Frame]:
             nonlocal decode_ms
             while True:
                 t = time.perf_counter()
@@ -196,6 +199,10 @@ class Pipeline:
                 except StopIteration:
                     return
                 decode_ms += (time.perf_counter() - t) * 1000
+                if source.live:  # detected as it comes: at the clip's end only tracking and the rest are left
+                    t = time.perf_counter()
+                    self._detected[frame.index] = self.backends.detector.detect(frame)
+                    report.stage_ms["detect"] += (time.perf_counter() - t) * 1000
                 yield frame
 
         try:
@@ -213,7 +220,8 @@ class Pipeline:
                     report.clips += 1
                     report.observations += delivered.observations
                     report.new_entities += delivered.new_entities
-                report.stage_ms["decode"] = decode_ms
+                # a live source decodes in a thread of its own: its reading time, not the waits for the next frame
+                report.stage_ms["decode"] = getattr(source, "read_ms", decode_ms)
                 report.wall_seconds = time.perf_counter() - started
                 if progress is not None:
                     progress(report)
@@ -221,6 +229,7 @@ class Pipeline:
                     break
         finally:
             source.close()
+            report.dropped_frames = int(getattr(source, "dropped", 0))
         report.wall_seconds = time.perf_counter() - started
         return report
 
@@ -229,7 +238,8 @@ class Pipeline:
         per stage, added to)."""
         store = self.store
         t = time.perf_counter()
-        detections = [self.backends.detector.detect(f) for f in clip.frames]
+        early = [self._detected.pop(f.index, None) for f in clip.frames]
+        detections = [d if d is not None else self.backends.detector.detect(f) for d, f in zip(early, clip.frames)]
         stage["detect"] += (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()

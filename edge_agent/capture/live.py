@@ -1,13 +1,17 @@
-"""Live sources: a V4L2/USB camera by index, or an RTSP / HTTP stream URL. Frames are read at the
-device's rate (so no stale buffer builds up) and sampled; timestamps are the wall clock at capture. A
-stream that drops is reopened with exponential backoff; a camera that disappears is retried the same
-way, and the source says so on its log."""
+"""Live sources: a V4L2/USB camera by index, or an RTSP / HTTP stream URL. A reader thread reads frames at the
+device's rate (so no stale buffer builds up however slow perception is) and samples them; timestamps are the wall
+clock at capture. Sampled frames wait for perception in a bounded buffer (``buffer_s`` seconds of them): where
+perception falls that far behind, the oldest are dropped and counted (``dropped``), so memory stays live rather
+than running ever later. A stream that drops is reopened with exponential backoff; a camera that disappears is
+retried the same way, and the source says so on its log."""
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 
 import cv2
@@ -33,6 +37,7 @@ class LiveSource:
         clock: Callable[[], float] = time.time,
         open_capture: Callable[[int | str], cv2.VideoCapture] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        buffer_s: float = 30.0,
     ) -> None:
         if sample_fps <= 0:
             raise CaptureError(f"sample_fps must be > 0, got {sample_fps}")
@@ -48,6 +53,10 @@ class LiveSource:
         self._stop = threading.Event()
         self._cap: cv2.VideoCapture | None = None
         self.reconnects = 0
+        self.buffer_s = buffer_s
+        self.dropped = 0  #: sampled frames dropped because perception was ``buffer_s`` behind
+        #: CPU time the reader thread spent reading and decoding frames (its waits for the device are not counted)
+        self.read_ms = 0.0
 
     def _connect(self) -> cv2.VideoCapture:
         """Opens the device or stream, retrying with backoff while it is unavailable."""
@@ -66,6 +75,43 @@ class LiveSource:
         raise CaptureError(f"{self.name}: stopped")
 
     def frames(self) -> Iterator[Frame]:
+        """The sampled frames, read by a thread of their own; a capture error is raised here."""
+        buffer: deque[Frame] = deque(maxlen=max(1, math.ceil(self.buffer_s * self.sample_fps)))
+        ready = threading.Condition()
+        failed: list[BaseException] = []
+        done = threading.Event()
+
+        def read() -> None:
+            try:
+                for frame in self._sampled():
+                    with ready:
+                        if len(buffer) == buffer.maxlen:
+                            self.dropped += 1
+                        buffer.append(frame)
+                        ready.notify()
+            except BaseException as exc:  # given to the consumer
+                failed.append(exc)
+            finally:
+                if self._cap is not None:
+                    self._cap.release()
+                    self._cap = None
+                with ready:
+                    done.set()
+                    ready.notify()
+
+        threading.Thread(target=read, name=f"capture {self.name}", daemon=True).start()
+        while True:
+            with ready:
+                while not buffer and not done.is_set():
+                    ready.wait(0.5)
+                frame = buffer.popleft() if buffer else None
+            if frame is None or self._stop.is_set():
+                if failed and not self._stop.is_set():
+                    raise failed[0]
+                return
+            yield frame
+
+    def _sampled(self) -> Iterator[Frame]:
         step = 1.0 / self.sample_fps
         next_sample = 0.0
         index = 0
@@ -77,7 +123,9 @@ class LiveSource:
                     if self._stop.is_set():
                         return
                     raise
+            t = time.thread_time()
             ok, image = self._cap.read()
+            self.read_ms += (time.thread_time() - t) * 1000
             if not ok or image is None:
                 log.warning("%s: read failed (connection lost?); reconnecting", self.name)
                 self._cap.release()
@@ -91,7 +139,5 @@ class LiveSource:
             index += 1
 
     def close(self) -> None:
+        """Stops reading (the reader releases the device) and ends the frames."""
         self._stop.set()
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from edge_agent.cli.common import emit, positive_float, positive_int, runtime
@@ -64,7 +65,16 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     tracking.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="degradation seeds (0 1 2)")
     tracking.add_argument("--fps", type=positive_float, nargs="+", default=[25.0, 2.0], help="rates (25 2)")
-    for sub in (native, ingest, retrieval, month, memory, tracking):
+    node = targets.add_parser(
+        "node",
+        parents=[common],
+        help="camera nodes on live 720p streams of recordings: CPU per stream, dropped frames, latency to the hub",
+    )
+    node.add_argument("videos", type=Path, nargs="+", help="recordings served as the live streams (looped)")
+    node.add_argument("--streams", type=positive_int, default=4, help="node processes, one stream each (4)")
+    node.add_argument("--seconds", type=positive_float, default=60.0, help="how long the streams run (60)")
+    node.add_argument("--broker", metavar="URL", help="an MQTT broker (default: a mosquitto started for the run)")
+    for sub in (native, ingest, retrieval, month, memory, tracking, node):
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         sub.set_defaults(handler=run)
 
@@ -92,6 +102,14 @@ def run(args: argparse.Namespace) -> int:
         rt = runtime(args, **({"detector": {"type": args.detector}} if args.detector else {}))
         result = ingest.run(args.source, rt.config, rt.models)
         return emit(args, result, ingest.format_table(result))
+    if args.target == "node":
+        from edge_agent.bench import node
+
+        rt = runtime(args)
+        result = node.run(
+            args.videos, rt.config, rt.models, streams=args.streams, seconds=args.seconds, broker_url=args.broker
+        )
+        return emit(args, result, node.format_table(result))
     if args.target == "retrieval":
         from edge_agent.bench import retrieval
 

@@ -69,16 +69,14 @@ def _stopper(pipeline: Any, source: Any) -> Any:
     return stop
 
 
-def publish(args: argparse.Namespace, rt: Any, source: Any, backends: Any, camera: str) -> int:
+def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backends: Any, camera: str) -> int:
     """A camera node: perception into the outbox, the outbox to the hub (edge_agent.mqtt.node)."""
     from edge_agent.memory.outbox import Outbox
-    from edge_agent.mqtt.broker import Broker
     from edge_agent.mqtt.node import Node
     from edge_agent.mqtt.topics import level
 
     show_warnings()
     config = rt.config.mqtt
-    broker = Broker.parse(args.publish, config)
     path = args.outbox or rt.home / f"outbox-{level(camera)}.db"
     outbox = Outbox(path, config.outbox_max_mb << 20)
     node_id = args.node or f"{socket.gethostname()}-{camera}"
@@ -111,8 +109,14 @@ def publish(args: argparse.Namespace, rt: Any, source: Any, backends: Any, camer
         f"{confirmed} confirmed by the hub, {waiting} waiting in {path}"
         + (" (sent when this node runs again)" if waiting else "")
         + (f", {len(refused)} refused by the hub (kept in the outbox)" if refused else "")
+        + _dropped(report)
     )
     return emit(args, summary, text)
+
+
+def _dropped(report: Any) -> str:
+    n = report.dropped_frames
+    return f"; {n} sampled frames dropped: perception fell behind the camera" if n else ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,6 +129,11 @@ def run(args: argparse.Namespace) -> int:
     if args.speech:
         overrides["speech"] = {"type": "whisper"}
     rt = runtime(args, **overrides)
+    broker = None
+    if args.publish:  # a bad address is said before the models load
+        from edge_agent.mqtt.broker import Broker
+
+        broker = Broker.parse(args.publish, rt.config.mqtt)
     start = parse_time(args.start)
     camera = args.camera or camera_name(args.source)
     config = rt.config
@@ -134,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
     backends = rt.backends(source)
     if args.command == "watch" and not source.live:
         print(f"edge-agent: {source.name} is a recording: it is ingested to its end", file=sys.stderr)
-    if args.publish:
-        return publish(args, rt, source, backends, camera)
+    if broker is not None:
+        return publish(args, rt, broker, source, backends, camera)
     summarize = rt.summarizer()
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = summarize
@@ -193,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     text = (
         f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
         f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
-        f"({report.x_realtime:.1f}x real time); {raised} alerts\n"
+        f"({report.x_realtime:.1f}x real time); {raised} alerts{_dropped(report)}\n"
         "backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items())
     )
     return emit(args, summary, text)

@@ -31,6 +31,13 @@ class YOLOXDetectorConfig(StrictModel):
         0.1, ge=0, le=1, description="lowest detection score kept (ByteTrack uses low scores)"
     )
     nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box")
+    threads: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description="ONNX Runtime's threads for one frame (0: one per core); a node running a process per stream "
+        "runs best with 1",
+    )
 
 
 class TensorRTDetectorConfig(StrictModel):

@@ -96,7 +96,11 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         )
     elif d.type == "yolox":
         detector = YOLOXDetector(
-            _model_file(d.model, models), providers=d.providers, score_threshold=d.score_threshold, nms_iou=d.nms_iou
+            _model_file(d.model, models),
+            providers=d.providers,
+            score_threshold=d.score_threshold,
+            nms_iou=d.nms_iou,
+            threads=d.threads,
         )
     elif d.type == "tensorrt":
         detector = TensorRTYOLOXDetector(

@@ -36,7 +36,7 @@ def _unit(name: str) -> configparser.ConfigParser:
     return parser
 
 
-@pytest.mark.parametrize("name", ["edge-agent-watch.service", "edge-agent-serve.service"])
+@pytest.mark.parametrize("name", ["edge-agent-watch.service", "edge-agent-serve.service", "edge-agent-hub.service"])
 def test_long_running_units_restart_as_a_dedicated_user_and_keep_devices_reachable(name):
     unit = _unit(name)
     service = unit["Service"]
