@@ -225,67 +225,90 @@ def run(
         broker_proc = None
         if broker_url is None:
             broker_proc, broker_url = _mosquitto(folder)
-        broker = Broker.parse(broker_url, config.mqtt)
-        served = Streams(videos)
-        command = [sys.executable, "-m", "edge_agent", "--config", str(settings), "--models", str(models)]
-        recorder, kept = _recorder(broker, config.mqtt.topic_prefix)
-        hub_log = (folder / "hub.log").open("wb")
-        hub = subprocess.Popen(
-            [*command, "hub", "--home", str(folder / "hub"), "--broker", broker_url],
-            stdout=subprocess.DEVNULL,
-            stderr=hub_log,
-        )
-        nodes: list[subprocess.Popen[str]] = []
         try:
-            time.sleep(2.0)  # the hub's session first
-            for k in range(streams):
-                nodes.append(
-                    subprocess.Popen(
-                        [*command, "watch", served.url(k), "--camera", f"stream{k}", "--home", str(folder / f"node{k}")]
-                        + ["--publish", broker_url, "--json", "--quiet"],
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        text=True,
-                    )
-                )
-            time.sleep(warmup_s)  # the nodes load their models and open their streams: not what is measured
-            started = time.monotonic()
-            cpu0 = [_cpu_seconds(p.pid) for p in nodes]
-            hub_cpu0 = _cpu_seconds(hub.pid)
-            time.sleep(seconds)
-            wall = time.monotonic() - started
-            cpu = [_cpu_seconds(p.pid) - c for p, c in zip(nodes, cpu0)]
-            hub_cpu = _cpu_seconds(hub.pid) - hub_cpu0
-            for p in nodes:
-                p.send_signal(signal.SIGTERM)
-            reports = []
-            for p in nodes:
-                out, err = p.communicate(timeout=120)
-                if p.returncode != 0:
-                    raise BenchError(f"a node failed: {err.strip().splitlines()[-1] if err.strip() else p.returncode}")
-                reports.append(json.loads(out))
-            time.sleep(2.0)  # the last clips reach the hub
+            return _measure(
+                videos, config, models, folder, settings, broker_url, streams, seconds, warmup_s, clip_seconds
+            )
         finally:
-            for p in nodes:
-                if p.poll() is None:
-                    p.kill()
-            hub.send_signal(signal.SIGTERM)
-            try:
-                hub.wait(30)
-            except subprocess.TimeoutExpired:
-                hub.kill()
-                hub.wait()
-            hub_log.close()
-            recorder.disconnect()
-            recorder.loop_stop()
-            served.close()
-        with Store(folder / "hub", mode="read") as store:
-            log = queries.ingest_log(store.db)
-        latencies = np.array([float(c) - float(e) for _, _, e, c in log]) if log else np.zeros(0)
-        throughput = _hub_throughput(list(kept.values()), broker, folder)
-        if broker_proc is not None:
-            broker_proc.terminate()
-            broker_proc.wait(10)
+            if broker_proc is not None:
+                broker_proc.terminate()
+                broker_proc.wait(10)
+
+
+def _measure(
+    videos: list[Path],
+    config: Config,
+    models: Path,
+    folder: Path,
+    settings: Path,
+    broker_url: str,
+    streams: int,
+    seconds: float,
+    warmup_s: float,
+    clip_seconds: float,
+) -> dict[str, Any]:
+    sample_fps = config.capture.sample_fps
+    broker = Broker.parse(broker_url, config.mqtt)
+    served = Streams(videos)
+    command = [sys.executable, "-m", "edge_agent", "--config", str(settings), "--models", str(models)]
+    recorder, kept = _recorder(broker, config.mqtt.topic_prefix)
+    hub_log = (folder / "hub.log").open("wb")
+    hub = subprocess.Popen(
+        [*command, "hub", "--home", str(folder / "hub"), "--broker", broker_url],
+        stdout=subprocess.DEVNULL,
+        stderr=hub_log,
+        cwd=folder,  # `python -m edge_agent` is the installed package, not a source tree where the bench was started
+    )
+    nodes: list[subprocess.Popen[str]] = []
+    try:
+        time.sleep(2.0)  # the hub's session first
+        for k in range(streams):
+            nodes.append(
+                subprocess.Popen(
+                    [*command, "watch", served.url(k), "--camera", f"stream{k}", "--home", str(folder / f"node{k}")]
+                    + ["--publish", broker_url, "--json", "--quiet"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    cwd=folder,
+                )
+            )
+        time.sleep(warmup_s)  # the nodes load their models and open their streams: not what is measured
+        started = time.monotonic()
+        cpu0 = [_cpu_seconds(p.pid) for p in nodes]
+        hub_cpu0 = _cpu_seconds(hub.pid)
+        time.sleep(seconds)
+        wall = time.monotonic() - started
+        cpu = [_cpu_seconds(p.pid) - c for p, c in zip(nodes, cpu0)]
+        hub_cpu = _cpu_seconds(hub.pid) - hub_cpu0
+        for p in nodes:
+            p.send_signal(signal.SIGTERM)
+        reports = []
+        for p in nodes:
+            out, err = p.communicate(timeout=120)
+            if p.returncode != 0:
+                raise BenchError(f"a node failed: {err.strip().splitlines()[-1] if err.strip() else p.returncode}")
+            reports.append(json.loads(out))
+        time.sleep(2.0)  # the last clips reach the hub
+    finally:
+        for p in nodes:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        hub.send_signal(signal.SIGTERM)
+        try:
+            hub.wait(30)
+        except subprocess.TimeoutExpired:
+            hub.kill()
+            hub.wait()
+        hub_log.close()
+        recorder.disconnect()
+        recorder.loop_stop()
+        served.close()
+    with Store(folder / "hub", mode="read") as store:
+        log = queries.ingest_log(store.db)
+    latencies = np.array([float(c) - float(e) for _, _, e, c in log]) if log else np.zeros(0)
+    throughput = _hub_throughput(list(kept.values()), broker, folder)
     per_clip = {s: sum(r["stage_ms"][s] for r in reports) / max(1, sum(r["clips"] for r in reports)) for s in STAGES}
     stream_rows = []
     for r, c in zip(reports, cpu):
