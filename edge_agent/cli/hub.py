@@ -138,7 +138,9 @@ def run_frigate(args: argparse.Namespace) -> int:
     with _memory(args) as (rt, store, after_clip):
         broker = Broker.parse(args.broker, rt.config.mqtt)
         api = FrigateAPI(args.api, rt.config.frigate.timeout_s)
-        follower = FrigateFollower(MemoryWriter(store, after_clip), rt.backends(), rt.config, api)
+        follower = FrigateFollower(
+            MemoryWriter(store, after_clip), rt.backends(), rt.config, api, state=rt.home / "frigate.json"
+        )
         client = broker.client(args.client_id, persistent=True)
         follower.subscribe(client)
         broker.start(client)

@@ -23,6 +23,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -221,6 +222,7 @@ class FrigateFollower:
         config: Config,
         api: FrigateAPI,
         *,
+        state: Path | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.destination = destination
@@ -236,7 +238,14 @@ class FrigateFollower:
         self._next: dict[str, float] = {}  #: per camera, the start of the next clip to write
         self._pictures: dict[str, _Picture] = {}
         self._track_ids: dict[str, int] = {}
-        self._entities: dict[str, int] = {}  #: per tracked object, the entity its observations are
+        #: per tracked object, the entity its observations are; kept in ``state`` (a JSON file) for a restart
+        self._entities: dict[str, int] = {}
+        self.state = state
+        if state is not None and state.exists():
+            try:
+                self._entities = {str(k): int(v) for k, v in json.loads(state.read_text())["entities"].items()}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                log.warning("%s cannot be read (%s): tracked objects start afresh", state, exc)
         self.inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
         self.online = True  #: Frigate's frigate/available
         self.clips = 0
@@ -440,6 +449,19 @@ class FrigateFollower:
             except EdgeAgentError as exc:  # e.g. the user said they are not the same, or the entity is gone
                 log.info("%s", exc)
             self._entities[event] = o.entity_id
+        self._save()
+
+    def _save(self) -> None:
+        """Keeps the entity of each object still tracked (written whole, then renamed into place)."""
+        if self.state is None:
+            return
+        self._entities = {e: i for e, i in self._entities.items() if e in self.tracked}
+        partial = self.state.with_suffix(".partial")
+        try:
+            partial.write_text(json.dumps({"entities": self._entities}))
+            partial.replace(self.state)
+        except OSError as exc:
+            log.warning("cannot keep the tracked objects' entities in %s: %s", self.state, exc)
 
     # -- the loop ------------------------------------------------------------------------------------
 

@@ -105,13 +105,14 @@ def test_frigate_objects_become_memory_and_none_is_lost_across_a_restart(tmp_pat
     store = Store(tmp_path / "home", config=config.association)
     try:
         writer = MemoryWriter(store)
-        first = Running(FrigateFollower(writer, backends, config, FrigateAPI(fake.api)), url)
+        state = tmp_path / "home" / "frigate.json"
+        first = Running(FrigateFollower(writer, backends, config, FrigateAPI(fake.api), state=state), url)
         t0 = time.time() + 0.5
         last = max(e.samples[-1][0] for e in events) + 1.0
         fake.play(pub, t0, until=last * 0.4)
         first.close()  # the follower goes away; Frigate goes on (its messages are not kept for it)
         fake.play(pub, t0, start=last * 0.4, until=last * 0.6)
-        second = Running(FrigateFollower(writer, backends, config, FrigateAPI(fake.api)), url)
+        second = Running(FrigateFollower(writer, backends, config, FrigateAPI(fake.api), state=state), url)
         fake.play(pub, t0, start=last * 0.6)
         time.sleep(max(0.0, t0 + last + 2 * 2.0 + 0.5 - time.time()))
         second.close()
@@ -138,14 +139,17 @@ def test_frigate_objects_become_memory_and_none_is_lost_across_a_restart(tmp_pat
         assert all(r[3] for r in seen), "an observation without its Frigate zone"
         boxes = store.observation_boxes(CAMERA)
         entities_of: dict[str, set[int]] = {}
+        events_of: dict[int, set[str]] = {}
         for obs, entity, t_start, t_end in ((r[1], r[2], r[5], r[6]) for r in seen):
             spanning = [e for e in events if e.start_time - 1e-3 <= t_start and t_end <= e.end_time + 1e-3]
             first = boxes[obs][1][0]
             owner = max(spanning, key=lambda e: max(iou(first, b) for _, _, b in e.samples))
             entities_of.setdefault(owner.id, set()).add(entity)
-        # Frigate tracked each object all along: its clips' observations are one entity (a restart of the follower
-        # forgets which entity an object was, so there association alone decides)
-        assert sum(len(v) > 1 for v in entities_of.values()) <= 1, entities_of
+            events_of.setdefault(entity, set()).add(owner.id)
+        # Frigate tracked each object all along: its clips' observations are one entity, across the restart too,
+        # unless the association matched one of them to another object's entity (its evidence is not overruled)
+        for event, entities in entities_of.items():
+            assert len(entities) == 1 or any(len(events_of[e]) > 1 for e in entities), (event, entities_of)
 
         from edge_agent.rules import book
         from edge_agent.rules.parse import parse_rule
@@ -197,3 +201,36 @@ def test_an_api_event_is_followed_in_pixels_and_a_missing_frigate_is_named():
         FrigateAPI("frigate.local:5000")
     with pytest.raises(FrigateError, match="/api/config"):
         FrigateAPI("http://127.0.0.1:9", timeout_s=1).cameras()
+
+
+def test_an_object_frigate_tracked_on_stays_one_entity_unless_association_said_otherwise(tmp_path):
+    """A tracked object's observation that began an entity of its own joins its earlier entity (a recorded merge,
+    undoable); one that matched another entity is left there."""
+    from helpers.memory import clip, observation, unit
+
+    from edge_agent.memory import corrections
+
+    config = load_config(None)
+    with Store(tmp_path / "home") as store:
+        first = store.ingest_clip(clip(0.0, camera=CAMERA), [observation(1, 1.0, (0, 0, 9, 9), unit([1, 0, 0]))])
+        other = store.ingest_clip(clip(10.0, camera=CAMERA), [observation(1, 11.0, (0, 0, 9, 9), unit([0, 1, 0]))])
+        a, b = first.decisions[0].entity_id, other.decisions[0].entity_id
+        assert a != b and other.decisions[0].created_entity
+
+        follower = FrigateFollower(MemoryWriter(store), None, config, FrigateAPI("http://127.0.0.1:9"))  # type: ignore[arg-type]
+        follower.tracked["ev"] = Tracked("ev", CAMERA, "cup", 0.0)
+        follower._entities["ev"] = a
+        follower._continue(other.clip_id, {1: "ev"})  # began an entity of its own: joins a
+        assert store.entity(a).observations == 2
+        merge = [c for c in store.corrections() if c["action"] == "merge"]
+        assert merge and merge[-1]["details"]["caller"] == "frigate: tracked object ev"
+        corrections.unmerge(store, merge[-1]["id"])  # undone: b is apart again (and marked not the same)
+        b2 = store.observations_in_clip(other.clip_id)[0].entity_id
+        assert b2 != a
+
+        store.ingest_clip(clip(20.0, camera=CAMERA), [observation(1, 21.0, (0, 0, 9, 9), unit([0, 0, 1]))])
+        again = store.ingest_clip(clip(30.0, camera=CAMERA), [observation(1, 31.0, (0, 0, 9, 9), unit([0, 0, 1]))])
+        assert store.entity(again.decisions[0].entity_id).observations == 2  # matched the one before's entity
+        follower._entities["ev"] = a
+        follower._continue(again.clip_id, {1: "ev"})  # matched an entity with more than this: left there
+        assert store.observations_in_clip(again.clip_id)[0].entity_id != a
