@@ -55,8 +55,6 @@ class IngestReport:
     dropped_frames: int = 0  #: a live source's sampled frames dropped because perception fell behind
     observations: int = 0
     new_entities: int = 0
-    rules_ms: float = 0.0  #: of the time it took, what the rules (and backups) after the write took
-    clip_id: int | None = None  #: the clip in memory, where the destination is memory
     video_seconds: float = 0.0
     wall_seconds: float = 0.0
     stage_ms: dict[str, float] = field(default_factory=lambda: {s: 0.0 for s in STAGES})
