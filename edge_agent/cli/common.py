@@ -14,6 +14,7 @@ from edge_agent.runtime import Runtime
 
 __all__ = [
     "GLOBAL",
+    "after_each_clip",
     "byte_size",
     "camera_name",
     "emit",
@@ -90,6 +91,24 @@ def port(text: str) -> int:
 def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:
     """The runtime of the options given (``overrides`` replace areas of the configuration)."""
     return Runtime.load(home=args.home, config=args.config, models=args.models, **overrides)
+
+
+def after_each_clip(rt: Runtime, store: Any, alerting: Any) -> Any:
+    """What runs after each clip written to memory: the rules (alerts), then a scheduled backup when one is due (a
+    failed backup never stops recording: it is said)."""
+    from edge_agent.errors import EdgeAgentError
+
+    schedule = rt.backup_schedule()
+
+    def after_clip() -> None:
+        alerting.after_clip()
+        if schedule is not None:
+            try:
+                schedule(store)
+            except (EdgeAgentError, OSError) as exc:
+                print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
+
+    return after_clip
 
 
 def show_warnings() -> None:

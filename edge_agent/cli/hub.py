@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from edge_agent.cli import serve
-from edge_agent.cli.common import emit, runtime, show_warnings
+from edge_agent.cli.common import after_each_clip, emit, runtime, show_warnings
 
 __all__ = ["register"]
 
@@ -56,22 +56,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def _memory(args: argparse.Namespace) -> Iterator[tuple[Any, Any, Callable[[], None]]]:
     """The runtime, the memory open for writing, and what runs after each new clip (alerts, backups); with
     --serve, the API and dashboard in a thread beside it."""
-    from edge_agent.errors import EdgeAgentError
-
     rt = runtime(args)
     server = None
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = rt.summarizer()
-        schedule = rt.backup_schedule()
-
-        def after_clip() -> None:
-            alerting.after_clip()
-            if schedule is not None:
-                try:
-                    schedule(store)
-                except (EdgeAgentError, OSError) as exc:  # a failed backup never stops recording; it is said
-                    print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
-
+        after_clip = after_each_clip(rt, store, alerting)
         if getattr(args, "serve", False):
             import uvicorn
 

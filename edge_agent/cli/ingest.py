@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import camera_name, emit, fail, parse_time, runtime, show_warnings
+from edge_agent.cli.common import after_each_clip, camera_name, emit, fail, parse_time, runtime, show_warnings
 
 __all__ = ["register"]
 
@@ -148,17 +148,7 @@ def run(args: argparse.Namespace) -> int:
     summarize = rt.summarizer()
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = summarize
-        schedule = rt.backup_schedule()
-
-        def after_clip() -> None:
-            alerting.after_clip()
-            if schedule is not None:
-                try:
-                    schedule(store)
-                except (EdgeAgentError, OSError) as exc:  # a failed backup never stops recording; it is said
-                    print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
-
-        pipeline = rt.pipeline(store, backends, after_clip=after_clip)
+        pipeline = rt.pipeline(store, backends, after_clip=after_each_clip(rt, store, alerting))
         previous = {s: signal.signal(s, _stopper(pipeline, source)) for s in (signal.SIGINT, signal.SIGTERM)}
         bar = None
         if not args.quiet and sys.stderr.isatty():
