@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
+from edge_agent.ingest import PerceivedClip
 from edge_agent.memory import ClipRecord, ObservationRecord
 from edge_agent.memory.description import Description
 
@@ -143,3 +145,40 @@ def damage(path, *, at: float = 0.5, size: int = 4096, fill: bytes | None = None
     with open(path, "r+b") as f:
         f.seek(page * 4096)
         f.write(data)
+
+
+def _jpeg(seed: int, size: int = 64) -> bytes:
+    rng = np.random.default_rng(seed)
+    ok, data = cv2.imencode(".jpg", rng.integers(0, 255, (size, size, 3), np.uint8))
+    assert ok
+    return data.tobytes()
+
+
+def perceived_clip(*, size: int = 64) -> PerceivedClip:
+    """A perceived kitchen clip (a red cup with every description field, a person) with a crop and a keyframe of
+    ``size`` pixels square: what a node sends."""
+    t0 = 1_780_000_000.25
+    times = t0 + 1 + np.arange(4) * 0.5
+    cup = ObservationRecord(
+        track_id=3,
+        kind="object",
+        category="cup",
+        frame_times=times,
+        boxes=np.tile(np.float32([10.5, 20, 50, 80]), (4, 1)),
+        scores=np.float32([0.9, 0.8, 0.7, 0.95]),
+        embedding=unit([1, 2, 3, 4]),
+        embedding_space="color-texture-v3",
+        description=Description(
+            text="a red cup", colours=("red",), rgb=(200, 10, 10), region="centre", company=(("person", 1),)
+        ),
+        crop_path="crops/kitchen/1/3.jpg",
+        surroundings=unit([0.5, 0.1, 0.2]),
+    )
+    person = observation(7, t0 + 2, (100, 10, 180, 200), unit([0, 1, 0, 0]), kind="person", category="person")
+    return PerceivedClip(
+        clip(t0, camera="kitchen", keyframes=("keyframes/kitchen/1.jpg",)),
+        (cup, person),
+        "a person and a red cup",
+        ((t0 + 1, t0 + 2, "where are my keys"),),
+        {"crops/kitchen/1/3.jpg": _jpeg(1, size), "keyframes/kitchen/1.jpg": _jpeg(2, size)},
+    )

@@ -3,6 +3,7 @@ not installed), with persistence on disk as a home install keeps it, so that it 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -23,7 +24,7 @@ def free_port() -> int:
 class Mosquitto:
     """``start``, ``stop`` (SIGTERM: it saves its queues) and ``restart`` a broker at ``port`` in ``folder``."""
 
-    def __init__(self, folder: Path, *, persistence: bool = True, extra: str = "") -> None:
+    def __init__(self, folder: Path, *, persistence: bool = True, extra: str = "", anonymous: bool = True) -> None:
         exe = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
         if exe is None:
             pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
@@ -32,7 +33,9 @@ class Mosquitto:
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.conf = folder / "mosquitto.conf"
-        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true"]
+        lines = [f"listener {self.port} 127.0.0.1", f"allow_anonymous {'true' if anonymous else 'false'}"]
+        if os.geteuid() == 0:  # started as root it would become the mosquitto user, who cannot reach pytest's tmp
+            lines.append("user root")
         if persistence:
             lines += ["persistence true", f"persistence_location {folder}/", "autosave_interval 1"]
         else:

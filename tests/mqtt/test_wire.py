@@ -8,51 +8,14 @@ import json
 import cv2
 import numpy as np
 import pytest
-from helpers.memory import clip, observation, unit
+from helpers.memory import perceived_clip
 
-from edge_agent.ingest import PerceivedClip
-from edge_agent.memory import InvalidRecordError, ObservationRecord, Store
-from edge_agent.memory.description import Description
+from edge_agent.memory import InvalidRecordError, Store
 from edge_agent.mqtt.wire import WireError, decode, encode, key_of
 
 
-def _jpeg(seed: int, size: int = 64) -> bytes:
-    rng = np.random.default_rng(seed)
-    ok, data = cv2.imencode(".jpg", rng.integers(0, 255, (size, size, 3), np.uint8))
-    assert ok
-    return data.tobytes()
-
-
-def perceived(*, size: int = 64) -> PerceivedClip:
-    t0 = 1_780_000_000.25
-    times = t0 + 1 + np.arange(4) * 0.5
-    cup = ObservationRecord(
-        track_id=3,
-        kind="object",
-        category="cup",
-        frame_times=times,
-        boxes=np.tile(np.float32([10.5, 20, 50, 80]), (4, 1)),
-        scores=np.float32([0.9, 0.8, 0.7, 0.95]),
-        embedding=unit([1, 2, 3, 4]),
-        embedding_space="color-texture-v3",
-        description=Description(
-            text="a red cup", colours=("red",), rgb=(200, 10, 10), region="centre", company=(("person", 1),)
-        ),
-        crop_path="crops/kitchen/1/3.jpg",
-        surroundings=unit([0.5, 0.1, 0.2]),
-    )
-    person = observation(7, t0 + 2, (100, 10, 180, 200), unit([0, 1, 0, 0]), kind="person", category="person")
-    return PerceivedClip(
-        clip(t0, camera="kitchen", keyframes=("keyframes/kitchen/1.jpg",)),
-        (cup, person),
-        "a person and a red cup",
-        ((t0 + 1, t0 + 2, "where are my keys"),),
-        {"crops/kitchen/1/3.jpg": _jpeg(1, size), "keyframes/kitchen/1.jpg": _jpeg(2, size)},
-    )
-
-
 def test_a_clip_comes_out_as_it_went_in():
-    sent = perceived()
+    sent = perceived_clip()
     node, got = decode(encode(sent, "node-a", 1 << 20))
     assert node == "node-a"
     assert got.clip == sent.clip and got.caption == sent.caption and got.speech == sent.speech
@@ -76,7 +39,7 @@ def test_a_clip_comes_out_as_it_went_in():
 
 
 def test_a_large_clip_is_made_to_fit_by_smaller_pictures():
-    big = perceived(size=900)
+    big = perceived_clip(size=900)
     full = len(encode(big, "n", 1 << 30))
     bound = full // 3
     data = encode(big, "n", bound)
@@ -89,7 +52,7 @@ def test_a_large_clip_is_made_to_fit_by_smaller_pictures():
 
 
 def _tampered(change) -> bytes:
-    data = json.loads(encode(perceived(), "n", 1 << 20))
+    data = json.loads(encode(perceived_clip(), "n", 1 << 20))
     change(data)
     return json.dumps(data).encode()
 
@@ -123,7 +86,7 @@ def test_not_json_is_refused_and_a_key_is_read_where_it_can_be():
 def test_a_decoded_clip_is_written_to_memory_with_its_pictures(tmp_path):
     from edge_agent.ingest import write_clip
 
-    _, got = decode(encode(perceived(), "n", 1 << 20))
+    _, got = decode(encode(perceived_clip(), "n", 1 << 20))
     with Store(tmp_path / "hub") as store:
         first = write_clip(store, got)
         again = write_clip(store, got)
