@@ -90,7 +90,7 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
                 signal.signal(s, handler)
         waiting = node.drain(args.drain) if not pipeline.stop.is_set() else node.outbox.waiting()
         refused = node.outbox.refused()
-        sent, confirmed = node.sent, node.confirmed
+        sent, confirmed, not_queued = node.sent, node.confirmed, node.not_queued
     outbox.close()
     summary = {
         **asdict(report),
@@ -102,6 +102,7 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
         "confirmed": confirmed,
         "waiting": waiting,
         "refused": len(refused),
+        "not_queued": not_queued,
     }
     text = (
         f"{camera}: {report.clips} clips ({report.clips_skipped} sent before), {report.frames} frames, "
@@ -109,6 +110,7 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
         f"{confirmed} confirmed by the hub, {waiting} waiting in {path}"
         + (" (sent when this node runs again)" if waiting else "")
         + (f", {len(refused)} refused by the hub (kept in the outbox)" if refused else "")
+        + (f", {not_queued} not queued: the outbox was full ([mqtt] outbox_max_mb)" if not_queued else "")
         + _dropped(report)
     )
     return emit(args, summary, text)

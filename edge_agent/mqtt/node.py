@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from edge_agent.ingest import Delivered, PerceivedClip
-from edge_agent.memory.outbox import Outbox
+from edge_agent.memory.outbox import Outbox, OutboxFullError
 from edge_agent.mqtt import topics
 from edge_agent.mqtt.broker import Broker
 from edge_agent.mqtt.wire import encode
@@ -53,6 +53,7 @@ class Node:
         self.client.on_message = self._on_message
         self.sent = 0  #: messages published (sends again counted)
         self.confirmed = 0  #: clips the hub said it stored
+        self.not_queued = 0  #: clips refused by a full outbox
 
     # -- the pipeline's destination ------------------------------------------------------------------
 
@@ -62,7 +63,12 @@ class Node:
     def deliver(self, perceived: PerceivedClip) -> Delivered:
         camera, start_ms = perceived.key
         payload = encode(perceived, self.node_id, self.broker.config.max_message_kb * 1024)
-        self.outbox.put(camera, start_ms, perceived.clip.t_end, payload)
+        try:
+            self.outbox.put(camera, start_ms, perceived.clip.t_end, payload)
+        except OutboxFullError as exc:  # said, and the camera goes on; what is queued stays queued
+            log.error("%s", exc)
+            self.not_queued += 1
+            return Delivered()
         self._wake.set()
         return Delivered(len(perceived.observations))
 

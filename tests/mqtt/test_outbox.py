@@ -3,10 +3,13 @@ due, and a full outbox refuses a new clip (saying so) rather than dropping a que
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from edge_agent.config.mqtt import MqttConfig
 from edge_agent.errors import InvalidInputError
+from edge_agent.ingest import PerceivedClip
 from edge_agent.memory.outbox import Outbox, OutboxFullError
 from edge_agent.mqtt.broker import Broker
 
@@ -63,3 +66,20 @@ def test_credentials_come_from_the_configuration_where_the_url_has_none():
 def test_a_bad_broker_url_is_named(url):
     with pytest.raises(InvalidInputError, match="broker"):
         Broker.parse(url)
+
+
+def test_a_node_whose_outbox_is_full_says_so_and_goes_on(tmp_path, caplog):
+    from helpers.memory import perceived_clip
+    from helpers.mosquitto import free_port
+
+    from edge_agent.mqtt.node import Node
+
+    clip = perceived_clip()
+    node = Node(Broker.parse(f"mqtt://127.0.0.1:{free_port()}"), Outbox(tmp_path / "o.db", 1 << 20), ["kitchen"], "n")
+    assert node.deliver(clip).observations == 2  # queued (no broker: it waits)
+    node.outbox.max_bytes = 10
+    later = PerceivedClip(replace(clip.clip, t_start=clip.clip.t_start + 10, t_end=clip.clip.t_end + 10), ())
+    with caplog.at_level("ERROR"):
+        assert node.deliver(later).observations == 0  # refused, said, no exception: a live camera goes on
+    assert node.not_queued == 1 and node.outbox.waiting() == 1 and "outbox_max_mb" in caplog.text
+    node.outbox.close()
