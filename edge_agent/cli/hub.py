@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from edge_agent.cli import serve
-from edge_agent.cli.common import after_each_clip, emit, runtime, show_warnings
+from edge_agent.cli.common import after_each_clip, emit, parse_time, runtime, show_warnings
 
 __all__ = ["register"]
 
@@ -45,6 +45,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     frigate.add_argument(
         "--client-id", default="edge-agent-frigate", help="the follower's MQTT client id (edge-agent-frigate)"
+    )
+    frigate.add_argument(
+        "--since",
+        metavar="TIME",
+        help="on a first start, also bring in what Frigate tracked since this time (ISO 8601; its snapshots must "
+        "still be kept); later starts go on from memory's last clip of each camera",
     )
     frigate.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
     serve.add_options(frigate)
@@ -128,7 +134,12 @@ def run_frigate(args: argparse.Namespace) -> int:
         broker = Broker.parse(args.broker, rt.config.mqtt)
         api = FrigateAPI(args.api, rt.config.frigate.timeout_s)
         follower = FrigateFollower(
-            MemoryWriter(store, after_clip), rt.backends(), rt.config, api, state=rt.home / "frigate.json"
+            MemoryWriter(store, after_clip),
+            rt.backends(),
+            rt.config,
+            api,
+            state=rt.home / "frigate.json",
+            since=parse_time(args.since, "--since"),
         )
         client = broker.client(args.client_id, persistent=True)
         follower.subscribe(client)

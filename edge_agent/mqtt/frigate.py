@@ -223,6 +223,7 @@ class FrigateFollower:
         api: FrigateAPI,
         *,
         state: Path | None = None,
+        since: float | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.destination = destination
@@ -231,6 +232,7 @@ class FrigateFollower:
         self.prefix = config.frigate.topic_prefix
         self.clip_seconds = float(config.capture.clip_seconds)
         self.grace_s = config.frigate.grace_s
+        self.since = since  #: a first start brings in what Frigate tracked since then
         self.crops_kept = max(1, config.tracker.crops_per_observation)
         self._clock = clock
         self.cameras: dict[str, tuple[int, int]] = {}
@@ -299,25 +301,30 @@ class FrigateFollower:
             log.warning("%s", exc)
 
     def catch_up(self) -> None:
-        """Cameras from Frigate's configuration; where memory already holds clips of one, the tracked objects since
-        then (so that what ended while the follower was away is written)."""
+        """Cameras from Frigate's configuration, and the tracked objects since memory's last clip of each (so that
+        what ended while the follower was away is written), or since ``since`` for a camera memory has no clip of
+        (Frigate's history brought in on a first start)."""
         self.cameras.update(self.api.cameras())
         now = self._clock()
-        since = [p for p in (self.destination.resume_point(c) for c in self.cameras) if p is not None]
-        if not since:
+        starts = [self._start(c, now) for c in self.cameras]
+        if not starts or min(starts) >= math.floor(now / self.clip_seconds) * self.clip_seconds:
             return
-        for event in self.api.events(min(since), now):
+        for event in self.api.events(min(starts), now):
             size = self.cameras.get(str(event.get("camera")), (1280, 720))
             tracked = tracked_from_api(event, size)
             if tracked is not None and tracked.id not in self.tracked:
                 self.tracked[tracked.id] = tracked
 
+    def _start(self, camera: str, now: float) -> float:
+        """Where a camera's clips begin: after memory's last clip of it, else at ``since``, else now."""
+        resumed = self.destination.resume_point(camera)
+        if resumed is not None:
+            return resumed
+        return math.floor((self.since if self.since is not None else now) / self.clip_seconds) * self.clip_seconds
+
     def _window(self, camera: str, now: float) -> float:
         if camera not in self._next:
-            resumed = self.destination.resume_point(camera)
-            self._next[camera] = (
-                resumed if resumed is not None else math.floor(now / self.clip_seconds) * self.clip_seconds
-            )
+            self._next[camera] = self._start(camera, now)
         return self._next[camera]
 
     def tick(self) -> int:

@@ -234,3 +234,36 @@ def test_an_object_frigate_tracked_on_stays_one_entity_unless_association_said_o
         follower._entities["ev"] = a
         follower._continue(again.clip_id, {1: "ev"})  # matched an entity with more than this: left there
         assert store.observations_in_clip(again.clip_id)[0].entity_id != a
+
+
+def test_a_first_start_brings_in_what_frigate_tracked_since_a_time(tmp_path):
+    """`frigate --since`: the history Frigate's API still holds becomes memory, every object in every clip it
+    spans, though no message of it was ever heard."""
+    models = model("yolox_nano.onnx").parent
+    frames, events = scenario(models)
+    fake = FakeFrigate(frames, events, CAMERA, 0)
+
+    class Nobody:
+        def publish(self, *args, **kwargs):
+            pass
+
+    t0 = time.time() - 60
+    fake.play(Nobody(), t0)  # a minute ago: nothing waits
+    config = load_config(None, capture={"clip_seconds": 2}, frigate={"grace_s": 0.5})
+    try:
+        with Store(tmp_path / "home", config=config.association) as store:
+            follower = FrigateFollower(
+                MemoryWriter(store), build_backends(config, models), config, FrigateAPI(fake.api), since=t0 - 5
+            )
+            follower.catch_up()
+            assert follower.tick() >= 30  # every clip from then to now
+            rows = store.db.query(
+                "SELECT c.t_start, count(o.id) FROM clips c LEFT JOIN observations o ON o.clip_id = c.id "
+                "WHERE c.camera = ? GROUP BY c.id ORDER BY c.t_start",
+                (CAMERA,),
+            )
+    finally:
+        fake.close()
+    got = {round(t * 1000): n for t, n in rows}
+    expected = {w: sum(e.start_time < (w + 2000) / 1000 and e.end_time >= w / 1000 for e in events) for w in got}
+    assert got == expected and sum(got.values()) >= 2 * len(events)
