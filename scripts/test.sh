@@ -3,5 +3,5 @@
 # against the installed package (not the source tree). Arguments pass through to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/venv.sh test,speech
+. scripts/venv.sh test,speech,faces
 exec .venv/bin/pytest "$@"

@@ -1,0 +1,141 @@
+"""Faces as evidence of who a person is (issue 20, first part): faces found in a person's crops by YuNet
+(OpenCV's ``cv2.FaceDetectorYN``, the model file in the models folder), aligned on dlib's five landmarks and
+embedded by dlib's 128-d face ResNet (``dlib-bin`` and ``face-recognition-models``, the ``[faces]`` extra; both
+install offline, no download at run time), in their own embedding space. A face counts only when it is good
+enough to say who it is: big enough, sharp enough and turned towards the camera (its nose between its eyes);
+an observation keeps its best few. Nothing here leaves the device.
+
+Wiring into association (a face match as evidence across days), names and the people world come next; this
+module is the measured part: what a face vector is and when one is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from edge_agent.perception.detect import ModelError
+
+__all__ = ["FACE_SPACE", "Face", "FaceEmbedder", "faces_available"]
+
+FACE_SPACE = "face:dlib_resnet_v1"
+
+
+def faces_available() -> str | None:
+    """None where dlib and its face models are installed, else what is missing (a one-line reason)."""
+    try:
+        import dlib  # noqa: F401
+        import face_recognition_models  # noqa: F401
+    except ImportError as exc:
+        return f"face recognition needs the [faces] extra (dlib-bin, face-recognition-models): {exc}"
+    return None
+
+
+@dataclass(frozen=True)
+class Face:
+    """One face found in a picture: its box and five landmarks (eyes, nose, mouth corners; YuNet's order) in that
+    picture's pixels, the detector's score, how sharp and how frontal it is, and its unit 128-d vector."""
+
+    box: tuple[float, float, float, float]  #: x1, y1, x2, y2
+    landmarks: np.ndarray  #: (5, 2)
+    score: float
+    sharpness: float  #: variance of the Laplacian of the aligned face
+    turn: float  #: the nose's offset from between the eyes, in eye distances (0: frontal)
+    vector: np.ndarray  #: (128,) float32, unit length
+
+    @property
+    def size(self) -> float:
+        return min(self.box[2] - self.box[0], self.box[3] - self.box[1])
+
+    @property
+    def quality(self) -> float:
+        """Bigger, sharper, more frontal, more certain is better (for ranking an observation's faces)."""
+        return float(self.size * np.log1p(self.sharpness) * self.score * max(0.0, 1.0 - self.turn))
+
+
+class FaceEmbedder:
+    """Finds, checks and embeds faces. ``detector``: the YuNet ONNX file. A face is kept when at least ``min_size``
+    pixels across, its aligned picture's Laplacian variance at least ``min_sharpness`` and its turn at most
+    ``max_turn``."""
+
+    space = FACE_SPACE
+
+    def __init__(
+        self,
+        detector: str | Path,
+        *,
+        score_threshold: float = 0.8,
+        min_size: float = 40.0,
+        min_sharpness: float = 20.0,
+        max_turn: float = 0.35,
+    ) -> None:
+        missing = faces_available()
+        if missing is not None:
+            raise ModelError(missing)
+        import dlib
+        import face_recognition_models as models
+
+        path = Path(detector)
+        if not path.is_file():
+            raise ModelError(f"face detector model not found: {path}")
+        try:
+            self._detector: Any = cv2.FaceDetectorYN.create(str(path), "", (320, 320), score_threshold, 0.3, 50)
+        except cv2.error as exc:
+            raise ModelError(f"cannot load {path} as a YuNet face detector: {exc}") from None
+        self._dlib = dlib
+        self._shape = dlib.shape_predictor(models.pose_predictor_five_point_model_location())
+        self._resnet = dlib.face_recognition_model_v1(models.face_recognition_model_location())
+        self.min_size, self.min_sharpness, self.max_turn = min_size, min_sharpness, max_turn
+
+    def detect(self, image: np.ndarray) -> list[Face]:
+        """The good faces in a BGR picture (a person's crop or a whole frame), best first."""
+        h, w = image.shape[:2]
+        if min(h, w) < self.min_size:
+            return []  # no face this size fits: skipped cheaply
+        self._detector.setInputSize((w, h))
+        _, found = self._detector.detect(image)
+        if found is None:
+            return []
+        rgb = None
+        faces = []
+        for row in found:
+            x, y, fw, fh = (float(v) for v in row[:4])
+            landmarks = np.asarray(row[4:14], np.float64).reshape(5, 2)
+            if min(fw, fh) < self.min_size:
+                continue
+            turn = _turn(landmarks)
+            if turn > self.max_turn:
+                continue
+            if rgb is None:
+                rgb = np.ascontiguousarray(image[:, :, ::-1])
+            box = (max(0.0, x), max(0.0, y), min(float(w), x + fw), min(float(h), y + fh))
+            rect = self._dlib.rectangle(int(box[0]), int(box[1]), int(box[2]), int(box[3]))
+            shape = self._shape(rgb, rect)
+            chip = np.asarray(self._dlib.get_face_chip(rgb, shape, size=150))
+            sharpness = float(cv2.Laplacian(cv2.cvtColor(chip, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var())
+            if sharpness < self.min_sharpness:
+                continue
+            vector = np.asarray(self._resnet.compute_face_descriptor(chip), np.float32)
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+            faces.append(Face(box, landmarks, float(row[14]), sharpness, turn, vector))
+        return sorted(faces, key=lambda f: -f.quality)
+
+    def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> list[Face]:
+        """An observation's best ``keep`` faces over its crops."""
+        found = [f for c in crops for f in self.detect(c)]
+        return sorted(found, key=lambda f: -f.quality)[:keep]
+
+
+def _turn(landmarks: np.ndarray) -> float:
+    """How far the face is turned: the nose tip's distance from the eyes' midpoint along the line between the eyes,
+    in eye distances (YuNet's landmarks: right eye, left eye, nose tip, right and left mouth corners)."""
+    right, left, nose = landmarks[0], landmarks[1], landmarks[2]
+    axis = left - right
+    distance = float(np.linalg.norm(axis))
+    if distance < 1e-6:
+        return float("inf")
+    return abs(float(np.dot(nose - (right + left) / 2, axis / distance))) / distance
