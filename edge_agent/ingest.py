@@ -108,6 +108,8 @@ def write_clip(store: Store, perceived: PerceivedClip) -> IngestResult:
     then its records in one transaction; the pictures are taken back if the records cannot be committed, so a
     full disk leaves no orphans. A clip already in memory (same camera and start) is left as it is."""
     clip = perceived.clip
+    if store.ingested(clip.camera, clip.t_start) is not None:  # sent again: its pictures are not written twice
+        return store.ingest_clip(clip, perceived.observations, caption=perceived.caption, speech=perceived.speech)
     what = f"the {clip.camera} clip at {format_utc(clip.t_start)} UTC"
     need = sum(len(b) for b in perceived.media.values()) + _records_bytes(perceived.observations)
     created = store.save_media(perceived.media, need=need, what=what)

@@ -52,6 +52,16 @@ class Reads:
         row = self.db.query_one("SELECT max(clip_t_end) FROM ingest_log WHERE camera = ?", (camera,))
         return None if row is None or row[0] is None else float(row[0])
 
+    def ingested(self, camera: str, t_start: float) -> int | None:
+        """The clip id of ``camera``'s clip starting at ``t_start`` when memory already took it in (0 where it has
+        since been folded into a trace or pruned: its row, or a span of folded clips it lies in), else None."""
+        row = self.db.query_one(
+            "SELECT clip_id FROM ingest_log WHERE camera = ? AND (clip_t_start = ? OR (clip_t_start < ? AND "
+            "clip_t_end > ?)) ORDER BY clip_t_start DESC LIMIT 1",
+            (camera, t_start, t_start, t_start),
+        )
+        return None if row is None else int(row[0]) if row[0] is not None else 0
+
     def entities(self, kind: str | None = None) -> list[Entity]:
         """Every entity, most recently seen first."""
         if kind is not None and kind not in KINDS:

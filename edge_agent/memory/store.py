@@ -204,15 +204,9 @@ class Store(Reads, Housekeeping):
                     f"{clip.t_start}..{clip.t_end}"
                 )
         with self.write():
-            existing = self.db.query_one(  # its row, or a span of folded clips it lies in
-                "SELECT clip_id FROM ingest_log WHERE camera = ? AND (clip_t_start = ? OR (clip_t_start < ? AND "
-                "clip_t_end > ?)) "
-                "ORDER BY clip_t_start DESC LIMIT 1",
-                (clip.camera, clip.t_start, clip.t_start, clip.t_start),
-            )
-            if existing is not None:  # its clip may since have been folded into a trace, or pruned
-                clip_id = int(existing[0]) if existing[0] is not None else 0
-                return IngestResult(clip_id, False, tuple(self._clip_decisions(clip_id)))
+            existing = self.ingested(clip.camera, clip.t_start)
+            if existing is not None:
+                return IngestResult(existing, False, tuple(self._clip_decisions(existing)))
             now = time.time()
             clip_id = self.db.insert(
                 "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, ?, "

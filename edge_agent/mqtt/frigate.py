@@ -36,7 +36,6 @@ from edge_agent.memory import ClipRecord, ObservationRecord, corrections
 from edge_agent.perception.backends import Backends
 from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import kind_of
-from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import crop
 
 __all__ = ["FrigateAPI", "FrigateError", "FrigateFollower", "Tracked"]
@@ -206,8 +205,8 @@ class _Picture:
     at: float | None  #: the snapshot time it was fetched for
     crop: np.ndarray  #: the latest
     scene: np.ndarray | None
-    appearance: np.ndarray  #: of every crop of it so far (the object as Frigate tracked it all along)
-    crops: list[np.ndarray] = field(default_factory=list)
+    appearance: np.ndarray  #: the mean of its crops' vectors so far (the object as Frigate tracked it all along)
+    vectors: list[np.ndarray] = field(default_factory=list)  #: each crop's, computed once
 
 
 class FrigateFollower:
@@ -370,9 +369,11 @@ class FrigateFollower:
             patch, scene = image, None
         if patch.size == 0:
             return held
-        kind = kind_of(t.label)
+        vector = self.backends.embedders[kind_of(t.category)].embed([patch])[0]
+        vectors = ([] if held is None else held.vectors)[-(self.crops_kept - 1) :] + [vector]
+        mean = np.mean(vectors, axis=0)
         picture = _Picture(
-            t.snapshot_time, patch.copy(), scene, observation_embedding(self.backends.embedders[kind], [patch])
+            t.snapshot_time, patch.copy(), scene, mean / max(float(np.linalg.norm(mean)), 1e-12), vectors
         )
         self._pictures[t.id] = picture
         return picture
