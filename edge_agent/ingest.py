@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -41,7 +41,8 @@ __all__ = [
     "write_clip",
 ]
 
-STAGES = ("decode", "detect", "track", "embed", "describe", "write", "rules", "speech")
+STAGES = ("decode", "detect", "track", "embed", "faces", "describe", "write", "rules", "speech")
+T = TypeVar("T")
 
 
 @dataclass
@@ -269,6 +270,14 @@ class Pipeline:
             embedder = self.backends.embedders[kind]
             vector = observation_embedding(embedder, [c for _, c in tracklet.crops])
             stage["embed"] += (time.perf_counter() - t) * 1000
+            faces = None
+            if kind == "person" and self.backends.faces is not None:
+                t = time.perf_counter()
+                found = self.backends.faces.best(
+                    spread(tracklet.frames, self.config.faces.crops), self.config.faces.per_observation
+                )
+                faces = np.stack([f.vector for f in found]) if found else None
+                stage["faces"] += (time.perf_counter() - t) * 1000
             others = [
                 o.category
                 for o in tracklets
@@ -332,6 +341,8 @@ class Pipeline:
                     crop_path=crop_path,
                     surroundings=around,
                     surroundings_space=self.backends.places.space,
+                    faces=faces,
+                    face_space=self.backends.faces.space if faces is not None else "",
                 )
             )
         t = time.perf_counter()
@@ -343,6 +354,13 @@ class Pipeline:
         return PerceivedClip(
             ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), tuple(records), caption, tuple(speech), media
         )
+
+
+def spread(items: Sequence[T], n: int) -> list[T]:
+    """At most ``n`` of ``items``, evenly spread from the first to the last."""
+    if len(items) <= n:
+        return list(items)
+    return [items[int(round(k * (len(items) - 1) / (n - 1)))] for k in range(n)] if n > 1 else [items[0]]
 
 
 def _memory_note(store: Store, kind: str, category: str, space: str, vector: np.ndarray) -> str | None:

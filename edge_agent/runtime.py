@@ -73,6 +73,7 @@ class Runtime:
             config=self.config.association,
             consolidation=self.config.consolidation,
             places_config=self.config.places,
+            faces=self.config.faces,
             mode=mode,
             check=check,
         )

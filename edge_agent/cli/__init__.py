@@ -23,6 +23,7 @@ from edge_agent.cli import (
     ingest,
     memory,
     models,
+    people,
     places,
     rules,
     serve,
@@ -31,7 +32,7 @@ from edge_agent.cli.common import fail, global_options
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS = (entities, places, ingest, hub, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
+_GROUPS = (entities, people, places, ingest, hub, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

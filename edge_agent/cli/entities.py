@@ -52,6 +52,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def entity_line(e: Any) -> str:
     name = f" {e.name!r}" if e.name else ""
+    if not e.observations:  # a person enrolled from pictures, not seen yet
+        return f"#{e.id:<6} {e.kind:<7} {e.category:<14}{name} not seen yet"
     return (
         f"#{e.id:<6} {e.kind:<7} {e.category:<14}{name} seen {e.observations}x, "
         f"{utc(e.first_seen)} .. {utc(e.last_seen)} UTC"

@@ -50,7 +50,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     world.add_argument(
         "scenario",
         type=Path,
-        help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, wearable-rooms, living-room",
+        help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, kitchen-harder, wearable-rooms, "
+        "living-room, people-days",
     )
     world.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)")
     world.add_argument(
@@ -58,7 +59,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         nargs="+",
         default=[],
         metavar="NAME",
-        help="no-veto single-threshold text-only no-identity-edges no-episode-edges no-biography-text, or all",
+        help="no-veto single-threshold text-only no-faces no-identity-edges no-episode-edges no-biography-text, or all",
     )
     world.add_argument(
         "--keep", type=Path, metavar="DIR", help="keep the rendered worlds (MOT sequences, events, questions) here"

@@ -47,6 +47,7 @@ from edge_agent.config.embedders import (
     TensorRTEmbedderConfig,
 )
 from edge_agent.config.episodes import EpisodesConfig
+from edge_agent.config.faces import FacesConfig, FaceThresholds
 from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.paths import config_file, default_home, home_dir, models_dir
 from edge_agent.config.places import PlacesConfig
@@ -73,6 +74,8 @@ __all__ = [
     "EmbedderConfig",
     "EmbeddersConfig",
     "EpisodesConfig",
+    "FaceThresholds",
+    "FacesConfig",
     "FrigateConfig",
     "GroundTruthDetectorConfig",
     "MqttConfig",

@@ -20,6 +20,7 @@ from edge_agent.config.describer import DescriberConfig, TemplateDescriberConfig
 from edge_agent.config.detector import AutoDetector, DetectorConfig
 from edge_agent.config.embedders import EmbeddersConfig
 from edge_agent.config.episodes import EpisodesConfig
+from edge_agent.config.faces import FacesConfig
 from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.places import PlacesConfig
 from edge_agent.config.retrieval import RetrievalConfig
@@ -62,6 +63,9 @@ class Config(StrictModel):
     )
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig, description="traces and facts")
     places: PlacesConfig = Field(default_factory=PlacesConfig, description="places of cameras without zones")
+    faces: FacesConfig = Field(
+        default_factory=FacesConfig, description="faces as evidence of who a person is (and the switch to turn it off)"
+    )
     backup: BackupConfig = Field(default_factory=BackupConfig, description="scheduled backups")
     mqtt: MqttConfig = Field(default_factory=MqttConfig, description="camera nodes and the memory hub over MQTT")
     frigate: FrigateConfig = Field(default_factory=FrigateConfig, description="following a Frigate install")

@@ -206,7 +206,11 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
         if p.camera not in (None, world.camera):
             continue
         names = {"person"} if p.subject_type == "unknown_person" else category_names(p.subject)
-        subjects = [e.id for e in world.scenario.entities if e.category.lower() in names]
+        subjects = [
+            e.id
+            for e in world.scenario.entities
+            if e.category.lower() in names and not (p.subject_type == "unknown_person" and e.named)
+        ]  # the household's members are named: never unknown
         for instance in subjects:
             if p.relation == "absent":
                 seen = [t for t, shown in frames if any(i == instance for i, _ in shown)]

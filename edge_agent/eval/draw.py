@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from edge_agent.eval import texture
+from edge_agent.eval.faces import draw_face
 from edge_agent.eval.scene import box_of, draw_order
 
 if TYPE_CHECKING:
@@ -205,10 +206,18 @@ def render_frame(
         for instance in order:
             if boxes[instance][3] >= world.layout.floor - 20:  # standing on something (not carried)
                 _shadow(canvas, boxes[instance], float(np.sign(session.gradient)))
+    people = [e.id for e in world.scenario.people]
     for instance in order:
         box = boxes[instance]
-        material = f"{spec[instance].category}:{spec[instance].color}" if imaging.texture == "photo" else None
-        _draw(canvas, spec[instance], box, session.light, material, session.turns.get(instance, 0.0))
+        thing = spec[instance]
+        if thing.outfits:  # what they wear today
+            thing = thing.model_copy(update={"color": thing.colour_on(session.day)})
+        material = f"{thing.category}:{thing.color}" if imaging.texture == "photo" else None
+        _draw(canvas, thing, box, session.light, material, session.turns.get(instance, 0.0))
+        if thing.category == "person" and world.scenario.faces > 0:
+            k = people.index(instance)
+            facing = np.random.default_rng([world.seed, session.index, frame, k]).random() < world.scenario.faces
+            draw_face(canvas, tuple(int(round(v)) for v in box), k if facing else None, session.light)
         if imaging.occlusion and spec[instance].category != "person" and rng.random() < imaging.occlusion:
             _hand(canvas, box, session.light, rng)
     image = canvas[:, view : view + cam.width]

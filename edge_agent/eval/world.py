@@ -65,6 +65,16 @@ class EntitySpec(_Model):
     category: str
     color: str = "grey"
     pattern: Literal["plain", "stripes", "checked", "dots"] = "plain"
+    # extensions for people (issue 20's people world)
+    outfits: list[str] = Field(
+        default_factory=list, description="a person: the colours worn on successive days (cycled); empty: `color`"
+    )
+    weight: float = Field(1.0, gt=0, description="a person: how often they are the one who comes, relatively")
+    named: bool = Field(False, description="a person of the household, enrolled by name before the recording")
+
+    def colour_on(self, day: int) -> str:
+        """What it wears (its colour) on day ``day`` of the recording."""
+        return self.outfits[day % len(self.outfits)] if self.outfits else self.color
 
 
 class NoiseSpec(_Model):
@@ -124,6 +134,13 @@ class Scenario(_Model):
     sample_fps: float = Field(2.0, gt=0, le=30, description="frames rendered per second (what perception samples)")
     rooms: list[list[str]] | None = Field(None, description="wearable: places grouped into rooms, in walking order")
     day_hours: tuple[float, float] = (7.0, 22.0)
+    faces: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="how often a person faces the camera, their face drawn (a per-person pattern the stand-in face "
+        "embedder reads, edge_agent.eval.faces); 0: no faces drawn",
+    )
 
     @property
     def people(self) -> list[EntitySpec]:
@@ -158,6 +175,9 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{path}: entity ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
     if not scenario.people:
         raise ScenarioError(f"{path}: the script needs at least one entity with category 'person'")
+    for e in scenario.things:
+        if e.outfits or e.named or e.weight != 1.0:
+            raise ScenarioError(f"{path}: {e.id!r}: outfits, weight and named are for people (category 'person')")
     if scenario.episode_seconds[0] <= 0 or scenario.episode_seconds[0] > scenario.episode_seconds[1]:
         raise ScenarioError(f"{path}: episode_seconds must be [min, max] with 0 < min <= max")
     try:
@@ -229,6 +249,7 @@ class Session:
     t_start: float
     fps: float
     frames: int
+    day: int = 0  #: the day of the recording (0: the first)
     boxes: list[list[tuple[str, tuple[float, float, float, float]]]] = field(default_factory=list)
     positions: list[dict[str, tuple[float, float]]] = field(default_factory=list)  # canvas centres of every drawn thing
     view_x: list[float] = field(default_factory=list)
@@ -372,11 +393,12 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
             if sessions and t0 < sessions[-1].t_end + 5:
                 t0 = sessions[-1].t_end + 5
             duration = float(rng.uniform(*scenario.episode_seconds))
-            actor = people[int(rng.integers(len(people)))]
+            actor = _actor(people, spec, rng)
             plan = _plan(rng, scenario, where, things, spec, surfaces)
             session = _perform(
                 len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng
             )
+            session.day = day
             session.light = light
             session.tint = tint  # type: ignore[assignment]
             session.gradient = imaging.light_gradient * float(look.uniform(-1, 1)) if imaging.light_gradient else 0.0
@@ -400,6 +422,14 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     )
     world.questions = _questions(world, rng)
     return world
+
+
+def _actor(people: list[str], spec: dict[str, EntitySpec], rng: np.random.Generator) -> str:
+    """Who comes: each person as often as their weight says (one draw, as before, when all weigh the same)."""
+    weights = np.array([spec[p].weight for p in people], np.float64)
+    if np.all(weights == weights[0]):
+        return people[int(rng.integers(len(people)))]
+    return people[int(rng.choice(len(people), p=weights / weights.sum()))]
 
 
 def _plan(
@@ -774,7 +804,7 @@ def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
         return None
     e = moves[int(rng.integers(len(moves)))]
     text = f"Who moved {_noun(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
-    names = [f"the person in {p.color} {p.pattern} clothes" for p in people]
+    names = [f"the person in {p.colour_on(day)} {p.pattern} clothes" for p in people]
     correct = names[[p.id for p in people].index(e.actor)]
     choices, answer = _choices(correct, names, rng, n=len(names))
     return Question(

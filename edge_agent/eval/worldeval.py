@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,12 @@ from edge_agent.errors import InvalidInputError
 from edge_agent.eval import texture
 from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
 from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
+from edge_agent.eval.faces import DrawnFaces, portrait
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
 from edge_agent.eval.world import Scenario, World, place_in, rule_predicates, simulate
 from edge_agent.ingest import Pipeline
-from edge_agent.memory import Store, places, queries
+from edge_agent.memory import Store, people, places, queries
 from edge_agent.memory.associate import AssociationConfig, Associator, Thresholds
 from edge_agent.memory.consolidate import traces
 from edge_agent.memory.description import label
@@ -53,7 +55,7 @@ from edge_agent.rules.resolver import Resolver
 
 __all__ = ["ABLATIONS", "evaluate_world", "format_table", "ingest_world", "record_world", "world_config"]
 
-IDENTITY_ABLATIONS = ("no-veto", "single-threshold", "text-only")
+IDENTITY_ABLATIONS = ("no-veto", "single-threshold", "text-only", "no-faces")
 RETRIEVAL_ABLATIONS = ("no-identity-edges", "no-episode-edges", "no-biography-text")
 ABLATIONS = IDENTITY_ABLATIONS + RETRIEVAL_ABLATIONS
 
@@ -143,8 +145,12 @@ def _score_memory(
         correct.append(right)
         by_kind[q.kind].append((hit, right))
     n = max(1, len(world.questions))
+    persons = {e.id for e in world.scenario.people}
+    person_labels = {o: i for o, i in labels.items() if i in persons}
     return {
         "identity": identity_scores(entities, labels),
+        "people_identity": identity_scores(entities, person_labels),
+        "people": _per_person(entities, person_labels),
         "evidence_recall": sum(covered) / n,
         "accuracy": sum(correct) / n,
         "by_kind": {
@@ -160,6 +166,26 @@ def _score_memory(
         "observations": len(entities),
         "entities": len(set(entities.values())),
     }
+
+
+def _per_person(entities: dict[int, int], labels: dict[int, str]) -> dict[str, dict[str, float]]:
+    """Per person: their observations, the entities those went to, the share of the largest, and how many of the
+    others' observations share an entity with theirs (merged with them)."""
+    mine: dict[str, Counter[int]] = defaultdict(Counter)
+    for o, person in labels.items():
+        if o in entities:
+            mine[person][entities[o]] += 1
+    out = {}
+    for person, spread in sorted(mine.items()):
+        n = sum(spread.values())
+        merged = sum(c for other, theirs in mine.items() if other != person for e, c in theirs.items() if e in spread)
+        out[person] = {
+            "observations": n,
+            "entities": len(spread),
+            "largest_share": max(spread.values()) / n,
+            "others_merged": merged,
+        }
+    return out
 
 
 def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int], config: Config) -> dict[str, Any]:
@@ -208,7 +234,10 @@ def _run_seed(
         timings["render_s"] = time.perf_counter() - t
         run_config = world_config(world, scenario, seed, config)
         t = time.perf_counter()
-        with RecordingStore(root / "memory", config=config.association, consolidation=config.consolidation) as store:
+        with RecordingStore(
+            root / "memory", config=config.association, consolidation=config.consolidation, faces=config.faces
+        ) as store:
+            enroll_household(scenario, store)
             rule_ids = [
                 book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id
                 for r, p in zip(scenario.rules, rule_predicates(scenario))
@@ -233,14 +262,20 @@ def _run_seed(
         for name in ablations:
             if name not in IDENTITY_ABLATIONS:
                 continue
+            faceless = name == "no-faces"
             with Store(
                 root / f"memory-{name}",
                 config=_association(config.association, name),
                 consolidation=config.consolidation,
+                faces=config.faces.model_copy(update={"enabled": False}) if faceless else config.faces,
             ) as replay:
                 if name == "text-only":
                     replay.associator = _TextGrouping(replay.db, replay.config)
+                if not faceless:
+                    enroll_household(scenario, replay)
                 for clip, observations, kwargs in recorded:
+                    if faceless:
+                        observations = [replace(o, faces=None, face_space="") for o in observations]
                     replay.ingest_clip(clip, observations, **kwargs)
                 name_places(world, replay, gt)
                 result["ablations"][name] = _score_memory(
@@ -258,6 +293,20 @@ def _run_seed(
         timings=timings,
     )
     return result
+
+
+def enroll_household(scenario: Scenario, store: Store) -> list[int]:
+    """The household enrolling its members by name before the recording, each from one picture of their drawn face
+    (``people enroll``); returns their entities. Nothing where the world draws no faces or faces are off."""
+    if scenario.faces <= 0 or store.associator.faces is None:
+        return []
+    reader = DrawnFaces()
+    out = []
+    for k, person in enumerate(scenario.people):
+        if person.named:
+            faces = np.stack([f.vector for f in reader.best([portrait(k)])])
+            out.append(people.enroll(store, person.id, reader.space, faces, caller="world").entity.id)
+    return out
 
 
 def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> int:
@@ -323,6 +372,8 @@ def ingest_world(
     for path, session in zip(paths, world.sessions):
         source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
         backends = build_backends(config, models, source)
+        # the world's people have drawn faces, read by their stand-in (no face model reads a drawing)
+        backends.faces = DrawnFaces() if scenario.faces > 0 and config.faces.enabled is not False else None
         backends_used = backends.summary()
         Pipeline(store, backends, config).run(source, camera=world.camera)
         gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
@@ -334,7 +385,10 @@ def record_world(scenario: Scenario, seed: int, config: Config, models: Path) ->
     world = simulate(scenario, seed)
     with tempfile.TemporaryDirectory() as tmp:
         paths = world.write(Path(tmp) / "world")
-        with RecordingStore(Path(tmp) / "memory", config=config.association, consolidation=config.consolidation) as s:
+        with RecordingStore(
+            Path(tmp) / "memory", config=config.association, consolidation=config.consolidation, faces=config.faces
+        ) as s:
+            enroll_household(scenario, s)
             gt, _ = ingest_world(world, scenario, paths, world_config(world, scenario, seed, config), models, s)
             return labelled(f"{scenario.name}:{seed}", s.recorded, gt)
 
@@ -346,6 +400,7 @@ def _mean(values: list[float]) -> float:
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "identity": {k: _mean([r["identity"][k] for r in runs]) for k in IDENTITY_KEYS},
+        "people_identity": {k: _mean([r["people_identity"][k] for r in runs]) for k in IDENTITY_KEYS},
         "evidence_recall": _mean([r["evidence_recall"] for r in runs]),
         "accuracy": _mean([r["accuracy"] for r in runs]),
         "evidence_recall_by_seed": [round(r["evidence_recall"], 4) for r in runs],
@@ -414,10 +469,10 @@ def _fmt(value: float | None) -> str:
 
 def format_table(result: dict[str, Any]) -> str:
     def row(name: str, r: dict[str, Any]) -> str:
-        i = r["identity"]
+        i, p = r["identity"], r["people_identity"]
         return (
             f"{name:<20} {i['bcubed_f1']:>7.3f} {i['false_merge_rate']:>8.3f} {i['pairwise_f1']:>7.3f} "
-            f"{r['evidence_recall']:>9.3f} {r['accuracy']:>8.3f}"
+            f"{p['bcubed_f1']:>9.3f} {p['false_merge_rate']:>9.3f} {r['evidence_recall']:>9.3f} {r['accuracy']:>8.3f}"
         )
 
     lines = [
@@ -425,7 +480,8 @@ def format_table(result: dict[str, Any]) -> str:
         f"seeds {result['seeds']}, controller {result['controller']}"
         + (f", textures: {result['textures']}" if result.get("textures", "flat") != "flat" else ""),
         "",
-        f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'ev.recall':>9} {'accuracy':>8}",
+        f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'people B3':>9} {'p f-merge':>9} "
+        f"{'ev.recall':>9} {'accuracy':>8}",
         row("full method", result),
     ]
     lines += [row(name, r) for name, r in result["ablations"].items()]
@@ -443,6 +499,14 @@ def format_table(result: dict[str, Any]) -> str:
         )
     )
     per = result["per_seed"][0]
+    if per.get("people"):
+        lines.append(
+            f"people (seed {per['seed']}; observations, entities, share of the largest, others' merged with them): "
+            + "; ".join(
+                f"{name} {p['observations']}/{p['entities']}/{p['largest_share']:.2f}/{p['others_merged']}"
+                for name, p in per["people"].items()
+            )
+        )
     alerts = result.get("alerts")
     if alerts:
         lines += [

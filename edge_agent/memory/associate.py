@@ -22,6 +22,12 @@ ever saw them apart, joins them: the newer is merged into the older, recorded in
 observations it moved (undone by ``corrections.unmerge``) and visible in the decision's log row. A pair the user
 marked not the same is never related nor joined.
 
+Faces (issue 20): a person's observation may carry face vectors (memory.faces). A match to a person's kept faces
+(GEB's two thresholds in face space) makes that person a candidate that wins whatever the body appearance says,
+the separation veto still applying; a face unlike every face of a candidate vetoes it (never possibly the same);
+no face, or an ambiguous one, leaves the body rule to decide, a person's body compared with their references of
+the same day where there are any (clothes change), and not with older ones when memory knows their face.
+
 Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
 scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
 bench memory`` measures both; the matrix is the faster (see the README).
@@ -39,8 +45,10 @@ import numpy as np
 
 from edge_agent import native
 from edge_agent.config.association import DEFAULT_SPACE_THRESHOLDS, DEFAULT_THRESHOLDS, AssociationConfig, Thresholds
+from edge_agent.config.faces import FacesConfig
 from edge_agent.memory.categories import compatible
 from edge_agent.memory.db import Database
+from edge_agent.memory.faces import FaceVerdict, keep_faces, rebuild_faces, verdict
 from edge_agent.memory.records import AssociationDecision, CandidateScore, ObservationRecord
 
 __all__ = [
@@ -242,9 +250,10 @@ def _table_exists(db: Database, name: str) -> bool:
 class Associator:
     """Decides the entity of each new observation and maintains the entities' reference sets."""
 
-    def __init__(self, db: Database, config: AssociationConfig) -> None:
+    def __init__(self, db: Database, config: AssociationConfig, faces: FacesConfig | None = None) -> None:
         self.db = db
         self.config = config
+        self.faces = faces  #: None: face processing is off (faces neither kept nor asked)
         size = config.reference_set_size
         self.index: ReferenceIndex = MatrixIndex(db, size) if config.index == "matrix" else VecTableIndex(db, size)
         self._space_names: dict[int, str] = {}
@@ -264,27 +273,39 @@ class Associator:
         cfg = self.config
         thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
         scores: list[CandidateScore] = []
+        faces = self._face_verdict(record)
         candidates, incompatible = self._candidates(space_id, record.kind, record.category, record.embedding)
+        if faces.match is not None and faces.match not in candidates:
+            candidates.append(faces.match)  # the person the faces say it is, whatever the clothes
         refs = References(
             np.empty((0, record.embedding.size), np.float32), np.empty(0, np.int64), np.empty(0, np.int64)
         )
         if candidates or incompatible:
-            refs = self.index.references(space_id, record.kind, [*candidates, *incompatible])
-            test = native.association_test(
-                record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
-            )
-            for owner, qualifies, lo, hi, mean in zip(
-                test.owner.tolist(),
-                test.qualifies.tolist(),
-                test.min_sim.tolist(),
-                test.max_sim.tolist(),
-                test.mean_sim.tolist(),
-            ):
+            refs = self._same_day(record, self.index.references(space_id, record.kind, [*candidates, *incompatible]))
+            rows: list[tuple[int, bool, float, float, float]] = []
+            if refs.owners.size:
+                test = native.association_test(
+                    record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
+                )
+                rows = list(
+                    zip(
+                        test.owner.tolist(),
+                        test.qualifies.tolist(),
+                        test.min_sim.tolist(),
+                        test.max_sim.tolist(),
+                        test.mean_sim.tolist(),
+                    )
+                )
+            if faces.match is not None and all(row[0] != faces.match for row in rows):
+                rows.append((faces.match, False, 0.0, 0.0, 0.0))  # a person known by face alone (enrolled)
+            for owner, qualifies, lo, hi, mean in rows:
+                said = faces.of(int(owner))
                 # Like the separation veto, the category veto is recorded only where it decides: on a
-                # candidate the similarities alone would have let in.
+                # candidate the similarities (or the faces) alone would have let in.
                 veto = None
-                category = incompatible.get(int(owner)) if qualifies else None
-                if qualifies and cfg.use_separation and category is None:
+                admitted = bool(qualifies) or said == "same"
+                category = incompatible.get(int(owner)) if admitted else None
+                if admitted and cfg.use_separation and category is None and said != "different":
                     veto = self._separation_veto(record, camera, refs.observation_ids[refs.owners == owner].tolist())
                 scores.append(
                     CandidateScore(
@@ -296,13 +317,22 @@ class Associator:
                         None if veto is None else veto[0],
                         None if veto is None else veto[1],
                         category,
+                        faces.similarity.get(int(owner)),
+                        said,
                     )
                 )
-        qualified = [s for s in scores if s.qualifies and s.vetoed_by is None and s.incompatible_category is None]
+        qualified = [
+            s
+            for s in scores
+            if (s.qualifies or s.face_verdict == "same")
+            and s.vetoed_by is None
+            and s.incompatible_category is None
+            and s.face_verdict != "different"
+        ]
         now = time.time()
         joined: set[int] = set()  # entities merged into another by this observation
-        if qualified:
-            winner = max(qualified, key=lambda s: (s.mean_sim, -s.entity_id))
+        if qualified:  # a face match decides; else the body appearance most like it
+            winner = max(qualified, key=lambda s: (s.face_verdict == "same", s.mean_sim, -s.entity_id))
             entity_id, created = winner.entity_id, False
             bar = max(self.config.join_similarity, thresholds.tau_high)
             if self.config.possibly_same and winner.min_sim >= bar:
@@ -319,12 +349,21 @@ class Associator:
                         self._audit_join(keep, absorb, moved, observation_id, now)
                         joined.add(absorb)
                         entity_id = keep
+            if winner.face_verdict == "same" and not self.db.value(
+                "SELECT count(*) FROM observations WHERE entity_id = ? AND id != ?", (entity_id, observation_id)
+            ):  # a person enrolled from pictures, seen for the first time
+                self.db.execute(
+                    "UPDATE entities SET first_seen = ?, last_seen = ? WHERE id = ?",
+                    (record.t_start, record.t_end, entity_id),
+                )
             self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         else:
             entity_id = self.new_entity(record, now)
             created = True
         self.assign_entity(observation_id, entity_id)
         self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
+        if record.faces is not None and self.faces is not None:
+            keep_faces(self.db, self.faces, entity_id, record.face_space, record.faces, observation_id=observation_id)
         if self.config.possibly_same and scores:
             others = [s for s in scores if s.entity_id not in joined]
             self._relate(record, camera, observation_id, entity_id, others, thresholds, refs, now)
@@ -346,6 +385,42 @@ class Associator:
         return AssociationDecision(
             observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high
         )
+
+    def _face_verdict(self, record: ObservationRecord) -> FaceVerdict:
+        """What the observation's faces say (nothing without faces, or with face processing off)."""
+        if record.faces is None or self.faces is None:
+            return FaceVerdict()
+        return verdict(self.db, self.faces, record.face_space, record.faces)
+
+    def _same_day(self, record: ObservationRecord, refs: References) -> References:
+        """A person's body appearance counts within a day (clothes change; faces carry who it is across days): of
+        each candidate person, the references seen within ``[faces] body_within_s`` before the observation. A person
+        with none that recent is compared on all of them, as without faces, unless memory knows their face: then
+        their body is no evidence today."""
+        window = self.faces.body_within_s if self.faces is not None else 0.0
+        if record.kind != "person" or window <= 0 or refs.owners.size == 0:
+            return refs
+        ids = refs.observation_ids.tolist()
+        seen = dict(
+            self.db.query(f"SELECT id, t_end FROM observations WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))
+        )
+        recent = np.array([seen.get(o, -np.inf) >= record.t_start - window for o in ids])
+        owners = sorted(set(refs.owners.tolist()))
+        known = {
+            int(r[0])
+            for r in self.db.query(
+                f"SELECT DISTINCT entity_id FROM face_refs WHERE entity_id IN ({','.join('?' * len(owners))})",
+                tuple(owners),
+            )
+        }
+        keep = np.ones(len(ids), dtype=bool)
+        for owner in owners:
+            mine = refs.owners == owner
+            if recent[mine].any() or owner in known:
+                keep[mine] = recent[mine]
+        if keep.all():
+            return refs
+        return References(refs.vectors[keep], refs.owners[keep], refs.observation_ids[keep])
 
     def _possibly_same(self, a: int, b: int) -> bool:
         return (
@@ -394,7 +469,12 @@ class Associator:
         """Records 'possibly the same' between the observation's entity and each candidate that did not win
         but is similar on average, of a compatible category, with no separation evidence and no 'not the same'."""
         for s in scores:
-            if s.entity_id == entity_id or s.incompatible_category is not None or s.vetoed_by is not None:
+            if (
+                s.entity_id == entity_id
+                or s.incompatible_category is not None
+                or s.vetoed_by is not None
+                or s.face_verdict == "different"
+            ):
                 continue
             if s.mean_sim < thresholds.tau_low:
                 continue
@@ -451,6 +531,7 @@ class Associator:
                         f"VALUES (?, ?, '{relation}'{', ?' * (len(row) - 2)})",
                         (min(keep, other), max(keep, other), *row[2:]),
                     )
+        self.db.execute("UPDATE face_refs SET entity_id = ? WHERE entity_id = ? AND enrolled = 1", (keep, absorb))
         name = self.db.value("SELECT name FROM entities WHERE id = ?", (absorb,))
         if name is not None:
             self.db.execute("UPDATE entities SET name = coalesce(name, ?) WHERE id = ?", (name, keep))
@@ -610,7 +691,10 @@ class Associator:
             self.remove_reference(observation_id, space_id, kind)
 
     def rebuild_references(self, entity_id: int) -> None:
-        """After a merge or split: the entity's references become its most recent observations."""
+        """After a merge or split: the entity's references become its most recent observations (and its faces
+        theirs, beside those the user enrolled)."""
+        if self.faces is not None:
+            rebuild_faces(self.db, self.faces, entity_id)
         self.clear_references(entity_id)
         recent = self.db.query(
             "SELECT id, space_id, kind FROM observations WHERE entity_id = ? ORDER BY t_start DESC, id DESC LIMIT ?",
@@ -638,6 +722,9 @@ def _score_json(s: CandidateScore) -> dict[str, object]:
     }
     if s.incompatible_category is not None:  # only when vetoed: other rows stay as they were written before
         out["incompatible_category"] = s.incompatible_category
+    if s.face is not None:  # only where faces were compared
+        out["face"] = s.face
+        out["face_verdict"] = s.face_verdict
     return out
 
 
@@ -651,4 +738,6 @@ def score_from_json(d: Mapping[str, Any]) -> CandidateScore:
         None if d.get("vetoed_by") is None else int(d["vetoed_by"]),
         None if d.get("separation_fraction") is None else float(d["separation_fraction"]),
         None if d.get("incompatible_category") is None else str(d["incompatible_category"]),
+        None if d.get("face") is None else float(d["face"]),
+        None if d.get("face_verdict") is None else str(d["face_verdict"]),
     )

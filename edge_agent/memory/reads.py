@@ -260,6 +260,8 @@ class Reads:
             "notifications",
             "ingest_log",
             "clip_speech",
+            "observation_faces",
+            "face_refs",
         ]
         out = {t: int(self.db.value(f"SELECT count(*) FROM {t}")) for t in tables}
         out["vec_obs"] = sum(int(self.db.value(f"SELECT count(*) FROM vec_obs_{i}")) for i, _ in self._spaces.values())

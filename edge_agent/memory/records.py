@@ -94,7 +94,8 @@ class ObservationRecord:
     ``description``: what the describer said, as typed fields and a sentence (a string given is taken as a
     sentence with no fields). ``surroundings``: for a camera without zones, the descriptor of what is around the
     thing (:mod:`edge_agent.perception.places`) in ``surroundings_space``, which memory groups into places the
-    user can name.
+    user can name. ``faces`` (F, D): for a person, the vectors of its best faces (best first) in ``face_space``;
+    None where no face good enough was seen or face processing is off.
     """
 
     track_id: int
@@ -109,6 +110,8 @@ class ObservationRecord:
     crop_path: str | None = None
     surroundings: npt.NDArray[np.float32] | None = None
     surroundings_space: str = SURROUNDINGS
+    faces: npt.NDArray[np.float32] | None = None
+    face_space: str = ""
     t_start: float = field(init=False)
     t_end: float = field(init=False)
 
@@ -132,6 +135,19 @@ class ObservationRecord:
             object.__setattr__(self, "surroundings", around)
             if not isinstance(self.surroundings_space, str) or not self.surroundings_space.strip():
                 raise InvalidRecordError("surroundings_space must name the descriptor")
+        if self.faces is not None:
+            faces = np.asarray(self.faces, dtype=np.float32)
+            faces = faces.reshape(1, -1) if faces.ndim == 1 else faces
+            if faces.ndim != 2 or faces.size == 0 or not np.all(np.isfinite(faces)):
+                raise InvalidRecordError("faces must be a non-empty finite (F, D) array of face vectors")
+            if self.kind != "person":
+                raise InvalidRecordError(f"faces belong to a person's observation, not a {self.kind}'s")
+            if not isinstance(self.face_space, str) or not self.face_space.strip():
+                raise InvalidRecordError("face_space must name the face embedder")
+            norms = np.linalg.norm(faces, axis=1, keepdims=True)
+            if np.any(norms == 0):
+                raise InvalidRecordError("a face vector has zero norm")
+            object.__setattr__(self, "faces", np.ascontiguousarray(faces / norms, dtype=np.float32))
 
         times = np.asarray(self.frame_times, dtype=np.float64).reshape(-1)
         boxes = np.ascontiguousarray(self.boxes, dtype=np.float32)
@@ -292,6 +308,10 @@ class CandidateScore:
     #: the candidate's category when it is not compatible with the observation's (the category veto,
     #: edge_agent.memory.categories); None when compatible
     incompatible_category: str | None = None
+    face: float | None = None  #: how like the candidate's faces the observation's are, when both have faces
+    #: what the faces say: "same" (a match: that person whatever the clothes), "different" (another person: vetoed),
+    #: None (no faces, or in between, or as like another person: body appearance decides)
+    face_verdict: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -323,7 +323,31 @@ ALTER TABLE observations ADD COLUMN place_score REAL CHECK (place_score IS NULL 
 ALTER TABLE places ADD COLUMN space TEXT NOT NULL DEFAULT 'surroundings';
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
+# Version 7 (issue 20): faces. An observation's best faces (unit vectors in the face model's space, best first), and
+# each person's faces to be recognised by: taken from their observations or enrolled from a picture
+# (``observation_id`` NULL), bounded and kept diverse by memory.people. Never sent anywhere.
+_V7 = """
+CREATE TABLE observation_faces (
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL CHECK (rank >= 0),
+    space TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    PRIMARY KEY (observation_id, rank)
+);
+CREATE TABLE face_refs (
+    id INTEGER PRIMARY KEY,
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    observation_id INTEGER REFERENCES observations (id) ON DELETE SET NULL,
+    space TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    enrolled INTEGER NOT NULL DEFAULT 0 CHECK (enrolled IN (0, 1)),
+    created_at REAL NOT NULL
+);
+CREATE INDEX face_refs_by_entity ON face_refs (entity_id);
+CREATE INDEX face_refs_by_space ON face_refs (space);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

@@ -18,11 +18,13 @@ from typing import IO
 
 import numpy as np
 
+from edge_agent.config.faces import FacesConfig
 from edge_agent.config.paths import default_home
 from edge_agent.config.places import PlacesConfig
 from edge_agent.memory import consolidate, episodes, places
 from edge_agent.memory.associate import AssociationConfig, Associator
 from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
+from edge_agent.memory.faces import write_observation_faces
 from edge_agent.memory.housekeeping import Housekeeping
 from edge_agent.memory.reads import Reads
 from edge_agent.memory.records import (
@@ -86,6 +88,7 @@ class Store(Reads, Housekeeping):
         driver: str | None = None,
         consolidation: consolidate.ConsolidationConfig | None = None,
         places_config: PlacesConfig | None = None,
+        faces: FacesConfig | None = None,
         mode: str = "write",
         check: bool = True,
     ) -> None:
@@ -105,7 +108,8 @@ class Store(Reads, Housekeeping):
         if not self.db.readonly:
             self.media_dir.mkdir(mode=0o700, exist_ok=True)
         self.config = config or AssociationConfig()
-        self.associator = Associator(self.db, self.config)
+        faces = faces or FacesConfig()
+        self.associator = Associator(self.db, self.config, faces if faces.enabled is not False else None)
         self.consolidation = consolidation or consolidate.ConsolidationConfig()
         self.places_config = places_config or PlacesConfig()
         self.summarize: episodes.Summarizer | None = None  #: writes episode summaries (an LLM); None: extractive
@@ -328,6 +332,8 @@ class Store(Reads, Housekeeping):
             f"INSERT INTO vec_obs_{space_id} (observation_id, embedding, kind, camera, t) VALUES (?, ?, ?, ?, ?)",
             (observation_id, r.embedding.tobytes(), r.kind, camera, r.t_start),
         )
+        if r.faces is not None and self.associator.faces is not None:  # face processing off: no face is kept
+            write_observation_faces(self.db, observation_id, r.face_space, r.faces)
         return self.associator.associate(observation_id, r, camera, space_id)
 
     def close_episodes(self, camera: str | None = None) -> list[int]:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from edge_agent.capture import FrameSource, MOTSequenceSource
-from edge_agent.config import Config
+from edge_agent.config import Config, FacesConfig
 from edge_agent.memory.description import Description, label
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, TemplateDescriber
 from edge_agent.perception.detect import (
@@ -32,9 +32,10 @@ from edge_agent.perception.embed import (
     OSNetEmbedder,
     TensorRTEmbedder,
 )
+from edge_agent.perception.faces import FaceEmbedder, Faces, faces_available
 from edge_agent.perception.places import ImageTextPlaces, ModelFreePlaces, PlaceDescriber
 
-__all__ = ["Backends", "build_backends"]
+__all__ = ["Backends", "build_backends", "face_embedder"]
 
 
 def _model_file(name: str, models: Path) -> Path:
@@ -50,6 +51,7 @@ class Backends:
     transcriber: Any = None  #: a WhisperTranscriber, when speech is configured
     described: Described | None = None  #: GEB's multimodal embedding (appearance + the description's words)
     places: PlaceDescriber = field(default_factory=ModelFreePlaces)  #: a thing's surroundings, without zones
+    faces: Faces | None = None  #: finds and embeds people's faces; None: face processing is off
 
     def space(self, kind: str) -> str:
         """The embedding space observations of ``kind`` are stored in."""
@@ -75,6 +77,7 @@ class Backends:
             "describer": self.describer.name,
             "speech": self.transcriber.name if self.transcriber is not None else "none",
             "places": self.places.space,
+            "faces": f"{self.faces.space} ({getattr(self.faces, 'detector', '')})" if self.faces is not None else "off",
         }
 
 
@@ -165,7 +168,37 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         except (FileNotFoundError, ImportError, ModelError) as exc:
             raise ModelError(f"[places] image_text: {exc}") from None
         places = ImageTextPlaces(model)
-    return Backends(detector, embedders, describer, transcriber, _described(config.embedders.described), places)
+    return Backends(
+        detector,
+        embedders,
+        describer,
+        transcriber,
+        _described(config.embedders.described),
+        places,
+        face_embedder(config.faces, models),
+    )
+
+
+def face_embedder(config: FacesConfig, models: Path, *, required: bool = False) -> FaceEmbedder | None:
+    """The face embedder, unless face processing is off; ``auto``: where the [faces] extra is installed; ``true``
+    (or ``required``): it must be (ModelError names what is missing). YuNet finds the faces where its file is in the
+    models folder, dlib's HOG detector where it is not."""
+    if config.enabled is False:
+        if required:
+            raise ModelError("face processing is off ([faces] enabled = false)")
+        return None
+    missing = faces_available()
+    if missing is not None:
+        if config.enabled is True or required:
+            raise ModelError(f"[faces]: {missing}")
+        return None
+    path = _model_file(config.detector, models)  # YuNet; dlib's own detector where its file is absent
+    return FaceEmbedder(
+        path if path.is_file() else None,
+        min_size=config.min_size,
+        min_sharpness=config.min_sharpness,
+        max_turn=config.max_turn,
+    )
 
 
 def _described(weights: dict[str, float]) -> Described | None:

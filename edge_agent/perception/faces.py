@@ -3,24 +3,25 @@
 embedded by dlib's 128-d face ResNet (``dlib-bin`` and ``face-recognition-models``, the ``[faces]`` extra; both
 install offline, no download at run time), in their own embedding space. A face counts only when it is good
 enough to say who it is: big enough, sharp enough and turned towards the camera (its nose between its eyes);
-an observation keeps its best few. Nothing here leaves the device.
+an observation keeps its best few (``[faces] per_observation``). Memory uses them as evidence of who a person is
+(:mod:`edge_agent.memory.faces`); nothing here leaves the device.
 
-Wiring into association (a face match as evidence across days), names and the people world come next; this
-module is the measured part: what a face vector is and when one is kept."""
+``Faces`` is what the pipeline asks of a face embedder: this one, or a stand-in (the synthetic worlds' drawn
+faces, :mod:`edge_agent.eval.faces`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
 from edge_agent.perception.detect import ModelError
 
-__all__ = ["FACE_SPACE", "Face", "FaceEmbedder", "faces_available"]
+__all__ = ["FACE_SPACE", "Face", "FaceEmbedder", "Faces", "faces_available"]
 
 FACE_SPACE = "face:dlib_resnet_v1"
 
@@ -37,11 +38,12 @@ def faces_available() -> str | None:
 
 @dataclass(frozen=True)
 class Face:
-    """One face found in a picture: its box and five landmarks (eyes, nose, mouth corners; YuNet's order) in that
-    picture's pixels, the detector's score, how sharp and how frontal it is, and its unit 128-d vector."""
+    """One face found in a picture: its box and landmarks (YuNet's five: eyes, nose tip, mouth corners; or from
+    dlib's detector, the eyes' centres and the bottom of the nose) in that picture's pixels, the detector's score,
+    how sharp and how frontal it is, and its unit 128-d vector."""
 
     box: tuple[float, float, float, float]  #: x1, y1, x2, y2
-    landmarks: np.ndarray  #: (5, 2)
+    landmarks: np.ndarray  #: (5, 2) or (3, 2)
     score: float
     sharpness: float  #: variance of the Laplacian of the aligned face
     turn: float  #: the nose's offset from between the eyes, in eye distances (0: frontal)
@@ -57,20 +59,28 @@ class Face:
         return float(self.size * np.log1p(self.sharpness) * self.score * max(0.0, 1.0 - self.turn))
 
 
+class Faces(Protocol):
+    """Finds people's faces in their crops and embeds them in ``space``."""
+
+    space: str
+
+    def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> Sequence[Face]: ...
+
+
 class FaceEmbedder:
-    """Finds, checks and embeds faces. ``detector``: the YuNet ONNX file. A face is kept when at least ``min_size``
-    pixels across, its aligned picture's Laplacian variance at least ``min_sharpness`` and its turn at most
-    ``max_turn``."""
+    """Finds, checks and embeds faces. ``detector``: the YuNet ONNX file, or None for dlib's HOG detector. A face
+    is kept when at least ``min_size`` pixels across, its aligned picture's Laplacian variance at least
+    ``min_sharpness`` and its turn at most ``max_turn``."""
 
     space = FACE_SPACE
 
     def __init__(
         self,
-        detector: str | Path,
+        detector: str | Path | None,
         *,
         score_threshold: float = 0.8,
-        min_size: float = 40.0,
-        min_sharpness: float = 20.0,
+        min_size: float = 32.0,
+        min_sharpness: float = 10.0,
         max_turn: float = 0.35,
     ) -> None:
         missing = faces_available()
@@ -79,49 +89,70 @@ class FaceEmbedder:
         import dlib
         import face_recognition_models as models
 
-        path = Path(detector)
-        if not path.is_file():
-            raise ModelError(f"face detector model not found: {path}")
-        try:
-            self._detector: Any = cv2.FaceDetectorYN.create(str(path), "", (320, 320), score_threshold, 0.3, 50)
-        except cv2.error as exc:
-            raise ModelError(f"cannot load {path} as a YuNet face detector: {exc}") from None
+        self._yunet: Any = None
+        self._hog: Any = None
+        if detector is None:  # dlib's own HOG face detector: no model file, finds faces from about 40 px
+            self._hog = dlib.get_frontal_face_detector()
+            self.detector = "dlib-hog"
+        else:
+            path = Path(detector)
+            if not path.is_file():
+                raise ModelError(f"face detector model not found: {path}")
+            try:
+                self._yunet = cv2.FaceDetectorYN.create(str(path), "", (320, 320), score_threshold, 0.3, 50)
+            except cv2.error as exc:
+                raise ModelError(f"cannot load {path} as a YuNet face detector: {exc}") from None
+            self.detector = f"yunet ({path.name})"
         self._dlib = dlib
         self._shape = dlib.shape_predictor(models.pose_predictor_five_point_model_location())
         self._resnet = dlib.face_recognition_model_v1(models.face_recognition_model_location())
         self.min_size, self.min_sharpness, self.max_turn = min_size, min_sharpness, max_turn
+
+    def _found(self, image: np.ndarray, rgb: np.ndarray) -> list[tuple[tuple[float, float, float, float], float, Any]]:
+        """(x, y, width, height), score and YuNet's landmarks (None from dlib's detector) of each face found."""
+        if self._yunet is not None:
+            h, w = image.shape[:2]
+            self._yunet.setInputSize((w, h))
+            _, rows = self._yunet.detect(image)
+            if rows is None:
+                return []
+            return [
+                (tuple(float(v) for v in row[:4]), float(row[14]), np.asarray(row[4:14], np.float64).reshape(5, 2))
+                for row in rows
+            ]
+        rects, scores, _ = self._hog.run(rgb, 1, 0.0)  # upsampled once: faces from about 40 px
+        return [
+            ((float(r.left()), float(r.top()), float(r.width()), float(r.height())), min(1.0, 0.5 + s / 2), None)
+            for r, s in zip(rects, scores)
+        ]
 
     def detect(self, image: np.ndarray) -> list[Face]:
         """The good faces in a BGR picture (a person's crop or a whole frame), best first."""
         h, w = image.shape[:2]
         if min(h, w) < self.min_size:
             return []  # no face this size fits: skipped cheaply
-        self._detector.setInputSize((w, h))
-        _, found = self._detector.detect(image)
-        if found is None:
-            return []
-        rgb = None
+        rgb = np.ascontiguousarray(image[:, :, ::-1])
         faces = []
-        for row in found:
-            x, y, fw, fh = (float(v) for v in row[:4])
-            landmarks = np.asarray(row[4:14], np.float64).reshape(5, 2)
+        for (x, y, fw, fh), score, landmarks in self._found(image, rgb):
             if min(fw, fh) < self.min_size:
                 continue
+            box = (max(0.0, x), max(0.0, y), min(float(w), x + fw), min(float(h), y + fh))
+            if landmarks is not None and _turn(landmarks) > self.max_turn:
+                continue  # turned away: not worth aligning
+            shape = self._shape(rgb, self._dlib.rectangle(int(box[0]), int(box[1]), int(box[2]), int(box[3])))
+            if landmarks is None:  # dlib's five points: two corners of each eye, the bottom of the nose
+                p = np.array([[shape.part(k).x, shape.part(k).y] for k in range(5)], np.float64)
+                landmarks = np.stack([(p[0] + p[1]) / 2, (p[2] + p[3]) / 2, p[4]])
             turn = _turn(landmarks)
             if turn > self.max_turn:
                 continue
-            if rgb is None:
-                rgb = np.ascontiguousarray(image[:, :, ::-1])
-            box = (max(0.0, x), max(0.0, y), min(float(w), x + fw), min(float(h), y + fh))
-            rect = self._dlib.rectangle(int(box[0]), int(box[1]), int(box[2]), int(box[3]))
-            shape = self._shape(rgb, rect)
             chip = np.asarray(self._dlib.get_face_chip(rgb, shape, size=150))
             sharpness = float(cv2.Laplacian(cv2.cvtColor(chip, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var())
             if sharpness < self.min_sharpness:
                 continue
             vector = np.asarray(self._resnet.compute_face_descriptor(chip), np.float32)
             vector /= max(float(np.linalg.norm(vector)), 1e-12)
-            faces.append(Face(box, landmarks, float(row[14]), sharpness, turn, vector))
+            faces.append(Face(box, landmarks, score, sharpness, turn, vector))
         return sorted(faces, key=lambda f: -f.quality)
 
     def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> list[Face]:

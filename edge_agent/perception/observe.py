@@ -31,6 +31,9 @@ class Tracklet:
     boxes: list[np.ndarray] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     crops: list[tuple[float, np.ndarray]] = field(default_factory=list)  # (quality, BGR crop), best first
+    #: a person's crop on every sampled frame, in time order (faces are looked for in them: the sharpest crops are
+    #: often the back of a head)
+    frames: list[np.ndarray] = field(default_factory=list)
     #: boxes in the clip's first frame's image, the camera's own motion taken out (a moving camera); else empty
     steady: list[np.ndarray] = field(default_factory=list)
 
@@ -106,6 +109,8 @@ def track_clip(
                 gains[frame.index] = constancy.gains(frame.image)
             patch = constancy.apply(patch, gains[frame.index])
         if patch.size:
+            if category == "person":
+                t.frames.append(patch.copy())
             t.crops.append((crop_quality(patch, score), patch.copy()))
             t.crops.sort(key=lambda c: -c[0])
             del t.crops[settings.crops_per_observation :]

@@ -195,3 +195,28 @@ def test_true_alerts_agree_with_the_resolver_on_noiseless_memory(tmp_path, text,
             raised = Resolver(store, zones={"hand": {"sofa": (100, 100, 300, 300)}}, settings=SETTINGS).process()
         truth = [a for a, _ in episodes(samples, predicate, SETTINGS, cooldown, until=start + 10.0)]
         assert truth and [round(a.t - t0, 3) for a in raised] == [round(t - t0, 3) for t in truth], f"seed {seed}"
+
+
+def test_an_unknown_person_is_one_the_household_did_not_name():
+    """'an unknown person appears on 3 different days': the true alerts are the visitor's third day, never a named
+    member of the household's."""
+    scenario = Scenario.model_validate(
+        {
+            "name": "people",
+            "places": ["hall", "door"],
+            "entities": [
+                {"id": "ann", "category": "person", "named": True},
+                {"id": "visitor", "category": "person"},
+            ],
+            "rules": [
+                {"text": "notify me when an unknown person appears on 3 different days this week", "cooldown_s": 0}
+            ],
+        }
+    )
+    day = 86400.0
+    sessions = [
+        _session(k, d * day + 36000.0, [{"ann": ON, "visitor": OFF} for _ in range(6)]) for k, d in enumerate(range(4))
+    ]
+    world = World(scenario, 0, sessions, [], [], {"hall": ON, "door": OFF}, "people")
+    events = true_alerts(world, SETTINGS)
+    assert [(e.instance, e.t_start) for e in events] == [("visitor", 2 * day + 36001.0)]

@@ -52,7 +52,9 @@ def _write(tmp_path: Path, data: dict) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "living-room"])
+@pytest.mark.parametrize(
+    "name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "living-room", "people-days"]
+)
 def test_shipped_scenarios_load_and_simulate(name):
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     world = simulate(scenario, seed=1)
@@ -68,7 +70,7 @@ def test_shipped_scenarios_load_and_simulate(name):
 def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_scenario("living-room").name == "living-room"
-    shipped = "kitchen-harder, kitchen-lookalikes, living-room, wearable-rooms"
+    shipped = "kitchen-harder, kitchen-lookalikes, living-room, people-days, wearable-rooms"
     with pytest.raises(ScenarioError, match=f"shipped scenarios: {shipped}"):
         load_scenario("no-such-world")
 
@@ -100,6 +102,13 @@ def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
         ({"name": "x", "entities": [{"id": "m", "category": "cup"}]}, "person"),
         ({"name": "x", "entities": [{"id": "p", "category": "person"}, {"id": "p", "category": "person"}]}, "repeat"),
         ({"name": "x", "camera": {"kind": "drone"}, "entities": [{"id": "p", "category": "person"}]}, "camera.kind"),
+        (
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}, {"id": "m", "category": "cup", "named": True}],
+            },
+            "'m': outfits, weight and named are for people",
+        ),
         (
             {
                 "name": "x",

@@ -43,6 +43,8 @@ def observation(
     description="",
     crop_path=None,
     space=SPACE,
+    faces=None,
+    face_space="face:test",
 ) -> ObservationRecord:
     times = t0 + np.arange(frames) * step
     return ObservationRecord(
@@ -56,6 +58,8 @@ def observation(
         embedding_space=space,
         description=description,
         crop_path=crop_path,
+        faces=faces,
+        face_space=face_space if faces is not None else "",
     )
 
 

@@ -72,11 +72,11 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
     with Store(home) as store:
         assert store.db.user_version == SCHEMA_VERSION
         entities = {e.name: e for e in store.entities()}
-        assert entities["coffee mug"].observations == 2 and len(entities) == 2
+        assert entities["coffee mug"].observations == 2 and len(entities) == (3 if version >= 7 else 2)
         sink = "mug in the sink" if version < 3 else "a red cup by the sink, staying in place"
         assert [o.description for o in store.search_text("sink")] == [sink]
         assert store.counts()["vec_obs"] == 3 and store.counts()["observation_boxes"] == 12
-        assert [c["action"] for c in store.corrections()] == ["rename"]
+        assert [c["action"] for c in store.corrections()] == (["rename", "enroll"] if version >= 7 else ["rename"])
         if version >= 2:  # rules, their state and alerts, traces and facts
             from edge_agent.rules import book
 
@@ -97,6 +97,11 @@ def test_every_released_schema_opens_without_loss(tmp_path, version):
             assert store.observation(1).zone == "counter"  # a zone the describer gave is kept
             # how sure memory is of the place: unknown before version 6
             assert (store.observation(1).place_score, shelf.likeness) == ((1.0, 1.0) if version >= 6 else (None, None))
+        if version >= 7:  # people known by face
+            from edge_agent.memory import people
+
+            (alice,) = people.named_people(store)
+            assert (alice.entity.name, alice.entity.observations, alice.faces, alice.enrolled) == ("Alice", 0, 1, 1)
         corrections.rename(store, entities["coffee mug"].id, "Alice's mug")  # and it is writable
 
 

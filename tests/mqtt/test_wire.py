@@ -38,6 +38,27 @@ def test_a_clip_comes_out_as_it_went_in():
             np.testing.assert_array_equal(a.surroundings, b.surroundings)
 
 
+def test_faces_never_leave_the_device():
+    import base64
+    from dataclasses import replace
+
+    sent = perceived_clip()
+    face = np.linspace(-1, 1, 128, dtype=np.float32)
+    person = next(o for o in sent.observations if o.kind == "person")
+    with_face = replace(
+        sent,
+        observations=tuple(
+            replace(o, faces=face[None, :], face_space="face:dlib_resnet_v1") if o is person else o
+            for o in sent.observations
+        ),
+    )
+    payload = encode(with_face, "node-a", 1 << 20)
+    assert b"face" not in payload
+    assert base64.b64encode((face / np.linalg.norm(face)).astype(np.float32).tobytes())[:40] not in payload
+    _, got = decode(payload)
+    assert all(o.faces is None for o in got.observations)
+
+
 def test_a_large_clip_is_made_to_fit_by_smaller_pictures():
     big = perceived_clip(size=900)
     full = len(encode(big, "n", 1 << 30))

@@ -33,7 +33,17 @@ def test_lookalikes_over_two_days(tmp_path, capsys, scene):
     assert (
         first["clips"] == 2 and first["new_entities"] == 3 and first["backends"]["detector"].startswith("ground truth")
     )
-    assert set(first["stage_ms"]) == {"decode", "detect", "track", "embed", "describe", "write", "rules", "speech"}
+    assert set(first["stage_ms"]) == {
+        "decode",
+        "detect",
+        "track",
+        "embed",
+        "faces",
+        "describe",
+        "write",
+        "rules",
+        "speech",
+    }
     second = ingest(capsys, home, day2, "2026-03-03T08:00:00+00:00")
     assert second["new_entities"] == 0 and second["observations"] >= 2
     with Store(home) as store:
