@@ -62,3 +62,13 @@ def linear_assignment(similarity: _F32, min_similarity: float) -> tuple[_I64, _I
 def csr_matvec(
     indptr: _I64, indices: _I32, data: npt.NDArray[np.float64], x: npt.NDArray[np.float64], threads: int
 ) -> npt.NDArray[np.float64]: ...
+def ppr_push(
+    indptr: _I64,
+    indices: _I32,
+    data: npt.NDArray[np.float64],
+    seed_nodes: _I32,
+    seed_weights: npt.NDArray[np.float64],
+    restart: float,
+    epsilon: float,
+    max_pushes: int,
+) -> tuple[_I32, npt.NDArray[np.float64], int, float]: ...

@@ -30,6 +30,7 @@ __all__ = [
     "iou_matrix",
     "kernel_isa",
     "linear_assignment",
+    "ppr_push",
     "separation",
 ]
 
@@ -306,3 +307,42 @@ def csr_matvec(matrix: Any, x: npt.ArrayLike, *, threads: int = 1) -> npt.NDArra
     if threads < 1:
         raise ValueError("threads must be >= 1")
     return _native.csr_matvec(indptr, indices, data, vector, int(threads))
+
+
+@dataclass(frozen=True, slots=True)
+class PushResult:
+    """Personalized PageRank by local push: the nodes reached with their estimates (parallel arrays, in no order),
+    the pushes it took, and the mass not yet placed (an upper bound of the estimates' total error)."""
+
+    nodes: npt.NDArray[np.int32]
+    values: npt.NDArray[np.float64]
+    pushes: int
+    residual: float
+
+
+def ppr_push(
+    passes: Any,
+    seed_nodes: npt.ArrayLike,
+    seed_weights: npt.ArrayLike,
+    *,
+    restart: float,
+    epsilon: float,
+    max_pushes: int = 10_000_000,
+) -> PushResult:
+    """Andersen-Chung-Lang forward push: p = restart * s + (1 - restart) P^T p, with ``passes`` = P a row-stochastic
+    SciPy CSR matrix (row u: where u passes its mass; an empty row keeps it) and s the seed weights normalised to
+    sum 1. A node is pushed while its residual exceeds ``epsilon`` times its row's entries, so the work depends on
+    the seeds' neighbourhood, not on the graph (at most ``max_pushes`` pushes). ``passes``'s arrays are used as they
+    are when already int64 / int32 / float64 (convert a graph once, not per query)."""
+    indptr = np.ascontiguousarray(passes.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(passes.indices, dtype=np.int32)
+    data = np.ascontiguousarray(passes.data, dtype=np.float64)
+    nodes = _integers("seed_nodes", seed_nodes, np.int32).reshape(-1)
+    weights = np.ascontiguousarray(_real_array("seed_weights", seed_weights), dtype=np.float64).reshape(-1)
+    total = float(weights.sum()) if weights.size else 0.0
+    if total <= 0:
+        return PushResult(np.empty(0, np.int32), np.empty(0, np.float64), 0, 0.0)
+    found, values, pushes, residual = _native.ppr_push(
+        indptr, indices, data, nodes, weights / total, float(restart), float(epsilon), int(max_pushes)
+    )
+    return PushResult(found, values, int(pushes), float(residual))

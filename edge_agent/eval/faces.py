@@ -80,7 +80,8 @@ class DrawnFaces:
         h, w = crop.shape[:2]
         top = crop[: min(h, int(0.3 * h)), :].astype(np.float32)  # the head: the top fifth of a person's box
         b, g, r = top[:, :, 0] + 1.0, top[:, :, 1], top[:, :, 2]
-        skin = (r >= 100) & (r / b >= 1.55) & (r / b <= 2.0) & (g / b >= 1.15) & (g / b <= 1.5) & (r > g)  # not hair
+        # skin's hue (R:G:B about 1.75:1.33:1 under white light; a coloured light moves it) and not as dark as hair
+        skin = (r >= 100) & (r / b >= 1.35) & (r / b <= 2.4) & (g / b >= 1.0) & (g / b <= 1.7) & (r > g)
         ys, xs = np.nonzero(skin)
         if len(xs) < 20:
             return None  # hair (turned away), or no head in view

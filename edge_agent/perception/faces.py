@@ -12,7 +12,7 @@ faces, :mod:`edge_agent.eval.faces`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -128,11 +128,21 @@ class FaceEmbedder:
 
     def detect(self, image: np.ndarray) -> list[Face]:
         """The good faces in a BGR picture (a person's crop or a whole frame), best first."""
+        return self._embedded(self._candidates(image))
+
+    def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> list[Face]:
+        """An observation's best ``keep`` faces over its crops (only those are embedded: the face ResNet is the
+        costly step)."""
+        found = [c for crop in crops for c in self._candidates(crop)]
+        return self._embedded(sorted(found, key=lambda c: -c[0].quality)[:keep])
+
+    def _candidates(self, image: np.ndarray) -> list[tuple[Face, np.ndarray]]:
+        """The faces good enough to keep in a picture, each with its aligned 150 px picture, not yet embedded."""
         h, w = image.shape[:2]
         if min(h, w) < self.min_size:
             return []  # no face this size fits: skipped cheaply
         rgb = np.ascontiguousarray(image[:, :, ::-1])
-        faces = []
+        out = []
         for (x, y, fw, fh), score, landmarks in self._found(image, rgb):
             if min(fw, fh) < self.min_size:
                 continue
@@ -150,15 +160,16 @@ class FaceEmbedder:
             sharpness = float(cv2.Laplacian(cv2.cvtColor(chip, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var())
             if sharpness < self.min_sharpness:
                 continue
+            out.append((Face(box, landmarks, score, sharpness, turn, np.empty(0, np.float32)), chip))
+        return out
+
+    def _embedded(self, candidates: Sequence[tuple[Face, np.ndarray]]) -> list[Face]:
+        faces = []
+        for face, chip in candidates:
             vector = np.asarray(self._resnet.compute_face_descriptor(chip), np.float32)
             vector /= max(float(np.linalg.norm(vector)), 1e-12)
-            faces.append(Face(box, landmarks, score, sharpness, turn, vector))
+            faces.append(replace(face, vector=vector))
         return sorted(faces, key=lambda f: -f.quality)
-
-    def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> list[Face]:
-        """An observation's best ``keep`` faces over its crops."""
-        found = [f for c in crops for f in self.detect(c)]
-        return sorted(found, key=lambda f: -f.quality)[:keep]
 
 
 def _turn(landmarks: np.ndarray) -> float:

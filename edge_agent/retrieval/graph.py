@@ -25,6 +25,18 @@ class MemoryGraph:
     episode_ids: np.ndarray
     observation_entity: np.ndarray  # entity id per observation node (-1: none)
     observation_clip: np.ndarray  # clip id per observation node
+    _passes: sp.csr_matrix | None = None
+
+    @property
+    def passes(self) -> sp.csr_matrix:
+        """Where each node passes its relevance, row-stochastic (the transitions' transpose, for local push), with
+        the index arrays the native push takes; made once per graph."""
+        if self._passes is None:
+            passes = self.transitions.T.tocsr()
+            passes.indptr = passes.indptr.astype(np.int64)
+            passes.indices = passes.indices.astype(np.int32)
+            self._passes = passes
+        return self._passes
 
     @property
     def n(self) -> int:

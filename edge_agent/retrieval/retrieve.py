@@ -18,7 +18,7 @@ from edge_agent.memory.textindex import KeyframeIndex, TextIndex
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph
-from edge_agent.retrieval.ppr import personalized_pagerank
+from edge_agent.retrieval.ppr import local_push, personalized_pagerank
 
 __all__ = ["Evidence", "RetrievalConfig", "Retriever"]
 
@@ -116,28 +116,38 @@ class Retriever:
                         seeds[inside] += weight / 2 / len(inside)
                         weight /= 2
                 seeds[offsets[kind] + pos] += weight
-        ppr = personalized_pagerank(
-            graph.transitions, seeds, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
-        )
+        if cfg.ppr == "push":
+            nodes, values = local_push(graph.passes, seeds, restart=cfg.restart, epsilon=cfg.push_epsilon)
+        else:
+            dense = personalized_pagerank(
+                graph.transitions, seeds, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
+            )
+            nodes = np.flatnonzero(dense)
+            values = dense[nodes]
         timings["ppr"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
         n_obs = len(graph.observation_ids)
         ep_base = graph.n - len(graph.episode_ids)
-        obs_scores, ep_scores = ppr[:n_obs], ppr[ep_base:]
+        is_obs, is_ep = nodes < n_obs, nodes >= ep_base
+        obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
+        ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
         top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
         pool = cfg.budget * 8
 
-        def best(scores: np.ndarray) -> np.ndarray:  # the pool's best, without sorting every node
+        def best(scores: np.ndarray) -> np.ndarray:  # the pool's best, without sorting every node reached
             if len(scores) <= pool:
-                return np.argsort(-scores)
+                return np.argsort(-scores, kind="stable")
             part = np.argpartition(-scores, pool)[:pool]
-            return part[np.argsort(-scores[part])]
+            return part[np.argsort(-scores[part], kind="stable")]
 
-        obs_candidates = best(obs_scores)
-        ep_candidates = best(ep_scores)
-        obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates if obs_scores[i] > 0]
-        ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates if ep_scores[i] > 0]
+        obs_order = best(obs_scores)
+        ep_order = best(ep_scores)
+        obs_candidates = obs_nodes[obs_order]
+        ep_candidates = ep_nodes[ep_order]
+        obs_top, ep_top = obs_scores[obs_order], ep_scores[ep_order]
+        obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates]
+        ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates]
         # Question similarity of the items the semantic search reached; the rest count as 0 (reading
         # every candidate's vector back from sqlite-vec cost more than the whole PPR).
         obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
@@ -153,13 +163,13 @@ class Retriever:
         )
         ranked: list[tuple[float, str, int, int]] = []
         named = set(moments)  # records of a moment the question names come first: the question is about them
-        for node, item in zip(obs_candidates, obs_ids):
-            score = cfg.ppr_share * obs_scores[node] / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
+        for node, item, relevance in zip(obs_candidates, obs_ids, obs_top):
+            score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
             ranked.append(
                 (score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node]))
             )
-        for node, item in zip(ep_candidates, ep_ids):
-            score = cfg.ppr_share * ep_scores[node] / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
+        for item, relevance in zip(ep_ids, ep_top):
+            score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
             ranked.append((score + (("episode", item) in named), "episode", item, -1))
         ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
         chosen_obs, chosen_ep, per_entity = [], [], {}

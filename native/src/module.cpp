@@ -293,6 +293,32 @@ py::array_t<double> py_csr_matvec(const carray<std::int64_t>& indptr, const carr
     return y;
 }
 
+py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<double>& data,
+                      const carray<std::int32_t>& seed_nodes, const carray<double>& seed_weights, double restart,
+                      double epsilon, std::int64_t max_pushes) {
+    require_shape(indptr, "indptr", {-1}, "(n_nodes + 1,)");
+    const py::ssize_t n_nodes = indptr.shape(0) - 1;
+    if (n_nodes < 0) throw py::value_error("indptr must have at least one entry");
+    require_shape(indices, "indices", {-1}, "(nnz,)");
+    require_shape(data, "data", {indices.shape(0)}, "(nnz,) matching indices");
+    require_shape(seed_nodes, "seed_nodes", {-1}, "(n_seeds,)");
+    require_shape(seed_weights, "seed_weights", {seed_nodes.shape(0)}, "(n_seeds,) matching seed_nodes");
+    if (indptr.data()[0] != 0 || indptr.data()[n_nodes] != indices.shape(0))
+        throw py::value_error("indptr must start at 0 and end at nnz");
+    if (max_pushes < 0) throw py::value_error("max_pushes must be >= 0");
+    PushResult result;
+    {
+        py::gil_scoped_release release;
+        result = ppr_push(indptr.data(), indices.data(), data.data(), n_nodes, seed_nodes.data(), seed_weights.data(),
+                          seed_nodes.shape(0), restart, epsilon, max_pushes);
+    }
+    py::array_t<std::int32_t> nodes(static_cast<py::ssize_t>(result.nodes.size()));
+    py::array_t<double> values(static_cast<py::ssize_t>(result.values.size()));
+    std::copy(result.nodes.begin(), result.nodes.end(), nodes.mutable_data());
+    std::copy(result.values.begin(), result.values.end(), values.mutable_data());
+    return py::make_tuple(nodes, values, result.pushes, result.residual);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -334,6 +360,8 @@ PYBIND11_MODULE(_native, m) {
           py::arg("tau_low"), py::arg("tau_high"));
     m.def("cosine_topk", &py_cosine_topk, py::arg("queries"), py::arg("base"), py::arg("k"), py::arg("threads"));
     m.def("linear_assignment", &py_linear_assignment, py::arg("similarity"), py::arg("min_similarity"));
+    m.def("ppr_push", &py_ppr_push, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("seed_nodes"),
+          py::arg("seed_weights"), py::arg("restart"), py::arg("epsilon"), py::arg("max_pushes"));
     m.def("csr_matvec", &py_csr_matvec, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("x"),
           py::arg("threads"));
 }

@@ -1,5 +1,8 @@
 #include "sparse.hpp"
 
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -22,6 +25,108 @@ void csr_matvec(const std::int64_t* indptr, const std::int32_t* indices, const d
     for (int t = 1; t < threads; ++t) workers.emplace_back(rows, n_rows * t / threads, n_rows * (t + 1) / threads);
     rows(0, n_rows / threads);
     for (auto& w : workers) w.join();
+}
+
+}  // namespace edge_agent
+
+namespace edge_agent {
+
+namespace {
+
+// Per-thread dense workspace reused across calls: only the entries a call touched are reset, so a query on a large
+// graph costs what it touches, not the graph's size.
+struct PushWorkspace {
+    std::vector<double> residual, estimate;
+    std::vector<char> queued, touched;
+    std::vector<std::int32_t> touched_list;
+
+    void fit(std::int64_t n) {
+        if (static_cast<std::int64_t>(residual.size()) < n) {
+            residual.resize(n, 0.0);
+            estimate.resize(n, 0.0);
+            queued.resize(n, 0);
+            touched.resize(n, 0);
+        }
+    }
+    void touch(std::int32_t v) {
+        if (!touched[v]) {
+            touched[v] = 1;
+            touched_list.push_back(v);
+        }
+    }
+    void reset() {
+        for (std::int32_t v : touched_list) {
+            residual[v] = estimate[v] = 0.0;
+            queued[v] = touched[v] = 0;
+        }
+        touched_list.clear();
+    }
+};
+
+}  // namespace
+
+PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const double* data, std::int64_t n_nodes,
+                    const std::int32_t* seed_nodes, const double* seed_weights, std::int64_t n_seeds, double restart,
+                    double epsilon, std::int64_t max_pushes) {
+    if (!(restart > 0.0 && restart <= 1.0)) throw std::invalid_argument("restart must be in (0, 1]");
+    if (!(epsilon > 0.0)) throw std::invalid_argument("epsilon must be > 0");
+    const std::int64_t nnz = indptr[n_nodes];
+    for (std::int64_t k = 0; k < n_seeds; ++k) {
+        if (seed_nodes[k] < 0 || seed_nodes[k] >= n_nodes) throw std::invalid_argument("seed nodes must be in [0, n)");
+        if (!(seed_weights[k] >= 0.0)) throw std::invalid_argument("seed weights must be >= 0");
+    }
+    thread_local PushWorkspace ws;
+    ws.fit(n_nodes);
+    ws.reset();
+    std::vector<std::int32_t> queue;
+    std::size_t head = 0;
+    auto degree = [&](std::int32_t u) { return static_cast<double>(std::max<std::int64_t>(1, indptr[u + 1] - indptr[u])); };
+    auto offer = [&](std::int32_t v) {
+        if (!ws.queued[v] && ws.residual[v] > epsilon * degree(v)) {
+            ws.queued[v] = 1;
+            queue.push_back(v);
+        }
+    };
+    for (std::int64_t k = 0; k < n_seeds; ++k) {
+        ws.touch(seed_nodes[k]);
+        ws.residual[seed_nodes[k]] += seed_weights[k];
+    }
+    for (std::int64_t k = 0; k < n_seeds; ++k) offer(seed_nodes[k]);
+    PushResult out;
+    while (head < queue.size() && out.pushes < max_pushes) {
+        const std::int32_t u = queue[head++];
+        ws.queued[u] = 0;
+        const double r = ws.residual[u];
+        ws.residual[u] = 0.0;
+        ++out.pushes;
+        const std::int64_t begin = indptr[u], end = indptr[u + 1];
+        if (begin < 0 || end < begin || end > nnz) throw std::invalid_argument("indptr must be non-decreasing in [0, nnz]");
+        if (begin == end) {  // no edges: the node keeps its mass
+            ws.estimate[u] += r;
+            continue;
+        }
+        ws.estimate[u] += restart * r;
+        const double pass = (1.0 - restart) * r;
+        for (std::int64_t k = begin; k < end; ++k) {
+            const std::int32_t v = indices[k];
+            if (v < 0 || v >= n_nodes) throw std::invalid_argument("indices must be in [0, n)");
+            ws.touch(v);
+            ws.residual[v] += pass * data[k];
+            offer(v);
+        }
+        if (head > 4096 && head * 2 > queue.size()) {  // drop the consumed front now and then
+            queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(head));
+            head = 0;
+        }
+    }
+    for (std::int32_t v : ws.touched_list) {
+        out.residual += ws.residual[v];
+        if (ws.estimate[v] > 0.0) {
+            out.nodes.push_back(v);
+            out.values.push_back(ws.estimate[v]);
+        }
+    }
+    return out;
 }
 
 }  // namespace edge_agent

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace edge_agent {
 
@@ -9,5 +10,27 @@ namespace edge_agent {
 // over `threads` threads (1 = the calling thread only).
 void csr_matvec(const std::int64_t* indptr, const std::int32_t* indices, const double* data, const double* x, double* y,
                 std::int64_t n_rows, int threads);
+
+}  // namespace edge_agent
+
+namespace edge_agent {
+
+// Personalized PageRank by local forward push (Andersen, Chung and Lang 2006): p = restart * s + (1 - restart) P^T p
+// approximated by moving mass only where it is, so the cost depends on the seeds' neighbourhood, not on the graph.
+// `P` is row-stochastic in CSR form (row u: where u passes its mass and with which probabilities; a row with no
+// entries keeps its mass). A node is pushed while its residual exceeds `epsilon` times its number of entries (the
+// accuracy knob: each estimate is within epsilon * degree of the exact value per unit of seed mass), at most
+// `max_pushes` times. Returns the nodes with an estimate and their estimates; `residual` is the mass not yet
+// placed (an upper bound of the total error).
+struct PushResult {
+    std::vector<std::int32_t> nodes;
+    std::vector<double> values;
+    std::int64_t pushes = 0;
+    double residual = 0.0;
+};
+
+PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const double* data, std::int64_t n_nodes,
+                    const std::int32_t* seed_nodes, const double* seed_weights, std::int64_t n_seeds, double restart,
+                    double epsilon, std::int64_t max_pushes);
 
 }  // namespace edge_agent

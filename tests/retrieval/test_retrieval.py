@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from helpers.memory import DAY, clip, near, observation, unit
 
+from edge_agent import native
 from edge_agent.memory import Store, corrections
 from edge_agent.retrieval import RelationWeights, RetrievalConfig, Retriever, render
-from edge_agent.retrieval.ppr import personalized_pagerank, transition_matrix
+from edge_agent.retrieval.ppr import local_push, personalized_pagerank, transition_matrix
 
 
 def dense_ppr(n, rows, cols, weights, seeds, restart):
@@ -39,6 +40,45 @@ def test_ppr_matches_dense_power_iteration(seed):
     got = personalized_pagerank(transition_matrix(n, rows, cols, weights), seeds, restart=0.25, tol=1e-12, max_iter=500)
     np.testing.assert_allclose(got, dense_ppr(n, rows, cols, weights, seeds, 0.25), atol=1e-9)
     assert got.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_local_push_reaches_the_same_fixed_point(seed):
+    """Local push against the dense reference: every estimate within its error bound, and closer as epsilon
+    shrinks; with isolated nodes (they keep their mass) and several seeds."""
+    rng = np.random.default_rng(seed)
+    n, m = 60, 90
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.uniform(0.1, 1.0, m)
+    seeds = np.zeros(n)
+    seeds[rng.integers(0, n, 4)] = rng.uniform(0.5, 1.0, 4)
+    seeds[np.flatnonzero(transition_matrix(n, rows, cols, weights).diagonal() == 1)[:1]] = 0.7  # an isolated seed
+    exact = dense_ppr(n, rows, cols, weights, seeds, 0.25)
+    passes = transition_matrix(n, rows, cols, weights).T.tocsr()
+    errors = []
+    for epsilon in (1e-3, 1e-5, 1e-8):
+        nodes, values = local_push(passes, seeds, restart=0.25, epsilon=epsilon)
+        got = np.zeros(n)
+        got[nodes] = values
+        degree = np.diff(passes.indptr).clip(min=1)
+        assert np.all(got <= exact + 1e-12)  # push only ever places mass the exact answer has
+        assert np.all(exact - got <= epsilon * degree.max() * n + 1e-12)
+        errors.append(np.abs(exact - got).sum())
+    assert errors[0] >= errors[1] >= errors[2] and errors[2] < 1e-6
+
+
+def test_local_push_is_local_and_checks_its_input():
+    """On a long chain, a seed at one end with a coarse epsilon touches a handful of nodes, whatever the length."""
+    for n in (1_000, 100_000):
+        rows = np.arange(n - 1)
+        passes = transition_matrix(n, rows, rows + 1, np.ones(n - 1)).T.tocsr()
+        result = native.ppr_push(passes, [0], [1.0], restart=0.25, epsilon=1e-3)
+        assert len(result.nodes) < 40 and result.pushes < 200 and 0 <= result.residual < 0.05
+    with pytest.raises(ValueError, match="seed nodes"):
+        native.ppr_push(passes, [n], [1.0], restart=0.25, epsilon=1e-3)
+    with pytest.raises(ValueError, match="restart"):
+        native.ppr_push(passes, [0], [1.0], restart=0.0, epsilon=1e-3)
+    assert native.ppr_push(passes, [0], [0.0], restart=0.25, epsilon=1e-3).nodes.size == 0
 
 
 def _kitchen(store):
