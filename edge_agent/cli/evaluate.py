@@ -19,11 +19,21 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     targets = evaluation.add_subparsers(dest="target", metavar="TARGET", required=True)
     identity = targets.add_parser(
-        "identity", parents=[common], help="cross-clip identity on MOT sequences against their true track ids"
+        "identity",
+        parents=[common],
+        help="cross-clip identity on MOT sequences against their true track ids, or per person across a synthetic "
+        "world's days with and without faces",
     )
-    identity.add_argument(
-        "--mot", type=Path, nargs="+", required=True, metavar="DIR", help="MOT-format sequence folders"
+    source = identity.add_mutually_exclusive_group(required=True)
+    source.add_argument("--mot", type=Path, nargs="+", metavar="DIR", help="MOT-format sequence folders")
+    source.add_argument(
+        "--world",
+        type=Path,
+        metavar="SCENARIO",
+        help="a synthetic world (people-days: people in other clothes every day): people's identity per person, "
+        "with faces and with body appearance alone",
     )
+    identity.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="--world: seeds (0 1 2)")
     identity.add_argument(
         "--detector",
         choices=["gt", "auto", "yolox", "opencv"],
@@ -133,6 +143,14 @@ def _run(args: argparse.Namespace) -> int:
             progress=lambda line: print(line, file=sys.stderr),
         )
         return emit(args, result, qa.format_table(result))
+    if args.target == "identity" and args.world is not None:
+        from edge_agent.eval import worldeval
+        from edge_agent.eval.world import load_scenario
+
+        result = worldeval.evaluate_world(
+            load_scenario(args.world), rt.config, rt.models, seeds=args.seed, ablations=["no-faces"]
+        )
+        return emit(args, result, worldeval.format_people(result))
     if args.target == "identity":
         from edge_agent.eval import identity
 

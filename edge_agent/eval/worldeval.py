@@ -53,7 +53,15 @@ from edge_agent.rules import book
 from edge_agent.rules.alerting import settings_of
 from edge_agent.rules.resolver import Resolver
 
-__all__ = ["ABLATIONS", "evaluate_world", "format_table", "ingest_world", "record_world", "world_config"]
+__all__ = [
+    "ABLATIONS",
+    "evaluate_world",
+    "format_people",
+    "format_table",
+    "ingest_world",
+    "record_world",
+    "world_config",
+]
 
 IDENTITY_ABLATIONS = ("no-veto", "single-threshold", "text-only", "no-faces")
 RETRIEVAL_ABLATIONS = ("no-identity-edges", "no-episode-edges", "no-biography-text")
@@ -527,4 +535,32 @@ def format_table(result: dict[str, Any]) -> str:
         + (f"; {per['places_named']} places named by the user" if per.get("places_named") else "")
     )
     lines.append(f"total {result['duration_s']:.0f} s")
+    return "\n".join(lines)
+
+
+def format_people(result: dict[str, Any]) -> str:
+    """People's identity in a world run with the ``no-faces`` ablation: overall and per person, with faces and with
+    body appearance alone (``eval identity --world``)."""
+    with_faces, alone = result["people_identity"], result["ablations"]["no-faces"]["people_identity"]
+    lines = [
+        f"edge-agent {result['version']} people's identity in world '{result['scenario']}', seeds {result['seeds']} "
+        f"(faces: {result['models'].get('faces', '?')})",
+        "",
+        f"{'memory':<12} {'B3 F1':>7} {'B3 prec':>8} {'B3 rec':>7} {'f-merge':>8}",
+    ]
+    for name, r in (("with faces", with_faces), ("body alone", alone)):
+        lines.append(
+            f"{name:<12} {r['bcubed_f1']:>7.3f} {r['bcubed_precision']:>8.3f} {r['bcubed_recall']:>7.3f} "
+            f"{r['false_merge_rate']:>8.3f}"
+        )
+    lines += ["", "per person (observations / entities / the largest's share / others' observations merged in):"]
+    for run in result["per_seed"]:
+        for how, persons in (("faces", run["people"]), ("body", run["ablations"]["no-faces"]["people"])):
+            lines.append(
+                f"  seed {run['seed']} {how:<5} "
+                + "; ".join(
+                    f"{name} {p['observations']}/{p['entities']}/{p['largest_share']:.2f}/{p['others_merged']}"
+                    for name, p in persons.items()
+                )
+            )
     return "\n".join(lines)

@@ -390,14 +390,17 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int, list[str
         spans = store.db.query(f"SELECT camera, t_start, t_end FROM clips WHERE id IN ({marks})", clip_ids)
         store.db.execute(f"DELETE FROM clips WHERE id IN ({marks})", clip_ids)  # cascades to observations, boxes, logs
         episodes.refresh(store.db, spans)  # summaries over them: rewritten from what is left, or removed
-        emptied = [
+        emptied = [  # a person enrolled from pictures stays, their name and faces with them (people forget removes)
             e
             for e in touched
             if store.db.query_one("SELECT 1 FROM observations WHERE entity_id = ? LIMIT 1", (e,)) is None
+            and store.db.query_one("SELECT 1 FROM face_refs WHERE entity_id = ? AND enrolled = 1", (e,)) is None
         ]
         for entity_id in emptied:
             store.db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
         for entity_id in touched.difference(emptied):
+            if store.db.query_one("SELECT 1 FROM observations WHERE entity_id = ? LIMIT 1", (entity_id,)) is None:
+                continue  # an enrolled person with nothing seen left: kept as enrolled
             store.associator.rebuild_references(entity_id)
             store.db.execute(
                 "UPDATE entities SET first_seen = (SELECT min(t_start) FROM observations WHERE entity_id = ?1) WHERE "

@@ -124,3 +124,33 @@ def test_eval_bench_end_to_end_on_a_generated_video(tmp_path, capsys, embedder):
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 2 and result["videos"] == 1 and result["total"] == 2 and result["answered"] == 2
     assert 0.0 <= result["accuracy"] <= 1.0 and result["ingest_s"] > 0
+
+
+def test_eval_identity_per_person_across_days_with_and_without_faces(tmp_path, capsys):
+    """A small people world (two people in another colour each day, faces drawn): per person, with faces and with
+    body appearance alone."""
+    scenario = {
+        "name": "two-people",
+        "days": 2,
+        "camera": {"kind": "fixed", "width": 480, "height": 270, "fps": 10},
+        "places": ["hall", "table", "door"],
+        "entities": [
+            {"id": "ann", "category": "person", "outfits": ["red", "blue"], "named": True},
+            {"id": "bob", "category": "person", "outfits": ["blue", "red"]},
+            {"id": "keys", "category": "keys", "color": "silver"},
+        ],
+        "episodes_per_day": 3,
+        "episode_seconds": [12, 16],
+        "faces": 0.6,
+        "questions_per_day": 2,
+    }
+    path = tmp_path / "two-people.json"
+    path.write_text(json.dumps(scenario))
+    argv = ["--home", str(tmp_path / "home"), "eval", "identity", "--world", str(path), "--seed", "0"]
+    assert main([*argv, "--models", str(tmp_path / "no-models")]) == 0
+    out = capsys.readouterr().out
+    assert "with faces" in out and "body alone" in out and "seed 0 faces ann" in out and "seed 0 body  ann" in out
+    assert main([*argv, "--json", "--models", str(tmp_path / "no-models")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["models"]["faces"] == "face:drawn_4x4" and set(result["per_seed"][0]["people"]) <= {"ann", "bob"}
+    assert result["people_identity"]["bcubed_f1"] >= result["ablations"]["no-faces"]["people_identity"]["bcubed_f1"]

@@ -10,7 +10,7 @@ import pytest
 from helpers.memory import DAY, clip, near, observation, unit
 
 from edge_agent.config import FacesConfig
-from edge_agent.memory import Store, corrections, people
+from edge_agent.memory import NotFoundError, Store, corrections, people
 from edge_agent.memory.corrections import CorrectionError
 from edge_agent.memory.faces import keep_faces, verdict
 
@@ -207,3 +207,18 @@ def test_a_face_like_one_of_a_persons_faces_but_unlike_another_is_no_match(store
     looks = verdict(store.db, config, FACE, near(_face(1), 0.99, seed=3)[None, :])
     assert looks.similarity[entity] >= 0.92 and looks.match is None and entity not in looks.not_
     assert verdict(store.db, config, FACE, _face(2)[None, :]).not_ == {entity}
+
+
+def test_retention_keeps_an_enrolled_person_whose_sightings_all_went(store, clothes):
+    from edge_agent.memory import retention
+    from edge_agent.memory.retention import RetentionPolicy
+
+    alice = people.enroll(store, "Alice", FACE, np.stack([_face(0)])).entity.id
+    assert _seen(store, 0, clothes[0], near(_face(0), 0.97, seed=1)).entity_id == alice
+    stranger = _seen(store, 600, clothes[1], _face(1)).entity_id
+    retention.enforce(store, RetentionPolicy(max_age_days=1), now=30 * DAY, include_named=True)
+    assert store.entity(alice).name == "Alice" and store.entity(alice).observations == 0
+    assert [p.enrolled for p in people.named_people(store)] == [1]
+    with pytest.raises(NotFoundError, match="no entity"):
+        store.entity(stranger)
+    assert _seen(store, 31 * DAY, clothes[2], near(_face(0), 0.97, seed=2)).entity_id == alice  # known again
