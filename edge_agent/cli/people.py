@@ -44,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     rt = runtime(args)
     if args.action == "enroll":
         space, faces = _faces_of(rt, args.image)
-        if isinstance(faces, str):
-            return fail(faces)
     with rt.store(mode="read" if args.action == "list" else "write") as store:
         if args.action == "list":
             found = people.named_people(store)
@@ -65,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _faces_of(rt: Any, images: list[str]) -> tuple[str, Any]:
-    """(space, (F, D) vectors): the one good face of each picture; or ("", a one-line error) naming the picture."""
+    """(space, (F, D) vectors): the one good face of each picture; InvalidInputError names a picture without one."""
     import cv2
     import numpy as np
 
+    from edge_agent.errors import InvalidInputError
     from edge_agent.perception.backends import face_embedder
 
     embedder = face_embedder(rt.config.faces, rt.models, required=True)
@@ -76,14 +75,13 @@ def _faces_of(rt: Any, images: list[str]) -> tuple[str, Any]:
     for name in images:
         image = cv2.imread(name) if os.path.isfile(name) else None
         if image is None:
-            return "", f"cannot read {name} as a picture"
+            raise InvalidInputError(f"cannot read {name} as a picture")
         found = embedder.detect(image)
         if not found:
-            return (
-                "",
-                f"{name}: no face big, sharp and frontal enough (at least {rt.config.faces.min_size:g} px across)",
+            raise InvalidInputError(
+                f"{name}: no face big, sharp and frontal enough (at least {rt.config.faces.min_size:g} px across)"
             )
         if len(found) > 1 and found[1].quality > 0.5 * found[0].quality:
-            return "", f"{name}: {len(found)} faces; give a picture of this person alone (or crop it)"
+            raise InvalidInputError(f"{name}: {len(found)} faces; give a picture of this person alone (or crop it)")
         vectors.append(found[0].vector)
     return embedder.space, np.stack(vectors)

@@ -70,6 +70,7 @@ class DrawnFaces:
     ``min_size`` pixels across and its pattern stands out (contrast at least ``min_contrast``)."""
 
     space = DRAWN_FACE_SPACE
+    detector = ""  #: the head is found in the pixels
 
     def __init__(self, min_size: float = 12.0, min_contrast: float = 0.08) -> None:
         self.min_size, self.min_contrast = min_size, min_contrast

@@ -63,12 +63,18 @@ def _refresh_span(store: Store, entity_id: int) -> None:
     )
 
 
+def clean_name(name: str) -> str:
+    """A name as kept: its words joined by single spaces, 1 to MAX_NAME characters (else CorrectionError)."""
+    name = " ".join(str(name).split())
+    if not name or len(name) > MAX_NAME:
+        raise CorrectionError(f"a name must be 1 to {MAX_NAME} characters")
+    return name
+
+
 def rename(store: Store, entity_id: int, name: str | None, *, caller: str | None = None) -> Entity:
     """Gives the entity a name ("this is Alice"), or removes it with ``None``."""
     if name is not None:
-        name = " ".join(str(name).split())
-        if not name or len(name) > MAX_NAME:
-            raise CorrectionError(f"a name must be 1 to {MAX_NAME} characters")
+        name = clean_name(name)
     with store.write():
         old = store.entity(entity_id).name
         store.db.execute("UPDATE entities SET name = ? WHERE id = ?", (name, entity_id))

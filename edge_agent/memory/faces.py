@@ -20,7 +20,7 @@ import numpy as np
 from edge_agent.config.faces import FacesConfig
 from edge_agent.memory.db import Database
 
-__all__ = ["FaceVerdict", "keep_faces", "observation_faces", "rebuild_faces", "verdict", "write_observation_faces"]
+__all__ = ["FaceVerdict", "keep_faces", "rebuild_faces", "verdict", "write_observation_faces"]
 
 #: a face at least this like one a person keeps adds nothing new to them (the same picture, nearly)
 NEAR_DUPLICATE = 0.985
@@ -72,14 +72,6 @@ def write_observation_faces(db: Database, observation_id: int, space: str, faces
         "INSERT INTO observation_faces (observation_id, rank, space, embedding) VALUES (?, ?, ?, ?)",
         [(observation_id, k, space, np.ascontiguousarray(f, np.float32).tobytes()) for k, f in enumerate(faces)],
     )
-
-
-def observation_faces(db: Database, observation_id: int) -> tuple[str, np.ndarray] | None:
-    """(space, (F, D) vectors) of an observation's faces, best first; None when it has none."""
-    rows = db.query(
-        "SELECT space, embedding FROM observation_faces WHERE observation_id = ? ORDER BY rank", (observation_id,)
-    )
-    return (str(rows[0][0]), _vectors(rows, 1)) if rows else None
 
 
 def keep_faces(

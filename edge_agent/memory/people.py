@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edge_agent.memory.corrections import MAX_NAME, CorrectionError, audit
+from edge_agent.memory.corrections import CorrectionError, audit, clean_name
 from edge_agent.memory.faces import keep_faces, verdict
 from edge_agent.memory.records import Entity
 from edge_agent.memory.store import Store
@@ -42,13 +42,6 @@ class Forgotten:
     freed: int  #: bytes
 
 
-def _clean(name: str) -> str:
-    name = " ".join(str(name).split())
-    if not name or len(name) > MAX_NAME:
-        raise CorrectionError(f"a name must be 1 to {MAX_NAME} characters")
-    return name
-
-
 def _named(store: Store, name: str) -> list[int]:
     return [
         int(r[0])
@@ -62,7 +55,7 @@ def enroll(store: Store, name: str, space: str, faces: np.ndarray, *, caller: st
     """Keeps ``faces`` (F, D unit vectors in ``space``, one per picture) as the named person's. The person is the one
     already of that name; else the one unnamed person memory already knows whose faces these match (named now);
     else a new person."""
-    name = _clean(name)
+    name = clean_name(name)
     faces = np.asarray(faces, np.float32).reshape(len(faces), -1)
     config = store.associator.faces
     if config is None:
@@ -122,7 +115,7 @@ def forget(store: Store, name: str, *, caller: str | None = None) -> Forgotten:
     """Forgets who a person is: their name, every face vector memory holds of them and their crops (pictures that
     show the face); the name is also taken out of what was written about their observations. What was seen stays,
     as an unnamed person's (``entities forget`` erases every trace). The audit keeps ids and counts, not the name."""
-    name = _clean(name)
+    name = clean_name(name)
     with store.write():
         entities = _named(store, name)
         if not entities:

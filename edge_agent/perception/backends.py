@@ -77,13 +77,10 @@ class Backends:
             "describer": self.describer.name,
             "speech": self.transcriber.name if self.transcriber is not None else "none",
             "places": self.places.space,
-            "faces": "off" if self.faces is None else self.faces.space + _detector_of(self.faces),
+            "faces": "off"
+            if self.faces is None
+            else self.faces.space + (f" ({self.faces.detector})" if self.faces.detector else ""),
         }
-
-
-def _detector_of(faces: Faces) -> str:
-    detector = getattr(faces, "detector", "")
-    return f" ({detector})" if detector else ""
 
 
 def build_backends(config: Config, models: Path, source: FrameSource | None = None) -> Backends:

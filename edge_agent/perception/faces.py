@@ -63,6 +63,7 @@ class Faces(Protocol):
     """Finds people's faces in their crops and embeds them in ``space``."""
 
     space: str
+    detector: str  #: what finds the faces ("" where the stand-in needs no detector)
 
     def best(self, crops: Sequence[np.ndarray], keep: int = 3) -> Sequence[Face]: ...
 
