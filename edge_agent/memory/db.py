@@ -230,7 +230,7 @@ class Database:
             )
         try:
             try:
-                self._conn = self._connect(chosen)
+                self._conn = self._connect(chosen, busy_timeout_ms)
             except (CorruptMemoryError, MissingDependencyError):
                 raise
             except DatabaseError:
@@ -239,7 +239,7 @@ class Database:
                     raise
                 if mode == "read":
                     self.readonly = True
-                    self._conn = self._connect(chosen)
+                    self._conn = self._connect(chosen, busy_timeout_ms)
                 elif free_bytes(self.path) < _OPEN_MARGIN:
                     raise StorageFullError(
                         f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): "
@@ -247,7 +247,6 @@ class Database:
                     ) from None
                 else:
                     raise
-            self.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self.execute("PRAGMA foreign_keys = ON")
             self.execute("PRAGMA secure_delete = ON")  # a forgotten entity leaves no bytes behind
             self.execute("PRAGMA temp_store = MEMORY")  # scratch tables need no disk (a full or read-only one)
@@ -293,9 +292,11 @@ class Database:
         """SQLite's full integrity_check: [] when the file is sound, else what it found (at most ``limit``)."""
         return _findings(self.query(f"PRAGMA integrity_check({int(limit)})"))
 
-    def _connect(self, driver: str) -> Any:
-        """A connection with sqlite-vec loaded; read-only (``mode=ro``, else ``immutable=1`` where SQLite
-        cannot make the WAL's shared-memory file beside it) when the memory cannot be written."""
+    def _connect(self, driver: str, busy_timeout_ms: int) -> Any:
+        """A connection with sqlite-vec loaded and the busy timeout set before its first read (another
+        process opening or checkpointing the same file makes it wait, not fail); read-only (``mode=ro``, else
+        ``immutable=1`` where SQLite cannot make the WAL's shared-memory file beside it) when the memory
+        cannot be written."""
         extension = _sqlite_vec_path()
         targets = [self.path]
         if self.readonly:
@@ -314,6 +315,7 @@ class Database:
                 last = exc
                 continue
             try:
+                conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
                 conn.enable_load_extension(True)
                 conn.load_extension(extension)
                 conn.enable_load_extension(False)
