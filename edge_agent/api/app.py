@@ -11,6 +11,8 @@ OpenAPI description lists the statuses it can answer. No CORS: the dashboard is 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -93,6 +95,19 @@ def _with_bearer(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+async def _keep_warm(state: ApiState, every_s: float) -> None:
+    """Warms retrieval at start, then every ``every_s`` seconds (0: at start only): a memory ``watch`` writes
+    to is embedded, indexed and its graph saved between questions, not during one."""
+    while True:
+        try:
+            await state.qa(state.warm)
+        except Exception:  # a damaged or missing memory is reported by the requests that need it
+            log.debug("retrieval not warmed", exc_info=True)
+        if every_s <= 0:
+            return
+        await asyncio.sleep(every_s)
+
+
 def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> FastAPI:
     """The API over the runtime's memory, models and configuration. ``token``: when given, every ``/api/``
     request needs ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a
@@ -105,9 +120,13 @@ def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> 
         access = logging.getLogger("uvicorn.access")
         redact = RedactToken()
         access.addFilter(redact)  # the stream's ?token= stays out of the access log
+        warming = asyncio.create_task(_keep_warm(state, runtime.config.api.warm_every_s))
         try:
             yield
         finally:
+            warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await warming
             access.removeFilter(redact)
             state.close()
 

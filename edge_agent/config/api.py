@@ -15,3 +15,9 @@ class ApiConfig(StrictModel):
         description="serve: require the API token on a loopback bind too (any other bind always "
         "requires it); other users of this machine can reach loopback",
     )
+    warm_every_s: float = Field(
+        30.0,
+        ge=0,
+        description="serve: how often, between questions, retrieval takes in what memory gained (new records "
+        "embedded, the vector index and the graph brought up to date; 0: at start only)",
+    )

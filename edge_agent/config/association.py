@@ -88,6 +88,18 @@ class AssociationConfig(StrictModel):
     index: Literal["matrix", "sqlite-vec"] = Field(
         "matrix", description="candidate search: an in-memory matrix scanned natively, or sqlite-vec KNN"
     )
+    matrix_precision: Literal["float16", "float32"] = Field(
+        "float16",
+        description="the matrix's numbers: float16 holds twice the references in the same RAM (a similarity off by "
+        "about 1e-3 at most); a decision that close to a threshold is taken again on memory's float32 vectors",
+    )
+    refine_margin: float = Field(
+        0.01,
+        ge=0,
+        le=1,
+        description="with a float16 matrix, candidates are scored again on the float32 vectors when one's least or "
+        "greatest similarity is within this of tau_low or tau_high, or the two likest are within this of each other",
+    )
 
     @model_validator(mode="after")
     def _every_kind(self) -> AssociationConfig:

@@ -70,6 +70,7 @@ class References:
     vectors: np.ndarray  # float32 (R, D)
     owners: np.ndarray  # int64 (R,)
     observation_ids: np.ndarray  # int64 (R,)
+    approximate: bool = False  #: the vectors went through float16: a close call is scored again on exact ones
 
 
 class ReferenceIndex(Protocol):
@@ -78,6 +79,7 @@ class ReferenceIndex(Protocol):
 
     def candidates(self, space_id: int, kind: str, vector: np.ndarray, m: int) -> list[int]: ...
     def references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References: ...
+    def exact_references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References: ...
     def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None: ...
     def remove(self, space_id: int, kind: str, observation_id: int) -> None: ...
     def reload(self) -> None: ...
@@ -86,8 +88,8 @@ class ReferenceIndex(Protocol):
 class _Matrix:
     """Reference vectors of one (space, kind), with swap-remove and amortised growth."""
 
-    def __init__(self, dims: int) -> None:
-        self.vectors = np.empty((16, dims), dtype=np.float32)
+    def __init__(self, dims: int, dtype: type[np.floating[Any]] = np.float32) -> None:
+        self.vectors = np.empty((16, dims), dtype=dtype)
         self.owners = np.empty(16, dtype=np.int64)
         self.observation_ids = np.empty(16, dtype=np.int64)
         self.size = 0
@@ -99,7 +101,7 @@ class _Matrix:
             return
         if self.size == len(self.owners):
             grow = max(16, self.size)
-            self.vectors = np.concatenate([self.vectors, np.empty((grow, self.vectors.shape[1]), np.float32)])
+            self.vectors = np.concatenate([self.vectors, np.empty((grow, self.vectors.shape[1]), self.vectors.dtype)])
             self.owners = np.concatenate([self.owners, np.empty(grow, np.int64)])
             self.observation_ids = np.concatenate([self.observation_ids, np.empty(grow, np.int64)])
         row = self.size
@@ -130,11 +132,13 @@ class _Matrix:
 
 
 class MatrixIndex:
-    """In-memory reference matrices searched with the native blocked cosine top-k."""
+    """In-memory reference matrices searched with the native blocked cosine top-k; float16 by default (half
+    the RAM), the vec_ref tables' float32 vectors read back for a close call (:meth:`exact_references`)."""
 
-    def __init__(self, db: Database, reference_set_size: int) -> None:
+    def __init__(self, db: Database, reference_set_size: int, precision: str = "float32") -> None:
         self._db = db
         self._reference_set_size = reference_set_size
+        self._dtype: type[np.floating[Any]] = np.float16 if precision == "float16" else np.float32
         self._matrices: dict[tuple[int, str], _Matrix] = {}
         self.reload()
 
@@ -151,7 +155,7 @@ class MatrixIndex:
     def _matrix(self, space_id: int, kind: str, dims: int) -> _Matrix:
         key = (space_id, kind)
         if key not in self._matrices:
-            self._matrices[key] = _Matrix(dims)
+            self._matrices[key] = _Matrix(dims, self._dtype)
         return self._matrices[key]
 
     def candidates(self, space_id: int, kind: str, vector: np.ndarray, m: int) -> list[int]:
@@ -172,7 +176,24 @@ class MatrixIndex:
         if matrix is None or not rows:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
         index = np.asarray(rows, dtype=np.int64)
-        return References(matrix.vectors[index], matrix.owners[index], matrix.observation_ids[index])
+        return References(
+            matrix.vectors[index].astype(np.float32),
+            matrix.owners[index],
+            matrix.observation_ids[index],
+            approximate=self._dtype != np.float32,
+        )
+
+    def exact_references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
+        """The same references with memory's float32 vectors (by primary key from the vec_ref table)."""
+        refs = self.references(space_id, kind, entity_ids)
+        if not refs.approximate or not refs.owners.size:
+            return refs
+        ids = refs.observation_ids.tolist()
+        rows = dict(
+            self._db.rows_by_key(f"vec_ref_{int(space_id)}", "observation_id", ids, "observation_id, embedding")
+        )
+        vectors = np.stack([np.frombuffer(rows[i], dtype=np.float32) for i in ids])
+        return References(vectors, refs.owners, refs.observation_ids)
 
     def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None:
         self._matrix(space_id, kind, vector.shape[0]).add(entity_id, observation_id, vector)
@@ -213,10 +234,11 @@ class VecTableIndex:
         ]
         if not ids:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
-        rows = self._db.query(  # by primary key: a vec0 metadata filter without MATCH would scan the table
-            f"SELECT observation_id, entity_id, embedding FROM vec_ref_{int(space_id)} "
-            f"WHERE observation_id IN ({','.join('?' * len(ids))}) ORDER BY entity_id, observation_id",
-            tuple(ids),
+        rows = sorted(  # by primary key: a vec0 metadata filter without MATCH would scan the table
+            self._db.rows_by_key(
+                f"vec_ref_{int(space_id)}", "observation_id", ids, "observation_id, entity_id, embedding"
+            ),
+            key=lambda r: (r[1], r[0]),
         )
         if not rows:
             return References(np.empty((0, 1), np.float32), np.empty(0, np.int64), np.empty(0, np.int64))
@@ -225,6 +247,9 @@ class VecTableIndex:
             np.array([r[1] for r in rows], dtype=np.int64),
             np.array([r[0] for r in rows], dtype=np.int64),
         )
+
+    def exact_references(self, space_id: int, kind: str, entity_ids: Sequence[int]) -> References:
+        return self.references(space_id, kind, entity_ids)
 
     def add(self, space_id: int, kind: str, entity_id: int, observation_id: int, vector: np.ndarray) -> None:
         pass
@@ -255,7 +280,9 @@ class Associator:
         self.config = config
         self.faces = faces  #: None: face processing is off (faces neither kept nor asked)
         size = config.reference_set_size
-        self.index: ReferenceIndex = MatrixIndex(db, size) if config.index == "matrix" else VecTableIndex(db, size)
+        self.index: ReferenceIndex = (
+            MatrixIndex(db, size, config.matrix_precision) if config.index == "matrix" else VecTableIndex(db, size)
+        )
         self._space_names: dict[int, str] = {}
 
     def _space_name(self, space_id: int) -> str:
@@ -287,6 +314,19 @@ class Associator:
                 test = native.association_test(
                     record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
                 )
+                margin = cfg.refine_margin
+                means = np.sort(np.asarray(test.mean_sim))[::-1]
+                if refs.approximate and (
+                    np.any(np.abs(test.min_sim - thresholds.tau_low) < margin)
+                    or np.any(np.abs(test.max_sim - thresholds.tau_high) < margin)
+                    or (len(means) > 1 and means[0] - means[1] < margin)
+                ):  # a close call on float16 vectors (a threshold, or which of two is liker): on memory's float32 ones
+                    refs = self._same_day(
+                        record, self.index.exact_references(space_id, record.kind, [*candidates, *incompatible])
+                    )
+                    test = native.association_test(
+                        record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
+                    )
                 rows = list(
                     zip(
                         test.owner.tolist(),
@@ -420,7 +460,7 @@ class Associator:
                 keep[mine] = recent[mine]
         if keep.all():
             return refs
-        return References(refs.vectors[keep], refs.owners[keep], refs.observation_ids[keep])
+        return References(refs.vectors[keep], refs.owners[keep], refs.observation_ids[keep], refs.approximate)
 
     def _possibly_same(self, a: int, b: int) -> bool:
         return (

@@ -186,7 +186,8 @@ def restore(home: str | Path, source: str | Path) -> RestoreReport:
     with _exclusive(home):
         current = [
             home / name
-            for name in (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media")
+            # the indexes beside the database (index/) were made from the memory being replaced: they go with it
+            for name in (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media", "index")
             if (home / name).exists()
         ]
         aside = home / f"replaced-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}" if current else None

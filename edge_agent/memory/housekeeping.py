@@ -18,8 +18,10 @@ __all__ = [
     "delete_keyframe_vectors",
     "delete_observation_vectors",
     "delete_text_vectors",
+    "deletions_key",
     "media_files",
     "media_of_clips",
+    "note_vector_deletions",
     "text_vector_tables",
 ]
 
@@ -47,6 +49,7 @@ def delete_text_vectors(db: Database, kind: str, ids: Sequence[int]) -> None:
     table = f"vec_text_{kind}"
     if ids and table in text_vector_tables(db):
         db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(int(i),) for i in ids])
+        note_vector_deletions(db, table, len(ids))
         # SQLite may give a deleted top id to the next row: the index must look at it again.
         db.execute(
             "UPDATE meta SET value = min(CAST(value AS INTEGER), ?) WHERE key = ?",
@@ -58,6 +61,23 @@ def delete_keyframe_vectors(db: Database, clip_ids: Sequence[int]) -> None:
     """Drops the keyframe vectors of clips whose keyframes are gone (forget, retention)."""
     if clip_ids and db.query_one("SELECT 1 FROM sqlite_master WHERE name = 'vec_keyframe'"):
         db.executemany("DELETE FROM vec_keyframe WHERE item_id = ?", [(int(i),) for i in clip_ids])
+        note_vector_deletions(db, "vec_keyframe", len(clip_ids))
+
+
+def deletions_key(table: str) -> str:
+    """The ``meta`` key counting deletions from a vector table."""
+    return f"vectors_deleted:{table}"
+
+
+def note_vector_deletions(db: Database, table: str, count: int) -> None:
+    """Counts deletions from a vector table in ``meta``: the vector index (memory/vectorindex.py) looks for
+    the rows it must leave out when the count moves."""
+    if count:
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+            "CAST(value AS INTEGER) + excluded.value",
+            (deletions_key(table), int(count)),
+        )
 
 
 def media_of_clips(db: Database, clip_ids: Sequence[int]) -> list[str]:

@@ -199,6 +199,11 @@ class Reads:
                 params.append(float(value) if column == "t" else value)
         return [(int(i), float(d)) for i, d in self.db.query(sql + " ORDER BY distance", params)]
 
+    def graph_revision(self) -> int:
+        """Moves whenever the memory graph's nodes or links change (schema triggers): a graph saved at
+        this revision is current."""
+        return int(self.db.value("SELECT value FROM revisions WHERE name = 'graph'"))
+
     def graph_rows(self, before: float | None = None) -> dict[str, np.ndarray]:
         """The memory graph's nodes and links as arrays, for retrieval (only what started before
         ``before``): observations (id, entity, clip, t_start), clips (id, t_start, camera order),

@@ -24,6 +24,7 @@ import numpy as np
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import episodes
 from edge_agent.memory.db import Database, human_bytes
+from edge_agent.memory.housekeeping import note_vector_deletions
 from edge_agent.memory.store import Store
 
 __all__ = [
@@ -445,6 +446,7 @@ def _sweep_orphans(store: Store, pending: set[str], dry_run: bool) -> int:
                     )
                 ]
                 store.db.executemany(f"DELETE FROM {table} WHERE item_id = ?", [(i,) for i in orphans])
+                note_vector_deletions(store.db, table, len(orphans))
                 removed += len(orphans)
     referenced = set(store.media_files())
     for root, _, files in os.walk(store.media_dir):

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -347,7 +347,34 @@ CREATE INDEX face_refs_by_entity ON face_refs (entity_id);
 CREATE INDEX face_refs_by_space ON face_refs (space);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
+# Version 8 (issue 21): a revision counter per derived index, moved by triggers whenever what it is made of changes,
+# so an index saved beside the database (the memory graph's arrays) is known current without reading memory; an
+# entity's appearances read from an index that covers them.
+_V8 = """
+CREATE TABLE revisions (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+INSERT INTO revisions (name, value) VALUES ('graph', 0);
+-- An entity's appearances (how many, first, last, where) are read from the index alone: with the rows, an entity
+-- seen fifty thousand times took 9 ms a rendered biography.
+DROP INDEX observations_by_entity;
+CREATE INDEX observations_by_entity ON observations (entity_id, t_start, t_end, camera);
+""" + "".join(
+    f"""
+CREATE TRIGGER {table}_graph_{event.split()[0].lower()} AFTER {event} ON {table} BEGIN
+    UPDATE revisions SET value = value + 1 WHERE name = 'graph';
+END;"""
+    for table, columns in (
+        ("observations", "entity_id, clip_id, t_start"),
+        ("clips", "camera, t_start"),
+        ("episodes", "clip_id, parent_id, t_start, camera, scale"),
+        ("entity_relations", None),
+    )
+    for event in ("INSERT", "DELETE", f"UPDATE OF {columns}" if columns else "UPDATE")
+)
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

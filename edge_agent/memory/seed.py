@@ -11,8 +11,9 @@ import time
 import numpy as np
 
 from edge_agent.memory.store import Store
+from edge_agent.memory.textindex import ITEM_TABLES, TextIndex
 
-__all__ = ["seed_entities", "seed_memory"]
+__all__ = ["seed_entities", "seed_memory", "seed_text_vectors"]
 
 _COLOURS = ("red", "blue", "green", "black", "white", "grey", "brown", "yellow")
 _CATEGORIES = (
@@ -60,7 +61,7 @@ def seed_memory(
     kinds = rng.integers(0, len(_CATEGORIES), entities)
     colours = rng.integers(0, len(_COLOURS), entities)
     popularity = 1.0 / np.arange(1, entities + 1) ** 0.8
-    popularity /= popularity.sum()
+    cumulative = np.cumsum(popularity / popularity.sum())
     t0 = float(store.db.value("SELECT coalesce(max(t_end), 1.7e9) FROM clips")) + 10.0
     entity_ids: list[int] = []
     with store.write():
@@ -75,21 +76,18 @@ def seed_memory(
         space_id = store._space("bench-appearance", 8)  # noqa: SLF001 - same package
     written = 0
     clip_index = 0
+    last_seen: dict[int, float] = {}
     while written < observations:
         with store.write():
-            for _ in range(batch // per_clip):
+            first_clip = int(store.db.value("SELECT coalesce(max(id), 0) FROM clips")) + 1
+            clips, rows, episodes = [], [], []
+            for clip_id in range(first_clip, first_clip + batch // per_clip):
                 if written >= observations:
                     break
                 camera = f"camera{clip_index % cameras}"
                 start = t0 + (clip_index // cameras) * 10.0
-                clip_id = store.db.insert(
-                    "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, "
-                    "'[]', 0, ?)",
-                    (camera, start, start + 10.0, time.time()),
-                )
-                members = rng.choice(
-                    entities, size=min(per_clip, observations - written, entities), replace=False, p=popularity
-                )
+                clips.append((clip_id, camera, start, start + 10.0, time.time()))
+                members = _draw(rng, cumulative, min(per_clip, observations - written, entities))
                 names = []
                 for track, e in enumerate(members):
                     category, kind = _CATEGORIES[kinds[e]]
@@ -97,10 +95,7 @@ def seed_memory(
                         f"a {_COLOURS[colours[e]]} {category} {_PLACES[rng.integers(len(_PLACES))]}, "
                         f"{_MOTIONS[rng.integers(len(_MOTIONS))]}"
                     )
-                    store.db.execute(
-                        "INSERT INTO observations (clip_id, entity_id, track_id, camera, kind, category, t_start, "
-                        "t_end, "
-                        "description, space_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows.append(
                         (
                             clip_id,
                             entity_ids[e],
@@ -112,17 +107,80 @@ def seed_memory(
                             start + 9.5,
                             text,
                             space_id,
-                        ),
+                        )
                     )
-                    store.db.execute("UPDATE entities SET last_seen = ? WHERE id = ?", (start + 9.5, entity_ids[e]))
+                    last_seen[entity_ids[e]] = start + 9.5
                     names.append(category)
-                store.db.execute(
-                    "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, "
-                    "?)",
-                    (camera, start, start + 10.0, clip_id, f"{camera}: " + ", ".join(sorted(names))),
-                )
+                episodes.append((camera, start, start + 10.0, clip_id, f"{camera}: " + ", ".join(sorted(names))))
                 written += len(members)
                 clip_index += 1
+            store.db.executemany(
+                "INSERT INTO clips (id, camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES "
+                "(?, ?, ?, ?, '[]', 0, ?)",
+                clips,
+            )
+            store.db.executemany(
+                "INSERT INTO observations (clip_id, entity_id, track_id, camera, kind, category, t_start, t_end, "
+                "description, space_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            store.db.executemany(
+                "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
+                episodes,
+            )
+    with store.write():
+        store.db.executemany("UPDATE entities SET last_seen = ? WHERE id = ?", [(t, e) for e, t in last_seen.items()])
+
+
+def _draw(rng: np.random.Generator, cumulative: np.ndarray, count: int) -> list[int]:
+    """``count`` distinct entities drawn by popularity (inverse CDF: ``rng.choice`` with weights costs a pass
+    over every entity per draw, which made a million observations take ten minutes)."""
+    chosen: list[int] = []
+    while len(chosen) < count:
+        for e in np.minimum(np.searchsorted(cumulative, rng.random(2 * count)), len(cumulative) - 1):
+            if int(e) not in chosen and len(chosen) < count:
+                chosen.append(int(e))
+    return chosen
+
+
+def seed_text_vectors(
+    store: Store, index: TextIndex, *, jitter: float = 0.5, seed: int = 0, batch: int = 16_384
+) -> int:
+    """Text vectors for every observation and episode ``index`` has not embedded, written in batches as
+    ``index.update()`` would, but each text's vector (embedded once) moved by a random offset of norm about
+    ``jitter`` and renormalised: a describer words each sighting its own way, where the template vocabulary
+    would make a million rows of a few thousand distinct vectors. Returns how many were written."""
+    rng = np.random.default_rng(seed)
+    vectors: dict[str, np.ndarray] = {}
+    written = 0
+    for kind, (table, column) in ITEM_TABLES.items():
+        mark_key = f"text_indexed:{kind}"
+        while True:
+            mark = store.db.query_one("SELECT value FROM meta WHERE key = ?", (mark_key,))
+            rows = store.db.query(
+                f"SELECT id, {column}, t_start FROM {table} WHERE id > ? AND {column} != '' ORDER BY id LIMIT ?",
+                (int(mark[0]) if mark else 0, batch),
+            )
+            if not rows:
+                break
+            new = sorted({text for _, text, _ in rows if text not in vectors})
+            if new:
+                vectors.update(zip(new, np.asarray(index.embed(new), np.float32)))
+            base = np.stack([vectors[text] for _, text, _ in rows])
+            moved = base + rng.normal(0, jitter / np.sqrt(index.dims), base.shape).astype(np.float32)
+            moved /= np.linalg.norm(moved, axis=1, keepdims=True)
+            with store.write():
+                store.db.executemany(
+                    f"INSERT INTO vec_text_{kind} (item_id, embedding, t) VALUES (?, ?, ?)",
+                    [(r[0], v.tobytes(), float(r[2])) for r, v in zip(rows, moved)],
+                )
+                store.db.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                    "excluded.value",
+                    (mark_key, str(rows[-1][0])),
+                )
+            written += len(rows)
+    return written
 
 
 def seed_entities(

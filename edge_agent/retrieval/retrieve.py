@@ -15,10 +15,11 @@ import numpy as np
 from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.memory import Store
 from edge_agent.memory.textindex import KeyframeIndex, TextIndex
+from edge_agent.memory.vectorindex import searchers
 from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.retrieval.graph import MemoryGraph
-from edge_agent.retrieval.ppr import local_push, personalized_pagerank
+from edge_agent.retrieval.graph import MemoryGraph, load_graph
+from edge_agent.retrieval.ppr import personalized_pagerank, push_from
 
 __all__ = ["Evidence", "RetrievalConfig", "Retriever"]
 
@@ -46,22 +47,31 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
-        self.index = TextIndex(store, embedder.embed, embedder.space, embedder.dims)
+        self.index = TextIndex(store, embedder.embed, embedder.space, embedder.dims, self.config.vectors)
         self.image_text = image_text
         self.keyframes = (
-            KeyframeIndex(store, image_text.embed_images, image_text.space, image_text.dims)
+            KeyframeIndex(store, image_text.embed_images, image_text.space, image_text.dims, self.config.vectors)
             if image_text is not None
             else None
         )
-        self._graph: tuple[tuple[int, int], MemoryGraph] | None = None
+        self._graph: tuple[int, MemoryGraph] | None = None
 
     def _graph_for(self, as_of: float | None) -> MemoryGraph:
         if as_of is not None:
             return MemoryGraph.build(self.store, self.config.weights, before=as_of)
-        key = (self.store.db.data_version(), self.store.generation)
-        if self._graph is None or self._graph[0] != key:
-            self._graph = (key, MemoryGraph.build(self.store, self.config.weights))
+        revision = self.store.graph_revision()
+        if self._graph is None or self._graph[0] != revision:
+            self._graph = (revision, load_graph(self.store, self.config.weights))
         return self._graph[1]
+
+    def warm(self) -> None:
+        """Does now what the next question would otherwise do first: embeds what memory added, brings the
+        vector index up to date (sealing full segments) and loads (or rebuilds and saves) the graph."""
+        self.index.update()
+        self.index.sync()
+        if self.keyframes is not None:
+            self.keyframes.update()
+        self._graph_for(None)
 
     def retrieve(self, question: str, *, as_of: float | None = None, around: Sequence[float] = ()) -> Evidence:
         """``around``: moments the question names ("the cup that was by the sink at 17:56"): what memory
@@ -75,9 +85,13 @@ class Retriever:
         timings["index"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
+        # The lexical half needs no vector: it runs while the question is embedded (both let go of the GIL).
+        lexical_search = searchers().submit(
+            self.index.lexical, question, cfg.seeds_per_index, before=as_of, window=cfg.lexical_window
+        )
         q = self.embedder.embed([question])[0]
         semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
-        lexical = self.index.lexical(question, cfg.seeds_per_index, before=as_of)
+        lexical = lexical_search.result()
         visual: list[tuple[str, int]] = []
         if self.keyframes is not None and self.image_text is not None:
             question_image_vector = self.image_text.embed_texts([question])[0]
@@ -100,34 +114,42 @@ class Retriever:
 
         t = time.perf_counter()
         graph = self._graph_for(as_of)
-        seeds = np.zeros(graph.n)
+        seeds: dict[int, float] = {}  # node -> weight
         offsets = {
             "observation": 0,
             "clip": len(graph.observation_ids) + len(graph.entity_ids),
             "episode": graph.n - len(graph.episode_ids),
         }
+        n_obs = len(graph.observation_ids)
         for (kind, item), weight in fused.items():
             ids = {"observation": graph.observation_ids, "clip": graph.clip_ids, "episode": graph.episode_ids}[kind]
-            pos = np.searchsorted(ids, item)
+            pos = int(np.searchsorted(ids, item))
             if pos < len(ids) and ids[pos] == item:
+                node = offsets[kind] + pos
                 if kind == "clip":  # a keyframe match is evidence about what the clip holds: half to its observations
-                    inside = np.flatnonzero(graph.observation_clip == item)
+                    inside = graph.observations_of_clip(item)
                     if len(inside):
-                        seeds[inside] += weight / 2 / len(inside)
+                        for o in inside.tolist():
+                            seeds[o] = seeds.get(o, 0.0) + weight / 2 / len(inside)
                         weight /= 2
-                seeds[offsets[kind] + pos] += weight
+                seeds[node] = seeds.get(node, 0.0) + weight
+        seed_nodes = np.fromiter(seeds, np.int64, len(seeds))
+        seed_weights = np.fromiter(seeds.values(), np.float64, len(seeds))
         if cfg.ppr == "push":
-            nodes, values = local_push(graph.passes, seeds, restart=cfg.restart, epsilon=cfg.push_epsilon)
+            nodes, values = push_from(
+                graph.passes, seed_nodes, seed_weights, restart=cfg.restart, epsilon=cfg.push_epsilon
+            )
         else:
+            dense = np.zeros(graph.n)
+            dense[seed_nodes] = seed_weights
             dense = personalized_pagerank(
-                graph.transitions, seeds, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
+                graph.transitions, dense, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
             )
             nodes = np.flatnonzero(dense)
             values = dense[nodes]
         timings["ppr"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        n_obs = len(graph.observation_ids)
         ep_base = graph.n - len(graph.episode_ids)
         is_obs, is_ep = nodes < n_obs, nodes >= ep_base
         obs_nodes, obs_scores = nodes[is_obs], values[is_obs]

@@ -43,6 +43,17 @@ float half_to_float(std::uint16_t h) {
     return f;
 }
 
+// Every half-precision value's float, looked up while scanning (256 KiB, resident in L2): several times
+// faster than converting each element with branches.
+const float* half_table() {
+    static const std::vector<float> table = [] {
+        std::vector<float> t(65536);
+        for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<std::uint16_t>(h));
+        return t;
+    }();
+    return table.data();
+}
+
 std::vector<double> query_norms(const char* argument, const float* queries, std::int64_t nq, std::int64_t d) {
     std::vector<float> norm2(static_cast<std::size_t>(nq));
     dot_kernels().squared_norms(queries, nq, d, norm2.data());
@@ -143,7 +154,8 @@ void scan_rows(const float* queries, std::int64_t nq, const std::vector<double>&
         const float* block = base_f32 ? base_f32 + start * d : converted.data();
         if (base_f16) {
             const std::uint16_t* src = base_f16 + start * d;
-            for (std::int64_t t = 0; t < rows * d; ++t) converted[t] = half_to_float(src[t]);
+            const float* table = half_table();
+            for (std::int64_t t = 0; t < rows * d; ++t) converted[t] = table[src[t]];
         }
         if (nq == 1) {
             kern.dot_and_norms(queries, block, rows, d, dots.data(), norm2.data());

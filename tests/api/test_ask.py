@@ -119,3 +119,21 @@ def test_a_spoken_question_is_transcribed_and_answered(make_client, memory, embe
     assert heard.status_code == 422 and "no speech was recognised in the recording" in heard.json()["error"]
     noise = client.post("/api/ask/audio", content=b"not audio at all" * 100, headers={"content-type": "audio/webm"})
     assert noise.status_code == 422
+
+
+def test_serve_readies_retrieval_before_the_first_question(make_client, memory, embedder):
+    """At start (and then every warm_every_s) the question worker embeds what memory holds, brings the vector
+    index up to date and saves the graph: the first question does not pay for them."""
+    import time
+
+    from edge_agent.memory import Store
+    from edge_agent.memory.textindex import TextIndex
+
+    make_client(memory.home, embedder=embedder)
+    deadline = time.monotonic() + 20
+    saved = memory.home / "index" / "graph" / "current.json"
+    while not saved.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert saved.exists()
+    with Store(memory.home) as store:
+        assert TextIndex(store, embedder.embed, embedder.space, embedder.dims).pending() == 0

@@ -245,3 +245,35 @@ def test_the_proposed_entity_respects_the_category_when_given(store, red_mug):
     assert store.propose("object", SPACE, probe).id == couch.decisions[0].entity_id  # similarity alone
     assert store.propose("object", SPACE, probe, "chair").id == couch.decisions[0].entity_id
     assert store.propose("object", SPACE, probe, "cell phone") is None
+
+
+@pytest.mark.parametrize("offset", [3e-4, -3e-4])
+def test_a_float16_matrix_takes_close_calls_on_float32_vectors(tmp_path, red_mug, monkeypatch, offset):
+    """A similarity within float16's error of a threshold is decided on memory's float32 vectors: the same decision
+    as a float32 matrix; a clear decision never reads them."""
+    from edge_agent.memory.associate import MatrixIndex
+
+    reads = []
+    original = MatrixIndex.exact_references
+
+    def spy(self, *args):
+        reads.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(MatrixIndex, "exact_references", spy)
+    decisions = {}
+    for precision in ("float32", "float16"):
+        reads.clear()
+        with Store(tmp_path / precision, config=AssociationConfig(matrix_precision=precision)) as s:
+            tau = s.config.thresholds_for("object", SPACE).tau_high
+            first = s.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)]).decisions[0]
+            far = s.ingest_clip(clip(60), [observation(1, 60.0, [0, 0, 40, 40], near(red_mug, 0.2, seed=3))])
+            assert reads == [] and far.decisions[0].created_entity  # clearly another thing: no float32 read
+            close = s.ingest_clip(
+                clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red_mug, tau + offset, seed=4))]
+            ).decisions[0]
+            decisions[precision] = close.entity_id == first.entity_id
+            (score,) = [c for c in close.candidates if c.entity_id == first.entity_id]
+            assert score.max_sim == pytest.approx(tau + offset, abs=1e-6)  # the exact similarity is what is logged
+            assert len(reads) == (precision == "float16")
+    assert decisions["float16"] == decisions["float32"] == (offset > 0)

@@ -34,11 +34,18 @@ def test_backup_and_restore_round_trip(tmp_path):
 
     other = filled_memory(tmp_path / "other", clips=2)
     replaced_before = _entities(other)
+    with Store(other) as store:  # the replaced memory's saved graph must not be taken for the restored one's
+        from edge_agent.config.retrieval import RelationWeights
+        from edge_agent.retrieval.graph import load_graph
+
+        load_graph(store, RelationWeights())
+    assert (other / "index" / "graph" / "current.json").exists()
     restored = backup.restore(other, tmp_path / "backup")
     assert restored.counts == report.counts and restored.media_files == 20
     assert _entities(other) == _entities(home)
     aside = other / restored.replaced.rsplit("/", 1)[-1]
     assert _entities(aside) == replaced_before  # nothing lost: the replaced memory is whole, aside
+    assert (aside / "index" / "graph" / "current.json").exists() and not (other / "index").exists()
     with Store(other) as store:
         assert all(store.media_path(p).is_file() for p in store.media_files())
 

@@ -50,6 +50,18 @@ def test_a_damaged_file_is_refused_at_open_and_never_written(tmp_path):
         assert db.integrity_check()
 
 
+def test_the_check_on_opening_reads_for_a_bounded_time(tmp_path):
+    """Opening a year of memory must not read gigabytes: the check stops at its budget (what it read was sound);
+    ``memory check`` and an unbounded quick check read everything and find the damage."""
+    home = filled_memory(tmp_path / "home", clips=12)
+    damage(home / "memory.db")
+    with Database(home / "memory.db", check=False) as db:
+        db.quick_check(budget_s=0.0)  # stopped before it met the damaged page
+        with pytest.raises(CorruptMemoryError):
+            db.quick_check()
+        assert db.value("SELECT count(*) FROM clips") == 12  # the connection is usable after the interruption
+
+
 def test_a_file_that_is_not_a_memory_is_named(tmp_path):
     home = filled_memory(tmp_path / "home", clips=2)
     damage(home / "memory.db", at=0.0, size=100)

@@ -3,6 +3,8 @@ identity edges, missed without), as-of, the per-entity cap, same-name notes, for
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from helpers.memory import DAY, clip, near, observation, unit
@@ -313,3 +315,85 @@ def test_episodes_are_capped(tmp_path, embedder):
             )
         evidence = Retriever(store, embedder, RetrievalConfig(budget=10, episode_cap=3)).retrieve("red mug by the sink")
         assert len(evidence.episode_ids) == 3 and len(evidence.observation_ids) == 6  # 6: the per-entity cap
+
+
+def test_lexical_ranks_among_the_newest_matches(tmp_path):
+    """The window bounds BM25 to the newest records matching: the cost of a common word stops growing with memory."""
+    from edge_agent.memory.textindex import TextIndex
+
+    with Store(tmp_path / "home") as store:
+        thing = unit(np.r_[np.ones(4), np.zeros(28)])
+        ids = [
+            store.ingest_clip(
+                clip(i * DAY),
+                [observation(1, i * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=i), description=f"a {c} teapot")],
+            )
+            .decisions[0]
+            .observation_id
+            for i, c in enumerate(["red", "blue", "green", "white", "black", "grey"])
+        ]
+        for i in range(7):  # "teapot" must stay informative: in fewer than half the records
+            store.ingest_clip(
+                clip((10 + i) * DAY),
+                [observation(1, (10 + i) * DAY, [0, 0, 40, 40], near(thing, 0.1, seed=20 + i), description="a sofa")],
+            )
+        index = TextIndex(store, lambda texts: np.zeros((len(texts), 4), np.float32), "none", 4)
+        assert sorted(i for k, i, _ in index.lexical("teapot") if k == "observation") == ids
+        assert sorted(i for k, i, _ in index.lexical("teapot", window=2) if k == "observation") == ids[-2:]
+        as_of = [i for k, i, _ in index.lexical("teapot", window=2, before=3.5 * DAY) if k == "observation"]
+        assert sorted(as_of) == ids[2:4]  # the newest two before then
+
+
+def test_the_graph_is_saved_and_opened_while_current(tmp_path, embedder):
+    from edge_agent.retrieval.graph import MemoryGraph, load_graph
+
+    home = tmp_path / "home"
+    with Store(home) as store:
+        coffee, shelf = _kitchen(store)
+        weights = RelationWeights()
+        built = load_graph(store, weights)
+        assert not isinstance(built.passes.indptr, np.memmap)
+        opened = load_graph(store, weights)  # saved by the first: mapped, not rebuilt
+        assert isinstance(opened.passes.indptr, np.memmap)
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(opened.passes, name), getattr(built.passes, name))
+        np.testing.assert_array_equal(opened.observation_ids, built.observation_ids)
+        seeds = np.zeros(built.n)
+        seeds[:3] = 1.0
+        a, b = local_push(built.passes, seeds), local_push(opened.passes, seeds)
+        np.testing.assert_array_equal(a[0], b[0]) and np.testing.assert_allclose(a[1], b[1])
+        assert (opened.transitions != built.transitions).nnz == 0
+
+        revision = store.graph_revision()
+        with store.write():  # a description is not part of the graph ...
+            store.db.execute("UPDATE observations SET description = 'a mug' WHERE id = ?", (shelf.observation_id,))
+        assert store.graph_revision() == revision
+        assert isinstance(load_graph(store, weights).passes.indptr, np.memmap)
+        corrections.split(store, shelf.entity_id, shelf.observation_id)  # ... an observation's entity is
+        assert store.graph_revision() > revision
+        rebuilt = load_graph(store, weights)
+        assert not isinstance(rebuilt.passes.indptr, np.memmap)
+        assert len(rebuilt.entity_ids) == len(built.entity_ids) + 1
+        assert not isinstance(load_graph(store, RelationWeights(membership=0.5)).passes.indptr, np.memmap)
+
+        folder = home / "index" / "graph"
+        saved = next(p for p in folder.iterdir() if p.is_dir())
+        key = json.loads((folder / "current.json").read_text())
+        del key["folder"]
+        assert MemoryGraph.load(folder, key) is not None
+        (saved / "indices.npy").write_bytes(b"damaged")
+        assert MemoryGraph.load(folder, key) is None  # a warning, never an error
+        again = load_graph(store, RelationWeights(membership=0.5))
+        assert again.n == rebuilt.n  # rebuilt from memory, and saved again
+        assert [p.name for p in folder.iterdir() if p.is_dir()] != [saved.name]
+
+
+def test_a_fresh_retriever_answers_from_the_saved_graph(tmp_path, embedder):
+    home = tmp_path / "home"
+    with Store(home) as store:
+        _kitchen(store)
+        question = "Where is the mug that held coffee now?"
+        first = Retriever(store, embedder).retrieve(question)
+    with Store(home) as store:
+        second = Retriever(store, embedder).retrieve(question)
+        assert (second.observation_ids, second.episode_ids) == (first.observation_ids, first.episode_ids)

@@ -1,0 +1,556 @@
+"""Nearest-neighbour search over one of memory's vector tables (sqlite-vec ``vec0``: item_id, embedding, t)
+that stays fast and small as memory grows to a year (a million observations).
+
+sqlite-vec stays the store of record; this is an index of it, kept in two parts, as log-structured vector
+engines do:
+
+- **sealed segments**: each holds ``segment_rows`` consecutive rows (by item id) as an HNSW graph (usearch,
+  float16, cosine) in a file under ``<home>/index/<table>/``, opened memory-mapped: a process starts without
+  reading them, and only the pages a search walks become resident;
+- **the tail**: the rows after the last segment, in RAM as float16, scanned exactly (native ``cosine_topk``).
+  When the tail reaches ``segment_rows`` it is sealed into a new segment.
+
+A manifest (``manifest.json``, written last, atomically) names the segments, the vector space they were made
+in and how many vector deletions memory had recorded when they were checked. When memory deletes vectors
+(forget, retention: ``housekeeping`` counts them in ``meta``) the segments' deleted rows are found and
+left out of results (tombstones), and a segment more than half deleted is rebuilt from the table. Missing,
+damaged or other-model files are rebuilt from the table. Where the index folder cannot be written (a
+read-only or full medium), whatever is there and current is used and the rest is searched exactly in RAM.
+
+``before`` (a question asked as of T): segments wholly after T are skipped, wholly before it searched as
+they are; the one that straddles T is searched with a wider beam and, where that leaves fewer than k,
+exactly over its rows before T."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import logging
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from edge_agent import native
+from edge_agent.config.retrieval import VectorIndexConfig
+from edge_agent.memory.housekeeping import deletions_key
+from edge_agent.memory.store import Store
+
+__all__ = ["SegmentedVectors", "best", "run_side_by_side", "searchers"]
+
+log = logging.getLogger(__name__)
+
+#: New rows up to this many are read one by one (by id); more, by one scan of the table.
+_FEW = 256
+
+#: HNSW shape: links per node (more: better recall, bigger files), candidates kept while building and searching.
+CONNECTIVITY = 16
+EXPANSION_ADD = 64
+
+
+@dataclass
+class _Segment:
+    name: str  #: file stem under the table's index folder
+    lo: int  #: first item id it covers
+    hi: int  #: last item id it covers
+    count: int
+    t_min: float
+    t_max: float
+    index: Any = None  #: usearch Index, memory-mapped
+    ids: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  #: sorted
+    times: npt.NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
+    deleted: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  #: sorted tombstones
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "lo": self.lo,
+            "hi": self.hi,
+            "count": self.count,
+            "t_min": self.t_min,
+            "t_max": self.t_max,
+            "deleted": int(len(self.deleted)),
+        }
+
+
+class SegmentedVectors:
+    """Search over ``table``'s vectors (``dims``-dimensional, L2-normalised, made by the model named
+    ``space``); ``config.approximate`` False keeps every row in the exact tail."""
+
+    def __init__(
+        self, store: Store, table: str, dims: int, space: str, config: VectorIndexConfig | None = None
+    ) -> None:
+        config = config or VectorIndexConfig()
+        self.store = store
+        self.table = table
+        self.dims = dims
+        self.space = space
+        self.approximate = config.approximate
+        self.segment_rows = config.segment_rows
+        self.breadth = config.breadth
+        self.folder = store.home / "index" / table
+        self.segments: list[_Segment] = []
+        self._deletions = -1  #: memory's deletion count when the segments were last checked
+        self._shadow: bool | None = None  #: the table has sqlite-vec's rowid table
+        self._stamp: tuple[int, int] | None = (-1, -1)  #: the manifest's (mtime, size) when last read
+        self._tail_ids = np.empty(0, np.int64)
+        self._tail_times = np.empty(0, np.float64)
+        self._tail = np.empty((0, dims), np.float16)
+
+    # -- keeping up with the table ------------------------------------------------------------------------
+
+    @property
+    def boundary(self) -> int:
+        """The last item id the segments cover (live ones): the tail holds the rows after it."""
+        return max((s.hi for s in self.segments), default=0)
+
+    def __len__(self) -> int:
+        return sum(s.count - len(s.deleted) for s in self.segments) + len(self._tail_ids)
+
+    def sync(self) -> None:
+        """Brings the index up to date with the table: picks up what another process saved, accounts for
+        deleted rows, loads new rows into the tail, and (in the one process holding the folder's lock at
+        the time) seals full tails into segments and saves the tail beside them."""
+        if not self.approximate:
+            deletions = self._deletion_count()
+            if deletions != self._deletions:
+                self._deletions = deletions
+                self._reset_tail()
+            self._load_new_rows()
+            return
+        with self._writer() as writer:
+            self._refresh()
+            deletions = self._deletion_count()
+            if deletions != self._deletions:
+                if self.segments:
+                    self._tombstones(writer)
+                self._deletions = deletions
+                self._reset_tail()  # rows may have gone from the tail too: reload it
+                if writer:
+                    self._save_manifest()
+            self._load_new_rows()
+            if writer:
+                while len(self._tail_ids) >= self.segment_rows and self._seal():
+                    pass
+                self._save_tail()
+
+    def _reset_tail(self) -> None:
+        self._tail_ids = np.empty(0, np.int64)
+        self._tail_times = np.empty(0, np.float64)
+        self._tail = np.empty((0, self.dims), np.float16)
+
+    def _load_new_rows(self) -> None:
+        last = int(self._tail_ids[-1]) if len(self._tail_ids) else self.boundary
+        for ids, times, vectors in self._rows(last, None):
+            self._tail_ids = np.concatenate([self._tail_ids, ids])
+            self._tail_times = np.concatenate([self._tail_times, times])
+            self._tail = np.concatenate([self._tail, vectors.astype(np.float16)])
+
+    @contextlib.contextmanager
+    def _writer(self) -> Iterator[bool]:
+        """Whether this process may write the index files now: the folder can be written and no other
+        process holds its lock (an ingest and a serve share a memory; the other one just reads)."""
+        if self.store.readonly:
+            yield False
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            yield False
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _deletion_count(self) -> int:
+        row = self.store.db.query_one("SELECT value FROM meta WHERE key = ?", (deletions_key(self.table),))
+        return int(row[0]) if row else 0
+
+    def _rows(
+        self, after: int, up_to: int | None, batch: int = 16_384
+    ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float32]]]:
+        """The table's rows with ids in (after, up_to], in id order, in batches. vec0 scans every row for an id
+        range (460 ms at a million), so the ids come from its rowid table (a B-tree) and a few new rows are
+        read one by one by id; many at once, by the scan."""
+        while True:
+            ids_found = self._new_ids(after, up_to, batch)
+            if ids_found is not None and len(ids_found) <= _FEW:
+                rows = self.store.db.rows_by_key(self.table, "item_id", ids_found, "item_id, t, embedding")
+            elif up_to is None:
+                rows = self.store.db.query(
+                    f"SELECT item_id, t, embedding FROM {self.table} WHERE item_id > ? ORDER BY item_id LIMIT ?",
+                    (after, batch),
+                )
+            else:
+                rows = self.store.db.query(
+                    f"SELECT item_id, t, embedding FROM {self.table} WHERE item_id > ? AND item_id <= ? "
+                    "ORDER BY item_id LIMIT ?",
+                    (after, up_to, batch),
+                )
+            if not rows:
+                return
+            ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+            times = np.fromiter((r[1] for r in rows), np.float64, len(rows))
+            vectors = np.frombuffer(b"".join(r[2] for r in rows), np.float32).reshape(len(rows), self.dims)
+            yield ids, times, vectors
+            after = int(ids[-1])
+            if len(rows) < batch:
+                return
+
+    def _new_ids(self, after: int, up_to: int | None, limit: int) -> list[int] | None:
+        """Ids in (after, up_to] from vec0's rowid table (sqlite-vec's own B-tree); None where it has none."""
+        shadow = f"{self.table}_rowids"
+        if self._shadow is None:
+            self._shadow = self.store.db.query_one("SELECT 1 FROM sqlite_master WHERE name = ?", (shadow,)) is not None
+        if not self._shadow:
+            return None
+        return [
+            int(r[0])
+            for r in self.store.db.query(
+                f"SELECT rowid FROM {shadow} WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+                (after, up_to if up_to is not None else 2**62, _FEW + 1 if limit > _FEW else limit),
+            )
+        ]
+
+    def _seal(self) -> bool:
+        """Seals the tail's first ``segment_rows`` rows into a segment; False where it cannot be written."""
+        n = self.segment_rows
+        segment = self._build(self._tail_ids[:n], self._tail_times[:n], self._tail[:n].astype(np.float32))
+        if segment is None:
+            return False
+        self.segments.append(segment)
+        self._tail_ids, self._tail_times, self._tail = self._tail_ids[n:], self._tail_times[n:], self._tail[n:]
+        self._save_tail()  # under its new name (the new boundary), before the manifest that points at it
+        self._save_manifest()
+        return True
+
+    def _build(
+        self, ids: npt.NDArray[np.int64], times: npt.NDArray[np.float64], vectors: npt.NDArray[np.float32]
+    ) -> _Segment | None:
+        """An HNSW segment of these rows, written beside the database and opened memory-mapped; None where
+        it cannot be written (the rows stay in the exact tail)."""
+        from usearch.index import Index
+
+        name = f"{int(ids[0])}-{int(ids[-1])}-{uuid.uuid4().hex[:8]}"
+        index = Index(
+            ndim=self.dims,
+            metric="cos",
+            dtype="f16",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=self.breadth,
+        )
+        index.add(ids.astype(np.uint64), np.ascontiguousarray(vectors, np.float32), threads=os.cpu_count() or 1)
+        try:
+            _atomic(self.folder / f"{name}.usearch", index.save)
+            _atomic(self.folder / f"{name}.ids.npy", _saver(ids))
+            _atomic(self.folder / f"{name}.times.npy", _saver(times))
+        except OSError as exc:
+            log.warning(
+                "cannot write a vector index segment under %s (%s): searching those rows exactly", self.folder, exc
+            )
+            return None
+        del index
+        segment = _Segment(name, int(ids[0]), int(ids[-1]), len(ids), float(times.min()), float(times.max()))
+        return self._load(segment)
+
+    def _load(self, segment: _Segment) -> _Segment:
+        from usearch.index import Index
+
+        base = self.folder / segment.name
+        index = Index.restore(str(base) + ".usearch", view=True)
+        if index is None or index.ndim != self.dims or len(index) != segment.count:
+            raise ValueError(f"vector index segment {base}.usearch does not match its manifest")
+        index.expansion_search = self.breadth  # type: ignore[misc]  # usearch's stub lacks the setter; a view forgets it
+        segment.index = index
+        segment.ids = np.load(str(base) + ".ids.npy", mmap_mode="r")
+        segment.times = np.load(str(base) + ".times.npy", mmap_mode="r")
+        if len(segment.ids) != segment.count or len(segment.times) != segment.count:
+            raise ValueError(f"vector index segment {base} does not match its manifest")
+        deleted = Path(str(base) + ".deleted.npy")
+        segment.deleted = np.load(deleted) if deleted.exists() else np.empty(0, np.int64)
+        return segment
+
+    def _refresh(self) -> None:
+        """Re-reads the manifest when it changed (first use, or another process sealed or checked
+        segments): its segments, memory-mapped, and the saved tail when it belongs to them. A damaged or
+        mismatched file drops the segments from it on (their rows are read into the tail)."""
+        manifest = self.folder / "manifest.json"
+        try:
+            stat = manifest.stat()
+            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = None
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        self.segments = []
+        self._deletions = -1
+        self._reset_tail()
+        if stamp is None:
+            return
+        try:
+            data = json.loads(manifest.read_text())
+            if data.get("space") != self.space or int(data.get("dims", 0)) != self.dims:
+                log.info("vector index %s was made by another model: rebuilding it", self.folder)
+                return
+            for entry in data.get("segments", []):
+                segment = _Segment(
+                    str(entry["name"]),
+                    int(entry["lo"]),
+                    int(entry["hi"]),
+                    int(entry["count"]),
+                    float(entry["t_min"]),
+                    float(entry["t_max"]),
+                )
+                self.segments.append(self._load(segment))
+            self._deletions = int(data.get("deletions", -1))
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            log.warning(
+                "vector index %s is unreadable (%s): rebuilding from segment %d", self.folder, exc, len(self.segments)
+            )
+            return
+        self._load_tail()
+
+    def _tail_files(self) -> tuple[Path, Path, Path]:
+        """The saved tail: the rows after the segments, as of this many deletions (appended as rows come)."""
+        stem = self.folder / f"tail-{self.boundary}-{self._deletions}"
+        return Path(f"{stem}.ids"), Path(f"{stem}.times"), Path(f"{stem}.f16")
+
+    def _load_tail(self) -> None:
+        ids_file, times_file, vectors_file = self._tail_files()
+        try:
+            ids = np.fromfile(ids_file, np.int64)
+            times = np.fromfile(times_file, np.float64)
+            vectors = np.fromfile(vectors_file, np.float16)
+        except OSError:
+            return
+        n = min(len(ids), len(times), len(vectors) // self.dims)  # a save cut short: its whole rows
+        ids, times = ids[:n], times[:n]
+        if n and (ids[0] <= self.boundary or np.any(np.diff(ids) <= 0)):
+            log.warning("the saved vector index tail %s is inconsistent: reading it from memory", ids_file)
+            return
+        self._tail_ids, self._tail_times = ids, times
+        self._tail = vectors[: n * self.dims].reshape(n, self.dims)
+
+    def _save_tail(self) -> None:
+        """Appends to the saved tail the rows it lacks (a new file for a new boundary); earlier tails go."""
+        ids_file, times_file, vectors_file = self._tail_files()
+        files = (
+            (vectors_file, self._tail, 2 * self.dims),
+            (times_file, self._tail_times, 8),
+            (ids_file, self._tail_ids, 8),
+        )
+        try:
+            whole = min(path.stat().st_size // width if path.exists() else 0 for path, _, width in files)
+            saved = 0
+            if whole:  # the rows saved before: those up to the last whole row's id
+                last = int(np.fromfile(ids_file, np.int64, count=1, offset=(whole - 1) * 8)[0])
+                saved = int(np.searchsorted(self._tail_ids, last, side="right"))
+            for path, array, width in files:  # the ids last: a row counts once all three hold it
+                with open(path, "ab") as f:
+                    f.truncate(min(saved, whole) * width)
+                    f.write(np.ascontiguousarray(array[min(saved, whole) :]).tobytes())
+        except OSError as exc:
+            log.warning("cannot save the vector index tail under %s: %s", self.folder, exc)
+            return
+        for old in self.folder.glob("tail-*"):
+            if old not in (ids_file, times_file, vectors_file):
+                old.unlink(missing_ok=True)
+
+    def _save_manifest(self) -> None:
+        data = {
+            "space": self.space,
+            "dims": self.dims,
+            "deletions": self._deletions,
+            "segments": [s.manifest() for s in self.segments],
+        }
+        manifest = self.folder / "manifest.json"
+        try:
+            _atomic(manifest, lambda p: Path(p).write_text(json.dumps(data, indent=1)))
+            stat = manifest.stat()
+            self._stamp = (stat.st_mtime_ns, stat.st_size)  # this process's own state: nothing to re-read
+        except OSError as exc:
+            log.warning("cannot write the vector index manifest under %s: %s", self.folder, exc)
+            return
+        used = {s.name for s in self.segments}
+        for path in self.folder.glob("*.npy"):
+            if path.name.split(".")[0] not in used:
+                path.unlink(missing_ok=True)
+        for path in self.folder.glob("*.usearch"):
+            if path.stem not in used:
+                path.unlink(missing_ok=True)
+
+    def _tombstones(self, writer: bool) -> None:
+        """Finds each segment's rows memory no longer holds; rebuilds a segment more than half deleted
+        (or dropped entirely), and one where an id it covers came back with a new vector (``writer``: this
+        process may write the files; else the rows are left out in RAM only and a rebuild waits)."""
+        live = np.fromiter(
+            (
+                r[0]
+                for r in self.store.db.query(f"SELECT item_id FROM {self.table} WHERE item_id <= ?", (self.boundary,))
+            ),
+            np.int64,
+        )
+        live.sort()
+        kept: list[_Segment] = []
+        for segment in self.segments:
+            inside = live[(live >= segment.lo) & (live <= segment.hi)]
+            deleted = np.setdiff1d(segment.ids, inside, assume_unique=True)
+            returned = len(inside) - (segment.count - len(deleted))  # ids reused by new rows
+            if writer and (returned or 2 * len(deleted) > segment.count):
+                if len(inside):
+                    parts = list(self._rows(segment.lo - 1, segment.hi))
+                    ids = np.concatenate([p[0] for p in parts])
+                    rebuilt = self._build(
+                        ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+                    )
+                    if rebuilt is not None:
+                        rebuilt.lo, rebuilt.hi = segment.lo, segment.hi
+                        kept.append(rebuilt)
+                continue
+            segment.deleted = deleted
+            if len(deleted):  # ids after its last live row may be given out again: they belong to the tail
+                segment.hi = int(inside[-1]) if len(inside) else segment.lo - 1
+            if writer:
+                _atomic(self.folder / f"{segment.name}.deleted.npy", _saver(deleted))
+            kept.append(segment)
+        self.segments = kept
+
+    # -- search ----------------------------------------------------------------------------------------
+
+    def search(self, query: npt.NDArray[np.float32], k: int, before: float | None = None) -> list[tuple[int, float]]:
+        """The ``k`` rows most cosine-similar to ``query`` (as of ``before`` if given): (item id, similarity)."""
+        return best(run_side_by_side(self.tasks(query, k, before)), k)
+
+    def tasks(
+        self, query: npt.NDArray[np.float32], k: int, before: float | None = None
+    ) -> list[Callable[[], list[tuple[int, float]]]]:
+        """The searches :meth:`search` runs (the tail, then each segment), for a caller that runs the searches of
+        several indexes side by side (:func:`run_side_by_side`) and keeps the :func:`best` of them."""
+        q = np.ascontiguousarray(query, np.float32).reshape(-1)
+        tasks: list[Callable[[], list[tuple[int, float]]]] = []
+        if len(self._tail_ids):  # the longest task first
+            tasks.append(functools.partial(self._search_tail, q, k, before))
+        tasks += [
+            functools.partial(self._search_segment, segment, q, k, before)
+            for segment in self.segments
+            if before is None or segment.t_min < before
+        ]
+        return tasks
+
+    def _search_tail(self, q: npt.NDArray[np.float32], k: int, before: float | None) -> list[tuple[int, float]]:
+        keep = None if before is None else np.flatnonzero(self._tail_times < before)
+        base = self._tail if keep is None else np.ascontiguousarray(self._tail[keep])
+        if not len(base):
+            return []
+        rows, scores = native.cosine_topk(q, base, k, threads=1)
+        positions = rows[0] if keep is None else keep[rows[0]]
+        return [(int(self._tail_ids[r]), float(s)) for r, s in zip(positions, scores[0])]
+
+    def _search_segment(
+        self, segment: _Segment, q: npt.NDArray[np.float32], k: int, before: float | None
+    ) -> list[tuple[int, float]]:
+        cutoff = np.inf if before is None else before
+        filtered = segment.t_max >= cutoff
+        wanted = k + len(segment.deleted)
+        fetch = min(segment.count, wanted * 4 if filtered else wanted)
+        matches = segment.index.search(q, fetch)
+        keys = np.asarray(matches.keys, np.int64)
+        sims = 1.0 - np.asarray(matches.distances, np.float64)
+        keep = np.ones(len(keys), bool)
+        if len(segment.deleted):
+            keep &= ~np.isin(keys, segment.deleted)
+        if filtered:
+            keep &= segment.times[np.searchsorted(segment.ids, keys)] < cutoff
+        hits = [(int(i), float(s)) for i, s in zip(keys[keep], sims[keep])]
+        if filtered and len(hits) < k:  # the beam found too few before T: those rows, exactly
+            eligible = segment.ids[np.asarray(segment.times) < cutoff]
+            if len(segment.deleted):
+                eligible = eligible[~np.isin(eligible, segment.deleted)]
+            if len(eligible):
+                vectors = np.asarray(segment.index.get(eligible.astype(np.uint64)), np.float32).reshape(-1, self.dims)
+                rows, scores = native.cosine_topk(q, vectors, k)
+                hits = [(int(eligible[r]), float(s)) for r, s in zip(rows[0], scores[0])]
+        return hits
+
+    def exact(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """The reference: the ``k`` nearest by sqlite-vec's exhaustive search of the table itself."""
+        rows = self.store.db.query(
+            f"SELECT item_id, distance FROM {self.table} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (np.ascontiguousarray(query, np.float32).tobytes(), int(k)),
+        )
+        return [(int(i), 1.0 - float(d)) for i, d in rows]
+
+    def similarities(self, query: npt.NDArray[np.float32], ids: list[int]) -> dict[int, float]:
+        """Exact cosine similarity of ``query`` to the table's rows ``ids`` (float32, from the table)."""
+        if not ids:
+            return {}
+        rows = self.store.db.query(
+            f"SELECT item_id, embedding FROM {self.table} WHERE item_id IN ({','.join('?' * len(ids))})", tuple(ids)
+        )
+        q = np.ascontiguousarray(query, np.float32).reshape(-1)
+        return {int(i): float(np.frombuffer(blob, np.float32) @ q) for i, blob in rows}
+
+    def file_bytes(self) -> int:
+        """Bytes the index's files take on disk."""
+        return sum(p.stat().st_size for p in self.folder.glob("*") if p.is_file()) if self.folder.exists() else 0
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def searchers() -> ThreadPoolExecutor:
+    """Threads that search side by side (one per core; segments, tails, the lexical index), made on first use."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="vector-search")
+    return _pool
+
+
+def run_side_by_side(tasks: Sequence[Callable[[], list[tuple[int, float]]]]) -> list[tuple[int, float]]:
+    """Runs searches on :func:`searchers` (usearch and the native scan let go of the GIL: one per core at a
+    time); their hits together."""
+    if len(tasks) == 1:
+        return tasks[0]()
+    return [hit for hits in searchers().map(lambda task: task(), tasks) for hit in hits]
+
+
+def best(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The ``k`` most similar of some hits, ties to the lower id."""
+    return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:k]
+
+
+def _atomic(path: Path, write: Any) -> None:
+    """Writes through a temporary file in the same folder, then renames it over ``path``."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(str(tmp))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _saver(array: npt.NDArray[Any]) -> Any:
+    """Writes ``array`` as .npy to a path given (through a file object: np.save would add a suffix)."""
+
+    def write(path: str) -> None:
+        with open(path, "wb") as f:
+            np.save(f, array, allow_pickle=False)
+
+    return write
