@@ -10,6 +10,7 @@ local push against power iteration (time, and the same evidence) come from the b
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+import edge_agent
 from edge_agent import __version__
 from edge_agent.memory import Store
 from edge_agent.memory.seed import seed_memory, seed_text_vectors
@@ -107,11 +109,20 @@ def _serving(home: Path) -> dict[str, Any]:
     """:func:`serve_probe` in a new Python process; adds the time from its launch (interpreter and imports
     included) to its first answer."""
     code = (
-        "import json, sys, time; t = time.time(); from edge_agent.bench.retrieval import serve_probe; "
-        "r = serve_probe(sys.argv[1]); print(json.dumps(r))"
+        "import json, sys; from edge_agent.bench.retrieval import serve_probe; "
+        "print(json.dumps(serve_probe(sys.argv[1])))"
     )
+    # The same edge_agent as this process's: found first on the path, and not shadowed by a source tree in the
+    # working folder (python -c puts that first).
+    package_root = str(Path(edge_agent.__file__).resolve().parent.parent)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
     launched = time.time()
-    out = subprocess.run([sys.executable, "-c", code, str(home)], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(home)], capture_output=True, text=True, check=False, cwd=home, env=env
+    )
     if out.returncode != 0:
         raise RuntimeError(f"the serving process failed: {out.stderr.strip().splitlines()[-1:]}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
