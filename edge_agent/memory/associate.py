@@ -132,7 +132,7 @@ class _Matrix:
 
 
 class MatrixIndex:
-    """In-memory reference matrices searched with the native blocked cosine top-k; float16 by default (half
+    """In-memory reference matrices searched with the native blocked cosine top-k; float16 as configured (half
     the RAM), the vec_ref tables' float32 vectors read back for a close call (:meth:`exact_references`)."""
 
     def __init__(self, db: Database, reference_set_size: int, precision: str = "float32") -> None:

@@ -7,8 +7,12 @@ engines do:
 - **sealed segments**: each holds ``segment_rows`` consecutive rows (by item id) as an HNSW graph (usearch,
   float16, cosine) in a file under ``<home>/index/<table>/``, opened memory-mapped: a process starts without
   reading them, and only the pages a search walks become resident;
-- **the tail**: the rows after the last segment, in RAM as float16, scanned exactly (native ``cosine_topk``).
-  When the tail reaches ``segment_rows`` it is sealed into a new segment.
+- **the tail**: the rows after the last segment, in RAM as float16, scanned exactly (native ``cosine_topk``)
+  and saved beside the segments as rows come (a new process reads it from there, not from the table). When the
+  tail reaches ``segment_rows`` it is sealed into a new segment.
+
+Segments and tails are searched side by side, one per core (usearch and the native scan let go of the GIL).
+One process at a time writes the files (a lock on the folder); another sharing the memory reads what it saved.
 
 A manifest (``manifest.json``, written last, atomically) names the segments, the vector space they were made
 in and how many vector deletions memory had recorded when they were checked. When memory deletes vectors
