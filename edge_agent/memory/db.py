@@ -96,7 +96,7 @@ def free_bytes(path: str | Path) -> int:
 
 # SQLite result codes (primary) of the faults that get their own error.
 _CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT = 11, 26, 13, 8, 14, 9
-#: How long the check on opening may read: a year of memory is gigabytes, and a start must stay under a second.
+#: How long the check on opening may read (where SQLite pauses to let it stop): a year of memory is gigabytes.
 OPEN_CHECK_S = 0.25
 _OPEN_MARGIN = 1 << 20  # below this much free space a failure to open for writing is put down to a full disk
 _APSW_CODES = {

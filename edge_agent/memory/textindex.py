@@ -23,7 +23,7 @@ import numpy as np
 from edge_agent.config.retrieval import VectorIndexConfig
 from edge_agent.memory.db import ReadOnlyMemoryError, StorageFullError
 from edge_agent.memory.store import Store
-from edge_agent.memory.vectorindex import SegmentedVectors, best, searchers
+from edge_agent.memory.vectorindex import SegmentedVectors, best, run_side_by_side
 
 __all__ = ["KeyframeIndex", "TextHit", "TextIndex"]
 
@@ -214,22 +214,18 @@ class TextIndex:
             raise ValueError(f"question vector has {vector.size} dimensions, the text index {self.dims}")
         self.sync()
         # The searches of both kinds at once, side by side: their segments and tails share the cores.
-        tasks = {kind: mirror.tasks(vector, int(k), before) for kind, mirror in self._mirrors.items()}
-        owners = [kind for kind, ts in tasks.items() for _ in ts]
-        found = searchers().map(lambda task: task(), [t for ts in tasks.values() for t in ts])
-        per_kind: dict[str, list[tuple[int, float]]] = {kind: [] for kind in tasks}
-        for kind, hits in zip(owners, found):
-            per_kind[kind] += hits
-        hits = [TextHit(kind, i, s) for kind, found_hits in per_kind.items() for i, s in best(found_hits, int(k))]
+        tasks = [
+            (kind, task) for kind, mirror in self._mirrors.items() for task in mirror.tasks(vector, int(k), before)
+        ]
+        per_kind: dict[str, list[tuple[int, float]]] = {kind: [] for kind in self._mirrors}
+        for (kind, _), found in zip(tasks, run_side_by_side([task for _, task in tasks])):
+            per_kind[kind] += found
+        hits = [TextHit(kind, i, s) for kind, found in per_kind.items() for i, s in best(found, int(k))]
         return sorted(hits, key=lambda h: -h.similarity)
 
     def similarities(self, question_vector: np.ndarray, kind: str, ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of the question to given items (those with a vector)."""
-        if not ids:
-            return {}
-        rows = self.store.db.rows_by_key(f"vec_text_{kind}", "item_id", ids, "item_id, embedding")
-        q = np.asarray(question_vector, dtype=np.float32).reshape(-1)
-        return {int(i): float(np.frombuffer(blob, dtype=np.float32) @ q) for i, blob in rows}
+        return self._mirrors[kind].similarities(question_vector, ids)
 
     def lexical(
         self, query: str, k: int = 50, *, before: float | None = None, window: int = 2000

@@ -440,7 +440,7 @@ class SegmentedVectors:
 
     def search(self, query: npt.NDArray[np.float32], k: int, before: float | None = None) -> list[tuple[int, float]]:
         """The ``k`` rows most cosine-similar to ``query`` (as of ``before`` if given): (item id, similarity)."""
-        return best(run_side_by_side(self.tasks(query, k, before)), k)
+        return best([hit for hits in run_side_by_side(self.tasks(query, k, before)) for hit in hits], k)
 
     def tasks(
         self, query: npt.NDArray[np.float32], k: int, before: float | None = None
@@ -501,13 +501,11 @@ class SegmentedVectors:
         )
         return [(int(i), 1.0 - float(d)) for i, d in rows]
 
-    def similarities(self, query: npt.NDArray[np.float32], ids: list[int]) -> dict[int, float]:
+    def similarities(self, query: npt.NDArray[np.float32], ids: Sequence[int]) -> dict[int, float]:
         """Exact cosine similarity of ``query`` to the table's rows ``ids`` (float32, from the table)."""
         if not ids:
             return {}
-        rows = self.store.db.query(
-            f"SELECT item_id, embedding FROM {self.table} WHERE item_id IN ({','.join('?' * len(ids))})", tuple(ids)
-        )
+        rows = self.store.db.rows_by_key(self.table, "item_id", ids, "item_id, embedding")
         q = np.ascontiguousarray(query, np.float32).reshape(-1)
         return {int(i): float(np.frombuffer(blob, np.float32) @ q) for i, blob in rows}
 
@@ -527,12 +525,12 @@ def searchers() -> ThreadPoolExecutor:
     return _pool
 
 
-def run_side_by_side(tasks: Sequence[Callable[[], list[tuple[int, float]]]]) -> list[tuple[int, float]]:
+def run_side_by_side(tasks: Sequence[Callable[[], list[tuple[int, float]]]]) -> list[list[tuple[int, float]]]:
     """Runs searches on :func:`searchers` (usearch and the native scan let go of the GIL: one per core at a
-    time); their hits together."""
+    time); each one's hits, in the order given."""
     if len(tasks) == 1:
-        return tasks[0]()
-    return [hit for hits in searchers().map(lambda task: task(), tasks) for hit in hits]
+        return [tasks[0]()]
+    return list(searchers().map(lambda task: task(), tasks))
 
 
 def best(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:

@@ -15,7 +15,7 @@ from helpers.mounts import tmpfs
 
 from edge_agent.config.retrieval import VectorIndexConfig
 from edge_agent.memory import Store
-from edge_agent.memory.housekeeping import delete_text_vectors
+from edge_agent.memory.housekeeping import delete_text_vectors, note_vector_deletions
 from edge_agent.memory.vectorindex import SegmentedVectors
 
 DIMS = 24
@@ -45,8 +45,6 @@ def delete(store: Store, ids) -> None:
     """As forget and retention do: rows go, housekeeping counts them."""
     with store.write():
         store.db.executemany(f"DELETE FROM {TABLE} WHERE item_id = ?", [(int(i),) for i in ids])
-        from edge_agent.memory.housekeeping import note_vector_deletions
-
         note_vector_deletions(store.db, TABLE, len(ids))
 
 

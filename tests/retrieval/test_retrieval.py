@@ -31,14 +31,20 @@ def dense_ppr(n, rows, cols, weights, seeds, restart):
     return p
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_ppr_matches_dense_power_iteration(seed):
+def random_graph(seed, n, m, n_seeds):
+    """A random weighted graph of ``n`` nodes and ``m`` edges, and dense seed weights on ``n_seeds`` of its nodes."""
     rng = np.random.default_rng(seed)
-    n, m = 40, 70
     rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
     weights = rng.uniform(0.1, 1.0, m)
     seeds = np.zeros(n)
-    seeds[rng.integers(0, n, 3)] = rng.uniform(0.5, 1.0, 3)
+    seeds[rng.integers(0, n, n_seeds)] = rng.uniform(0.5, 1.0, n_seeds)
+    return rows, cols, weights, seeds
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ppr_matches_dense_power_iteration(seed):
+    n = 40
+    rows, cols, weights, seeds = random_graph(seed, n, 70, 3)
     got = personalized_pagerank(transition_matrix(n, rows, cols, weights), seeds, restart=0.25, tol=1e-12, max_iter=500)
     np.testing.assert_allclose(got, dense_ppr(n, rows, cols, weights, seeds, 0.25), atol=1e-9)
     assert got.sum() == pytest.approx(1.0)
@@ -48,12 +54,8 @@ def test_ppr_matches_dense_power_iteration(seed):
 def test_local_push_reaches_the_same_fixed_point(seed):
     """Local push against the dense reference: every estimate within its error bound, and closer as epsilon
     shrinks; with isolated nodes (they keep their mass) and several seeds."""
-    rng = np.random.default_rng(seed)
-    n, m = 60, 90
-    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
-    weights = rng.uniform(0.1, 1.0, m)
-    seeds = np.zeros(n)
-    seeds[rng.integers(0, n, 4)] = rng.uniform(0.5, 1.0, 4)
+    n = 60
+    rows, cols, weights, seeds = random_graph(seed, n, 90, 4)
     seeds[np.flatnonzero(transition_matrix(n, rows, cols, weights).diagonal() == 1)[:1]] = 0.7  # an isolated seed
     exact = dense_ppr(n, rows, cols, weights, seeds, 0.25)
     passes = transition_matrix(n, rows, cols, weights).T.tocsr()
