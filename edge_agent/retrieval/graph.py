@@ -92,8 +92,8 @@ class MemoryGraph:
         return len(self.passes.indptr) - 1
 
     def save(self, folder: Path, key: dict[str, Any]) -> None:
-        """Writes the arrays into a new folder beside ``folder``'s others, then points ``folder``/../graph.json
-        at it (atomically): a reader sees the old graph or the new one, never half of one."""
+        """Writes the arrays into a new folder inside ``folder``, then points ``folder``/current.json at it
+        (atomically) and removes the earlier ones: a reader sees the old graph or the new one, never half of one."""
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         name = f"r{key['revision']}-{uuid.uuid4().hex[:8]}"
         target = folder / name
