@@ -65,7 +65,7 @@ def csr_matvec(
 def ppr_push(
     indptr: _I64,
     indices: _I32,
-    data: npt.NDArray[np.float64],
+    data: npt.NDArray[np.float32],
     seed_nodes: _I32,
     seed_weights: npt.NDArray[np.float64],
     restart: float,

@@ -333,10 +333,11 @@ def ppr_push(
     SciPy CSR matrix (row u: where u passes its mass; an empty row keeps it) and s the seed weights normalised to
     sum 1. A node is pushed while its residual exceeds ``epsilon`` times its row's entries, so the work depends on
     the seeds' neighbourhood, not on the graph (at most ``max_pushes`` pushes). ``passes``'s arrays are used as they
-    are when already int64 / int32 / float64 (convert a graph once, not per query)."""
+    are when already int64 / int32 / float32 (convert a graph once, not per query; float32 shares: a
+    million-observation graph's 52 MB of float64 shares were half its resident size)."""
     indptr = np.ascontiguousarray(passes.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(passes.indices, dtype=np.int32)
-    data = np.ascontiguousarray(passes.data, dtype=np.float64)
+    data = np.ascontiguousarray(passes.data, dtype=np.float32)
     nodes = _integers("seed_nodes", seed_nodes, np.int32).reshape(-1)
     weights = np.ascontiguousarray(_real_array("seed_weights", seed_weights), dtype=np.float64).reshape(-1)
     total = float(weights.sum()) if weights.size else 0.0

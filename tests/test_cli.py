@@ -122,4 +122,28 @@ def test_bench_retrieval_json_keys(capsys):
         assert {"launch_to_first_answer_s", "peak_rss_mb", "stage_ms_p50", "stage_ms_p95"} <= set(serving)
         assert set(serving["stage_ms_p95"]) == {"index", "seeds", "ppr", "select", "render"}
         assert 0 < serving["launch_to_first_answer_s"] < 120 and r["vector_recall_at_10"] == 1.0  # all exact so small
-    assert set(result["targets"]) == {"vector_recall_at_10"}  # the others are for 100k and 1M
+        assert 0 <= r["same_evidence_as_power"] <= 1
+    assert set(result["targets"]) == {"vector_recall_at_10", "push_same_evidence_as_power"}  # others: 100k and 1M
+
+
+def test_a_long_running_writer_keeps_the_text_index_warm(tmp_path, embedder):
+    """watch / hub: between clips, at most every [api] warm_every_s, new records are embedded and indexed."""
+    import time
+
+    from edge_agent.cli.common import keep_text_index_warm
+    from edge_agent.memory.seed import seed_memory
+    from edge_agent.memory.textindex import TextIndex
+    from edge_agent.runtime import Runtime
+
+    for every, expected in ((0.05, 0), (0, None)):
+        rt = Runtime.load(home=tmp_path / f"home-{every}", api={"warm_every_s": every})
+        with rt.store() as store:
+            seed_memory(store, 40, seed=1)
+            index = TextIndex(store, embedder.embed, embedder.space, embedder.dims)
+            waiting = index.pending()
+            step = keep_text_index_warm(rt, store)
+            step()  # too soon after the last time (the start)
+            assert index.pending() == waiting > 0
+            time.sleep(0.06)
+            step()
+            assert index.pending() == (waiting if expected is None else expected)

@@ -230,6 +230,11 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             "value": big["vector_recall_at_10"],
             "met": big["vector_recall_at_10"] >= 0.95,
         }
+        targets["push_same_evidence_as_power"] = {
+            "target": ">= 0.95",
+            "value": big["same_evidence_as_power"],
+            "met": big["same_evidence_as_power"] >= 0.95,
+        }
     return {
         "benchmark": "retrieval",
         "version": __version__,

@@ -20,6 +20,7 @@ __all__ = [
     "emit",
     "fail",
     "global_options",
+    "keep_text_index_warm",
     "parse_time",
     "port",
     "positive_float",
@@ -93,12 +94,14 @@ def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:
     return Runtime.load(home=args.home, config=args.config, models=args.models, **overrides)
 
 
-def after_each_clip(rt: Runtime, store: Any, alerting: Any) -> Any:
+def after_each_clip(rt: Runtime, store: Any, alerting: Any, *, warm: bool = False) -> Any:
     """What runs after each clip written to memory: the rules (alerts), then a scheduled backup when one is due (a
-    failed backup never stops recording: it is said)."""
+    failed backup never stops recording: it is said); with ``warm`` (a long-running writer: watch, hub, frigate),
+    then :func:`keep_text_index_warm`'s step."""
     from edge_agent.errors import EdgeAgentError
 
     schedule = rt.backup_schedule()
+    warmer = keep_text_index_warm(rt, store) if warm else None
 
     def after_clip() -> None:
         alerting.after_clip()
@@ -107,8 +110,46 @@ def after_each_clip(rt: Runtime, store: Any, alerting: Any) -> Any:
                 schedule(store)
             except (EdgeAgentError, OSError) as exc:
                 print(f"edge-agent: warning: scheduled backup failed: {exc}", file=sys.stderr)
+        if warmer is not None:
+            warmer()
 
     return after_clip
+
+
+def keep_text_index_warm(rt: Runtime, store: Any) -> Any:
+    """A step for a process that keeps writing memory: at most every ``[api] warm_every_s`` (0: never), what
+    memory gained is embedded and the text vector index brought up to date (full tails sealed into segments and
+    saved), so the next question (of a ``serve`` or an ``ask`` sharing the memory) does not pay for a day of
+    records at once. The graph is left to the process that answers: rebuilding it takes seconds at a million
+    observations, and each new clip changes it. Without the text model nothing is done (said once)."""
+    import logging
+    import time
+
+    from edge_agent.errors import EdgeAgentError
+
+    every = rt.config.api.warm_every_s
+    index: Any = None
+    last = time.monotonic()
+    failed = False
+
+    def step() -> None:
+        nonlocal index, last, failed
+        if failed or every <= 0 or time.monotonic() - last < every:
+            return
+        last = time.monotonic()
+        try:
+            if index is None:
+                from edge_agent.memory.textindex import TextIndex
+
+                embedder = rt.text_embedder()
+                index = TextIndex(store, embedder.embed, embedder.space, embedder.dims, rt.config.retrieval.vectors)
+            index.update()
+            index.sync()
+        except (EdgeAgentError, OSError) as exc:
+            logging.getLogger(__name__).warning("the text index is not kept up to date here: %s", exc)
+            failed = True  # said once; the next question embeds what it needs
+
+    return step
 
 
 def show_warnings() -> None:

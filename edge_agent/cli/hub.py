@@ -66,7 +66,7 @@ def _memory(args: argparse.Namespace) -> Iterator[tuple[Any, Any, Callable[[], N
     server = None
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = rt.summarizer()
-        after_clip = after_each_clip(rt, store, alerting)
+        after_clip = after_each_clip(rt, store, alerting, warm=True)
         if getattr(args, "serve", False):
             import uvicorn
 

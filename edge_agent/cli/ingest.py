@@ -150,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
     summarize = rt.summarizer()
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = summarize
-        pipeline = rt.pipeline(store, backends, after_clip=after_each_clip(rt, store, alerting))
+        pipeline = rt.pipeline(
+            store, backends, after_clip=after_each_clip(rt, store, alerting, warm=args.command == "watch")
+        )
         previous = {s: signal.signal(s, _stopper(pipeline, source)) for s in (signal.SIGINT, signal.SIGTERM)}
         bar = None
         if not args.quiet and sys.stderr.isatty():

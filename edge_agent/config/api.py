@@ -19,5 +19,6 @@ class ApiConfig(StrictModel):
         30.0,
         ge=0,
         description="serve: how often, between questions, retrieval takes in what memory gained (new records "
-        "embedded, the vector index and the graph brought up to date; 0: at start only)",
+        "embedded, the vector index and the graph brought up to date; 0: at start only); watch and hub: how often, "
+        "between clips, new records are embedded and the vector index brought up to date (0: never)",
     )

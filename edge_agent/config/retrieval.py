@@ -33,8 +33,9 @@ class VectorIndexConfig(StrictModel):
 
     approximate: bool = Field(
         True,
-        description="HNSW segments (usearch, float16) memory-mapped from beside the database, the newest rows scanned "
-        "exactly; False: every vector scanned exactly in RAM",
+        description="HNSW segments (usearch, int8 graphs memory-mapped from beside the database, what they find "
+        "scored again on the rows' float16 vectors), the newest rows scanned exactly; False: every vector scanned "
+        "exactly in RAM",
     )
     segment_rows: int = Field(
         32_768, ge=1024, description="rows per sealed HNSW segment (the exact tail holds fewer than this)"

@@ -5,8 +5,13 @@ sqlite-vec stays the store of record; this is an index of it, kept in two parts,
 engines do:
 
 - **sealed segments**: each holds ``segment_rows`` consecutive rows (by item id) as an HNSW graph (usearch,
-  float16, cosine) in a file under ``<home>/index/<table>/``, opened memory-mapped: a process starts without
-  reading them, and only the pages a search walks become resident;
+  cosine) over int8 vectors (each row scaled so its largest component is 127: the full range, where usearch's
+  own conversion of unit vectors used about 12 levels) in a file under ``<home>/index/<table>/``, opened
+  memory-mapped: a process starts without reading them, and only the pages a search walks become resident.
+  What a segment's search finds is ranked and scored again on the rows' float16 vectors, kept beside the graph
+  and read (not mapped) a row at a time, so what a serving process keeps resident is the int8 graph alone
+  (measured at a million observations: recall@10 0.988 as the float16 graph's, in half its bytes; fetching
+  twice as many candidates to rank again found no more);
 - **the tail**: the rows after the last segment, in RAM as float16, scanned exactly (native ``cosine_topk``)
   and saved beside the segments as rows come (a new process reads it from there, not from the table). When the
   tail reaches ``segment_rows`` it is sealed into a new segment.
@@ -58,6 +63,8 @@ _FEW = 256
 #: HNSW shape: links per node (more: better recall, bigger files), candidates kept while building and searching.
 CONNECTIVITY = 16
 EXPANSION_ADD = 64
+#: How the segments' files are made: a manifest of another format is rebuilt from the table.
+FORMAT = "hnsw-i8+f16"
 
 
 @dataclass
@@ -72,6 +79,7 @@ class _Segment:
     ids: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  #: sorted
     times: npt.NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
     deleted: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  #: sorted tombstones
+    exact: str = ""  #: the file of the rows' float16 vectors in id order (read by row, not mapped)
 
     def manifest(self) -> dict[str, Any]:
         return {
@@ -254,14 +262,16 @@ class SegmentedVectors:
         index = Index(
             ndim=self.dims,
             metric="cos",
-            dtype="f16",
+            dtype="i8",
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
             expansion_search=self.breadth,
         )
-        index.add(ids.astype(np.uint64), np.ascontiguousarray(vectors, np.float32), threads=os.cpu_count() or 1)
+        index.add(ids.astype(np.uint64), _int8(vectors), threads=os.cpu_count() or 1)
+        exact = np.ascontiguousarray(vectors, np.float16)
         try:
             _atomic(self.folder / f"{name}.usearch", index.save)
+            _atomic(self.folder / f"{name}.f16", lambda path: exact.tofile(path))
             _atomic(self.folder / f"{name}.ids.npy", _saver(ids))
             _atomic(self.folder / f"{name}.times.npy", _saver(times))
         except OSError as exc:
@@ -288,6 +298,9 @@ class SegmentedVectors:
             raise ValueError(f"vector index segment {base} does not match its manifest")
         deleted = Path(str(base) + ".deleted.npy")
         segment.deleted = np.load(deleted) if deleted.exists() else np.empty(0, np.int64)
+        segment.exact = str(base) + ".f16"
+        if os.stat(segment.exact).st_size != segment.count * 2 * self.dims:
+            raise ValueError(f"vector index segment {segment.exact} does not match its manifest")
         return segment
 
     def _refresh(self) -> None:
@@ -312,6 +325,9 @@ class SegmentedVectors:
             data = json.loads(manifest.read_text())
             if data.get("space") != self.space or int(data.get("dims", 0)) != self.dims:
                 log.info("vector index %s was made by another model: rebuilding it", self.folder)
+                return
+            if data.get("format") != FORMAT:
+                log.info("vector index %s is of an earlier format: rebuilding it", self.folder)
                 return
             for entry in data.get("segments", []):
                 segment = _Segment(
@@ -379,6 +395,7 @@ class SegmentedVectors:
 
     def _save_manifest(self) -> None:
         data = {
+            "format": FORMAT,
             "space": self.space,
             "dims": self.dims,
             "deletions": self._deletions,
@@ -393,12 +410,10 @@ class SegmentedVectors:
             log.warning("cannot write the vector index manifest under %s: %s", self.folder, exc)
             return
         used = {s.name for s in self.segments}
-        for path in self.folder.glob("*.npy"):
-            if path.name.split(".")[0] not in used:
-                path.unlink(missing_ok=True)
-        for path in self.folder.glob("*.usearch"):
-            if path.stem not in used:
-                path.unlink(missing_ok=True)
+        for pattern in ("*.npy", "*.usearch", "*.f16"):
+            for path in self.folder.glob(pattern):
+                if path.name.split(".")[0] not in used:
+                    path.unlink(missing_ok=True)
 
     def _tombstones(self, writer: bool) -> None:
         """Finds each segment's rows memory no longer holds; rebuilds a segment more than half deleted
@@ -451,8 +466,9 @@ class SegmentedVectors:
         tasks: list[Callable[[], list[tuple[int, float]]]] = []
         if len(self._tail_ids):  # the longest task first
             tasks.append(functools.partial(self._search_tail, q, k, before))
+        q8 = _int8(q)[0]  # the question as the segments' graphs hold their rows
         tasks += [
-            functools.partial(self._search_segment, segment, q, k, before)
+            functools.partial(self._search_segment, segment, q, q8, k, before)
             for segment in self.segments
             if before is None or segment.t_min < before
         ]
@@ -468,30 +484,43 @@ class SegmentedVectors:
         return [(int(self._tail_ids[r]), float(s)) for r, s in zip(positions, scores[0])]
 
     def _search_segment(
-        self, segment: _Segment, q: npt.NDArray[np.float32], k: int, before: float | None
+        self, segment: _Segment, q: npt.NDArray[np.float32], q8: npt.NDArray[np.int8], k: int, before: float | None
     ) -> list[tuple[int, float]]:
         cutoff = np.inf if before is None else before
         filtered = segment.t_max >= cutoff
         wanted = k + len(segment.deleted)
         fetch = min(segment.count, wanted * 4 if filtered else wanted)
-        matches = segment.index.search(q, fetch)
+        matches = segment.index.search(q8, fetch)
         keys = np.asarray(matches.keys, np.int64)
-        sims = 1.0 - np.asarray(matches.distances, np.float64)
         keep = np.ones(len(keys), bool)
         if len(segment.deleted):
             keep &= ~np.isin(keys, segment.deleted)
+        positions = np.searchsorted(segment.ids, keys)
         if filtered:
-            keep &= segment.times[np.searchsorted(segment.ids, keys)] < cutoff
-        hits = [(int(i), float(s)) for i, s in zip(keys[keep], sims[keep])]
-        if filtered and len(hits) < k:  # the beam found too few before T: those rows, exactly
-            eligible = segment.ids[np.asarray(segment.times) < cutoff]
+            keep &= segment.times[positions] < cutoff
+        keys, positions = keys[keep], positions[keep]
+        if filtered and len(keys) < k:  # the beam found too few before T: those rows, exactly
+            eligible = np.flatnonzero(np.asarray(segment.times) < cutoff)
             if len(segment.deleted):
-                eligible = eligible[~np.isin(eligible, segment.deleted)]
-            if len(eligible):
-                vectors = np.asarray(segment.index.get(eligible.astype(np.uint64)), np.float32).reshape(-1, self.dims)
-                rows, scores = native.cosine_topk(q, vectors, k)
-                hits = [(int(eligible[r]), float(s)) for r, s in zip(rows[0], scores[0])]
-        return hits
+                eligible = eligible[~np.isin(segment.ids[eligible], segment.deleted)]
+            keys, positions = segment.ids[eligible], eligible
+        if not len(keys):
+            return []
+        sims = self._exact_rows(segment, positions) @ q
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(int(keys[i]), float(sims[i])) for i in order]
+
+    def _exact_rows(self, segment: _Segment, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """The float16 vectors of a segment's rows at these positions (read, not mapped: a few rows a search)."""
+        if len(positions) > _FEW:
+            return np.fromfile(segment.exact, np.float16).reshape(-1, self.dims)[positions].astype(np.float32)
+        width = 2 * self.dims
+        fd = os.open(segment.exact, os.O_RDONLY)
+        try:
+            raw = b"".join(os.pread(fd, width, int(p) * width) for p in positions)
+        finally:
+            os.close(fd)
+        return np.frombuffer(raw, np.float16).reshape(-1, self.dims).astype(np.float32)
 
     def exact(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """The reference: the ``k`` nearest by sqlite-vec's exhaustive search of the table itself."""
@@ -536,6 +565,15 @@ def run_side_by_side(tasks: Sequence[Callable[[], list[tuple[int, float]]]]) -> 
 def best(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
     """The ``k`` most similar of some hits, ties to the lower id."""
     return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:k]
+
+
+def _int8(vectors: npt.NDArray[Any]) -> npt.NDArray[np.int8]:
+    """Rows as int8 for the graph, each scaled so its largest component is 127 (cosine does not see a
+    row's scale; usearch's own conversion would scale a unit vector's ~0.05 components to about 6)."""
+    v = np.atleast_2d(np.asarray(vectors, np.float32))
+    peak = np.abs(v).max(axis=1, keepdims=True)
+    peak[peak == 0] = 1.0
+    return np.ascontiguousarray(np.rint(v * (127.0 / peak)), np.int8)
 
 
 def _atomic(path: Path, write: Any) -> None:

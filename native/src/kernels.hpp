@@ -34,4 +34,11 @@ void dot_and_norms(const float*, const float*, std::int64_t, std::int64_t, float
 }  // namespace kernels_avx_fma
 #endif
 
+#ifdef EDGE_AGENT_HAVE_F16C_KERNELS
+namespace kernels_f16c {
+// dst[i] = float(src[i]) for n IEEE half-precision values (eight per instruction).
+void halves_to_floats(const std::uint16_t* src, float* dst, std::int64_t n);
+}  // namespace kernels_f16c
+#endif
+
 }  // namespace edge_agent

@@ -293,7 +293,7 @@ py::array_t<double> py_csr_matvec(const carray<std::int64_t>& indptr, const carr
     return y;
 }
 
-py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<double>& data,
+py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<float>& data,
                       const carray<std::int32_t>& seed_nodes, const carray<double>& seed_weights, double restart,
                       double epsilon, std::int64_t max_pushes) {
     require_shape(indptr, "indptr", {-1}, "(n_nodes + 1,)");

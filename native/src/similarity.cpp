@@ -54,6 +54,20 @@ const float* half_table() {
     return table.data();
 }
 
+// Half-precision values to float: F16C's conversion where the CPU has it (a 25k x 384 scan for one query took
+// 3.3 ms here against 7-8 ms with the table), else the table.
+void convert_halves(const std::uint16_t* src, float* dst, std::int64_t n) {
+#ifdef EDGE_AGENT_HAVE_F16C_KERNELS
+    static const bool use_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    if (use_f16c) {
+        kernels_f16c::halves_to_floats(src, dst, n);
+        return;
+    }
+#endif
+    const float* table = half_table();
+    for (std::int64_t t = 0; t < n; ++t) dst[t] = table[src[t]];
+}
+
 std::vector<double> query_norms(const char* argument, const float* queries, std::int64_t nq, std::int64_t d) {
     std::vector<float> norm2(static_cast<std::size_t>(nq));
     dot_kernels().squared_norms(queries, nq, d, norm2.data());
@@ -152,11 +166,7 @@ void scan_rows(const float* queries, std::int64_t nq, const std::vector<double>&
     for (std::int64_t start = begin; start < end; start += kBlockRows) {
         const std::int64_t rows = std::min(kBlockRows, end - start);
         const float* block = base_f32 ? base_f32 + start * d : converted.data();
-        if (base_f16) {
-            const std::uint16_t* src = base_f16 + start * d;
-            const float* table = half_table();
-            for (std::int64_t t = 0; t < rows * d; ++t) converted[t] = table[src[t]];
-        }
+        if (base_f16) convert_halves(base_f16 + start * d, converted.data(), rows * d);
         if (nq == 1) {
             kern.dot_and_norms(queries, block, rows, d, dots.data(), norm2.data());
         } else {

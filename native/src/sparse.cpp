@@ -65,7 +65,7 @@ struct PushWorkspace {
 
 }  // namespace
 
-PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const double* data, std::int64_t n_nodes,
+PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const float* data, std::int64_t n_nodes,
                     const std::int32_t* seed_nodes, const double* seed_weights, std::int64_t n_seeds, double restart,
                     double epsilon, std::int64_t max_pushes) {
     if (!(restart > 0.0 && restart <= 1.0)) throw std::invalid_argument("restart must be in (0, 1]");
@@ -111,7 +111,7 @@ PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, con
             const std::int32_t v = indices[k];
             if (v < 0 || v >= n_nodes) throw std::invalid_argument("indices must be in [0, n)");
             ws.touch(v);
-            ws.residual[v] += pass * data[k];
+            ws.residual[v] += pass * static_cast<double>(data[k]);
             offer(v);
         }
         if (head > 4096 && head * 2 > queue.size()) {  // drop the consumed front now and then

@@ -29,7 +29,7 @@ struct PushResult {
     double residual = 0.0;
 };
 
-PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const double* data, std::int64_t n_nodes,
+PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, const float* data, std::int64_t n_nodes,
                     const std::int32_t* seed_nodes, const double* seed_weights, std::int64_t n_seeds, double restart,
                     double epsilon, std::int64_t max_pushes);
 

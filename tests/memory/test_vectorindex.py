@@ -6,6 +6,7 @@ and a second process that may not write."""
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 
@@ -179,6 +180,44 @@ def test_another_model_or_damaged_files_are_rebuilt(tmp_path, caplog):
         broken = SegmentedVectors(store, TABLE, DIMS, "other-model:24", SMALL)
         broken.sync()
         assert len(broken) == 2100 and recall(broken.search(q, 10), exact(store, q, 10)) >= 0.9
+
+
+def test_an_index_of_an_earlier_format_or_without_its_exact_vectors_is_rebuilt(tmp_path, caplog):
+    with Store(tmp_path / "home") as store:
+        make_table(store, 2100)
+        first = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        first.sync()
+        folder = store.home / "index" / TABLE
+        manifest = json.loads((folder / "manifest.json").read_text())
+        (folder / "manifest.json").write_text(json.dumps({**manifest, "format": "hnsw-f16"}))
+        with caplog.at_level(logging.INFO):
+            again = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+            again.sync()
+        assert "earlier format" in caplog.text
+        assert {s.name for s in again.segments}.isdisjoint(s.name for s in first.segments)
+        assert not list(folder.glob(f"{first.segments[0].name}.*"))  # the old files went
+        exact_file = folder / f"{again.segments[0].name}.f16"
+        exact_file.write_bytes(exact_file.read_bytes()[:100])  # cut short
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            cut = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+            cut.sync()
+        assert "unreadable" in caplog.text
+        q = queries(6, 1)[0]
+        assert len(cut) == 2100 and recall(cut.search(q, 10), exact(store, q, 10)) >= 0.9
+
+
+def test_found_rows_carry_their_own_similarity(tmp_path):
+    """The graph walks int8 vectors; what a search returns is ranked and scored on the rows' float16 vectors."""
+    with Store(tmp_path / "home") as store:
+        vectors = make_table(store, 3000)
+        index = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        index.sync()
+        for q in queries(7, 5):
+            got = index.search(q, 10)
+            assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+            for item, similarity in got:
+                assert similarity == pytest.approx(float(vectors[item - 1] @ q), abs=2e-3)
 
 
 def test_a_read_only_memory_uses_the_saved_index_and_writes_nothing(tmp_path):

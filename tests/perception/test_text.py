@@ -42,3 +42,30 @@ def test_batches_and_meaning():
 def test_a_folder_without_the_model_is_named(tmp_path):
     with pytest.raises(TextModelMissing, match="lacks config.json"):
         MiniLMTextEmbedder(tmp_path)
+
+
+def _safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]]) -> None:
+    """A safetensors file (8-byte header length, JSON header, data) written by hand."""
+    header, blobs, offset = {}, [], 0
+    for name, (dtype, array) in tensors.items():
+        blob = np.ascontiguousarray(array).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    raw = json.dumps(header).encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"".join(blobs))
+
+
+def test_weights_are_read_from_the_mapped_file_and_an_unknown_type_is_named(tmp_path):
+    from edge_agent.perception.text import _mapped_safetensors
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.arange(5, dtype=np.int64)
+    _safetensors(tmp_path / "m.safetensors", {"a": ("F32", a), "b": ("I64", b)})
+    read = _mapped_safetensors(tmp_path / "m.safetensors")
+    np.testing.assert_array_equal(read["a"], a)
+    np.testing.assert_array_equal(read["b"], b)
+    assert type(read["a"]) is np.ndarray and not read["a"].flags.writeable  # a view of the file, not a copy
+    _safetensors(tmp_path / "bf16.safetensors", {"w": ("BF16", np.zeros(4, np.uint16))})
+    with pytest.raises(TextModelMissing, match="tensor w is BF16"):
+        _mapped_safetensors(tmp_path / "bf16.safetensors")
