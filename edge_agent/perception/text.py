@@ -74,19 +74,24 @@ def _mapped_safetensors(path: Path) -> dict[str, np.ndarray]:
     """A safetensors file's tensors as read-only views of the file mapped into memory (the format: an 8-byte
     little-endian header length, a JSON header of dtype / shape / data offsets, then the data). The
     ``safetensors`` package copies every tensor into the process; a mapped file is read as it is used."""
-    with open(path, "rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(size))
-    data = np.asarray(np.memmap(path, np.uint8, mode="r", offset=8 + size))  # a plain array, not memmap's subclass
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = _SAFETENSORS_DTYPES.get(entry["dtype"])
-        if dtype is None:
-            raise TextModelMissing(f"{path}: tensor {name} is {entry['dtype']}, which this embedder does not read")
-        start, end = entry["data_offsets"]
-        tensors[name] = data[start:end].view(dtype).reshape(entry["shape"])
+    try:
+        with open(path, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(size))
+        data = np.asarray(np.memmap(path, np.uint8, mode="r", offset=8 + size))  # a plain array, not memmap's subclass
+        tensors = {}
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            dtype = _SAFETENSORS_DTYPES.get(entry["dtype"])
+            if dtype is None:
+                raise TextModelMissing(f"{path}: tensor {name} is {entry['dtype']}, which this embedder does not read")
+            start, end = entry["data_offsets"]
+            if not 0 <= start <= end <= len(data):
+                raise ValueError(f"tensor {name} lies outside the file")
+            tensors[name] = data[start:end].view(dtype).reshape(entry["shape"])
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # JSON, offsets, shapes
+        raise TextModelMissing(f"{path} is not a readable safetensors file: {exc}") from None
     return tensors
 
 

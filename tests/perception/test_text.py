@@ -69,3 +69,10 @@ def test_weights_are_read_from_the_mapped_file_and_an_unknown_type_is_named(tmp_
     _safetensors(tmp_path / "bf16.safetensors", {"w": ("BF16", np.zeros(4, np.uint16))})
     with pytest.raises(TextModelMissing, match="tensor w is BF16"):
         _mapped_safetensors(tmp_path / "bf16.safetensors")
+    whole = (tmp_path / "m.safetensors").read_bytes()
+    (tmp_path / "cut.safetensors").write_bytes(whole[:-20])
+    with pytest.raises(TextModelMissing, match="not a readable safetensors file: tensor b lies outside the file"):
+        _mapped_safetensors(tmp_path / "cut.safetensors")
+    (tmp_path / "noise.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!")
+    with pytest.raises(TextModelMissing, match="not a readable safetensors file"):
+        _mapped_safetensors(tmp_path / "noise.safetensors")
