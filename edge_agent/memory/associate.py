@@ -314,12 +314,8 @@ class Associator:
                 test = native.association_test(
                     record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
                 )
-                margin = cfg.refine_margin
-                means = np.sort(np.asarray(test.mean_sim))[::-1]
-                if refs.approximate and (
-                    np.any(np.abs(test.min_sim - thresholds.tau_low) < margin)
-                    or np.any(np.abs(test.max_sim - thresholds.tau_high) < margin)
-                    or (len(means) > 1 and means[0] - means[1] < margin)
+                if refs.approximate and self._close_call(
+                    test, thresholds, cfg.refine_margin
                 ):  # a close call on float16 vectors (a threshold, or which of two is liker): on memory's float32 ones
                     refs = self._same_day(
                         record, self.index.exact_references(space_id, record.kind, [*candidates, *incompatible])
@@ -461,6 +457,17 @@ class Associator:
         if keep.all():
             return refs
         return References(refs.vectors[keep], refs.owners[keep], refs.observation_ids[keep], refs.approximate)
+
+    @staticmethod
+    def _close_call(test: Any, thresholds: Thresholds, margin: float) -> bool:
+        """Whether a decision on float16 vectors was within ``margin`` of going the other way: a candidate's least
+        or greatest similarity near tau_low / tau_high, or the two likest candidates near each other."""
+        if np.any(np.abs(test.min_sim - thresholds.tau_low) < margin) or np.any(
+            np.abs(test.max_sim - thresholds.tau_high) < margin
+        ):
+            return True
+        means = np.sort(np.asarray(test.mean_sim))[::-1]
+        return bool(len(means) > 1 and means[0] - means[1] < margin)
 
     def _possibly_same(self, a: int, b: int) -> bool:
         return (

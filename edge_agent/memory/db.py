@@ -325,9 +325,9 @@ class Database:
     def _tables_to_check(self) -> list[str]:
         """The file's ordinary tables, memory's own first, then those holding a virtual table's data (FTS5's,
         sqlite-vec's): a budgeted check reads what matters most before its time is up."""
-        rows = self.query("SELECT name, type, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rootpage")
-        virtual = [str(n) for n, _, sql in rows if str(sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
-        tables = [str(n) for n, _, sql in rows if not str(sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+        rows = self.query("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rootpage")
+        virtual = [str(n) for n, sql in rows if str(sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+        tables = [str(n) for n, sql in rows if not str(sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
 
         def shadow(name: str) -> bool:
             return any(name.startswith(v + "_") for v in virtual)
