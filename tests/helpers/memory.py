@@ -171,7 +171,7 @@ def perceived_clip(*, size: int = 64) -> PerceivedClip:
         boxes=np.tile(np.float32([10.5, 20, 50, 80]), (4, 1)),
         scores=np.float32([0.9, 0.8, 0.7, 0.95]),
         embedding=unit([1, 2, 3, 4]),
-        embedding_space="color-texture-v3",
+        embedding_space="color-texture-v4",
         description=Description(
             text="a red cup", colours=("red",), rgb=(200, 10, 10), region="centre", company=(("person", 1),)
         ),

@@ -66,6 +66,30 @@ def test_color_texture_keeps_a_grey_thing_across_a_brighter_day():
     assert float(silver[0] @ black) < tau.tau_low
 
 
+def test_color_texture_keeps_a_thing_under_a_warmer_and_a_cooler_light():
+    """A lamp a little warmer one day and a little cooler the next moves every hue of a thing together; with hard
+    hue bins (v3) a dark red cup whose hues sat near a bin's edge fell to 0.85 between the two and started a new
+    biography. Soft votes keep each colour above tau_high."""
+
+    def cup(colour: tuple[int, int, int], gains: tuple[float, float, float], seed: int, shift: int = 0) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        image = np.full((90, 80, 3), (120, 135, 150), np.float32)
+        cv2.ellipse(image, (40 + shift, 48), (26, 34), 0, 0, 360, colour, -1)
+        for k in range(6):  # a print of darker lines
+            cv2.line(image, (18 + shift, 20 + 10 * k), (62 + shift, 26 + 10 * k), tuple(c * 0.6 for c in colour), 2)
+        image = image * np.asarray(gains, np.float32) + rng.normal(0, 4, image.shape)
+        return np.clip(image, 0, 255).astype(np.uint8)
+
+    e = ColorTextureEmbedder()
+    tau = DEFAULT_THRESHOLDS["object"]
+    for colour in ((40, 60, 190), (50, 110, 200), (40, 40, 150), (160, 90, 40)):  # BGR: red, orange, dark red, blue
+        warm, cool = e.embed([cup(colour, (0.88, 1.0, 1.12), 1), cup(colour, (1.12, 1.0, 0.88), 2, shift=3)])
+        assert float(warm @ cool) >= tau.tau_high, colour
+    # the same print in blue never qualifies (the print's texture weighs most: 0.80 with soft votes, 0.68 hard)
+    red, blue = e.embed([cup((40, 60, 190), (1.0, 1.0, 1.0), 3), cup((190, 60, 40), (1.0, 1.0, 1.0), 4)])
+    assert float(red @ blue) < tau.tau_high
+
+
 def test_osnet_same_person_closer_than_others():
     sequence = data("mot17-mini/MOT17-02-FRCNN")
     frames = list(MOTSequenceSource(sequence, sample_fps=30).frames())
