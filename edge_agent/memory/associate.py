@@ -402,7 +402,7 @@ class Associator:
             keep_faces(self.db, self.faces, entity_id, record.face_space, record.faces, observation_id=observation_id)
         if self.config.possibly_same and scores:
             others = [s for s in scores if s.entity_id not in joined]
-            self._relate(record, camera, observation_id, entity_id, others, thresholds, refs, now)
+            self._relate(record, camera, observation_id, entity_id, others, thresholds, refs, incompatible, now)
         scores.sort(key=lambda s: -s.mean_sim)
         self.db.execute(
             "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, "
@@ -511,14 +511,17 @@ class Associator:
         scores: Sequence[CandidateScore],
         thresholds: Thresholds,
         refs: References,
+        incompatible: Mapping[int, str],
         now: float,
     ) -> None:
         """Records 'possibly the same' between the observation's entity and each candidate that did not win
-        but is similar on average, of a compatible category, with no separation evidence and no 'not the same'."""
+        but is similar on average, of a compatible category, with no separation evidence and no 'not the same'.
+        A candidate of another category is never related, whether or not it would have qualified (its score
+        names the category only where that decided)."""
         for s in scores:
             if (
                 s.entity_id == entity_id
-                or s.incompatible_category is not None
+                or s.entity_id in incompatible
                 or s.vetoed_by is not None
                 or s.face_verdict == "different"
             ):

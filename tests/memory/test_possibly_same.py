@@ -114,3 +114,16 @@ def test_a_join_within_a_clip_moves_what_the_clip_already_gave_the_absorbed_enti
         (entity,) = store.entities()
         assert entity.observations == 4
         assert {t.entity_id for t in consolidate.traces(store)} == {1}  # the clip's traces follow the join
+
+
+def test_a_thing_of_another_category_is_never_possibly_the_same(tmp_path):
+    """A couch whose colours are like a parked car's (mean similarity over tau_low, under the rule) is not
+    possibly the car: categories that are never one thing are never related (a car's "last seen" had followed
+    such a relation to a living room's couch)."""
+    with Store(tmp_path / "home") as store:
+        car = store.ingest_clip(clip(0.0), [observation(1, 0.0, (100, 100, 140, 140), MUG, category="car")])
+        couch = store.ingest_clip(
+            clip(100.0), [observation(1, 100.0, (100, 100, 140, 140), near(MUG, 0.82, seed=1), category="couch")]
+        )
+        assert couch.decisions[0].created_entity and car.decisions[0].entity_id != couch.decisions[0].entity_id
+        assert store.possibly_same() == []
