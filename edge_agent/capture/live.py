@@ -36,8 +36,9 @@ class LiveSource:
         max_failures: int | None = None,
         clock: Callable[[], float] = time.time,
         open_capture: Callable[[int | str], cv2.VideoCapture] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         buffer_s: float = 30.0,
+        stop_timeout_s: float = 10.0,
     ) -> None:
         if sample_fps <= 0:
             raise CaptureError(f"sample_fps must be > 0, got {sample_fps}")
@@ -49,11 +50,12 @@ class LiveSource:
         self.max_failures = max_failures
         self._clock = clock
         self._open = open_capture or (lambda t: cv2.VideoCapture(t))
-        self._sleep = sleep
         self._stop = threading.Event()
+        self._sleep = sleep or self._stop.wait  # by default a stop cuts a backoff short
         self._cap: cv2.VideoCapture | None = None
         self.reconnects = 0
         self.buffer_s = buffer_s
+        self.stop_timeout_s = stop_timeout_s  #: how long the end of the frames waits for the reader to stop
         self.dropped = 0  #: sampled frames dropped because perception was ``buffer_s`` behind
         #: CPU time the reader thread spent reading and decoding frames (its waits for the device are not counted)
         self.read_ms = 0.0
@@ -99,17 +101,25 @@ class LiveSource:
                     done.set()
                     ready.notify()
 
-        threading.Thread(target=read, name=f"capture {self.name}", daemon=True).start()
-        while True:
-            with ready:
-                while not buffer and not done.is_set():
-                    ready.wait(0.5)
-                frame = buffer.popleft() if buffer else None
-            if frame is None or self._stop.is_set():
-                if failed and not self._stop.is_set():
-                    raise failed[0]
-                return
-            yield frame
+        reader = threading.Thread(target=read, name=f"capture {self.name}", daemon=True)
+        reader.start()
+        try:
+            while True:
+                with ready:
+                    while not buffer and not done.is_set():
+                        ready.wait(0.5)
+                    frame = buffer.popleft() if buffer else None
+                if frame is None or self._stop.is_set():
+                    if failed and not self._stop.is_set():
+                        raise failed[0]
+                    return
+                yield frame
+        finally:
+            # The reader is waited for (it stops at its next frame): a process that exits while it is inside
+            # OpenCV's read or open is aborted by the C++ runtime ("exception not rethrown") when that thread
+            # comes back to a finalizing interpreter. Never from inside the lock the reader needs.
+            self._stop.set()
+            reader.join(self.stop_timeout_s)
 
     def _sampled(self) -> Iterator[Frame]:
         step = 1.0 / self.sample_fps
