@@ -76,9 +76,9 @@ EmbedderConfig = Annotated[
 #: Measured with `edge-agent calibrate identity` (see the README): what the description's words add to appearance.
 #: Nothing, with the template describer: its words (a colour name, a pattern) are the crop's own pixels said in a
 #: few words, so they repeat what the colour-texture vector says and flip with the light ("a pink patterned cup"
-#: one day, "a red plain cup" the next): at w 0.35 kitchen-harder's objects lost 13 points of pairwise recall
-#: against appearance alone. A describer whose words say more than the pixels (a VLM) is calibrated with
-#: `calibrate identity --weights`.
+#: one day, "a red plain cup" the next): on kitchen-harder's objects (`calibrate identity --world kitchen-harder
+#: --seed 0 --weights 0 0.35`, at most 1% false merges) pairwise recall 0.960 alone, 0.567 at best with w 0.35.
+#: A describer whose words say more than the pixels (a VLM) is calibrated with `calibrate identity --weights`.
 KindName = Literal["person", "animal", "object"]
 DESCRIBED_WEIGHTS: dict[KindName, float] = {}
 
