@@ -86,6 +86,30 @@ def test_highest_mean_similarity_wins(any_store, red_mug):
     assert decision.entity_id == a
 
 
+def test_the_thing_with_a_near_identical_sighting_beats_a_lookalike_liker_on_average(tmp_path):
+    """Two qualifying candidates: a look-alike whose references are all fairly like the observation (mean 0.91)
+    and the thing itself, seen under two lights (0.99 and 0.80: mean 0.895). The thing itself wins (mean plus
+    greatest similarity); by the mean alone the look-alike would."""
+    e = np.eye(8, dtype=np.float32)
+    probe = e[0]
+    mine = [unit(0.99 * e[0] + np.sqrt(1 - 0.99**2) * e[1]), unit(0.80 * e[0] + 0.6 * e[2])]
+    theirs = [unit(0.91 * e[0] + np.sqrt(1 - 0.91**2) * e[k]) for k in (3, 4)]
+    apart = AssociationConfig(thresholds={k: Thresholds(0.999, 0.999) for k in ("person", "animal", "object")})
+    with Store(tmp_path / "home", config=apart) as s:  # every sighting its own entity, then two of each joined
+        ids = [
+            s.ingest_clip(clip(60.0 * i), [observation(1, 60.0 * i, [0, 0, 40, 40], v)]).decisions[0].entity_id
+            for i, v in enumerate([*mine, *theirs])
+        ]
+        corrections.merge(s, ids[0], ids[1])
+        corrections.merge(s, ids[2], ids[3])
+    with Store(tmp_path / "home") as s:
+        decision = s.ingest_clip(clip(600), [observation(1, 600.0, [0, 0, 40, 40], probe)]).decisions[0]
+    scores = {c.entity_id: c for c in decision.candidates}
+    assert scores[ids[0]].qualifies and scores[ids[2]].qualifies
+    assert scores[ids[2]].mean_sim > scores[ids[0]].mean_sim
+    assert decision.entity_id == ids[0]
+
+
 def test_no_veto_ablation_merges_lookalikes(tmp_path, red_mug):
     with Store(tmp_path / "h", config=AssociationConfig(use_separation=False)) as s:
         result = s.ingest_clip(
