@@ -17,7 +17,7 @@ class ConfigError(EdgeAgentError, ValueError):
 class StrictModel(BaseModel):
     """Every area of the configuration: unknown keys are an error, values cannot change once read."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -287,7 +287,9 @@ class SegmentedVectors:
         from usearch.index import Index
 
         base = self.folder / segment.name
-        index = Index.restore(str(base) + ".usearch", view=True)
+        # Without usearch's key table: a view is only searched (hits come back with their keys all the same), and
+        # making that table was half the time of opening a segment (a million observations: 30 segments, 0.11 s).
+        index = Index.restore(str(base) + ".usearch", view=True, enable_key_lookups=False)
         if index is None or index.ndim != self.dims or len(index) != segment.count:
             raise ValueError(f"vector index segment {base}.usearch does not match its manifest")
         index.expansion_search = self.breadth  # type: ignore[misc]  # usearch's stub lacks the setter; a view forgets it

@@ -62,6 +62,20 @@ def test_the_check_on_opening_reads_for_a_bounded_time(tmp_path):
         assert db.value("SELECT count(*) FROM clips") == 12  # the connection is usable after the interruption
 
 
+def test_a_reader_checks_for_less_time_than_a_writer(tmp_path, monkeypatch):
+    """A writer checks for up to OPEN_CHECK_S before it writes anything; a reader (``ask``, ``serve``) for
+    READ_CHECK_S, its reads refusing a damaged page they meet anyway."""
+    from edge_agent.memory import db as database
+
+    filled_memory(tmp_path / "home", clips=2)
+    budgets = []
+    monkeypatch.setattr(Database, "quick_check", lambda self, limit=5, budget_s=None: budgets.append(budget_s))
+    for mode in ("write", "read"):
+        Store(tmp_path / "home", mode=mode).close()
+    assert budgets == [database.OPEN_CHECK_S, database.READ_CHECK_S]
+    assert database.READ_CHECK_S < database.OPEN_CHECK_S
+
+
 def test_a_file_that_is_not_a_memory_is_named(tmp_path):
     home = filled_memory(tmp_path / "home", clips=2)
     damage(home / "memory.db", at=0.0, size=100)
