@@ -27,6 +27,7 @@ import numpy as np
 
 from edge_agent.memory.description import REGIONS, Description, counted, motion_phrase, place_phrase
 from edge_agent.perception.embed import subject_weights
+from edge_agent.perception.vocabulary import COLOUR_NAMES
 
 __all__ = [
     "COLOUR_NAMES",
@@ -81,9 +82,9 @@ _HUES = [
     (170, "pink"),
     (180, "red"),
 ]
+assert {name for _, name in _HUES} <= set(COLOUR_NAMES)
 
 
-COLOUR_NAMES = ("black", "dark grey", "grey", "white", *dict.fromkeys(name for _, name in _HUES))
 PATTERN_NAMES = ("plain", "striped", "checked", "patterned")
 
 

@@ -12,6 +12,7 @@ __all__ = [
     "ANIMALS",
     "COCO_CLASSES",
     "COLOURS",
+    "COLOUR_NAMES",
     "PATTERNS",
     "categories_in",
     "category_names",
@@ -228,6 +229,22 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "teddy": ("teddy bear",),
 }
 
+#: The colour names the template describer gives a crop (edge_agent.perception.describe: the achromatic ones, then
+#: each hue range's), in the order it counts them.
+COLOUR_NAMES = (
+    "black",
+    "dark grey",
+    "grey",
+    "white",
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "teal",
+    "blue",
+    "purple",
+    "pink",
+)
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "black", "white", "grey", "gray")
 PATTERNS = ("striped", "checked", "plain")
 

@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,12 +22,13 @@ from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts
 from edge_agent.memory.description import place_phrase
 from edge_agent.memory.textindex import STOPWORDS
-from edge_agent.perception.describe import COLOUR_NAMES
-from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.perception.vocabulary import plural
+from edge_agent.perception.vocabulary import COLOUR_NAMES, plural
 from edge_agent.qa.question import TYPED_INTENTS, Query, parse_question
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever, render
+
+if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
+    from edge_agent.perception.imagetext import ImageTextEmbedder
 
 __all__ = ["Answer", "DeterministicController", "moments"]
 
