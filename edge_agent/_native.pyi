@@ -62,6 +62,9 @@ def linear_assignment(similarity: _F32, min_similarity: float) -> tuple[_I64, _I
 def csr_matvec(
     indptr: _I64, indices: _I32, data: npt.NDArray[np.float64], x: npt.NDArray[np.float64], threads: int
 ) -> npt.NDArray[np.float64]: ...
+def row_stochastic(
+    n_nodes: int, a: _I64, b: _I64, w: npt.NDArray[np.float64]
+) -> tuple[_I64, _I32, npt.NDArray[np.float32]]: ...
 def ppr_push(
     indptr: _I64,
     indices: _I32,

@@ -31,6 +31,7 @@ __all__ = [
     "kernel_isa",
     "linear_assignment",
     "ppr_push",
+    "row_stochastic",
     "separation",
 ]
 
@@ -347,3 +348,18 @@ def ppr_push(
         indptr, indices, data, nodes, weights / total, float(restart), float(epsilon), int(max_pushes)
     )
     return PushResult(found, values, int(pushes), float(residual))
+
+
+def row_stochastic(
+    n_nodes: int, a: npt.ArrayLike, b: npt.ArrayLike, weights: npt.ArrayLike
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+    """Where each node of an undirected weighted graph passes its relevance, as CSR arrays (indptr, indices, data)
+    for :func:`ppr_push`: row u holds u's neighbours in increasing order, each with its edge's share of u's weights
+    (edges (a[k], b[k]) given once; repeated ones summed; weights <= 0 left out); a node without edges keeps its mass
+    (a self-loop of 1). The same matrix as SciPy's normalised adjacency (``transition_matrix(...).T``), in O(edges)."""
+    ends = [_integers(name, value, np.int64).reshape(-1) for name, value in (("a", a), ("b", b))]
+    w = np.ascontiguousarray(_real_array("weights", weights), dtype=np.float64).reshape(-1)
+    if int(n_nodes) < 0:
+        raise ValueError(f"n_nodes must be >= 0, got {n_nodes}")
+    indptr, indices, data = _native.row_stochastic(int(n_nodes), ends[0], ends[1], w)
+    return indptr, indices, data

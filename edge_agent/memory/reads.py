@@ -204,44 +204,57 @@ class Reads:
         this revision is current."""
         return int(self.db.value("SELECT value FROM revisions WHERE name = 'graph'"))
 
-    def graph_rows(self, before: float | None = None) -> dict[str, np.ndarray]:
-        """The memory graph's nodes and links as arrays, for retrieval (only what started before
-        ``before``): observations (id, entity, clip, t_start), clips (id, t_start, camera order),
-        episodes (id, clip, parent, t_start), the pairs of adjacent clips and of adjacent coarser episodes, and the
-        entities possibly the same (a, b, similarity)."""
-        obs = self.db.query(
-            "SELECT id, coalesce(entity_id, -1), clip_id, t_start FROM observations WHERE (? IS NULL OR t_start < ?) "
-            "ORDER BY id",
-            (before, before),
-        )
-        clips = self.db.query(
-            "SELECT id, t_start, camera FROM clips WHERE (? IS NULL OR t_start < ?) ORDER BY camera, t_start",
-            (before, before),
-        )
-        episodes = self.db.query(
-            "SELECT id, coalesce(clip_id, -1), coalesce(parent_id, -1), t_start FROM episodes WHERE (? IS NULL OR "
-            "t_start < ?) ORDER BY id",
-            (before, before),
-        )
-        # Consecutive clips of one camera are temporally adjacent, and so are its consecutive episodes of one scale.
-        adjacent = [(a[0], b[0]) for a, b in zip(clips, clips[1:]) if a[2] == b[2]]
-        episode_adjacent = self.db.query(
-            "SELECT previous, id FROM (SELECT id, lag(id) OVER (PARTITION BY camera, scale ORDER BY t_start) AS "
-            "previous FROM episodes "
-            "WHERE scale != 'clip' AND (? IS NULL OR t_start < ?)) WHERE previous IS NOT NULL",
-            (before, before),
+    def graph_rows(self, changed: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """The memory graph's nodes and links as arrays in id order, for retrieval: observations (id, entity, clip)
+        and their start times; clips (id) with start time and camera; episodes (id, clip, parent) with start time,
+        camera ("" for none) and scale; the entities possibly the same (a, b, similarity), always all of them.
+        ``changed`` (from :meth:`graph_changes`): only the rows of those ids per table that still exist."""
+
+        def read(table: str, columns: str) -> list[tuple[Any, ...]]:
+            if changed is None:
+                return self.db.query(f"SELECT {columns} FROM {table} ORDER BY id")
+            ids = changed[table]
+            if not len(ids):
+                return []
+            return self.db.query(
+                f"SELECT {columns} FROM {table} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps([int(i) for i in ids]),),
+            )
+
+        obs = read("observations", "id, coalesce(entity_id, -1), clip_id, t_start")
+        clips = read("clips", "id, t_start, camera")
+        episodes = read(
+            "episodes", "id, coalesce(clip_id, -1), coalesce(parent_id, -1), t_start, coalesce(camera, ''), scale"
         )
         related = self.db.query(
             "SELECT entity_a, entity_b, score FROM entity_relations WHERE relation = 'possibly_same' ORDER BY 1, 2"
         )
         return {
-            "entity_relations": np.array(related, dtype=np.float64).reshape(-1, 3),
             "observations": np.array([r[:3] for r in obs], dtype=np.int64).reshape(-1, 3),
             "observation_times": np.array([r[3] for r in obs], dtype=np.float64),
             "clips": np.array([r[0] for r in clips], dtype=np.int64),
-            "clip_adjacency": np.array(adjacent, dtype=np.int64).reshape(-1, 2),
+            "clip_times": np.array([r[1] for r in clips], dtype=np.float64),
+            "clip_cameras": np.array([r[2] for r in clips], dtype=object),
             "episodes": np.array([r[:3] for r in episodes], dtype=np.int64).reshape(-1, 3),
-            "episode_adjacency": np.array(episode_adjacent, dtype=np.int64).reshape(-1, 2),
+            "episode_times": np.array([r[3] for r in episodes], dtype=np.float64),
+            "episode_cameras": np.array([r[4] for r in episodes], dtype=object),
+            "episode_scales": np.array([r[5] for r in episodes], dtype=object),
+            "entity_relations": np.array(related, dtype=np.float64).reshape(-1, 3),
+        }
+
+    def graph_changes(self, since: int, until: int) -> dict[str, np.ndarray] | None:
+        """The ids of the graph's rows that changed after revision ``since`` up to ``until``, per table (each
+        revision records one row); None when memory no longer holds every one of them (they were let go once a
+        later graph was saved, or the revisions predate the record)."""
+        rows = self.db.query(
+            "SELECT tbl, row_id FROM graph_changes WHERE revision > ? AND revision <= ?", (int(since), int(until))
+        )
+        if len(rows) != until - since:
+            return None
+        changes = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        return {
+            table: np.unique(changes[changes[:, 0] == code, 1])
+            for code, table in enumerate(("observations", "clips", "episodes", "entity_relations"))
         }
 
     def counts(self) -> dict[str, int]:

@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -347,6 +347,14 @@ CREATE INDEX face_refs_by_entity ON face_refs (entity_id);
 CREATE INDEX face_refs_by_space ON face_refs (space);
 """
 
+#: The memory graph's tables: (table, the columns that are graph links, the table's code in graph_changes, key).
+_GRAPH_TABLES = (
+    ("observations", "entity_id, clip_id, t_start", 0, "id"),
+    ("clips", "camera, t_start", 1, "id"),
+    ("episodes", "clip_id, parent_id, t_start, camera, scale", 2, "id"),
+    ("entity_relations", None, 3, None),
+)
+
 # Version 8 (issue 21): a revision counter per derived index, moved by triggers whenever what it is made of changes,
 # so an index saved beside the database (the memory graph's arrays) is known current without reading memory; an
 # entity's appearances read from an index that covers them.
@@ -365,16 +373,34 @@ CREATE INDEX observations_by_entity ON observations (entity_id, t_start, t_end, 
 CREATE TRIGGER {table}_graph_{event.split()[0].lower()} AFTER {event} ON {table} BEGIN
     UPDATE revisions SET value = value + 1 WHERE name = 'graph';
 END;"""
-    for table, columns in (
-        ("observations", "entity_id, clip_id, t_start"),
-        ("clips", "camera, t_start"),
-        ("episodes", "clip_id, parent_id, t_start, camera, scale"),
-        ("entity_relations", None),
-    )
+    for table, columns, _, _ in _GRAPH_TABLES
     for event in ("INSERT", "DELETE", f"UPDATE OF {columns}" if columns else "UPDATE")
 )
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8}
+# Version 9 (issue 21): which rows each graph revision changed, so a saved graph is brought up to date by reading
+# what changed since it was made (a clip's rows) instead of the whole memory. One row per revision (the table code:
+# 0 observations, 1 clips, 2 episodes, 3 entity relations); rows a saved graph no longer needs are deleted by the
+# writer that saves one.
+_V9 = """
+CREATE TABLE graph_changes (
+    revision INTEGER PRIMARY KEY,
+    tbl INTEGER NOT NULL CHECK (tbl BETWEEN 0 AND 3),
+    row_id INTEGER NOT NULL
+);
+""" + "".join(
+    f"""
+DROP TRIGGER {table}_graph_{event.split()[0].lower()};
+CREATE TRIGGER {table}_graph_{event.split()[0].lower()} AFTER {event} ON {table} BEGIN
+    UPDATE revisions SET value = value + 1 WHERE name = 'graph';
+    INSERT INTO graph_changes (revision, tbl, row_id)
+        SELECT value, {code}, {f"{'OLD' if event == 'DELETE' else 'NEW'}.{key}" if key else 0} FROM revisions
+        WHERE name = 'graph';
+END;"""
+    for table, columns, code, key in _GRAPH_TABLES
+    for event in ("INSERT", "DELETE", f"UPDATE OF {columns}" if columns else "UPDATE")
+)
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8, 9: _V9}
 
 
 def vector_table_ddl(space_id: int, dims: int) -> str:

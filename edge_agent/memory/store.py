@@ -160,6 +160,12 @@ class Store(Reads, Housekeeping):
         finally:
             self.generation += 1
 
+    def forget_graph_changes(self, through: int) -> None:
+        """Lets go of the record of which rows graph revisions up to ``through`` changed (:meth:`graph_changes`):
+        a graph saved at that revision needs none of it. Not a change of memory: caches stay."""
+        with self.db.transaction():
+            self.db.execute("DELETE FROM graph_changes WHERE revision <= ?", (int(through),))
+
     def _load_spaces(self) -> None:
         self._spaces = {
             name: (int(i), int(d)) for i, name, d in self.db.query("SELECT id, name, dims FROM embedding_spaces")

@@ -3,9 +3,12 @@ episodes; edges are the memory's own links, weighted by relation. Graph edges ar
 store: they are the foreign keys, made into compact arrays (CSR) when a question needs them.
 
 The arrays are saved beside the database (``<home>/index/graph/``) with the memory's graph revision (moved by
-schema triggers whenever a node or link changes) and the relation weights they were made with; a process
-that finds them current opens them memory-mapped instead of reading a year of rows again, and only the
-pages local push walks become resident."""
+schema triggers whenever a node or link changes), the relation weights they were made with and the rows they were
+made of. A process that finds them current opens them memory-mapped instead of reading a year of rows again, and
+only the pages local push walks become resident; one that finds them behind reads only the rows changed since
+(memory records which, per revision) and remakes the arrays from the saved rows with them: after a clip, the
+clip's rows, not the year's. A question about an earlier moment (``as_of``) is answered from the rows that
+existed then, cut from the same arrays."""
 
 from __future__ import annotations
 
@@ -14,36 +17,27 @@ import logging
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from edge_agent import native
 from edge_agent.config.retrieval import RelationWeights
+from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import Store
-from edge_agent.retrieval.ppr import transition_matrix
 
 if TYPE_CHECKING:  # SciPy is imported where a matrix is made: a process answering from saved arrays skips it
     import scipy.sparse as sp
 
-__all__ = ["Csr", "MemoryGraph", "RelationWeights", "load_graph"]
+__all__ = ["Csr", "GraphRows", "MemoryGraph", "RelationWeights", "load_graph"]
 
 log = logging.getLogger(__name__)
 
-#: The arrays a graph is saved as (``<name>.npy`` each).
-_ARRAYS = (
-    "indptr",
-    "indices",
-    "data",
-    "observation_ids",
-    "entity_ids",
-    "clip_ids",
-    "episode_ids",
-    "observation_entity",
-    "observation_clip",
-)
-_FORMAT = 2  #: 2: the shares are float32
+_FORMAT = 3  #: 2: the shares are float32; 3: the rows are saved with the arrays
+SCALES = ("clip", "10min", "hour", "day")  #: episode scales, by code
+_TABLES = ("observations", "clips", "episodes")
 
 
 @dataclass
@@ -61,16 +55,137 @@ class Csr:
 
 
 @dataclass
+class GraphRows:
+    """What the memory graph is made of: memory's rows as columns in id order (cameras as codes into ``cameras``,
+    scales as codes into :data:`SCALES`)."""
+
+    observation_ids: np.ndarray
+    observation_entities: np.ndarray  # -1: none
+    observation_clips: np.ndarray
+    observation_times: np.ndarray
+    clip_ids: np.ndarray
+    clip_times: np.ndarray
+    clip_cameras: np.ndarray
+    episode_ids: np.ndarray
+    episode_clips: np.ndarray  # -1: none
+    episode_parents: np.ndarray  # -1: none
+    episode_times: np.ndarray
+    episode_cameras: np.ndarray
+    episode_scales: np.ndarray
+    entity_relations: np.ndarray  # (n, 3): entity a, entity b, similarity
+    cameras: list[str]
+
+    #: the columns of each table, its ids first
+    COLUMNS = {
+        "observations": ("observation_ids", "observation_entities", "observation_clips", "observation_times"),
+        "clips": ("clip_ids", "clip_times", "clip_cameras"),
+        "episodes": (
+            "episode_ids",
+            "episode_clips",
+            "episode_parents",
+            "episode_times",
+            "episode_cameras",
+            "episode_scales",
+        ),
+    }
+
+    @classmethod
+    def _from_memory(cls, raw: dict[str, np.ndarray], cameras: list[str]) -> GraphRows:
+        """From :meth:`Store.graph_rows`' arrays, naming cameras by their codes in ``cameras`` (new names added)."""
+        codes = {name: i for i, name in enumerate(cameras)}
+
+        def code(names: np.ndarray) -> np.ndarray:
+            return np.array([codes.setdefault(str(c), len(codes)) for c in names], dtype=np.int32)
+
+        obs, episodes = raw["observations"], raw["episodes"]
+        scale_codes = {name: i for i, name in enumerate(SCALES)}
+        rows = cls(
+            obs[:, 0].copy(),
+            obs[:, 1].copy(),
+            obs[:, 2].copy(),
+            raw["observation_times"],
+            raw["clips"],
+            raw["clip_times"],
+            code(raw["clip_cameras"]),
+            episodes[:, 0].copy(),
+            episodes[:, 1].copy(),
+            episodes[:, 2].copy(),
+            raw["episode_times"],
+            code(raw["episode_cameras"]),
+            np.array([scale_codes[str(s)] for s in raw["episode_scales"]], dtype=np.int8),
+            raw["entity_relations"],
+            [],
+        )
+        rows.cameras = list(codes)
+        return rows
+
+    @classmethod
+    def read(cls, store: Store) -> GraphRows:
+        """All of memory's graph rows."""
+        return cls._from_memory(store.graph_rows(), [])
+
+    def updated(self, store: Store, since: int, until: int) -> GraphRows | None:
+        """These rows (memory's at revision ``since``) with the rows changed up to ``until`` read again; None when
+        memory no longer knows which rows those are."""
+        changed = store.graph_changes(since, until)
+        if changed is None:
+            return None
+        fresh = GraphRows._from_memory(store.graph_rows(changed), self.cameras)
+        columns: dict[str, Any] = {"entity_relations": fresh.entity_relations, "cameras": fresh.cameras}
+        for table, names in self.COLUMNS.items():
+            old_ids, gone = getattr(self, names[0]), changed[table]
+            position = np.searchsorted(old_ids, gone)
+            found = position < len(old_ids)
+            found[found] = old_ids[position[found]] == gone[found]
+            keep = np.ones(len(old_ids), bool)
+            keep[position[found]] = False  # changed or deleted: what memory holds now is in fresh
+            kept_ids = old_ids[keep]
+            at = np.searchsorted(kept_ids, getattr(fresh, names[0]))
+            for name in names:
+                columns[name] = np.insert(np.asarray(getattr(self, name))[keep], at, getattr(fresh, name))
+        return GraphRows(**columns)
+
+    def before(self, t: float) -> GraphRows:
+        """The rows of what started before ``t`` (the memory a question asked as of ``t`` is answered from)."""
+        columns: dict[str, Any] = {"entity_relations": self.entity_relations, "cameras": self.cameras}
+        for names in self.COLUMNS.values():
+            kept = np.asarray(getattr(self, names[0].replace("_ids", "_times"))) < t
+            columns.update({name: np.asarray(getattr(self, name))[kept] for name in names})
+        return GraphRows(**columns)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cameras"}
+
+
+@dataclass
 class MemoryGraph:
     passes: Csr  #: where each node passes its relevance, row-stochastic (row u: u's links), for local push
-    observation_ids: np.ndarray  # node i < n_obs is observation_ids[i]
-    entity_ids: np.ndarray
-    clip_ids: np.ndarray
-    episode_ids: np.ndarray
-    observation_entity: np.ndarray  # entity id per observation node (-1: none)
-    observation_clip: np.ndarray  # clip id per observation node
+    rows: GraphRows  #: what it was made of; node i < n_obs is observation rows.observation_ids[i], then entities,
+    entity_ids: np.ndarray  # clips and episodes, each in id order
+    revision: int = -1  #: memory's graph revision it was made at (-1: not known)
     _transitions: sp.csr_matrix | None = None
     _by_clip: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def observation_ids(self) -> np.ndarray:
+        return self.rows.observation_ids
+
+    @property
+    def observation_entity(self) -> np.ndarray:
+        """Entity id per observation node (-1: none)."""
+        return self.rows.observation_entities
+
+    @property
+    def observation_clip(self) -> np.ndarray:
+        return self.rows.observation_clips
+
+    @property
+    def clip_ids(self) -> np.ndarray:
+        return self.rows.clip_ids
+
+    @property
+    def episode_ids(self) -> np.ndarray:
+        return self.rows.episode_ids
 
     def observations_of_clip(self, clip_id: int) -> np.ndarray:
         """The observation nodes of a clip (the nodes ordered by clip on first use)."""
@@ -95,155 +210,230 @@ class MemoryGraph:
     def n(self) -> int:
         return len(self.passes.indptr) - 1
 
-    def save(self, folder: Path, key: dict[str, Any]) -> None:
+    def save(self, folder: Path, weights: RelationWeights) -> None:
         """Writes the arrays into a new folder inside ``folder``, then points ``folder``/current.json at it
-        (atomically) and removes the earlier ones: a reader sees the old graph or the new one, never half of one."""
+        (atomically) and removes the earlier ones: a reader sees the old graph or the new one, never half of one. A
+        graph made at an earlier revision than the one saved there is not saved."""
+        saved = _manifest(folder)
+        if saved is not None and saved.get("format") == _FORMAT and int(saved.get("revision", -1)) > self.revision:
+            return
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        name = f"r{key['revision']}-{uuid.uuid4().hex[:8]}"
+        name = f"r{self.revision}-{uuid.uuid4().hex[:8]}"
         target = folder / name
         target.mkdir(mode=0o700)
         arrays = {
             "indptr": self.passes.indptr,
             "indices": self.passes.indices,
             "data": self.passes.data,
-            "observation_ids": self.observation_ids,
             "entity_ids": self.entity_ids,
-            "clip_ids": self.clip_ids,
-            "episode_ids": self.episode_ids,
-            "observation_entity": self.observation_entity,
-            "observation_clip": self.observation_clip,
+            **self.rows.arrays(),
         }
         for array_name, array in arrays.items():
             with open(target / f"{array_name}.npy", "wb") as f:
                 np.save(f, np.ascontiguousarray(array), allow_pickle=False)
-        manifest = folder / "current.json"
+        manifest = {
+            "format": _FORMAT,
+            "revision": self.revision,
+            "weights": weights.model_dump(),
+            "cameras": self.rows.cameras,
+            "folder": name,
+        }
         tmp = folder / f".current.{uuid.uuid4().hex[:8]}.tmp"
-        tmp.write_text(json.dumps({**key, "folder": name}))
-        os.replace(tmp, manifest)
+        tmp.write_text(json.dumps(manifest))
+        os.replace(tmp, folder / "current.json")
         for old in folder.iterdir():  # earlier graphs (a process still reading one keeps its mapped pages)
             if old.is_dir() and old.name != name:
                 shutil.rmtree(old, ignore_errors=True)
 
     @classmethod
-    def load(cls, folder: Path, key: dict[str, Any]) -> MemoryGraph | None:
-        """The graph saved in ``folder`` when it was made with ``key`` (revision, weights), memory-mapped; else None."""
-        try:
-            manifest = json.loads((folder / "current.json").read_text())
-            if {k: manifest.get(k) for k in key} != key:
-                return None
-            saved = folder / str(manifest["folder"])
-            a = {name: np.load(saved / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            if not isinstance(exc, FileNotFoundError):
-                log.warning("the saved memory graph in %s is unreadable (%s): rebuilding it", folder, exc)
+    def load(cls, folder: Path) -> tuple[MemoryGraph, dict[str, Any]] | None:
+        """The graph saved in ``folder``, memory-mapped, with its manifest (revision, weights); None when there is
+        none or it is unreadable (said) or of an earlier format."""
+        manifest = _manifest(folder)
+        if manifest is None or manifest.get("format") != _FORMAT:
             return None
-        n_nodes = len(a["indptr"]) - 1
-        counted = len(a["observation_ids"]) + len(a["entity_ids"]) + len(a["clip_ids"]) + len(a["episode_ids"])
+        names = ["indptr", "indices", "data", "entity_ids", *(f.name for f in fields(GraphRows) if f.name != "cameras")]
+        try:
+            saved = folder / str(manifest["folder"])
+            a = {name: np.load(saved / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in names}
+            cameras = [str(c) for c in manifest["cameras"]]
+            revision = int(manifest["revision"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("the saved memory graph in %s is unreadable (%s): rebuilding it", folder, exc)
+            return None
+        passes = Csr(a.pop("indptr"), a.pop("indices"), a.pop("data"))
+        entity_ids = a.pop("entity_ids")
+        rows = GraphRows(**a, cameras=cameras)
+        n_nodes = len(passes.indptr) - 1
+        counted = len(rows.observation_ids) + len(entity_ids) + len(rows.clip_ids) + len(rows.episode_ids)
+        lengths_agree = all(
+            len(getattr(rows, name)) == len(getattr(rows, names[0]))
+            for names in GraphRows.COLUMNS.values()
+            for name in names
+        )
         if (
             n_nodes != counted
-            or a["indptr"].dtype != np.int64
-            or a["indices"].dtype != np.int32
-            or a["data"].dtype != np.float32
-            or len(a["indices"]) != int(a["indptr"][-1])
+            or not lengths_agree
+            or passes.indptr.dtype != np.int64
+            or passes.indices.dtype != np.int32
+            or passes.data.dtype != np.float32
+            or len(passes.indices) != int(passes.indptr[-1])
         ):
             log.warning("the saved memory graph in %s does not add up: rebuilding it", folder)
             return None
-        return cls(
-            Csr(a["indptr"], a["indices"], a["data"]),
-            a["observation_ids"],
-            a["entity_ids"],
-            a["clip_ids"],
-            a["episode_ids"],
-            a["observation_entity"],
-            a["observation_clip"],
-        )
+        return cls(passes, rows, entity_ids, revision), manifest
 
     @classmethod
     def build(cls, store: Store, weights: RelationWeights | None = None, before: float | None = None) -> MemoryGraph:
+        """The graph of all of memory (of what started before ``before``), read whole."""
+        revision = store.graph_revision()
+        rows = GraphRows.read(store)
+        return cls.of(rows if before is None else rows.before(before), weights, revision)
+
+    @classmethod
+    def of(cls, rows: GraphRows, weights: RelationWeights | None = None, revision: int = -1) -> MemoryGraph:
+        """The graph made of ``rows``."""
         if weights is None:
             weights = RelationWeights()
-        rows = store.graph_rows(before)
-        obs, clips, episodes = rows["observations"], rows["clips"], rows["episodes"]
-        entity_ids = np.unique(obs[:, 1][obs[:, 1] >= 0])
-        n_obs, n_ent, n_clip = len(obs), len(entity_ids), len(clips)
+        entity_ids = np.unique(rows.observation_entities[rows.observation_entities >= 0])
+        n_obs, n_ent, n_clip = len(rows.observation_ids), len(entity_ids), len(rows.clip_ids)
         ent_base, clip_base, ep_base = n_obs, n_obs + n_ent, n_obs + n_ent + n_clip
-        clip_sorted = np.sort(clips)
-        clip_node = lambda ids: clip_base + np.searchsorted(clip_sorted, ids)  # noqa: E731
-        src, dst, w = [], [], []
+        clip_ids, ep_ids = rows.clip_ids, rows.episode_ids
+        src: list[np.ndarray] = []
+        dst: list[np.ndarray] = []
+        w: list[np.ndarray] = []
 
-        def add(a: np.ndarray, b: np.ndarray, weight: float) -> None:
-            if weight > 0 and len(a):
+        def add(a: np.ndarray, b: np.ndarray, weight: float | np.ndarray) -> None:
+            if np.any(np.asarray(weight) > 0) and len(a):
                 src.append(a)
                 dst.append(b)
-                w.append(np.full(len(a), weight))
+                w.append(np.broadcast_to(np.asarray(weight, np.float64), (len(a),)))
 
         obs_nodes = np.arange(n_obs)
-        has_entity = obs[:, 1] >= 0
-        add(obs_nodes[has_entity], ent_base + np.searchsorted(entity_ids, obs[has_entity, 1]), weights.membership)
-        related = rows["entity_relations"]
+        entity = rows.observation_entities
+        has_entity = entity >= 0
+        add(obs_nodes[has_entity], ent_base + np.searchsorted(entity_ids, entity[has_entity]), weights.membership)
+        related = rows.entity_relations
         if len(related) and weights.possibly_same > 0:  # unresolved identity: a weaker entity - entity edge
             a, b = related[:, 0].astype(np.int64), related[:, 1].astype(np.int64)
             known = np.isin(a, entity_ids) & np.isin(b, entity_ids)
-            if known.any():
-                src.append(ent_base + np.searchsorted(entity_ids, a[known]))
-                dst.append(ent_base + np.searchsorted(entity_ids, b[known]))
-                w.append(weights.possibly_same * related[known, 2])
-        in_clips = np.isin(obs[:, 2], clip_sorted)
-        add(obs_nodes[in_clips], clip_node(obs[in_clips, 2]), weights.provenance)
-        adjacency = rows["clip_adjacency"]
-        add(clip_node(adjacency[:, 0]), clip_node(adjacency[:, 1]), weights.adjacency)
-        if len(episodes):
-            ep_ids = episodes[:, 0]
-            ep_nodes = ep_base + np.arange(len(episodes))
-            with_clip = episodes[:, 1] >= 0
+            add(
+                ent_base + np.searchsorted(entity_ids, a[known]),
+                ent_base + np.searchsorted(entity_ids, b[known]),
+                weights.possibly_same * related[known, 2],
+            )
+        in_clips = _members(clip_ids, rows.observation_clips)
+        add(
+            obs_nodes[in_clips],
+            clip_base + np.searchsorted(clip_ids, rows.observation_clips[in_clips]),
+            weights.provenance,
+        )
+        # Consecutive clips of one camera are temporally adjacent, and so are its consecutive episodes of one scale.
+        before, after = _consecutive(clip_ids, rows.clip_times, rows.clip_cameras)
+        add(
+            clip_base + np.searchsorted(clip_ids, before),
+            clip_base + np.searchsorted(clip_ids, after),
+            weights.adjacency,
+        )
+        if len(ep_ids):
+            ep_nodes = ep_base + np.arange(len(ep_ids))
+            with_clip = rows.episode_clips >= 0
             # Each observation to the episode(s) of its clip.
-            order = np.argsort(episodes[with_clip, 1], kind="stable")
-            ep_clip, ep_node = episodes[with_clip, 1][order], ep_nodes[with_clip][order]
-            position = np.searchsorted(ep_clip, obs[:, 2])
+            order = np.argsort(rows.episode_clips[with_clip], kind="stable")
+            ep_clip, ep_node = rows.episode_clips[with_clip][order], ep_nodes[with_clip][order]
+            position = np.searchsorted(ep_clip, rows.observation_clips)
             found = (
-                (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == obs[:, 2])
+                (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == rows.observation_clips)
                 if len(ep_clip)
                 else np.zeros(n_obs, bool)
             )
             add(obs_nodes[found], ep_node[position[found]], weights.context)
-            with_parent = np.isin(episodes[:, 2], ep_ids)
-            add(ep_nodes[with_parent], ep_base + np.searchsorted(ep_ids, episodes[with_parent, 2]), weights.containment)
-            pairs = rows["episode_adjacency"]
-            pairs = pairs[np.isin(pairs, ep_ids).all(axis=1)] if len(pairs) else pairs
+            with_parent = _members(ep_ids, rows.episode_parents)
             add(
-                ep_base + np.searchsorted(ep_ids, pairs[:, 0]),
-                ep_base + np.searchsorted(ep_ids, pairs[:, 1]),
-                weights.adjacency,
+                ep_nodes[with_parent],
+                ep_base + np.searchsorted(ep_ids, rows.episode_parents[with_parent]),
+                weights.containment,
             )
-        n = ep_base + len(episodes)
-        if src:
-            transitions = transition_matrix(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w))
-        else:
-            transitions = transition_matrix(n, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-        passes = transitions.T.tocsr()
-        return cls(
-            Csr(passes.indptr.astype(np.int64), passes.indices.astype(np.int32), passes.data.astype(np.float32)),
-            obs[:, 0].copy(),
-            entity_ids,
-            clip_sorted,
-            episodes[:, 0].copy() if len(episodes) else np.empty(0, np.int64),
-            obs[:, 1].copy(),
-            obs[:, 2].copy(),
+            coarser = rows.episode_scales != SCALES.index("clip")
+            group = rows.episode_cameras[coarser].astype(np.int64) * len(SCALES) + rows.episode_scales[coarser]
+            before, after = _consecutive(ep_ids[coarser], rows.episode_times[coarser], group)
+            add(ep_base + np.searchsorted(ep_ids, before), ep_base + np.searchsorted(ep_ids, after), weights.adjacency)
+        n = ep_base + len(ep_ids)
+        empty = np.empty(0, np.int64)
+        indptr, indices, data = native.row_stochastic(
+            n,
+            np.concatenate(src) if src else empty,
+            np.concatenate(dst) if dst else empty,
+            np.concatenate(w) if w else np.empty(0),
         )
+        return cls(Csr(indptr, indices, data), rows, entity_ids, revision)
 
 
-def load_graph(store: Store, weights: RelationWeights) -> MemoryGraph:
-    """The whole memory's graph: the one saved beside the database when it is current (memory-mapped), else
-    built from memory and saved for the next process (where the folder can be written)."""
+def _members(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which ``values`` are among the sorted ``ids``."""
+    if not len(ids):
+        return np.zeros(len(values), bool)
+    position = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
+    return ids[position] == values
+
+
+def _consecutive(ids: np.ndarray, times: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (earlier, next) of ids consecutive in time within a group (ties in time by id)."""
+    order = np.lexsort((ids, times, groups))
+    ids, groups = ids[order], groups[order]
+    same = groups[1:] == groups[:-1]
+    return ids[:-1][same], ids[1:][same]
+
+
+def _manifest(folder: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((folder / "current.json").read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("the saved memory graph in %s is unreadable (%s): rebuilding it", folder, exc)
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+#: A graph brought up to date is saved again once memory has changed, since the saved one, by this share of the
+#: graph's rows or by :data:`SAVE_AFTER_CHANGES` rows (the more of the two): one clip's changes are not worth
+#: rewriting a year's arrays (a hundred megabytes at a million observations) on a flash card, and a process that
+#: opens the saved graph reads the rows changed since.
+SAVE_AFTER_SHARE = 0.05
+SAVE_AFTER_CHANGES = 10_000
+
+
+def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None = None) -> MemoryGraph:
+    """The whole memory's graph: the one saved beside the database when it is current (memory-mapped); else made
+    from the rows of the most recent of ``have`` (this process's last graph) and the saved one, with the rows changed
+    since read again (from all of memory when there is neither, or memory no longer knows what changed). Saved for
+    the next process (where the folder can be written) when memory was read whole, the weights changed or the saved
+    one is far behind (:data:`SAVE_AFTER_SHARE`)."""
     folder = store.home / "index" / "graph"
-    key = {"format": _FORMAT, "revision": store.graph_revision(), "weights": weights.model_dump()}
-    graph = MemoryGraph.load(folder, key)
-    if graph is not None:
-        return graph
-    graph = MemoryGraph.build(store, weights)
-    if not store.readonly:
+    revision = store.graph_revision()
+    if have is not None and have.revision == revision:
+        return have
+    loaded = MemoryGraph.load(folder)
+    saved, manifest = loaded if loaded is not None else (None, {})
+    same_weights = manifest.get("weights") == weights.model_dump()
+    if saved is not None and saved.revision == revision and same_weights:
+        return saved
+    rows = None
+    for base in sorted((g for g in (have, saved) if g is not None), key=lambda g: -g.revision):
+        rows = base.rows if base.revision == revision else base.rows.updated(store, base.revision, revision)
+        if rows is not None:
+            break
+    read_whole = rows is None
+    graph = MemoryGraph.of(GraphRows.read(store) if read_whole else rows, weights, revision)
+    size = len(graph.observation_ids) + len(graph.clip_ids) + len(graph.episode_ids)
+    behind = revision - saved.revision if saved is not None else 0
+    if not store.readonly and (
+        read_whole or not same_weights or behind >= max(SAVE_AFTER_CHANGES, SAVE_AFTER_SHARE * size)
+    ):
         try:
-            graph.save(folder, key)
-        except OSError as exc:
+            graph.save(folder, weights)
+            store.forget_graph_changes(revision)
+        except (OSError, EdgeAgentError) as exc:
             log.warning("cannot save the memory graph under %s: %s", folder, exc)
     return graph

@@ -60,12 +60,14 @@ class Retriever:
         self._graph: tuple[int, MemoryGraph] | None = None
 
     def _graph_for(self, as_of: float | None) -> MemoryGraph:
-        if as_of is not None:
-            return MemoryGraph.build(self.store, self.config.weights, before=as_of)
         revision = self.store.graph_revision()
         if self._graph is None or self._graph[0] != revision:
-            self._graph = (revision, load_graph(self.store, self.config.weights))
-        return self._graph[1]
+            have = self._graph[1] if self._graph is not None else None
+            self._graph = (revision, load_graph(self.store, self.config.weights, have))
+        graph = self._graph[1]
+        if as_of is not None:  # what memory held then: the rows that started before, cut from the current graph's
+            return MemoryGraph.of(graph.rows.before(as_of), self.config.weights)
+        return graph
 
     def warm(self) -> None:
         """Does now what the next question would otherwise do first: embeds what memory added, brings the

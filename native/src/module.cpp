@@ -319,6 +319,25 @@ py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int3
     return py::make_tuple(nodes, values, result.pushes, result.residual);
 }
 
+py::tuple py_row_stochastic(std::int64_t n_nodes, const carray<std::int64_t>& a, const carray<std::int64_t>& b,
+                            const carray<double>& w) {
+    require_shape(a, "a", {-1}, "(n_edges,)");
+    require_shape(b, "b", {a.shape(0)}, "(n_edges,) matching a");
+    require_shape(w, "w", {a.shape(0)}, "(n_edges,) matching a");
+    RowStochastic result;
+    {
+        py::gil_scoped_release release;
+        result = row_stochastic(n_nodes, a.data(), b.data(), w.data(), a.shape(0));
+    }
+    py::array_t<std::int64_t> indptr(static_cast<py::ssize_t>(result.indptr.size()));
+    py::array_t<std::int32_t> indices(static_cast<py::ssize_t>(result.indices.size()));
+    py::array_t<float> data(static_cast<py::ssize_t>(result.data.size()));
+    std::copy(result.indptr.begin(), result.indptr.end(), indptr.mutable_data());
+    std::copy(result.indices.begin(), result.indices.end(), indices.mutable_data());
+    std::copy(result.data.begin(), result.data.end(), data.mutable_data());
+    return py::make_tuple(indptr, indices, data);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -362,6 +381,7 @@ PYBIND11_MODULE(_native, m) {
     m.def("linear_assignment", &py_linear_assignment, py::arg("similarity"), py::arg("min_similarity"));
     m.def("ppr_push", &py_ppr_push, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("seed_nodes"),
           py::arg("seed_weights"), py::arg("restart"), py::arg("epsilon"), py::arg("max_pushes"));
+    m.def("row_stochastic", &py_row_stochastic, py::arg("n_nodes"), py::arg("a"), py::arg("b"), py::arg("w"));
     m.def("csr_matvec", &py_csr_matvec, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("x"),
           py::arg("threads"));
 }

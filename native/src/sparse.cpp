@@ -1,6 +1,10 @@
 #include "sparse.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <utility>
 #include <cstddef>
 #include <stdexcept>
 #include <thread>
@@ -126,6 +130,75 @@ PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, con
             out.values.push_back(ws.estimate[v]);
         }
     }
+    return out;
+}
+
+}  // namespace edge_agent
+
+namespace edge_agent {
+
+RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
+                             std::int64_t n_edges) {
+    if (n_nodes < 0 || n_nodes > INT32_MAX) throw std::invalid_argument("n_nodes must be in [0, 2^31)");
+    // Counting sort of both directions of every edge by row: row u's entries are entries[start[u], start[u + 1]).
+    std::vector<std::int64_t> start(static_cast<std::size_t>(n_nodes) + 1, 0);
+    for (std::int64_t k = 0; k < n_edges; ++k) {
+        if (a[k] < 0 || a[k] >= n_nodes || b[k] < 0 || b[k] >= n_nodes)
+            throw std::invalid_argument("edge ends must be in [0, n_nodes)");
+        if (!std::isfinite(w[k])) throw std::invalid_argument("edge weights must be finite");
+        if (w[k] > 0.0) {
+            ++start[a[k] + 1];
+            ++start[b[k] + 1];
+        }
+    }
+    std::int64_t isolated = 0;
+    for (std::int64_t u = 0; u < n_nodes; ++u) {
+        isolated += start[u + 1] == 0;
+        start[u + 1] += start[u];
+    }
+    struct Entry {
+        std::int32_t column;
+        float weight;
+    };
+    std::vector<Entry> entries(static_cast<std::size_t>(start[n_nodes]));
+    {
+        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+        for (std::int64_t k = 0; k < n_edges; ++k) {
+            if (!(w[k] > 0.0)) continue;
+            const float weight = static_cast<float>(w[k]);
+            entries[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), weight};
+            entries[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), weight};
+        }
+    }
+    RowStochastic out;
+    const std::size_t most = entries.size() + static_cast<std::size_t>(isolated);
+    out.indptr.resize(static_cast<std::size_t>(n_nodes) + 1);
+    out.indices.resize(most);
+    out.data.resize(most);
+    std::int64_t at = 0;
+    out.indptr[0] = 0;
+    for (std::int64_t u = 0; u < n_nodes; ++u) {
+        Entry* first = entries.data() + start[u];
+        Entry* last = entries.data() + start[u + 1];
+        if (first == last) {  // no edges: the node keeps its mass
+            out.indices[at] = static_cast<std::int32_t>(u);
+            out.data[at++] = 1.0f;
+        } else {
+            if (last - first > 1)
+                std::sort(first, last, [](const Entry& x, const Entry& y) { return x.column < y.column; });
+            double degree = 0.0;
+            for (Entry* it = first; it != last; ++it) degree += it->weight;
+            for (Entry* it = first; it != last; ++it) {
+                double share = it->weight;
+                while (it + 1 != last && it[1].column == it->column) share += (++it)->weight;  // repeated: summed
+                out.indices[at] = it->column;
+                out.data[at++] = static_cast<float>(share / degree);
+            }
+        }
+        out.indptr[u + 1] = at;
+    }
+    out.indices.resize(static_cast<std::size_t>(at));
+    out.data.resize(static_cast<std::size_t>(at));
     return out;
 }
 

@@ -34,3 +34,21 @@ PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, con
                     double epsilon, std::int64_t max_pushes);
 
 }  // namespace edge_agent
+
+namespace edge_agent {
+
+// Where each node of an undirected weighted graph passes its relevance (the local push's row-stochastic matrix):
+// row u lists u's neighbours v in increasing order with w(u, v) / sum of u's weights (edges given once, as (a[k],
+// b[k], w[k]); both directions are made, repeated edges summed, edges of weight <= 0 left out), and a node without
+// edges keeps its mass (a self-loop of 1). A counting sort by row then a sort within each row: O(edges), where
+// SciPy's COO -> CSR, product with the inverse degrees and transpose took seconds on a million-observation graph.
+struct RowStochastic {
+    std::vector<std::int64_t> indptr;
+    std::vector<std::int32_t> indices;
+    std::vector<float> data;
+};
+
+RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
+                             std::int64_t n_edges);
+
+}  // namespace edge_agent

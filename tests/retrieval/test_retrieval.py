@@ -71,6 +71,30 @@ def test_local_push_reaches_the_same_fixed_point(seed):
     assert errors[0] >= errors[1] >= errors[2] and errors[2] < 1e-6
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_native_row_stochastic_matrix_is_scipys_normalised_adjacency(seed):
+    """Repeated edges, self-loops, edges of weight 0 and nodes without edges (they keep their mass)."""
+    rng = np.random.default_rng(seed)
+    n = 50
+    rows, cols, weights, _ = random_graph(seed, n, 80, 1)
+    rows, cols = np.r_[rows, rows[:5], 7], np.r_[cols, cols[:5], 7]
+    weights = np.r_[weights, rng.uniform(0.1, 1, 5), 0.5]
+    weights[rng.integers(0, len(weights), 4)] = 0.0
+    want = transition_matrix(n, rows[weights > 0], cols[weights > 0], weights[weights > 0]).T.tocsr()
+    want.sort_indices()
+    indptr, indices, data = native.row_stochastic(n, rows, cols, weights)
+    np.testing.assert_array_equal(indptr, want.indptr)
+    np.testing.assert_array_equal(indices, want.indices)
+    np.testing.assert_allclose(data, want.data, rtol=1e-6)
+    assert data.dtype == np.float32 and indices.dtype == np.int32
+    with pytest.raises(ValueError, match="edge ends"):
+        native.row_stochastic(n, [0], [n], [1.0])
+    with pytest.raises(ValueError, match="finite"):
+        native.row_stochastic(n, [0], [1], [np.nan])
+    with pytest.raises(ValueError, match="matching"):
+        native.row_stochastic(n, [0, 1], [1], [1.0])
+
+
 def test_local_push_is_local_and_checks_its_input():
     """On a long chain, a seed at one end with a coarse epsilon touches a handful of nodes, whatever the length."""
     for n in (1_000, 100_000):
@@ -380,14 +404,109 @@ def test_the_graph_is_saved_and_opened_while_current(tmp_path, embedder):
 
         folder = home / "index" / "graph"
         saved = next(p for p in folder.iterdir() if p.is_dir())
-        key = json.loads((folder / "current.json").read_text())
-        del key["folder"]
-        assert MemoryGraph.load(folder, key) is not None
+        assert json.loads((folder / "current.json").read_text())["revision"] == store.graph_revision()
+        assert MemoryGraph.load(folder) is not None
         (saved / "indices.npy").write_bytes(b"damaged")
-        assert MemoryGraph.load(folder, key) is None  # a warning, never an error
+        assert MemoryGraph.load(folder) is None  # a warning, never an error
         again = load_graph(store, RelationWeights(membership=0.5))
         assert again.n == rebuilt.n  # rebuilt from memory, and saved again
         assert [p.name for p in folder.iterdir() if p.is_dir()] != [saved.name]
+
+
+def _assert_same_graph(got, want):
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(got.passes, name), getattr(want.passes, name), err_msg=name)
+    np.testing.assert_array_equal(got.entity_ids, want.entity_ids)
+    for name, array in want.rows.arrays().items():
+        np.testing.assert_array_equal(getattr(got.rows, name), array, err_msg=name)
+
+
+def test_a_saved_graph_is_brought_up_to_date_from_the_rows_that_changed(tmp_path, monkeypatch):
+    from edge_agent.retrieval.graph import GraphRows, MemoryGraph, load_graph
+
+    with Store(tmp_path / "home") as store:
+        coffee, shelf = _kitchen(store)
+        weights = RelationWeights()
+        load_graph(store, weights)  # made from all of memory, saved
+        assert store.db.value("SELECT count(*) FROM graph_changes") == 0  # what changed before it is let go
+        read_whole = GraphRows.read
+        monkeypatch.setattr(GraphRows, "read", classmethod(lambda cls, s: pytest.fail("memory read whole")))
+        cup = unit(np.r_[np.zeros(30), np.ones(2)])
+
+        def captioned(t, camera="kitchen"):
+            return lambda: store.ingest_clip(
+                clip(t, camera=camera), [observation(1, t, [0, 0, 40, 40], cup)], caption=f"{camera}: a cup"
+            )
+
+        def relate():
+            a, b = (r[0] for r in store.db.query("SELECT id FROM entities ORDER BY id DESC LIMIT 2")[::-1])
+            with store.write():
+                store.db.execute(
+                    "INSERT INTO entity_relations (entity_a, entity_b, relation, score, updated_at) "
+                    "VALUES (?, ?, 'possibly_same', 0.8, 0)",
+                    (a, b),
+                )
+
+        def delete_clip():
+            with store.write():  # its observations and episodes go with it (foreign keys)
+                store.db.execute("DELETE FROM clips WHERE id = (SELECT min(id) FROM clips)")
+
+        steps = [  # clips (of a second camera too), a closed ten minutes (its clips' parent), closed episodes, ...
+            captioned(4 * DAY),
+            captioned(4 * DAY + 120, camera="hall"),
+            captioned(4 * DAY + 700),
+            store.close_episodes,
+            lambda: corrections.split(store, shelf.entity_id, shelf.observation_id),
+            relate,
+            lambda: corrections.forget(store, coffee.entity_id),
+            delete_clip,
+        ]
+        first = load_graph(store, weights)
+        graph = first
+        for k, step in enumerate(steps):
+            before = store.graph_revision()
+            step()
+            assert store.graph_revision() > before
+            graph = load_graph(store, weights, graph if k % 2 else None)  # from this process's graph, or the saved one
+            assert graph.revision == store.graph_revision()
+            _assert_same_graph(graph, MemoryGraph.of(read_whole(store), weights))
+        saved, _ = MemoryGraph.load(tmp_path / "home" / "index" / "graph")
+        assert saved.revision == first.revision  # a few clips' changes do not rewrite the saved arrays
+        assert (
+            len(graph.rows.cameras) == 2
+            and (graph.rows.episode_parents >= 0).any()
+            and len(graph.rows.entity_relations)
+        )
+
+        # A graph saved before changes memory no longer records (let go after a later graph was saved): read whole.
+        store.ingest_clip(clip(7 * DAY), [observation(1, 7 * DAY, [0, 0, 40, 40], cup)])
+        store.forget_graph_changes(store.graph_revision())
+        with pytest.raises(pytest.fail.Exception, match="read whole"):
+            load_graph(store, weights)
+        monkeypatch.undo()
+        _assert_same_graph(load_graph(store, weights), MemoryGraph.build(store, weights))
+
+        # Saved again once memory has changed enough since; what changed before it is then let go.
+        monkeypatch.setattr("edge_agent.retrieval.graph.SAVE_AFTER_CHANGES", 2)
+        store.ingest_clip(clip(8 * DAY), [observation(1, 8 * DAY, [0, 0, 40, 40], cup)])
+        load_graph(store, weights)
+        assert MemoryGraph.load(tmp_path / "home" / "index" / "graph")[0].revision == store.graph_revision()
+        assert store.db.value("SELECT count(*) FROM graph_changes") == 0
+
+
+def test_a_graph_as_of_a_moment_holds_what_memory_held_then(tmp_path):
+    from edge_agent.retrieval.graph import MemoryGraph
+
+    with Store(tmp_path / "home") as store:
+        _kitchen(store)
+        cut = 2 * DAY + 7200
+        then = MemoryGraph.of(MemoryGraph.build(store).rows.before(cut))
+        ids = [r[0] for r in store.db.query("SELECT id FROM observations WHERE t_start < ? ORDER BY id", (cut,))]
+        np.testing.assert_array_equal(then.observation_ids, ids)
+        assert set(then.clip_ids) == {r[0] for r in store.db.query("SELECT id FROM clips WHERE t_start < ?", (cut,))}
+        with store.write():  # and the same graph as a memory made of only those rows
+            store.db.execute("DELETE FROM clips WHERE t_start >= ?", (cut,))
+        _assert_same_graph(then, MemoryGraph.build(store))
 
 
 def test_a_fresh_retriever_answers_from_the_saved_graph(tmp_path, embedder):
