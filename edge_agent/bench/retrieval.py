@@ -205,8 +205,7 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             # A clip arrives: the graph brought up to date from the rows the clip changed, against making it from
             # all of memory again (what every clip cost before); and a question's graph as of the memory's midpoint.
             current = load_graph(store, retriever.config.weights)
-            seed_memory(store, 4, seed=seed + n + 1)
-            have += 4
+            seed_memory(store, 4, seed=seed + n + 1)  # (the next size is generated as it would be without it)
             t = time.perf_counter()
             updated = load_graph(store, retriever.config.weights, current)
             update_s = time.perf_counter() - t

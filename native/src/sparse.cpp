@@ -158,16 +158,15 @@ RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const 
     }
     struct Entry {
         std::int32_t column;
-        float weight;
+        double weight;
     };
     std::vector<Entry> entries(static_cast<std::size_t>(start[n_nodes]));
     {
         std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
         for (std::int64_t k = 0; k < n_edges; ++k) {
             if (!(w[k] > 0.0)) continue;
-            const float weight = static_cast<float>(w[k]);
-            entries[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), weight};
-            entries[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), weight};
+            entries[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), w[k]};
+            entries[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), w[k]};
         }
     }
     RowStochastic out;
