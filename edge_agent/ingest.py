@@ -352,7 +352,11 @@ class Pipeline:
         keyframe = _jpeg(media, f"keyframes/{clip_key}.jpg", _keyframe_image(clip), quality=80)
         stage["write"] += (time.perf_counter() - t) * 1000
         return PerceivedClip(
-            ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,)), tuple(records), caption, tuple(speech), media
+            ClipRecord(camera, clip.t_start, clip.t_end, (keyframe,), moving=self.tracker_settings.moves(camera)),
+            tuple(records),
+            caption,
+            tuple(speech),
+            media,
         )
 
 

@@ -57,6 +57,19 @@ class AssociationConfig(StrictModel):
         default_factory=lambda: dict(DEFAULT_THRESHOLDS),
         description="thresholds per entity kind (person, animal, object) for an embedding space not in `spaces`",
     )
+    still_iou: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="> 0: an object that GEB's rule would start a new biography for, first seen on a fixed camera "
+        "where a candidate was last seen (that candidate's latest sighting, on this camera; the boxes' IoU at least "
+        "this), is that thing when still like it (mean similarity >= tau_low, greatest >= still_tau_high), of a "
+        "compatible category and never seen apart from it: things stay where they were put while the light on "
+        "them changes; 0: off",
+    )
+    still_tau_high: float = Field(
+        0.80, ge=-1, le=1, description="the greatest similarity to its references an object still in place needs"
+    )
     reference_set_size: int = Field(4, ge=1, description="references each entity keeps, its most recent observations")
     candidate_entities: int = Field(8, ge=1, description="entities examined per observation (the top of a KNN search)")
     separation_iou_threshold: float = Field(

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -311,10 +311,11 @@ class Associator:
         return self._space_names[space_id]
 
     def associate(
-        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int
+        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int, *, moving: bool = False
     ) -> AssociationDecision:
         """GEB's rule for one observation already written (without entity); writes its entity,
-        the reference FIFO update and the log row. Call inside the ingest transaction."""
+        the reference FIFO update and the log row. Call inside the ingest transaction. ``moving``: the camera's
+        view moved (where things are in its frames says nothing of where they are)."""
         cfg = self.config
         thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
         scores: list[CandidateScore] = []
@@ -383,6 +384,13 @@ class Associator:
             and s.incompatible_category is None
             and s.face_verdict != "different"
         ]
+        if not qualified and record.kind == "object" and cfg.still_iou > 0 and not moving:
+            spot = self._in_place(
+                record, camera, [s for s in scores if s.entity_id not in incompatible], thresholds, refs
+            )
+            if spot is not None:
+                scores = [spot if s.entity_id == spot.entity_id else s for s in scores]
+                qualified = [spot]
         now = time.time()
         joined: set[int] = set()  # entities merged into another by this observation
         if qualified:  # a face match decides; else the body appearance most like it
@@ -439,6 +447,42 @@ class Associator:
         return AssociationDecision(
             observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high
         )
+
+    def _in_place(
+        self,
+        record: ObservationRecord,
+        camera: str,
+        scores: Sequence[CandidateScore],
+        thresholds: Thresholds,
+        refs: References,
+    ) -> CandidateScore | None:
+        """Where GEB's rule let none of the candidates of a compatible category (``scores``) in: the one an object
+        is, when it was first seen where that candidate was last seen (``still_iou``), is still like it and was never
+        seen apart from it; else None. Things stay where they were put while the light on them changes: a grey thing
+        under a warm lamp is another colour, and its biography split at every change of light."""
+        cfg = self.config
+        first = np.asarray(record.boxes[:1], np.float32)
+        found = []
+        for s in scores:
+            if s.mean_sim < thresholds.tau_low or s.max_sim < cfg.still_tau_high or not len(first):
+                continue
+            latest = self.db.query_one(
+                "SELECT id, camera FROM observations WHERE entity_id = ? ORDER BY t_start DESC LIMIT 1", (s.entity_id,)
+            )
+            if latest is None or latest[1] != camera:
+                continue
+            _, boxes = self.boxes(int(latest[0]))
+            overlap = float(native.iou_matrix(first, boxes[-1:])[0, 0]) if len(boxes) else 0.0
+            if overlap < cfg.still_iou:
+                continue
+            veto = (
+                self._separation_veto(record, camera, refs.observation_ids[refs.owners == s.entity_id].tolist())
+                if cfg.use_separation
+                else None
+            )
+            if veto is None:
+                found.append(replace(s, in_place=overlap))
+        return max(found, key=lambda s: (likeness(s), -s.entity_id)) if found else None
 
     def _face_verdict(self, record: ObservationRecord) -> FaceVerdict:
         """What the observation's faces say (nothing without faces, or with face processing off)."""
@@ -791,6 +835,8 @@ def _score_json(s: CandidateScore) -> dict[str, object]:
     if s.face is not None:  # only where faces were compared
         out["face"] = s.face
         out["face_verdict"] = s.face_verdict
+    if s.in_place is not None:  # only where it let the candidate in
+        out["in_place"] = s.in_place
     return out
 
 
@@ -806,4 +852,5 @@ def score_from_json(d: Mapping[str, Any]) -> CandidateScore:
         None if d.get("incompatible_category") is None else str(d["incompatible_category"]),
         None if d.get("face") is None else float(d["face"]),
         None if d.get("face_verdict") is None else str(d["face_verdict"]),
+        None if d.get("in_place") is None else float(d["in_place"]),
     )

@@ -73,6 +73,9 @@ class ClipRecord:
     t_start: float
     t_end: float
     keyframes: tuple[str, ...] = ()
+    #: the camera's view moved while it recorded (worn, handheld, panning): where a thing is in its frames is not
+    #: where it is in the room
+    moving: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.camera, str) or not self.camera.strip() or len(self.camera) > 200:
@@ -312,6 +315,9 @@ class CandidateScore:
     #: what the faces say: "same" (a match: that person whatever the clothes), "different" (another person: vetoed),
     #: None (no faces, or in between, or as like another person: body appearance decides)
     face_verdict: str | None = None
+    #: where the observation was first seen overlapped where this candidate was last seen (the boxes' IoU), when
+    #: that let it in (an object still in place: AssociationConfig.still_iou)
+    in_place: float | None = None
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,10 @@ class Store(Reads, Housekeeping):
                     placed[r.track_id] = (place_id, likeness)
                     if named:  # a place the user named: the thing was there
                         records[i] = replace(r, description=replace(r.description, zone=named))
-            decisions = [self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id)) for r in records]
+            decisions = [
+                self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id), moving=clip.moving)
+                for r in records
+            ]
             if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
                 marks = ",".join("?" * len(decisions))
                 now_in = dict(
@@ -293,7 +296,13 @@ class Store(Reads, Housekeeping):
         return IngestResult(clip_id, True, tuple(decisions))
 
     def _write_observation(
-        self, clip_id: int, camera: str, r: ObservationRecord, place: tuple[int, float] | None = None
+        self,
+        clip_id: int,
+        camera: str,
+        r: ObservationRecord,
+        place: tuple[int, float] | None = None,
+        *,
+        moving: bool = False,
     ) -> AssociationDecision:
         space_id = self._space(r.embedding_space, int(r.embedding.size))
         d = r.description
@@ -340,7 +349,7 @@ class Store(Reads, Housekeeping):
         )
         if r.faces is not None and self.associator.faces is not None:  # face processing off: no face is kept
             write_observation_faces(self.db, observation_id, r.face_space, r.faces)
-        return self.associator.associate(observation_id, r, camera, space_id)
+        return self.associator.associate(observation_id, r, camera, space_id, moving=moving)
 
     def close_episodes(self, camera: str | None = None) -> list[int]:
         """Summarises the windows still open (of one camera, or all): for a recording that will not

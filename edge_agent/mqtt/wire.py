@@ -55,6 +55,7 @@ def _body(p: PerceivedClip, node: str, media: dict[str, bytes]) -> dict[str, Any
         "t_start": c.t_start,
         "t_end": c.t_end,
         "keyframes": list(c.keyframes),
+        "moving": c.moving,
         "caption": p.caption,
         "speech": [list(s) for s in p.speech],
         "observations": [
@@ -149,6 +150,7 @@ def decode(payload: bytes) -> tuple[str, PerceivedClip]:
         _field(data, "t_start", (int, float), where),
         _field(data, "t_end", (int, float), where),
         tuple(_field(data, "keyframes", list, where)),
+        moving=data.get("moving", False) is True,
     )
     where = f"the {clip.camera} clip at {clip.t_start:.3f}"
     records = []

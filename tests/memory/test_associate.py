@@ -3,6 +3,8 @@ two-threshold rule, the bounded FIFO, the audit log and both candidate indexes."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from helpers.memory import DAY, SPACE, clip, near, observation, unit
@@ -108,6 +110,42 @@ def test_the_thing_with_a_near_identical_sighting_beats_a_lookalike_liker_on_ave
     assert scores[ids[0]].qualifies and scores[ids[2]].qualifies
     assert scores[ids[2]].mean_sim > scores[ids[0]].mean_sim
     assert decision.entity_id == ids[0]
+
+
+@pytest.mark.parametrize(
+    ("case", "same"),
+    [
+        ("in place", True),
+        ("elsewhere", False),
+        ("moving camera", False),
+        ("seen since on another camera", False),
+        ("off", False),
+    ],
+)
+def test_a_thing_still_where_it_was_left_keeps_its_biography_under_another_light(tmp_path, red_mug, case, same):
+    """GEB's rule alone starts a new biography (one reference 0.84 alike, tau_high 0.88); first seen where it was
+    last seen, on a fixed camera, the thing is the same: not seen elsewhere, nor on a camera that moves, nor when it
+    was seen since on another camera, nor with the cue off."""
+    spot = [100, 100, 140, 160]
+    config = AssociationConfig(still_iou=0.0) if case == "off" else AssociationConfig()
+    with Store(tmp_path / "home", config=config) as store:
+        first = store.ingest_clip(clip(0), [observation(1, 0.0, spot, red_mug)]).decisions[0]
+        if case == "seen since on another camera":
+            store.ingest_clip(clip(DAY / 2, camera="hall"), [observation(1, DAY / 2, spot, red_mug)])
+        where = [400, 100, 440, 160] if case == "elsewhere" else [102, 98, 142, 158]
+        later_clip = replace(clip(DAY), moving=case == "moving camera")
+        later = store.ingest_clip(later_clip, [observation(1, DAY, where, near(red_mug, 0.84, seed=3))]).decisions[0]
+        assert (later.entity_id == first.entity_id) is same and later.created_entity is not same
+        (candidate,) = later.candidates
+        assert not candidate.qualifies  # GEB's two thresholds alone
+        if same:
+            assert candidate.in_place == pytest.approx(2204 / 2596)  # the boxes' IoU
+            (row,) = store.db.query(
+                "SELECT candidates FROM association_log WHERE observation_id = ?", (later.observation_id,)
+            )
+            assert '"in_place"' in row[0]
+        else:
+            assert candidate.in_place is None
 
 
 def test_no_veto_ablation_merges_lookalikes(tmp_path, red_mug):
@@ -293,8 +331,8 @@ def test_a_float16_matrix_takes_close_calls_on_float32_vectors(tmp_path, red_mug
             first = s.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 40, 40], red_mug)]).decisions[0]
             far = s.ingest_clip(clip(60), [observation(1, 60.0, [0, 0, 40, 40], near(red_mug, 0.2, seed=3))])
             assert reads == [] and far.decisions[0].created_entity  # clearly another thing: no float32 read
-            close = s.ingest_clip(
-                clip(DAY), [observation(1, DAY, [0, 0, 40, 40], near(red_mug, tau + offset, seed=4))]
+            close = s.ingest_clip(  # elsewhere: not where it was last seen
+                clip(DAY), [observation(1, DAY, [200, 0, 240, 40], near(red_mug, tau + offset, seed=4))]
             ).decisions[0]
             decisions[precision] = close.entity_id == first.entity_id
             (score,) = [c for c in close.candidates if c.entity_id == first.entity_id]

@@ -15,7 +15,8 @@ MUG = unit(np.r_[np.ones(8), np.zeros(8)])
 
 
 def _mug(t: float, vector: np.ndarray, track: int = 1):
-    return observation(track, t, (100, 100, 140, 140), vector)
+    """A mug seen at ``t``, at a spot of its own (one still where it was last seen is that thing: not in question)."""
+    return observation(track, t, (100 + t, 100, 140 + t, 140), vector)
 
 
 def test_a_near_miss_is_possibly_the_same_and_a_later_match_of_both_joins_them(tmp_path):

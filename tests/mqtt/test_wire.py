@@ -3,6 +3,7 @@ bound by smaller pictures, and a bad message is refused with the field named, ne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -20,6 +21,8 @@ def test_a_clip_comes_out_as_it_went_in():
     assert node == "node-a"
     assert got.clip == sent.clip and got.caption == sent.caption and got.speech == sent.speech
     assert got.media == sent.media and got.key == sent.key == ("kitchen", 1_780_000_000_250)
+    worn = dataclasses.replace(sent, clip=dataclasses.replace(sent.clip, moving=True))  # a worn camera's, too
+    assert decode(encode(worn, "node-a", 1 << 20))[1].clip.moving and not got.clip.moving
     for a, b in zip(sent.observations, got.observations):
         assert (a.track_id, a.kind, a.category, a.embedding_space, a.crop_path) == (
             b.track_id,
