@@ -78,7 +78,7 @@ class _TextGrouping(Associator):
         self.groups: dict[tuple[str, str], int] = {}
 
     def associate(
-        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int
+        self, observation_id: int, record: ObservationRecord, camera: str, space_id: int, *, moving: bool = False
     ) -> AssociationDecision:
         d = record.description
         key = (record.category, label(record.category, d.colours, d.pattern))

@@ -10,7 +10,9 @@ shows separation evidence against it: on frames both have (same camera), boxes w
 say. Nor does a candidate whose category is not compatible with the observation's (the same, or one
 group of detector classes confused on one thing: edge_agent.memory.categories): a couch never absorbs a
 cell phone. The qualifying candidate most like the observation wins (:func:`likeness`: the mean plus the
-greatest similarity to its references); none qualifies -> a new entity.
+greatest similarity to its references); none qualifies -> a new entity, unless the observation is an object first
+seen on a fixed camera where a candidate was last seen (``still_iou``) and still like it (mean >= ``tau_low``,
+greatest >= ``still_tau_high``): things stay where they were put while the light on them changes.
 Every decision goes to association_log with its numbers, vetoed candidates with the reason.
 
 Unresolved identity (GEB keeps one instance under several identifiers while the evidence is unresolved): a

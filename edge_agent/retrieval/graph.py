@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 
 _FORMAT = 3  #: 2: the shares are float32; 3: the rows are saved with the arrays
 SCALES = ("clip", "10min", "hour", "day")  #: episode scales, by code
-_TABLES = ("observations", "clips", "episodes")
 
 
 @dataclass
@@ -98,26 +97,24 @@ class GraphRows:
             return np.array([codes.setdefault(str(c), len(codes)) for c in names], dtype=np.int32)
 
         obs, episodes = raw["observations"], raw["episodes"]
-        scale_codes = {name: i for i, name in enumerate(SCALES)}
-        rows = cls(
+        clip_cameras, episode_cameras = code(raw["clip_cameras"]), code(raw["episode_cameras"])
+        return cls(
             obs[:, 0].copy(),
             obs[:, 1].copy(),
             obs[:, 2].copy(),
             raw["observation_times"],
             raw["clips"],
             raw["clip_times"],
-            code(raw["clip_cameras"]),
+            clip_cameras,
             episodes[:, 0].copy(),
             episodes[:, 1].copy(),
             episodes[:, 2].copy(),
             raw["episode_times"],
-            code(raw["episode_cameras"]),
-            np.array([scale_codes[str(s)] for s in raw["episode_scales"]], dtype=np.int8),
+            episode_cameras,
+            np.array([SCALES.index(str(s)) for s in raw["episode_scales"]], dtype=np.int8),
             raw["entity_relations"],
-            [],
+            list(codes),
         )
-        rows.cameras = list(codes)
-        return rows
 
     @classmethod
     def read(cls, store: Store) -> GraphRows:

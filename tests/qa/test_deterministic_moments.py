@@ -248,7 +248,9 @@ def test_last_seen_follows_a_possibly_same_continuation(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         first = store.ingest_clip(clip(DAY), [seen(DAY, a, "sink")]).decisions[0]
         store.ingest_clip(clip(DAY + 600), [seen(DAY + 600, near(a, 0.99, seed=1), "table")])
-        later = store.ingest_clip(clip(2 * DAY), [seen(2 * DAY, near(a, 0.8, seed=2), "door")]).decisions[0]
+        later = store.ingest_clip(  # by the door: elsewhere in the frame
+            clip(2 * DAY), [seen(2 * DAY, near(a, 0.8, seed=2), "door", box=(300, 0, 340, 40))]
+        ).decisions[0]
         assert later.created_entity and [(x, y) for x, y, _ in store.possibly_same()] == [
             (first.entity_id, later.entity_id)
         ]
