@@ -19,7 +19,8 @@ __all__ = ["local_push", "personalized_pagerank", "push_from", "transition_matri
 
 def transition_matrix(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> sp.csr_matrix:
     """Column-stochastic transitions of an undirected weighted graph with ``n`` nodes (edges given
-    once). A node without edges keeps its mass (self-loop), so no relevance leaks away."""
+    once). A node without edges keeps its mass (self-loop), so no relevance leaks away. The SciPy reference: the
+    memory graph makes its transpose with the native :func:`edge_agent.native.row_stochastic`, tested against this."""
     import scipy.sparse as sp
 
     r = np.concatenate([rows, cols])

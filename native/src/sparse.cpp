@@ -1,10 +1,8 @@
 #include "sparse.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <utility>
 #include <cstddef>
 #include <stdexcept>
 #include <thread>
