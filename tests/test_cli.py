@@ -122,8 +122,8 @@ def test_bench_retrieval_json_keys(capsys):
         assert {"launch_to_first_answer_s", "peak_rss_mb", "stage_ms_p50", "stage_ms_p95"} <= set(serving)
         assert set(serving["stage_ms_p95"]) == {"index", "seeds", "ppr", "select", "render"}
         assert 0 < serving["launch_to_first_answer_s"] < 120 and r["vector_recall_at_10"] == 1.0  # all exact so small
-        assert 0 <= r["same_evidence_as_power"] <= 1
-    assert set(result["targets"]) == {"vector_recall_at_10", "push_same_evidence_as_power"}  # others: 100k and 1M
+        assert 0 <= r["same_evidence_as_exact"] <= 1
+    assert set(result["targets"]) == {"vector_recall_at_10", "push_same_evidence_as_exact"}  # others: 100k and 1M
 
 
 def test_a_long_running_writer_keeps_the_text_index_warm(tmp_path, embedder):

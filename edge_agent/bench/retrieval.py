@@ -5,7 +5,8 @@ batches (each text embedded once, every sighting's vector moved a little: a desc
 then the vector index is sealed. For each size, a freshly started serving process reports the time from its
 launch to its first answer, p50 / p95 of every stage over the questions and its resident memory; the index
 bytes on disk, the recall@10 of the approximate vector search against sqlite-vec's exhaustive search, and PPR by
-local push against power iteration (time, and the same evidence) come from the benchmark's own process."""
+local push against power iteration (time) and against exact PPR (the same evidence, on 60 questions) come from the
+benchmark's own process."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 import edge_agent
 from edge_agent import __version__
 from edge_agent.memory import Store
-from edge_agent.memory.seed import seed_memory, seed_text_vectors
+from edge_agent.memory.seed import seed_memory, seed_questions, seed_text_vectors
 from edge_agent.memory.textindex import TextIndex
 from edge_agent.perception.text import MiniLMTextEmbedder
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
@@ -43,6 +44,9 @@ QUESTIONS = (
     "where is the white book?",
     "yellow chair in the centre",
 )
+AGREEMENT_EXTRA = 48  #: questions drawn from the memory's vocabulary, besides QUESTIONS, for local push against exact
+#: Exact PPR, the reference local push is measured against: power iteration until a step moves less than 1e-8
+EXACT_PPR = RetrievalConfig(ppr="power", ppr_tolerance=1e-8, ppr_steps=200)
 
 
 def serve_probe(home: str, rounds: int = 3, *, first_only: bool = False) -> dict[str, Any]:
@@ -195,6 +199,7 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
     against power iteration."""
     started = time.perf_counter()
     embedder = MiniLMTextEmbedder()
+    agreement = list(QUESTIONS) + seed_questions(AGREEMENT_EXTRA, seed=seed)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "home") as store:
         have = 0
@@ -215,16 +220,19 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             graph_s = time.perf_counter() - t
             serving = _serving(store.home)
             recall = _recall(retriever.index)
-            # Local push (the default) against power iteration (the exact reference) on the same questions: the
-            # PPR stage's time and whether the evidence chosen is the same.
-            exact = Retriever(store, embedder, RetrievalConfig(ppr="power"))
-            exact.retrieve(QUESTIONS[0])  # its graph
-            same, push_ms, power_ms = 0, [], []
+            # Local push (the default) against power iteration: the PPR stage's time on the questions, and whether
+            # the evidence chosen is the one exact PPR (power iteration run to convergence) chooses, on more
+            # questions than a dozen: one question in twelve is 8 points.
+            power = Retriever(store, embedder, RetrievalConfig(ppr="power"))
+            exact = Retriever(store, embedder, EXACT_PPR)
+            push_ms, power_ms = [], []
             for q in QUESTIONS:
+                push_ms.append(retriever.retrieve(q).timings_ms["ppr"])
+                power_ms.append(power.retrieve(q).timings_ms["ppr"])
+            same = 0
+            for q in agreement:
                 a, b = retriever.retrieve(q), exact.retrieve(q)
                 same += set(a.observation_ids) == set(b.observation_ids) and set(a.episode_ids) == set(b.episode_ids)
-                push_ms.append(a.timings_ms["ppr"])
-                power_ms.append(b.timings_ms["ppr"])
             database = store.home / "memory.db"
             rows.append(
                 {
@@ -232,7 +240,7 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
                     "entities": len(store.entities()),
                     "ppr_push_ms_p50": float(np.median(push_ms)),
                     "ppr_power_ms_p50": float(np.median(power_ms)),
-                    "same_evidence_as_power": same / len(QUESTIONS),
+                    "same_evidence_as_exact": same / len(agreement),
                     "seed_s": seed_s,
                     "text_vectors_s": vectors_s,
                     "vector_index_s": index_s,
@@ -271,15 +279,16 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             "value": big["vector_recall_at_10"],
             "met": big["vector_recall_at_10"] >= 0.95,
         }
-        targets["push_same_evidence_as_power"] = {
+        targets["push_same_evidence_as_exact"] = {
             "target": ">= 0.95",
-            "value": big["same_evidence_as_power"],
-            "met": big["same_evidence_as_power"] >= 0.95,
+            "value": big["same_evidence_as_exact"],
+            "met": big["same_evidence_as_exact"] >= 0.95,
         }
     return {
         "benchmark": "retrieval",
         "version": __version__,
         "questions": len(QUESTIONS),
+        "agreement_questions": len(QUESTIONS) + AGREEMENT_EXTRA,
         "sizes": rows,
         "targets": targets,
         "duration_s": time.perf_counter() - started,
@@ -315,8 +324,8 @@ def format_table(result: dict[str, Any]) -> str:
             f"(model {sv['embedder_load_s']:.2f} s, memory {sv['first_retrieve_s']:.2f} s), first round p50 "
             f"{sv['first_round_ms_p50']:.1f} / p95 {sv['first_round_ms_p95']:.1f} ms; PPR local push "
             f"{r['ppr_push_ms_p50']:.1f} ms vs power iteration {r['ppr_power_ms_p50']:.1f} ms "
-            f"({r['ppr_power_ms_p50'] / max(r['ppr_push_ms_p50'], 1e-9):.1f}x), the same evidence on "
-            f"{100 * r['same_evidence_as_power']:.0f}% of the questions"
+            f"({r['ppr_power_ms_p50'] / max(r['ppr_push_ms_p50'], 1e-9):.1f}x), the same evidence as exact PPR on "
+            f"{100 * r['same_evidence_as_exact']:.1f}% of {result['agreement_questions']} questions"
             + (
                 f"; then a clip: the graph brought up to date {r['graph_after_a_clip_s']:.2f} s vs made from all of "
                 f"memory {r['graph_from_all_of_memory_s']:.2f} s "

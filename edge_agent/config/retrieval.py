@@ -72,11 +72,12 @@ class RetrievalConfig(StrictModel):
         "iteration over the whole graph (the exact reference)",
     )
     push_epsilon: float = Field(
-        1e-5,
+        5e-6,
         gt=0,
         description="local push: a node passes its mass on while its residual exceeds this times its edges (smaller: "
-        "closer to power iteration, more work; measured: at 1e-5 the same evidence as power iteration on every "
-        "question of `bench retrieval` at 20k and 100k observations, 5-6x faster at 100k)",
+        "closer to exact PPR, more work; measured on a million-observation memory, 150 questions against power "
+        "iteration to 1e-12: the same evidence on 97.3% at 1e-5 (5.5 ms p50), 99.3% at 5e-6 (7.5 ms), 100% at 3e-6 "
+        "(11.6 ms)",
     )
     ppr_share: float = Field(
         0.6, ge=0, le=1, description="final rank = ppr_share x PPR + (1 - ppr_share) x question similarity"

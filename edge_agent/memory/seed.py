@@ -13,7 +13,7 @@ import numpy as np
 from edge_agent.memory.store import Store
 from edge_agent.memory.textindex import ITEM_TABLES, TextIndex
 
-__all__ = ["seed_entities", "seed_memory", "seed_text_vectors"]
+__all__ = ["seed_entities", "seed_memory", "seed_questions", "seed_text_vectors"]
 
 _COLOURS = ("red", "blue", "green", "black", "white", "grey", "brown", "yellow")
 _CATEGORIES = (
@@ -40,6 +40,29 @@ _PLACES = (
     "by the door",
 )
 _MOTIONS = ("staying in place", "moving left", "moving right", "moving up")
+
+
+def seed_questions(n: int, *, seed: int = 0) -> list[str]:
+    """``n`` questions in a seeded memory's words (where is / what was at a place / when / how many times / what
+    moved on a camera), drawn from its vocabulary: enough questions to measure a rate, not a dozen."""
+    rng = np.random.default_rng(seed)
+    forms = (
+        "where is the {colour} {category}?",
+        "the {colour} {category} {place}",
+        "when was the {category} {place}?",
+        "how many times was the {colour} {category} {place}?",
+        "what was {motion} on camera{camera}?",
+    )
+    return [
+        forms[int(rng.integers(len(forms)))].format(
+            colour=_COLOURS[int(rng.integers(len(_COLOURS)))],
+            category=_CATEGORIES[int(rng.integers(len(_CATEGORIES)))][0],
+            place=_PLACES[int(rng.integers(len(_PLACES)))],
+            motion=_MOTIONS[int(rng.integers(len(_MOTIONS)))],
+            camera=int(rng.integers(3)),
+        )
+        for _ in range(n)
+    ]
 
 
 def seed_memory(
