@@ -30,15 +30,17 @@ true sample of its episode (``t_start`` for absences and leaving). Scoring match
 to its events one to one: alerts in time order, each to the unmatched event with the nearest
 ``t_start`` among those with ``t_start - tol <= alert.t <= t_end + tol`` and, when the alert's entity is
 labelled with an instance (the majority label of its observations), of that instance. ``tol`` is
-``2 * release_s`` for state rules and ``clip_seconds + release_s`` for absences (the absence time is
-counted in recorded time on both sides, so it only differs by where the last sighting fell in its clip).
+``2 * release_s`` for state rules and ``clip_seconds + release_s`` for absences, whose times are compared on the
+recorded clock (:func:`recorded_clock`: seconds the camera had recorded by then): the absence is counted in recorded
+time on both sides, so they only differ by where the last sighting fell in its clip, and an alert due in the last
+seconds of one recording and one due early in the next are seconds apart, not the hours the camera was off.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -57,6 +59,7 @@ __all__ = [
     "entity_labels",
     "episodes",
     "match_alerts",
+    "recorded_clock",
     "score_alerts",
     "summarize_alerts",
     "tolerances",
@@ -237,6 +240,19 @@ def tolerances(world: World, settings: ResolverSettings, clip_seconds: float) ->
         k: clip_seconds + settings.release_s if p.relation == "absent" else 2 * settings.release_s
         for k, p in enumerate(rule_predicates(world.scenario))
     }
+
+
+def recorded_clock(sessions: Sequence[tuple[float, float]]) -> Callable[[float], float]:
+    """t -> the seconds the camera had recorded by t (``sessions``: (start, end) when it was on, sorted, apart)."""
+    starts = np.array([a for a, _ in sessions], np.float64)
+    ends = np.array([b for _, b in sessions], np.float64)
+    before = np.concatenate([[0.0], np.cumsum(ends - starts)])
+
+    def clock(t: float) -> float:
+        k = int(np.searchsorted(starts, t, side="right"))  # sessions begun by t
+        return 0.0 if k == 0 else float(before[k - 1] + min(t, ends[k - 1]) - starts[k - 1])
+
+    return clock
 
 
 def entity_labels(observation_entity: Mapping[int, int], observation_label: Mapping[int, str]) -> dict[int, str]:

@@ -130,6 +130,11 @@ class Scenario(_Model):
     imaging: ImagingSpec = Field(default_factory=ImagingSpec)
     questions_per_day: int = Field(10, ge=0, le=200)
     rules: list[RuleSpec] = Field(default_factory=list)
+    away: dict[str, float] = Field(
+        default_factory=dict,
+        description="things that leave the home with a person (a thing's id -> a chance per session): one at home is "
+        "taken out at the end of a session, and one away brought back at its start, with that chance each",
+    )
     # extensions (optional)
     sample_fps: float = Field(2.0, gt=0, le=30, description="frames rendered per second (what perception samples)")
     rooms: list[list[str]] | None = Field(None, description="wearable: places grouped into rooms, in walking order")
@@ -180,6 +185,10 @@ def load_scenario(path: str | Path) -> Scenario:
             raise ScenarioError(f"{path}: {e.id!r}: outfits, weight and named are for people (category 'person')")
     if scenario.episode_seconds[0] <= 0 or scenario.episode_seconds[0] > scenario.episode_seconds[1]:
         raise ScenarioError(f"{path}: episode_seconds must be [min, max] with 0 < min <= max")
+    things = {e.id for e in scenario.things}
+    for thing, chance in scenario.away.items():
+        if thing not in things or not 0 <= chance <= 1:
+            raise ScenarioError(f"{path}: away: {thing!r} must be a thing of the scenario with a chance in [0, 1]")
     try:
         rule_predicates(scenario)
     except ScenarioError as exc:
@@ -351,6 +360,9 @@ class _Layout:
         return (x - self.slot_width / 2, self.height * 0.35, x + self.slot_width / 2, self.height)
 
 
+AWAY = "away"  #: where a thing taken out of the home is
+
+
 def _things_at(place: str, where: dict[str, str], order: list[str]) -> list[str]:
     return [i for i in order if where.get(i) == place]
 
@@ -377,6 +389,9 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     door = "door" if "door" in scenario.places else scenario.places[-1]
     imaging = scenario.imaging
     look = np.random.default_rng([seed, 7919])  # its own stream: the script is the same with or without it
+    outside = np.random.default_rng([seed, 104729])  # things taken out and brought back
+    if set(scenario.away) - set(things):
+        raise ScenarioError(f"away: no thing {sorted(set(scenario.away) - set(things))[0]!r} in the scenario")
     for day in range(scenario.days):
         light = 1.0 + scenario.lighting_drift * float(rng.uniform(-1, 1))
         tint = (
@@ -394,7 +409,16 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
                 t0 = sessions[-1].t_end + 5
             duration = float(rng.uniform(*scenario.episode_seconds))
             actor = _actor(people, spec, rng)
-            plan = _plan(rng, scenario, where, things, spec, surfaces)
+            home = [t for t in things if where[t] != AWAY]
+            plan = _plan(rng, scenario, where, home, spec, surfaces)
+            if scenario.away:  # its own stream: the rest of the script is the same with or without it
+                back = [t for t in things if where[t] == AWAY and outside.random() < scenario.away[t]]
+                out = [t for t in scenario.away if where[t] != AWAY and outside.random() < scenario.away[t]][:1]
+                plan = (
+                    [("bring_back", t, str(surfaces[int(outside.integers(len(surfaces)))])) for t in back]
+                    + [a for a in plan if a[1] not in out]
+                    + [("take_out", t, door) for t in out]
+                )
             session = _perform(
                 len(sessions), t0, fps, duration, actor, plan, where, door, layout, scenario, spec, events, rng
             )
@@ -528,6 +552,22 @@ def _perform(
     events.append(Event(t, "enter", actor, actor, door))
     stay(1.0)
     for kind, thing, target in plan:
+        if kind == "bring_back":  # comes in in the hand, put down
+            where[thing] = f"carried:{actor}"
+            carried = thing
+            walk_to(layout.x[target])
+            where[thing] = target
+            carried = None
+            events.append(Event(t, "bring_back", actor, thing, target))
+            stay(1.5)
+            continue
+        if kind == "take_out":  # picked up, and out of the door with them at the end
+            walk_to(layout.x[where[thing]])
+            events.append(Event(t, "take_out", actor, thing, where[thing]))
+            where[thing] = f"carried:{actor}"
+            carried = thing
+            stay(1.0)
+            continue
         if kind == "animal":
             events.append(Event(t, "on" if target == "sofa" else "off", None, thing, target))
             where[thing] = target
@@ -552,6 +592,9 @@ def _perform(
         stay(remaining)  # the wearer looks on where they are
     walk_to(layout.x[door])
     events.append(Event(t, "leave", actor, actor, door))
+    if carried is not None:  # taken out
+        where[carried] = AWAY
+        carried = None
     if scenario.camera.kind == "fixed":
         present = False  # the recording runs on a while after they have gone
         stay(max(remaining, 2.0))

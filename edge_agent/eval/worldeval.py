@@ -35,7 +35,15 @@ from edge_agent.capture import MOTSequenceSource
 from edge_agent.config import Config
 from edge_agent.errors import InvalidInputError
 from edge_agent.eval import texture
-from edge_agent.eval.alerts import RaisedAlert, entity_labels, score_alerts, summarize_alerts, tolerances, true_alerts
+from edge_agent.eval.alerts import (
+    RaisedAlert,
+    entity_labels,
+    recorded_clock,
+    score_alerts,
+    summarize_alerts,
+    tolerances,
+    true_alerts,
+)
 from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
 from edge_agent.eval.faces import DrawnFaces, portrait
 from edge_agent.eval.groundtruth import GroundTruth
@@ -214,11 +222,14 @@ def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int
         )
         for a in raised
     ]
+    events = true_alerts(world, settings)
+    # Absences count recorded time: their alerts and events are compared on the recorded clock.
+    absent = {k for k, p in enumerate(rule_predicates(world.scenario)) if p.relation == "absent"}
+    clock = recorded_clock([(s.t_start, s.t_end) for s in world.sessions])
+    alerts = [replace(a, t=clock(a.t), detected_at=clock(a.detected_at)) if a.rule in absent else a for a in alerts]
+    events = [replace(e, t_start=clock(e.t_start), t_end=clock(e.t_end)) if e.rule in absent else e for e in events]
     return score_alerts(
-        [r.text for r in world.scenario.rules],
-        alerts,
-        true_alerts(world, settings),
-        tolerances(world, settings, config.capture.clip_seconds),
+        [r.text for r in world.scenario.rules], alerts, events, tolerances(world, settings, config.capture.clip_seconds)
     )
 
 

@@ -379,8 +379,9 @@ class Resolver:
         who = f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}"
         where = f" on camera {camera}" if camera else ""
         if p.relation == "absent":
+            span = float(p.absent_for_s or 0)
             return (
-                f"{who} has not been seen for {p.absent_for_s / 3600:g} h "
+                f"{who} has not been seen for {f'{span / 3600:g} h' if span >= 3600 else f'{span / 60:g} min'} "
                 f"(since {format_utc(last_seen if last_seen is not None else t - float(p.absent_for_s or 0))} UTC)"
             )
         if p.times is not None:

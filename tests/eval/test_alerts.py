@@ -220,3 +220,20 @@ def test_an_unknown_person_is_one_the_household_did_not_name():
     world = World(scenario, 0, sessions, [], [], {"hall": ON, "door": OFF}, "people")
     events = true_alerts(world, SETTINGS)
     assert [(e.instance, e.t_start) for e in events] == [("visitor", 2 * day + 36001.0)]
+
+
+def test_absences_are_compared_on_the_recorded_clock():
+    """An absence due in the last seconds of one recording and one due early in the next are seconds apart on the
+    clock absences count (the camera was off in between), hours apart on the wall."""
+    from edge_agent.eval.alerts import recorded_clock
+
+    clock = recorded_clock([(0.0, 10.0), (100.0, 110.0), (1000.0, 1010.0)])
+    assert [clock(t) for t in (-5.0, 5.0, 50.0, 105.0, 500.0, 2000.0)] == [0.0, 5.0, 10.0, 15.0, 20.0, 30.0]
+    alert, event = RaisedAlert(0, "keys", 9.0, 10.0), TrueAlert(0, "keys", 1003.0, 1003.0)
+    assert match_alerts([alert], [event], {0: 15.0}) == []  # on the wall: 994 s early
+    on_clock = match_alerts(
+        [RaisedAlert(0, "keys", clock(9.0), clock(10.0))],
+        [TrueAlert(0, "keys", clock(1003.0), clock(1003.0))],
+        {0: 15.0},
+    )
+    assert on_clock == [(0, 0)]  # on the recorded clock: 14 s

@@ -53,7 +53,7 @@ def _write(tmp_path: Path, data: dict) -> Path:
 
 
 @pytest.mark.parametrize(
-    "name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "living-room", "people-days"]
+    "name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "wearable-away", "living-room", "people-days"]
 )
 def test_shipped_scenarios_load_and_simulate(name):
     scenario = load_scenario(SCENARIOS / f"{name}.json")
@@ -257,6 +257,37 @@ def test_world_does_not_depend_on_the_process_hash_seed(tmp_path):
         for seed in ("1", "2")
     }
     assert len(digests) == 1
+
+
+def test_things_taken_out_are_unseen_until_brought_back_and_the_rest_of_the_script_is_the_same(tmp_path):
+    from edge_agent.eval.alerts import true_alerts
+    from edge_agent.eval.world import Scenario
+    from edge_agent.rules.resolver import ResolverSettings
+
+    plain = Scenario.model_validate(TINY | {"episodes_per_day": 12})
+    away = Scenario.model_validate(
+        TINY
+        | {
+            "episodes_per_day": 12,
+            "away": {"keys": 0.5},
+            "rules": [{"text": "tell me if the keys have not been seen for 20 seconds"}],
+        }
+    )
+    a, b = simulate(plain, seed=1), simulate(away, seed=1)
+    assert [s.t_start for s in a.sessions] == [s.t_start for s in b.sessions]
+    assert not [e for e in a.events if e.kind in ("take_out", "bring_back")] and not true_alerts(a, ResolverSettings())
+    out = [e.t for e in b.events if e.kind == "take_out"]
+    back = [e.t for e in b.events if e.kind == "bring_back"]
+    assert out and back
+    for s in b.sessions:  # between leaving with them and coming back with them, no frame shows the keys
+        gone = [t for t in out if t < s.t_start and not any(t < r < s.t_start for r in back)]
+        if gone and not any(s.t_start <= r <= s.t_end for r in back):
+            assert not s.visible("keys")
+    for thing in ("mug_striped", "mug_plain"):  # what never leaves is seen as often as before
+        assert sum(len(s.visible(thing)) > 0 for s in a.sessions) == sum(len(s.visible(thing)) > 0 for s in b.sessions)
+    assert true_alerts(b, ResolverSettings())  # the keys' absence is an event to alert on
+    with pytest.raises(ScenarioError, match="away: 'wallet'"):
+        load_scenario(_write(tmp_path, TINY | {"away": {"wallet": 0.5}}))
 
 
 def test_harder_imaging_changes_the_pixels_not_the_script():

@@ -120,7 +120,7 @@ def test_absence_fires_at_the_right_simulated_time(home):
         assert len(alerts) == 1
         assert alerts[0].t == pytest.approx(seen_until + 12 * HOUR)
         assert alerts[0].detected_at == pytest.approx(T0 + 13 * HOUR)  # the end of the clip holding that moment
-        assert "not been seen" in alerts[0].message
+        assert "not been seen for 12 h (since" in alerts[0].message
         # seen again, then absent again: a second alert for the new absence
         ingest(store, T0 + 16 * HOUR, [observation(1, T0 + 16 * HOUR, OFF_SOFA, KEYS, category="keys", frames=4)])
         ingest(store, T0 + 16 * HOUR + 10, [dog(T0 + 16 * HOUR + 10, [OFF_SOFA] * 4)], length=13 * HOUR)
@@ -142,6 +142,16 @@ def test_absence_counts_the_hours_the_camera_recorded_not_those_it_was_off(home)
         assert alerts[0] == [] and alerts[1] == []
         (alert,) = alerts[2]
         assert alert.t == pytest.approx(T0 + 1.5 + 4 * HOUR + 8 * HOUR)  # 2 h before the break, 2 h after it
+
+
+def test_a_short_absence_is_said_in_minutes(home):
+    with Store(home) as store:
+        add(store, "tell me if the keys have not been seen for 1 minute")
+        resolver = Resolver(store, zones=ZONES)
+        ingest(store, T0, [observation(1, T0, OFF_SOFA, KEYS, category="keys", frames=4)], length=10.0)
+        ingest(store, T0 + 10, [dog(T0 + 10, [OFF_SOFA] * 4)], length=120.0)
+        (alert,) = resolver.process()
+        assert "has not been seen for 1 min (since" in alert.message and alert.t == pytest.approx(T0 + 1.5 + 60)
 
 
 def test_absence_counts_recording_that_memory_folded_away(home):
