@@ -49,6 +49,7 @@ __all__ = [
     "observation_crop",
     "observation_entities",
     "observations_with_crops",
+    "seen_with",
     "sightings_of",
     "stored_span_per_camera",
     "unnamed_people",
@@ -456,6 +457,27 @@ def at_place(db: Database, entity_ids: Sequence[int], places: Sequence[str], sta
                 f"({_marks(places)}) AND t_end >= ? AND t_start <= ? UNION SELECT entity_id FROM traces WHERE "
                 f"entity_id IN ({_marks(chunk)}) AND place IN ({_marks(places)}) AND t_end >= ? AND t_start <= ?",
                 [*chunk, *places, start, end, *chunk, *places, start, end],
+            )
+        )
+    return found
+
+
+def seen_with(db: Database, entity_ids: Sequence[int], places: Sequence[str], before: float | None = None) -> set[int]:
+    """Those of the entities seen with a thing of one of ``places`` in view (a detector class: "was anyone carrying
+    a bag?") or described at one (a named zone: "is anyone on the sofa?"), before ``before``."""
+    found: set[int] = set()
+    if not places:
+        return found
+    until = before if before is not None else 1e300
+    for chunk in _chunks(entity_ids):
+        found.update(
+            int(r[0])
+            for r in db.query(
+                f"SELECT o.entity_id FROM observations o JOIN observation_company c ON c.observation_id = o.id "
+                f"WHERE o.entity_id IN ({_marks(chunk)}) AND c.category IN ({_marks(places)}) AND o.t_start < ? "
+                f"UNION SELECT entity_id FROM observations WHERE entity_id IN ({_marks(chunk)}) AND zone IN "
+                f"({_marks(places)}) AND t_start < ?",
+                [*chunk, *places, until, *chunk, *places, until],
             )
         )
     return found

@@ -366,10 +366,17 @@ class DeterministicController:
             least = 0.25 if query.intent in ("exists", "count", "which_camera") else max(most / 2, 1e-9)
             seen = sorted((s for s in seen if shares.get(s[0], 0.0) >= least), key=lambda s: -shares.get(s[0], 0.0))
             what = f"{' '.join(a for a in query.attributes if _COLOURS.get(a) or a in COLOUR_NAMES)} {what}"
+        company = ""
+        plain_count = query.intent == "count" and not _TIMES.search(question)
+        if seen and query.places and (query.intent == "exists" or plain_count):
+            # "was anyone carrying a bag?", "how many people were on the sofa?": those seen with it, or there
+            near = queries.seen_with(self.store.db, [s[0] for s in seen], query.places, before=as_of)
+            seen = [s for s in seen if s[0] in near]
+            company = f" with {_a(query.places[0])}"
         if not seen:
             where = f" on camera {query.camera}" if query.camera else ""
             when = f" before {_t(as_of)}" if as_of is not None else ""
-            none = f"I have not seen {_a(what)}{where}{when}."
+            none = f"I have not seen {_a(what)}{company}{where}{when}."
             if query.intent == "exists":
                 return "exists", f"No: {none}", [], False
             if query.intent == "count":
@@ -381,7 +388,7 @@ class DeterministicController:
             o = self._history(last[0], as_of)[-1]
             return (
                 "exists",
-                f"Yes: {len(seen)} {_plural(what, len(seen))} seen, the last at {_t(o.t_end)} on camera "
+                f"Yes: {len(seen)} {_plural(what, len(seen))}{company} seen, the last at {_t(o.t_end)} on camera "
                 f"{o.camera}: {o.description or 'no description'} (observation {o.id}).",
                 [cite(o)],
                 True,
@@ -395,7 +402,7 @@ class DeterministicController:
             cited = [cite(o) for o in self.store.observations_by_id([i for i in latest if i is not None])]
             return (
                 "count",
-                f"{n} {_plural(what, n)}{note}: {_count_of(observations, 'observation')} "
+                f"{n} {_plural(what, n)}{company}{note}: {_count_of(observations, 'observation')} "
                 f"on camera {', '.join(cameras)}.",
                 cited,
                 n,

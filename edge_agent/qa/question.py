@@ -51,10 +51,12 @@ _INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("exists", re.compile(r"^(?:is|are|was|were|did|do|does|have|has|had)\b|\bany\b|\bever\b|\bseen\b")),
 )
 
-# A category after one of these is where the subject is, or what it is with, not the subject itself.
+# A category after one of these is where the subject is, or what it is with (or carries), not the subject itself.
 _PLACE = re.compile(
     r"\b(?:on|in|inside|into|onto|near|by|at|beside|under|behind|next to|in front of|on top of|"
-    r"with|together with)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+)?$"
+    r"with|together with|carrying|holding|wearing|pushing|pulling|walking|riding|"
+    r"(?:anyone|someone|anybody|somebody|people|person|man|woman|he|she|they) (?:have|has|had))\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?$"
 )
 #: The described field an attribute question asks about (edge_agent.memory.queries.FIELDS), first match.
 _FIELDS = (
@@ -112,6 +114,7 @@ def parse_question(
     subject: list[str] = []
     places: list[str] = []
     said: list[str] = []
+    placed: dict[str, list[str]] = {}  # the words that named a place -> the classes they meant
     _, words = categories_in(text, known)
     position = 0
     for word in words:
@@ -122,6 +125,8 @@ def parse_question(
         into.extend(c for c in meant if c not in into)
         if into is subject:
             said.append(word)
+        else:
+            placed.setdefault(word, []).extend(meant)
     for zone in zones:
         for found in re.finditer(rf"\b{re.escape(zone.lower())}\b", text):
             if zone not in places and _PLACE.search(text[: found.start()]):
@@ -144,6 +149,9 @@ def parse_question(
         ):
             camera = known_camera
             break
+    if camera is not None:  # "people at the desk" with a camera named desk: the camera, not a thing there
+        view = re.sub(r"[-_]", " ", camera.lower())
+        places = [p for p in places if not any(p in meant and word == view for word, meant in placed.items())]
     if not subject and places and intent in ("where", "when_first", "when_last", "exists", "count", "attribute"):
         subject, places = (
             places,

@@ -70,7 +70,7 @@ def test_shipped_scenarios_load_and_simulate(name):
 def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_scenario("living-room").name == "living-room"
-    shipped = "kitchen-harder, kitchen-lookalikes, living-room, people-days, wearable-rooms"
+    shipped = "kitchen-harder, kitchen-lookalikes, living-room, people-days, wearable-away, wearable-rooms"
     with pytest.raises(ScenarioError, match=f"shipped scenarios: {shipped}"):
         load_scenario("no-such-world")
 

@@ -45,7 +45,13 @@ def street(tmp_path):
                         _vector(2 + p),
                         kind="person",
                         category="person",
-                        description=said("person", colour="black", region="centre", motion="moving left"),
+                        description=said(
+                            "person",
+                            colour="black",
+                            region="centre",
+                            motion="moving left",
+                            company=[("dog", 1)] if k == 3 and p == 0 else (),  # one walks past the dog
+                        ),
                     )
                     for p in range(3)
                 ),
@@ -104,6 +110,20 @@ def test_the_person_in_red_is_the_one_described_so(street, embedder):
         assert black.text.startswith("3 black people") and black.choice == "3"
         never = controller.ask("Was there a green truck?", choices=["yes", "no"])
         assert never.text == "No: I have not seen a green truck." and never.choice == "no"
+
+
+def test_a_person_carrying_or_with_a_thing_is_one_seen_with_it(street, embedder):
+    """ "Was anyone carrying a bag?" asks about people seen with a bag, not about people: no bag, no."""
+    with Store(street) as store:
+        controller = DeterministicController(store, embedder)
+        bag = controller.ask("Was anyone carrying a backpack?", choices=["yes", "no"])
+        assert bag.query["categories"] == ("person",) and bag.query["places"] == ("backpack",)
+        assert bag.text == "No: I have not seen a person with a backpack." and bag.choice == "no"
+        dog = controller.ask("Was anyone walking a dog?", choices=["yes", "no"])
+        assert dog.text.startswith("Yes: 1 person with a dog seen") and dog.choice == "yes"
+        many = controller.ask("How many people were with a dog?", choices=["1", "2", "4"])
+        assert many.text.startswith("1 person with a dog") and many.choice == "1"
+        assert controller.ask("How many people were there?", choices=["1", "4"]).choice == "4"
 
 
 def test_what_happened_is_read_from_the_episodes(street, embedder):

@@ -45,6 +45,12 @@ def test_places_names_cameras_and_attributes():
     assert alice.name == "Alice" and alice.entity_id == 3 and alice.has_subject
     assert parse_question("Where was the striped red cup?").attributes == ("striped", "red")
     assert categories_in("where is my cell phone?")[0] == ("cell phone",)  # the phrase, not "phone" alone
+    carrying = parse_question("Was anyone carrying a backpack?")  # what a person carries, has or walks is company
+    assert carrying.categories == ("person",) and carrying.places == ("backpack",)
+    assert parse_question("Did anyone have a dog?").places == ("dog",)
+    assert parse_question("Has the cat been on the sofa?").categories == ("cat",)  # "has" alone is no company
+    desk = parse_question("How many people were seen at the desk?", cameras=["desk"])  # the camera named desk
+    assert desk.camera == "desk" and desk.places == ()
 
 
 def test_categories_memory_holds_beyond_the_detector_vocabulary():
