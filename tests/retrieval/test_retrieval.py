@@ -518,3 +518,17 @@ def test_a_fresh_retriever_answers_from_the_saved_graph(tmp_path, embedder):
     with Store(home) as store:
         second = Retriever(store, embedder).retrieve(question)
         assert (second.observation_ids, second.episode_ids) == (first.observation_ids, first.episode_ids)
+
+
+def test_ids_are_found_by_table_when_dense_and_by_search_when_sparse():
+    from edge_agent.retrieval.graph import _distinct, _positions
+
+    dense = np.array([3, -1, 7, 3, 5, 7, -1], np.int64)
+    assert _distinct(dense).tolist() == [3, 5, 7] and _distinct(dense).dtype == np.int64
+    sparse = np.array([10**12, 5, -1, 10**12], np.int64)  # ids far apart: no table the size of the largest
+    assert _distinct(sparse).tolist() == [5, 10**12]
+    for ids in (np.array([3, 5, 7]), np.array([5, 10**12])):
+        values = np.array([7, 4, -1, 5, 10**12, 10**13, 3])
+        expected = [ids.tolist().index(v) if v in ids.tolist() else -1 for v in values.tolist()]
+        assert _positions(ids, values).tolist() == expected
+    assert _positions(np.array([], np.int64), np.array([1, 2])).tolist() == [-1, -1]
