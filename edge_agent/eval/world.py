@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.config import describe_validation_error
@@ -147,6 +147,14 @@ class Scenario(_Model):
         "embedder reads, edge_agent.eval.faces); 0: no faces drawn",
     )
 
+    @model_validator(mode="after")
+    def _away_things(self) -> Scenario:
+        things = {e.id for e in self.things}
+        for thing, chance in self.away.items():
+            if thing not in things or not 0 <= chance <= 1:
+                raise ValueError(f"away: {thing!r} must be a thing of the scenario with a chance in [0, 1]")
+        return self
+
     @property
     def people(self) -> list[EntitySpec]:
         return [e for e in self.entities if e.category == "person"]
@@ -185,10 +193,6 @@ def load_scenario(path: str | Path) -> Scenario:
             raise ScenarioError(f"{path}: {e.id!r}: outfits, weight and named are for people (category 'person')")
     if scenario.episode_seconds[0] <= 0 or scenario.episode_seconds[0] > scenario.episode_seconds[1]:
         raise ScenarioError(f"{path}: episode_seconds must be [min, max] with 0 < min <= max")
-    things = {e.id for e in scenario.things}
-    for thing, chance in scenario.away.items():
-        if thing not in things or not 0 <= chance <= 1:
-            raise ScenarioError(f"{path}: away: {thing!r} must be a thing of the scenario with a chance in [0, 1]")
     try:
         rule_predicates(scenario)
     except ScenarioError as exc:
@@ -390,8 +394,6 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     imaging = scenario.imaging
     look = np.random.default_rng([seed, 7919])  # its own stream: the script is the same with or without it
     outside = np.random.default_rng([seed, 104729])  # things taken out and brought back
-    if set(scenario.away) - set(things):
-        raise ScenarioError(f"away: no thing {sorted(set(scenario.away) - set(things))[0]!r} in the scenario")
     for day in range(scenario.days):
         light = 1.0 + scenario.lighting_drift * float(rng.uniform(-1, 1))
         tint = (

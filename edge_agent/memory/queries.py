@@ -7,7 +7,8 @@ plain tuples, dicts or sets, and the caller makes its own models of them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from edge_agent.clock import after_recording
@@ -442,45 +443,51 @@ def sightings_of(
     return [(int(i), float(a), float(b), int(n), sorted(str(c).split(","))) for i, a, b, n, c in rows]
 
 
+def _entities_where(
+    db: Database, entity_ids: Sequence[int], query: Callable[[list[int]], tuple[str, list[Any]]]
+) -> set[int]:
+    """The entity ids ``query`` (the SQL and its parameters for a chunk of ``entity_ids``) selects, chunk by chunk."""
+    found: set[int] = set()
+    for chunk in _chunks(entity_ids):
+        sql, params = query(chunk)
+        found.update(int(r[0]) for r in db.query(sql, params))
+    return found
+
+
 def at_place(db: Database, entity_ids: Sequence[int], places: Sequence[str], start: float, end: float) -> set[int]:
     """Those of the entities seen at one of ``places`` (a named zone) between ``start`` and ``end``: an observation
     described there, or a trace (folded sightings) there that spans part of the time. "The cup that was by the
     dishwasher at nine" is one of these."""
-    found: set[int] = set()
     if not places:
-        return found
-    for chunk in _chunks(entity_ids):
-        found.update(
-            int(r[0])
-            for r in db.query(
-                f"SELECT entity_id FROM observations WHERE entity_id IN ({_marks(chunk)}) AND zone IN "
-                f"({_marks(places)}) AND t_end >= ? AND t_start <= ? UNION SELECT entity_id FROM traces WHERE "
-                f"entity_id IN ({_marks(chunk)}) AND place IN ({_marks(places)}) AND t_end >= ? AND t_start <= ?",
-                [*chunk, *places, start, end, *chunk, *places, start, end],
-            )
-        )
-    return found
+        return set()
+    return _entities_where(
+        db,
+        entity_ids,
+        lambda chunk: (
+            f"SELECT entity_id FROM observations WHERE entity_id IN ({_marks(chunk)}) AND zone IN "
+            f"({_marks(places)}) AND t_end >= ? AND t_start <= ? UNION SELECT entity_id FROM traces WHERE "
+            f"entity_id IN ({_marks(chunk)}) AND place IN ({_marks(places)}) AND t_end >= ? AND t_start <= ?",
+            [*chunk, *places, start, end, *chunk, *places, start, end],
+        ),
+    )
 
 
 def seen_with(db: Database, entity_ids: Sequence[int], places: Sequence[str], before: float | None = None) -> set[int]:
     """Those of the entities seen with a thing of one of ``places`` in view (a detector class: "was anyone carrying
-    a bag?") or described at one (a named zone: "is anyone on the sofa?"), before ``before``."""
-    found: set[int] = set()
+    a bag?") or at one (a named zone, :func:`at_place`: "is anyone on the sofa?"), before ``before``."""
     if not places:
-        return found
-    until = before if before is not None else 1e300
-    for chunk in _chunks(entity_ids):
-        found.update(
-            int(r[0])
-            for r in db.query(
-                f"SELECT o.entity_id FROM observations o JOIN observation_company c ON c.observation_id = o.id "
-                f"WHERE o.entity_id IN ({_marks(chunk)}) AND c.category IN ({_marks(places)}) AND o.t_start < ? "
-                f"UNION SELECT entity_id FROM observations WHERE entity_id IN ({_marks(chunk)}) AND zone IN "
-                f"({_marks(places)}) AND t_start < ?",
-                [*chunk, *places, until, *chunk, *places, until],
-            )
-        )
-    return found
+        return set()
+    until = before if before is not None else math.inf
+    company = _entities_where(
+        db,
+        entity_ids,
+        lambda chunk: (
+            f"SELECT o.entity_id FROM observations o JOIN observation_company c ON c.observation_id = o.id "
+            f"WHERE o.entity_id IN ({_marks(chunk)}) AND c.category IN ({_marks(places)}) AND o.t_start < ?",
+            [*chunk, *places, until],
+        ),
+    )
+    return company | at_place(db, entity_ids, places, -math.inf, until)
 
 
 #: The described fields a question may ask about, by name (observations' columns).
