@@ -19,7 +19,7 @@ import numpy as np
 
 from edge_agent.clock import find_days, find_times, format_utc
 from edge_agent.memory import Observation, Store, queries
-from edge_agent.memory.consolidate import facts
+from edge_agent.memory.consolidate import facts, traces
 from edge_agent.memory.description import place_phrase
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
@@ -39,6 +39,13 @@ _AWAY_CLIPS = 2
 #: A thing moved counts where it was put: a place it was read at for less than this before it was read at another
 #: (a worn camera's view of a thing carried past a table) is on the way, not where it went.
 _SETTLE_S = 10.0
+#: A thing seen at a place within this many seconds of a moment a question names was there then (times are written
+#: to the second); one seen there only further from it, within the retrieval's ``around_seconds``, is a second choice.
+_AT_MOMENT_S = 2.0
+#: At most this many of a thing's stays ground an answer that it did not move; a stay is begun again when it was
+#: unseen longer than this (the camera off, or out of view).
+_STAYS_CITED = 24
+_UNSEEN_S = 60.0
 _MANY = re.compile(r"\b(most|all|every|each)\b", re.I)
 #: Words a choice may use for a described value.
 _SAID_AS = {
@@ -309,7 +316,10 @@ class DeterministicController:
         elif _COUNT.search(question):
             tool, text, cited = "count", *self._count(evidence, as_of, question)
         elif around and _AFTER.search(question):
-            tool, text, cited = "after", *self._after(evidence, as_of, around)
+            tool, text, cited = (
+                "after",
+                *self._after(evidence, as_of, around, self._named(query, evidence, as_of, around)),
+            )
         elif _WHERE.search(question):
             tool, text, cited = "where", *self._where(evidence, as_of, around)
         else:
@@ -501,8 +511,13 @@ class DeterministicController:
         if not (generic and query.intent in ("when_first", "when_last")):  # "when was a person last seen?": the latest
             allowed = set(ids)
             if query.places and around:  # "the cup that was by the dishwasher at nine": one of those there then
-                window = self.retriever.config.around_seconds
-                there = queries.at_place(self.store.db, ids, query.places, min(around) - window, max(around) + window)
+                there: set[int] = set()
+                for window in (_AT_MOMENT_S, self.retriever.config.around_seconds):  # at the moment, else near it
+                    there = queries.at_place(
+                        self.store.db, ids, query.places, min(around) - window, max(around) + window
+                    )
+                    if there:
+                        break
                 if there:
                     allowed = there
                     ids = [i for i in ids if i in there]
@@ -567,11 +582,19 @@ class DeterministicController:
             [cite(o) for o in then] + [cite(last)],
         )
 
+    def _named(self, query: Query, evidence: Evidence, as_of: float | None, around: Sequence[float]) -> int | None:
+        """The entity of the kind the question names that it means (:meth:`_among`); None when it names no kind or
+        memory holds none seen before ``as_of``."""
+        if not query.has_subject:
+            return None
+        seen = queries.sightings_of(self.store.db, query.categories, entity_id=query.entity_id, before=as_of)
+        return self._among([s[0] for s in seen], query, evidence, around) if seen else None
+
     def _after(
-        self, evidence: Evidence, as_of: float | None, around: Sequence[float]
+        self, evidence: Evidence, as_of: float | None, around: Sequence[float], subject: int | None = None
     ) -> tuple[str, list[dict[str, object]]]:
         """What changed for the subject after the moment named: the first later observation somewhere else."""
-        subject = self._subject(evidence, around=around)
+        subject = subject if subject is not None else self._subject(evidence, around=around)
         if subject is None:
             return "Memory holds nothing that matches the question.", []
         history = self._history(subject, as_of)
@@ -582,11 +605,11 @@ class DeterministicController:
         start = ([o for o in stays if o.t_start <= around[0] + window] or stays[:1])[-1]
         place = where(start)
         later = next((o for o in stays if o.t_start > start.t_end and where(o) != place), None)
-        if later is None:
+        if later is None:  # grounded on the moment and its latest sighting
             return (
                 f"After {_t(start.t_end)}, entity #{subject} stayed {place_phrase(place) or 'where it was'} "
-                "as far as memory knows.",
-                [cite(start)],
+                f"as far as memory knows (last seen {_t(history[-1].t_end)}).",
+                [cite(o) for o in {o.id: o for o in (start, history[-1])}.values()],
             )
         there = where(later)
         return (
@@ -640,11 +663,11 @@ class DeterministicController:
                     previous, carried = o, False
             what = f"came {' or '.join(sorted(map(place_phrase, places)))}" if places else "moved to another place"
             when = f" on {', '.join(_t(a)[:10] for a, _ in days)}" if days else ""
+            cited = sorted(arrivals + before, key=lambda o: o.t_start) or self._stays(subject, days, as_of)
             return (
                 f"{_count_of(len(arrivals), 'time')}: entity #{subject} ({entity.category}) {what}{when}"
                 + (f", at {', '.join(_t(o.t_start)[11:19] for o in arrivals)}." if arrivals else "."),
-                [cite(o) for o in sorted(arrivals + before, key=lambda o: o.t_start)]
-                or [cite(o) for o in history[-1:]],
+                [cite(o) for o in cited or history[-1:]],
             )
         shown = [o for o in history if not days or any(a <= o.t_start < b for a, b in days)]
         dates = sorted({_t(o.t_start)[:10] for o in shown})
@@ -653,6 +676,22 @@ class DeterministicController:
             f"({', '.join(dates)}).",
             [cite(o) for o in shown],
         )
+
+    def _stays(self, subject: int, days: Sequence[tuple[float, float]], as_of: float | None) -> list[Observation]:
+        """What grounds "it did not move" on the days named: where it was seen each time it was seen again (its
+        traces begun in them after a place change or :data:`_UNSEEN_S` unseen), at most :data:`_STAYS_CITED`."""
+        begun: list[int] = []
+        place, seen_to = None, -np.inf
+        for tr in traces(self.store, subject):
+            if as_of is not None and tr.t_start >= as_of:
+                break
+            again = tr.place != place or tr.t_start - seen_to > _UNSEEN_S
+            if again and (not days or any(a <= tr.t_start < b for a, b in days)):
+                begun.append(tr.first_observation_id)
+            place, seen_to = tr.place, max(seen_to, tr.t_end)
+        if len(begun) > _STAYS_CITED:
+            begun = [begun[int(i)] for i in np.linspace(0, len(begun) - 1, _STAYS_CITED)]
+        return self.store.observations_by_id(begun)
 
     def _who(
         self, evidence: Evidence, as_of: float | None, around: Sequence[float] = (), subject: int | None = None
