@@ -64,7 +64,18 @@ def csr_matvec(
 ) -> npt.NDArray[np.float64]: ...
 def row_stochastic(
     n_nodes: int, a: _I64, b: _I64, w: npt.NDArray[np.float64]
-) -> tuple[_I64, _I32, npt.NDArray[np.float32]]: ...
+) -> tuple[_I64, _I32, npt.NDArray[np.float32], npt.NDArray[np.float64]]: ...
+def row_stochastic_extend(
+    indptr: _I64,
+    indices: _I32,
+    data: npt.NDArray[np.float32],
+    degree: npt.NDArray[np.float64],
+    old_starts: _I64,
+    new_starts: _I64,
+    a: _I64,
+    b: _I64,
+    w: npt.NDArray[np.float64],
+) -> tuple[_I64, _I32, npt.NDArray[np.float32], npt.NDArray[np.float64]]: ...
 def ppr_push(
     indptr: _I64,
     indices: _I32,

@@ -32,6 +32,7 @@ __all__ = [
     "linear_assignment",
     "ppr_push",
     "row_stochastic",
+    "row_stochastic_extend",
     "separation",
 ]
 
@@ -350,16 +351,50 @@ def ppr_push(
     return PushResult(found, values, int(pushes), float(residual))
 
 
-def row_stochastic(
-    n_nodes: int, a: npt.ArrayLike, b: npt.ArrayLike, weights: npt.ArrayLike
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+#: A row-stochastic matrix in CSR arrays (indptr, indices, data) with each row's sum of weights (0: no edges).
+Stochastic = tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32], npt.NDArray[np.float64]]
+
+
+def row_stochastic(n_nodes: int, a: npt.ArrayLike, b: npt.ArrayLike, weights: npt.ArrayLike) -> Stochastic:
     """Where each node of an undirected weighted graph passes its relevance, as CSR arrays (indptr, indices, data)
-    for :func:`ppr_push`: row u holds u's neighbours in increasing order, each with its edge's share of u's weights
-    (edges (a[k], b[k]) given once; repeated ones summed; weights <= 0 left out); a node without edges keeps its mass
-    (a self-loop of 1). The same matrix as SciPy's normalised adjacency (``transition_matrix(...).T``), in O(edges)."""
+    for :func:`ppr_push`, and each row's sum of weights: row u holds u's neighbours in increasing order, each with its
+    edge's share of u's weights (edges (a[k], b[k]) given once; repeated ones summed; weights <= 0 left out); a node
+    without edges keeps its mass (a self-loop of 1, weight sum 0). The same matrix as SciPy's normalised adjacency
+    (``transition_matrix(...).T``), in O(edges)."""
     ends = [_integers(name, value, np.int64).reshape(-1) for name, value in (("a", a), ("b", b))]
     w = np.ascontiguousarray(_real_array("weights", weights), dtype=np.float64).reshape(-1)
     if int(n_nodes) < 0:
         raise ValueError(f"n_nodes must be >= 0, got {n_nodes}")
-    indptr, indices, data = _native.row_stochastic(int(n_nodes), ends[0], ends[1], w)
-    return indptr, indices, data
+    return _native.row_stochastic(int(n_nodes), ends[0], ends[1], w)
+
+
+def row_stochastic_extend(
+    earlier: Stochastic,
+    old_starts: npt.ArrayLike,
+    new_starts: npt.ArrayLike,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    weights: npt.ArrayLike,
+) -> Stochastic:
+    """:func:`row_stochastic` of a graph grown by nodes and edges, made from ``earlier`` (its arrays and weight sums)
+    in one pass: the nodes are in consecutive blocks, block k at ``old_starts[k]`` before and ``new_starts[k]`` after
+    (its earlier nodes first, in order, then the added ones); (a, b, weights) are the added edges in the new numbering.
+    Equal to remaking it from every edge, up to float32 rounding of the touched rows."""
+    indptr, indices, data, degree = earlier
+    starts = [
+        _integers(name, value, np.int64).reshape(-1)
+        for name, value in (("old_starts", old_starts), ("new_starts", new_starts))
+    ]
+    ends = [_integers(name, value, np.int64).reshape(-1) for name, value in (("a", a), ("b", b))]
+    w = np.ascontiguousarray(_real_array("weights", weights), dtype=np.float64).reshape(-1)
+    return _native.row_stochastic_extend(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(indices, dtype=np.int32),
+        np.ascontiguousarray(data, dtype=np.float32),
+        np.ascontiguousarray(degree, dtype=np.float64),
+        starts[0],
+        starts[1],
+        ends[0],
+        ends[1],
+        w,
+    )

@@ -124,6 +124,9 @@ def test_bench_retrieval_json_keys(capsys):
         assert 0 < serving["launch_to_first_answer_s"] < 120 and r["vector_recall_at_10"] == 1.0  # all exact so small
         assert 0 <= r["same_evidence_as_exact"] <= 1
     assert set(result["targets"]) == {"vector_recall_at_10", "push_same_evidence_as_exact"}  # others: 100k and 1M
+    last = result["sizes"][-1]  # then a clip: the graph grown, remade, and a new process's first answer behind it
+    assert {"graph_after_a_clip_s", "graph_remade_from_rows_s", "graph_from_all_of_memory_s"} <= set(last)
+    assert 0 < last["first_question_graph_behind_s"] < 120
 
 
 def test_a_long_running_writer_keeps_the_text_index_warm(tmp_path, embedder):

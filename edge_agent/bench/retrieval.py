@@ -170,26 +170,37 @@ def _file_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.exists() else 0
 
 
-def _graph_after_a_clip(store: Store, retriever: Retriever, seed: int) -> dict[str, float]:
-    """One more clip written: the graph brought up to date from the rows it changed (in the process that had the
-    last one), against making it from all of memory again (what every change cost before); and a question's graph
-    as of the memory's midpoint, cut from the rows."""
+def _graph_after_a_clip(store: Store, retriever: Retriever, seed: int) -> dict[str, Any]:
+    """One more clip written: the graph grown by it from its arrays (in the process that had the last one), against
+    remaking the arrays from the rows with the clip's read again (what that cost before) and making them from all of
+    memory (before that); a question's graph as of the memory's midpoint, cut from the rows; and a new serving
+    process's first answer while the saved graph is that clip behind (as while `watch` writes)."""
     weights = retriever.config.weights
     current = load_graph(store, weights)
     seed_memory(store, 4, seed=seed)
+    revision = store.graph_revision()
     t = time.perf_counter()
     updated = load_graph(store, weights, current)
     update_s = time.perf_counter() - t
+    t = time.perf_counter()
+    rows = current.rows.updated(store, current.revision, revision)
+    MemoryGraph.of(rows if rows is not None else GraphRows.read(store), weights, revision)
+    remade_s = time.perf_counter() - t
     t = time.perf_counter()
     MemoryGraph.of(GraphRows.read(store), weights)
     whole_s = time.perf_counter() - t
     t = time.perf_counter()
     times = updated.rows.observation_times
     MemoryGraph.of(updated.rows.before(float(np.median(times))) if len(times) else updated.rows, weights)
+    as_of_s = time.perf_counter() - t
+    behind = _serving(store.home)
     return {
         "graph_after_a_clip_s": update_s,
+        "graph_remade_from_rows_s": remade_s,
         "graph_from_all_of_memory_s": whole_s,
-        "graph_as_of_s": time.perf_counter() - t,
+        "graph_as_of_s": as_of_s,
+        "first_question_graph_behind_s": behind["launch_to_first_answer_s"],
+        "first_question_graph_behind_runs_s": behind["launch_to_first_answer_runs_s"],
     }
 
 
@@ -271,6 +282,12 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             "value": big["serving"]["launch_to_first_answer_s"],
             "met": big["serving"]["launch_to_first_answer_s"] < 1,
         }
+        if "first_question_graph_behind_s" in big:
+            targets["first_question_s_at_1M_graph_behind"] = {
+                "target": "< 1",
+                "value": big["first_question_graph_behind_s"],
+                "met": big["first_question_graph_behind_s"] < 1,
+            }
         rss = big["serving"]["peak_rss_mb"]
         targets["serving_peak_rss_mb_at_1M"] = {"target": "< 1024", "value": rss, "met": rss is not None and rss < 1024}
     if big is not None:
@@ -327,10 +344,12 @@ def format_table(result: dict[str, Any]) -> str:
             f"({r['ppr_power_ms_p50'] / max(r['ppr_push_ms_p50'], 1e-9):.1f}x), the same evidence as exact PPR on "
             f"{100 * r['same_evidence_as_exact']:.1f}% of {result['agreement_questions']} questions"
             + (
-                f"; then a clip: the graph brought up to date {r['graph_after_a_clip_s']:.2f} s vs made from all of "
-                f"memory {r['graph_from_all_of_memory_s']:.2f} s "
-                f"({r['graph_from_all_of_memory_s'] / max(r['graph_after_a_clip_s'], 1e-9):.1f}x), as of a past "
-                f"moment {r['graph_as_of_s']:.2f} s"
+                f"; then a clip: the graph grown {r['graph_after_a_clip_s']:.2f} s vs remade from the rows "
+                f"{r['graph_remade_from_rows_s']:.2f} s "
+                f"({r['graph_remade_from_rows_s'] / max(r['graph_after_a_clip_s'], 1e-9):.1f}x) and made from all of "
+                f"memory {r['graph_from_all_of_memory_s']:.2f} s, as of a past moment {r['graph_as_of_s']:.2f} s; "
+                f"a new process's first answer with the saved graph a clip behind "
+                f"{r['first_question_graph_behind_s']:.2f} s"
                 if "graph_after_a_clip_s" in r
                 else ""
             )

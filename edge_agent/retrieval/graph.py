@@ -6,8 +6,10 @@ The arrays are saved beside the database (``<home>/index/graph/``) with the memo
 schema triggers whenever a node or link changes), the relation weights they were made with and the rows they were
 made of. A process that finds them current opens them memory-mapped instead of reading a year of rows again, and
 only the pages local push walks become resident; one that finds them behind reads only the rows changed since
-(memory records which, per revision) and remakes the arrays from the saved rows with them: after a clip, the
-clip's rows, not the year's. A question about an earlier moment (``as_of``) is answered from the rows that
+(memory records which, per revision). Where memory only added (clips, observations, episodes, entities, relations:
+what ingest does), the arrays are grown from the earlier ones in one pass, touched rows re-weighted from each node's
+saved weight sum; where it changed or let go of rows (a merge, a correction, retention), the arrays are remade from
+the saved rows with the changed ones. A question about an earlier moment (``as_of``) is answered from the rows that
 existed then, cut from the same arrays."""
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ __all__ = ["Csr", "GraphRows", "MemoryGraph", "RelationWeights", "load_graph"]
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 3  #: 2: the shares are float32; 3: the rows are saved with the arrays
+_FORMAT = 4  #: 2: the shares are float32; 3: the rows are saved with the arrays; 4: and each node's weight sum
 SCALES = ("clip", "10min", "hour", "day")  #: episode scales, by code
 
 
@@ -159,7 +161,8 @@ class MemoryGraph:
     passes: Csr  #: where each node passes its relevance, row-stochastic (row u: u's links), for local push
     rows: GraphRows  #: what it was made of; node i < n_obs is observation rows.observation_ids[i], then entities,
     entity_ids: np.ndarray  # clips and episodes, each in id order
-    revision: int = -1  #: memory's graph revision it was made at (-1: not known)
+    revision: int  #: memory's graph revision it was made at (-1: not known)
+    degree: np.ndarray  #: each node's sum of edge weights (0: none), what the graph is grown from
     _transitions: sp.csr_matrix | None = None
     _by_clip: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -223,6 +226,7 @@ class MemoryGraph:
             "indices": self.passes.indices,
             "data": self.passes.data,
             "entity_ids": self.entity_ids,
+            "degree": self.degree,
             **self.rows.arrays(),
         }
         for array_name, array in arrays.items():
@@ -249,7 +253,14 @@ class MemoryGraph:
         manifest = _manifest(folder)
         if manifest is None or manifest.get("format") != _FORMAT:
             return None
-        names = ["indptr", "indices", "data", "entity_ids", *(f.name for f in fields(GraphRows) if f.name != "cameras")]
+        names = [
+            "indptr",
+            "indices",
+            "data",
+            "entity_ids",
+            "degree",
+            *(f.name for f in fields(GraphRows) if f.name != "cameras"),
+        ]
         try:
             saved = folder / str(manifest["folder"])
             a = {name: np.load(saved / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in names}
@@ -259,7 +270,7 @@ class MemoryGraph:
             log.warning("the saved memory graph in %s is unreadable (%s): rebuilding it", folder, exc)
             return None
         passes = Csr(a.pop("indptr"), a.pop("indices"), a.pop("data"))
-        entity_ids = a.pop("entity_ids")
+        entity_ids, degree = a.pop("entity_ids"), a.pop("degree")
         rows = GraphRows(**a, cameras=cameras)
         n_nodes = len(passes.indptr) - 1
         counted = len(rows.observation_ids) + len(entity_ids) + len(rows.clip_ids) + len(rows.episode_ids)
@@ -275,10 +286,11 @@ class MemoryGraph:
             or passes.indices.dtype != np.int32
             or passes.data.dtype != np.float32
             or len(passes.indices) != int(passes.indptr[-1])
+            or len(degree) != n_nodes
         ):
             log.warning("the saved memory graph in %s does not add up: rebuilding it", folder)
             return None
-        return cls(passes, rows, entity_ids, revision), manifest
+        return cls(passes, rows, entity_ids, revision, degree), manifest
 
     @classmethod
     def build(cls, store: Store, weights: RelationWeights | None = None, before: float | None = None) -> MemoryGraph:
@@ -290,78 +302,253 @@ class MemoryGraph:
     @classmethod
     def of(cls, rows: GraphRows, weights: RelationWeights | None = None, revision: int = -1) -> MemoryGraph:
         """The graph made of ``rows``."""
-        if weights is None:
-            weights = RelationWeights()
-        entity_ids = _distinct(rows.observation_entities)
-        n_obs, n_ent, n_clip = len(rows.observation_ids), len(entity_ids), len(rows.clip_ids)
-        ent_base, clip_base, ep_base = n_obs, n_obs + n_ent, n_obs + n_ent + n_clip
-        clip_ids, ep_ids = rows.clip_ids, rows.episode_ids
-        src: list[np.ndarray] = []
-        dst: list[np.ndarray] = []
-        w: list[np.ndarray] = []
+        entity_ids, n, src, dst, w = _edges(rows, weights if weights is not None else RelationWeights())
+        indptr, indices, data, degree = native.row_stochastic(n, src, dst, w)
+        return cls(Csr(indptr, indices, data), rows, entity_ids, revision, degree)
 
-        def add(a: np.ndarray, b: np.ndarray, weight: float | np.ndarray) -> None:
-            if np.any(np.asarray(weight) > 0) and len(a):
-                src.append(a)
-                dst.append(b)
-                w.append(np.broadcast_to(np.asarray(weight, np.float64), (len(a),)))
+    def grown(self, store: Store, revision: int, weights: RelationWeights) -> MemoryGraph | None:
+        """This graph (made with ``weights``) with what memory added up to ``revision`` (clips, observations, episodes,
+        entities, possibly-same relations), made from its arrays in one pass instead of from every row
+        (:func:`edge_agent.native.row_stochastic_extend`): the cost of copying them, not of remaking them. None
+        when memory changed otherwise (a row changed or let go, a relation changed, a clip or episode earlier than one
+        already there on its camera, an id below the graph's), or memory no longer knows what changed: then the graph
+        is remade from the rows."""
+        changed = store.graph_changes(self.revision, revision)
+        if changed is None:
+            return None
+        old = self.rows
+        fresh = GraphRows._from_memory(store.graph_rows(changed), old.cameras)
+        added = _appended(old, fresh, changed)
+        if added is None:
+            return None
+        rows = GraphRows(
+            **{
+                name: np.concatenate([np.asarray(getattr(old, name)), getattr(added, name)])
+                for names in GraphRows.COLUMNS.values()
+                for name in names
+            },
+            entity_relations=fresh.entity_relations,
+            cameras=fresh.cameras,
+        )
+        new_entities = _distinct(added.observation_entities)
+        new_entities = new_entities[~np.isin(new_entities, self.entity_ids)]
+        if len(new_entities) and len(self.entity_ids) and new_entities[0] <= self.entity_ids[-1]:
+            return None  # an entity seen before this graph without an observation in it (enrolled): remade
+        entity_ids = np.concatenate([np.asarray(self.entity_ids), new_entities])
+        sizes = [len(old.observation_ids), len(self.entity_ids), len(old.clip_ids), len(old.episode_ids)]
+        grown = [len(rows.observation_ids), len(entity_ids), len(rows.clip_ids), len(rows.episode_ids)]
+        edges = _added_edges(old, rows, added, self.entity_ids, entity_ids, grown, weights)
+        if edges is None:
+            return None
+        indptr, indices, data, degree = native.row_stochastic_extend(
+            (self.passes.indptr, self.passes.indices, self.passes.data, self.degree),
+            np.r_[0, np.cumsum(sizes)],
+            np.r_[0, np.cumsum(grown)],
+            *edges,
+        )
+        return MemoryGraph(Csr(indptr, indices, data), rows, entity_ids, revision, degree)
 
-        obs_nodes = np.arange(n_obs)
-        entity = rows.observation_entities
-        has_entity = entity >= 0
-        add(obs_nodes[has_entity], ent_base + _positions(entity_ids, entity[has_entity]), weights.membership)
-        related = rows.entity_relations
-        if len(related) and weights.possibly_same > 0:  # unresolved identity: a weaker entity - entity edge
-            a, b = related[:, 0].astype(np.int64), related[:, 1].astype(np.int64)
-            known = np.isin(a, entity_ids) & np.isin(b, entity_ids)
-            add(
-                ent_base + np.searchsorted(entity_ids, a[known]),
-                ent_base + np.searchsorted(entity_ids, b[known]),
-                weights.possibly_same * related[known, 2],
-            )
-        clip_of = _positions(clip_ids, rows.observation_clips)
-        in_clips = clip_of >= 0
-        add(obs_nodes[in_clips], clip_base + clip_of[in_clips], weights.provenance)
-        # Consecutive clips of one camera are temporally adjacent, and so are its consecutive episodes of one scale.
-        before, after = _consecutive(clip_ids, rows.clip_times, rows.clip_cameras)
+
+def _edges(rows: GraphRows, weights: RelationWeights) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
+    """The graph's nodes and edges made of ``rows``: (entity ids, number of nodes, edge ends a and b, weights); node
+    i < n_obs is observation i of the rows, then the entities, the clips and the episodes, each in id order."""
+    entity_ids = _distinct(rows.observation_entities)
+    n_obs, n_ent, n_clip = len(rows.observation_ids), len(entity_ids), len(rows.clip_ids)
+    ent_base, clip_base, ep_base = n_obs, n_obs + n_ent, n_obs + n_ent + n_clip
+    clip_ids, ep_ids = rows.clip_ids, rows.episode_ids
+    src: list[np.ndarray] = []
+    dst: list[np.ndarray] = []
+    w: list[np.ndarray] = []
+
+    def add(a: np.ndarray, b: np.ndarray, weight: float | np.ndarray) -> None:
+        if np.any(np.asarray(weight) > 0) and len(a):
+            src.append(a)
+            dst.append(b)
+            w.append(np.broadcast_to(np.asarray(weight, np.float64), (len(a),)))
+
+    obs_nodes = np.arange(n_obs)
+    entity = rows.observation_entities
+    has_entity = entity >= 0
+    add(obs_nodes[has_entity], ent_base + _positions(entity_ids, entity[has_entity]), weights.membership)
+    related = _relations(rows.entity_relations, entity_ids)
+    if len(related) and weights.possibly_same > 0:  # unresolved identity: a weaker entity - entity edge
         add(
-            clip_base + _positions(clip_ids, before),
-            clip_base + _positions(clip_ids, after),
-            weights.adjacency,
+            ent_base + np.searchsorted(entity_ids, related[:, 0].astype(np.int64)),
+            ent_base + np.searchsorted(entity_ids, related[:, 1].astype(np.int64)),
+            weights.possibly_same * related[:, 2],
         )
-        if len(ep_ids):
-            ep_nodes = ep_base + np.arange(len(ep_ids))
-            with_clip = rows.episode_clips >= 0
-            # Each observation to the episode(s) of its clip.
-            order = np.argsort(rows.episode_clips[with_clip], kind="stable")
-            ep_clip, ep_node = rows.episode_clips[with_clip][order], ep_nodes[with_clip][order]
-            position = np.searchsorted(ep_clip, rows.observation_clips)
-            found = (
-                (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == rows.observation_clips)
-                if len(ep_clip)
-                else np.zeros(n_obs, bool)
-            )
-            add(obs_nodes[found], ep_node[position[found]], weights.context)
-            parent = _positions(ep_ids, rows.episode_parents)
-            with_parent = parent >= 0
-            add(
-                ep_nodes[with_parent],
-                ep_base + parent[with_parent],
-                weights.containment,
-            )
-            coarser = rows.episode_scales != SCALES.index("clip")
-            group = rows.episode_cameras[coarser].astype(np.int64) * len(SCALES) + rows.episode_scales[coarser]
-            before, after = _consecutive(ep_ids[coarser], rows.episode_times[coarser], group)
-            add(ep_base + _positions(ep_ids, before), ep_base + _positions(ep_ids, after), weights.adjacency)
-        n = ep_base + len(ep_ids)
-        empty = np.empty(0, np.int64)
-        indptr, indices, data = native.row_stochastic(
-            n,
-            np.concatenate(src) if src else empty,
-            np.concatenate(dst) if dst else empty,
-            np.concatenate(w) if w else np.empty(0),
+    clip_of = _positions(clip_ids, rows.observation_clips)
+    in_clips = clip_of >= 0
+    add(obs_nodes[in_clips], clip_base + clip_of[in_clips], weights.provenance)
+    # Consecutive clips of one camera are temporally adjacent, and so are its consecutive episodes of one scale.
+    before, after = _consecutive(clip_ids, rows.clip_times, rows.clip_cameras)
+    add(
+        clip_base + _positions(clip_ids, before),
+        clip_base + _positions(clip_ids, after),
+        weights.adjacency,
+    )
+    if len(ep_ids):
+        ep_nodes = ep_base + np.arange(len(ep_ids))
+        with_clip = rows.episode_clips >= 0
+        # Each observation to the episode(s) of its clip.
+        order = np.argsort(rows.episode_clips[with_clip], kind="stable")
+        ep_clip, ep_node = rows.episode_clips[with_clip][order], ep_nodes[with_clip][order]
+        position = np.searchsorted(ep_clip, rows.observation_clips)
+        found = (
+            (position < len(ep_clip)) & (ep_clip[np.minimum(position, len(ep_clip) - 1)] == rows.observation_clips)
+            if len(ep_clip)
+            else np.zeros(n_obs, bool)
         )
-        return cls(Csr(indptr, indices, data), rows, entity_ids, revision)
+        add(obs_nodes[found], ep_node[position[found]], weights.context)
+        parent = _positions(ep_ids, rows.episode_parents)
+        with_parent = parent >= 0
+        add(
+            ep_nodes[with_parent],
+            ep_base + parent[with_parent],
+            weights.containment,
+        )
+        coarser = rows.episode_scales != SCALES.index("clip")
+        group = rows.episode_cameras[coarser].astype(np.int64) * len(SCALES) + rows.episode_scales[coarser]
+        before, after = _consecutive(ep_ids[coarser], rows.episode_times[coarser], group)
+        add(ep_base + _positions(ep_ids, before), ep_base + _positions(ep_ids, after), weights.adjacency)
+    empty = np.empty(0, np.int64)
+    return (
+        entity_ids,
+        ep_base + len(ep_ids),
+        np.concatenate(src) if src else empty,
+        np.concatenate(dst) if dst else empty,
+        np.concatenate(w) if w else np.empty(0),
+    )
+
+
+def _appended(old: GraphRows, fresh: GraphRows, changed: dict[str, np.ndarray]) -> GraphRows | None:
+    """The rows memory added since ``old`` (``fresh``: the rows that changed, as memory holds them now) when it only
+    added: every changed row is new, with an id above ``old``'s, or an episode whose links are as they were (its text
+    or end moved); None otherwise."""
+    columns: dict[str, Any] = {"entity_relations": fresh.entity_relations, "cameras": fresh.cameras}
+    for table, names in GraphRows.COLUMNS.items():
+        old_ids, ids = np.asarray(getattr(old, names[0])), getattr(fresh, names[0])
+        if len(ids) != len(changed[table]):
+            return None  # a row let go
+        new = ids > (int(old_ids[-1]) if len(old_ids) else -1)
+        if not new.all():
+            if table != "episodes":
+                return None
+            at = np.minimum(np.searchsorted(old_ids, ids[~new]), len(old_ids) - 1)
+            if np.any(old_ids[at] != ids[~new]) or any(
+                not np.array_equal(np.asarray(getattr(old, name))[at], getattr(fresh, name)[~new]) for name in names
+            ):
+                return None
+        columns.update({name: getattr(fresh, name)[new] for name in names})
+    return GraphRows(**columns)
+
+
+def _latest(ids: np.ndarray, times: np.ndarray, groups: np.ndarray, wanted: np.ndarray) -> dict[int, tuple[float, int]]:
+    """Per group of ``wanted``: the (time, id) of its latest row."""
+    out = {}
+    for g in np.unique(wanted).tolist():
+        mine = np.flatnonzero(groups == g)
+        if len(mine):
+            k = mine[np.lexsort((ids[mine], times[mine]))[-1]]
+            out[int(g)] = (float(times[k]), int(ids[k]))
+    return out
+
+
+def _added_edges(
+    old: GraphRows,
+    rows: GraphRows,
+    added: GraphRows,
+    old_entities: np.ndarray,
+    entities: np.ndarray,
+    sizes: list[int],
+    weights: RelationWeights,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The edges (a, b, weight) that ``added`` (the rows appended to ``old``, making ``rows``) brings, in the grown
+    graph's numbering (block sizes ``sizes``): those :func:`_edges` makes for the added rows with the earlier rows they
+    link to (their clips, episodes and parents, the latest clip and episode of each of their cameras and scales),
+    where at least one end is added, and the possibly-same relations new between the graph's entities. None where an
+    added row would change an earlier node's other links (a clip or episode earlier than one already there on its
+    camera, an episode of an earlier clip, a relation changed or let go)."""
+    clip_ids, ep_ids = np.asarray(old.clip_ids), np.asarray(old.episode_ids)
+    if np.isin(added.episode_clips[added.episode_clips >= 0], clip_ids).any():
+        return None  # an earlier clip's observations would be linked to it
+    old_cameras, old_scales = np.asarray(old.clip_cameras), np.asarray(old.episode_scales)
+    latest_clips = _latest(clip_ids, np.asarray(old.clip_times), old_cameras, added.clip_cameras)
+    for camera, (t, _) in latest_clips.items():
+        if added.clip_times[added.clip_cameras == camera].min() < t:
+            return None
+    coarser = old_scales != SCALES.index("clip")
+    groups = np.asarray(old.episode_cameras).astype(np.int64) * len(SCALES) + old_scales
+    new_groups = added.episode_cameras.astype(np.int64) * len(SCALES) + added.episode_scales
+    new_coarser = added.episode_scales != SCALES.index("clip")
+    latest_episodes = _latest(
+        ep_ids[coarser], np.asarray(old.episode_times)[coarser], groups[coarser], new_groups[new_coarser]
+    )
+    for group, (t, _) in latest_episodes.items():
+        if added.episode_times[new_coarser & (new_groups == group)].min() < t:
+            return None
+    # The earlier rows the added ones link to.
+    their_clips = np.setdiff1d(added.observation_clips, added.clip_ids)
+    want_clips = np.union1d(their_clips, [i for _, i in latest_clips.values()]).astype(np.int64)
+    want_episodes = np.union1d(
+        np.union1d(
+            np.setdiff1d(added.episode_parents[added.episode_parents >= 0], added.episode_ids),
+            [i for _, i in latest_episodes.values()],
+        ),
+        ep_ids[np.isin(old.episode_clips, their_clips)],
+    ).astype(np.int64)
+    columns: dict[str, Any] = {"entity_relations": np.empty((0, 3)), "cameras": rows.cameras}
+    columns.update({name: getattr(added, name) for name in GraphRows.COLUMNS["observations"]})
+    for table, wanted in (("clips", want_clips), ("episodes", want_episodes)):
+        names = GraphRows.COLUMNS[table]
+        at = _positions(np.asarray(getattr(old, names[0])), wanted)
+        at = at[at >= 0]
+        for name in names:
+            both = np.concatenate([np.asarray(getattr(old, name))[at], getattr(added, name)])
+            columns[name] = both
+        order = np.argsort(columns[names[0]], kind="stable")
+        columns.update({name: columns[name][order] for name in names})
+    local = GraphRows(**columns)
+    local_entities, _, a, b, w = _edges(local, weights)
+    # Local nodes to the grown graph's: each block's ids found among the grown rows' (or entities).
+    n_obs, n_ent, n_clip, _ = sizes
+    bases = np.cumsum([0, n_obs, n_ent, n_clip])
+    grown_ids = [rows.observation_ids, entities, rows.clip_ids, rows.episode_ids]
+    local_ids = [local.observation_ids, local_entities, local.clip_ids, local.episode_ids]
+    earlier = [len(old.observation_ids), len(old_entities), len(clip_ids), len(ep_ids)]
+    node, added_node = [], []
+    for k in range(4):
+        position = np.searchsorted(grown_ids[k], local_ids[k])
+        node.append(bases[k] + position)
+        added_node.append(position >= earlier[k])
+    node_of, is_added = np.concatenate(node).astype(np.int64), np.concatenate(added_node)
+    keep = is_added[a] | is_added[b]
+    a, b, w = node_of[a[keep]], node_of[b[keep]], w[keep]
+    # Possibly-same relations: the earlier ones between the graph's entities as they were; the new ones added.
+    before = _relations(old.entity_relations, old_entities)
+    after = _relations(rows.entity_relations, entities)
+    top = int(max(entities.max(initial=0), 0)) + 1
+    key_before = before[:, 0].astype(np.int64) * top + before[:, 1].astype(np.int64)
+    key_after = after[:, 0].astype(np.int64) * top + after[:, 1].astype(np.int64)
+    kept = np.isin(key_after, key_before)
+    if kept.sum() != len(before) or not np.array_equal(
+        after[kept][np.argsort(key_after[kept])][:, 2], before[np.argsort(key_before)][:, 2]
+    ):
+        return None
+    new = after[~kept]
+    if len(new) and weights.possibly_same > 0:
+        a = np.r_[a, n_obs + np.searchsorted(entities, new[:, 0].astype(np.int64))]
+        b = np.r_[b, n_obs + np.searchsorted(entities, new[:, 1].astype(np.int64))]
+        w = np.r_[w, weights.possibly_same * new[:, 2]]
+    return a, b, w
+
+
+def _relations(related: np.ndarray, entity_ids: np.ndarray) -> np.ndarray:
+    """The possibly-same relations (a, b, similarity) between entities of the graph."""
+    if not len(related):
+        return np.empty((0, 3))
+    known = np.isin(related[:, 0].astype(np.int64), entity_ids) & np.isin(related[:, 1].astype(np.int64), entity_ids)
+    return related[known]
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
@@ -435,13 +622,18 @@ def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None 
     same_weights = manifest.get("weights") == weights.model_dump()
     if saved is not None and saved.revision == revision and same_weights:
         return saved
-    rows = None
+    rows, graph = None, None
     for base in sorted((g for g in (have, saved) if g is not None), key=lambda g: -g.revision):
+        if base is not saved or same_weights:  # grown from its arrays where memory only added since
+            graph = base.grown(store, revision, weights) if base.revision != revision else None
+            if graph is not None:
+                break
         rows = base.rows if base.revision == revision else base.rows.updated(store, base.revision, revision)
         if rows is not None:
             break
-    read_whole = rows is None
-    graph = MemoryGraph.of(GraphRows.read(store) if read_whole else rows, weights, revision)
+    read_whole = graph is None and rows is None
+    if graph is None:
+        graph = MemoryGraph.of(GraphRows.read(store) if rows is None else rows, weights, revision)
     size = len(graph.observation_ids) + len(graph.clip_ids) + len(graph.episode_ids)
     behind = revision - saved.revision if saved is not None else 0
     if not store.readonly and (

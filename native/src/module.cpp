@@ -319,6 +319,20 @@ py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int3
     return py::make_tuple(nodes, values, result.pushes, result.residual);
 }
 
+// A vector handed to NumPy without a copy: the array owns it (a million-observation graph's arrays are 100 MB).
+template <typename T>
+py::array_t<T> adopt(std::vector<T>&& values) {
+    auto* owned = new std::vector<T>(std::move(values));
+    py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>({static_cast<py::ssize_t>(owned->size())}, {static_cast<py::ssize_t>(sizeof(T))},
+                          owned->data(), owner);
+}
+
+py::tuple stochastic_arrays(RowStochastic&& result) {
+    return py::make_tuple(adopt(std::move(result.indptr)), adopt(std::move(result.indices)),
+                          adopt(std::move(result.data)), adopt(std::move(result.degree)));
+}
+
 py::tuple py_row_stochastic(std::int64_t n_nodes, const carray<std::int64_t>& a, const carray<std::int64_t>& b,
                             const carray<double>& w) {
     require_shape(a, "a", {-1}, "(n_edges,)");
@@ -329,13 +343,34 @@ py::tuple py_row_stochastic(std::int64_t n_nodes, const carray<std::int64_t>& a,
         py::gil_scoped_release release;
         result = row_stochastic(n_nodes, a.data(), b.data(), w.data(), a.shape(0));
     }
-    py::array_t<std::int64_t> indptr(static_cast<py::ssize_t>(result.indptr.size()));
-    py::array_t<std::int32_t> indices(static_cast<py::ssize_t>(result.indices.size()));
-    py::array_t<float> data(static_cast<py::ssize_t>(result.data.size()));
-    std::copy(result.indptr.begin(), result.indptr.end(), indptr.mutable_data());
-    std::copy(result.indices.begin(), result.indices.end(), indices.mutable_data());
-    std::copy(result.data.begin(), result.data.end(), data.mutable_data());
-    return py::make_tuple(indptr, indices, data);
+    return stochastic_arrays(std::move(result));
+}
+
+py::tuple py_row_stochastic_extend(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices,
+                                   const carray<float>& data, const carray<double>& degree,
+                                   const carray<std::int64_t>& old_starts, const carray<std::int64_t>& new_starts,
+                                   const carray<std::int64_t>& a, const carray<std::int64_t>& b,
+                                   const carray<double>& w) {
+    require_shape(old_starts, "old_starts", {-1}, "(blocks + 1,)");
+    require_shape(new_starts, "new_starts", {old_starts.shape(0)}, "(blocks + 1,) matching old_starts");
+    if (old_starts.shape(0) < 2) throw std::invalid_argument("old_starts must hold at least one block");
+    const std::int64_t n_old = old_starts.data()[old_starts.shape(0) - 1];
+    require_shape(indptr, "indptr", {n_old + 1}, "(n_old + 1,)");
+    require_shape(degree, "degree", {n_old}, "(n_old,)");
+    require_shape(indices, "indices", {-1}, "(nnz,)");
+    require_shape(data, "data", {indices.shape(0)}, "(nnz,) matching indices");
+    if (indptr.data()[n_old] != indices.shape(0)) throw std::invalid_argument("indptr[-1] must be nnz");
+    require_shape(a, "a", {-1}, "(n_edges,)");
+    require_shape(b, "b", {a.shape(0)}, "(n_edges,) matching a");
+    require_shape(w, "w", {a.shape(0)}, "(n_edges,) matching a");
+    RowStochastic result;
+    {
+        py::gil_scoped_release release;
+        result = row_stochastic_extend(indptr.data(), indices.data(), data.data(), degree.data(), old_starts.data(),
+                                       new_starts.data(), old_starts.shape(0) - 1, a.data(), b.data(), w.data(),
+                                       a.shape(0));
+    }
+    return stochastic_arrays(std::move(result));
 }
 
 }  // namespace
@@ -382,6 +417,8 @@ PYBIND11_MODULE(_native, m) {
     m.def("ppr_push", &py_ppr_push, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("seed_nodes"),
           py::arg("seed_weights"), py::arg("restart"), py::arg("epsilon"), py::arg("max_pushes"));
     m.def("row_stochastic", &py_row_stochastic, py::arg("n_nodes"), py::arg("a"), py::arg("b"), py::arg("w"));
+    m.def("row_stochastic_extend", &py_row_stochastic_extend, py::arg("indptr"), py::arg("indices"), py::arg("data"),
+          py::arg("degree"), py::arg("old_starts"), py::arg("new_starts"), py::arg("a"), py::arg("b"), py::arg("w"));
     m.def("csr_matvec", &py_csr_matvec, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("x"),
           py::arg("threads"));
 }

@@ -169,6 +169,7 @@ RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const 
     }
     RowStochastic out;
     const std::size_t most = entries.size() + static_cast<std::size_t>(isolated);
+    out.degree.assign(static_cast<std::size_t>(n_nodes), 0.0);
     out.indptr.resize(static_cast<std::size_t>(n_nodes) + 1);
     out.indices.resize(most);
     out.data.resize(most);
@@ -185,12 +186,120 @@ RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const 
                 std::sort(first, last, [](const Entry& x, const Entry& y) { return x.column < y.column; });
             double degree = 0.0;
             for (Entry* it = first; it != last; ++it) degree += it->weight;
+            out.degree[static_cast<std::size_t>(u)] = degree;
             for (Entry* it = first; it != last; ++it) {
                 double share = it->weight;
                 while (it + 1 != last && it[1].column == it->column) share += (++it)->weight;  // repeated: summed
                 out.indices[at] = it->column;
                 out.data[at++] = static_cast<float>(share / degree);
             }
+        }
+        out.indptr[u + 1] = at;
+    }
+    out.indices.resize(static_cast<std::size_t>(at));
+    out.data.resize(static_cast<std::size_t>(at));
+    return out;
+}
+
+RowStochastic row_stochastic_extend(const std::int64_t* indptr, const std::int32_t* indices, const float* data,
+                                    const double* degree, const std::int64_t* old_starts,
+                                    const std::int64_t* new_starts, std::int64_t blocks, const std::int64_t* a,
+                                    const std::int64_t* b, const double* w, std::int64_t n_edges) {
+    if (blocks < 1) throw std::invalid_argument("blocks must be >= 1");
+    if (old_starts[0] != 0 || new_starts[0] != 0) throw std::invalid_argument("the first block must start at 0");
+    for (std::int64_t k = 0; k < blocks; ++k) {
+        if (old_starts[k + 1] < old_starts[k] || new_starts[k + 1] - new_starts[k] < old_starts[k + 1] - old_starts[k])
+            throw std::invalid_argument("each block must keep its earlier rows (new size >= old size)");
+    }
+    const std::int64_t n_old = old_starts[blocks], n_new = new_starts[blocks];
+    if (n_new > INT32_MAX) throw std::invalid_argument("too many nodes (>= 2^31)");
+    const std::int64_t nnz = indptr[n_old];
+    // The added edges, both directions, by row (a counting sort), each row's then sorted by column.
+    struct Entry {
+        std::int32_t column;
+        double weight;
+    };
+    std::vector<std::int64_t> start(static_cast<std::size_t>(n_new) + 1, 0);
+    for (std::int64_t k = 0; k < n_edges; ++k) {
+        if (a[k] < 0 || a[k] >= n_new || b[k] < 0 || b[k] >= n_new)
+            throw std::invalid_argument("edge ends must be in [0, n_nodes)");
+        if (!std::isfinite(w[k])) throw std::invalid_argument("edge weights must be finite");
+        if (w[k] > 0.0) {
+            ++start[a[k] + 1];
+            ++start[b[k] + 1];
+        }
+    }
+    for (std::int64_t u = 0; u < n_new; ++u) start[u + 1] += start[u];
+    std::vector<Entry> added(static_cast<std::size_t>(start[n_new]));
+    {
+        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+        for (std::int64_t k = 0; k < n_edges; ++k) {
+            if (!(w[k] > 0.0)) continue;
+            added[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), w[k]};
+            added[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), w[k]};
+        }
+    }
+    // An earlier column's new number: its block's shift (blocks are few: a scan of their starts).
+    std::vector<std::int64_t> shift(static_cast<std::size_t>(blocks));
+    for (std::int64_t k = 0; k < blocks; ++k) shift[k] = new_starts[k] - old_starts[k];
+    auto renumber = [&](std::int32_t column) -> std::int32_t {
+        std::int64_t k = 0;
+        while (k + 1 < blocks && column >= old_starts[k + 1]) ++k;
+        return static_cast<std::int32_t>(column + shift[k]);
+    };
+    RowStochastic out;
+    out.indptr.resize(static_cast<std::size_t>(n_new) + 1);
+    const std::size_t bound = static_cast<std::size_t>(nnz + start[n_new] + (n_new - n_old));
+    out.indices.resize(bound);  // at most: every earlier entry, both ends of every added edge, a self-loop per node
+    out.data.resize(bound);
+    std::int32_t* out_indices = out.indices.data();
+    float* out_data = out.data.data();
+    std::int64_t at = 0;
+    out.degree.assign(static_cast<std::size_t>(n_new), 0.0);
+    out.indptr[0] = 0;
+    std::vector<Entry> row;
+    std::int64_t block = 0;
+    for (std::int64_t u = 0; u < n_new; ++u) {
+        while (u >= new_starts[block + 1]) ++block;
+        const std::int64_t offset = u - new_starts[block];
+        const std::int64_t v = offset < old_starts[block + 1] - old_starts[block] ? old_starts[block] + offset : -1;
+        Entry* first = added.data() + start[u];
+        Entry* last = added.data() + start[u + 1];
+        const double old_degree = v >= 0 ? degree[v] : 0.0;
+        if (v >= 0 && (indptr[v] < 0 || indptr[v + 1] < indptr[v] || indptr[v + 1] > nnz))
+            throw std::invalid_argument("indptr must be non-decreasing in [0, nnz]");
+        if (first == last && v >= 0) {  // untouched: copied, renumbered
+            const std::int64_t begin = indptr[v], count = indptr[v + 1] - begin;
+            std::copy(data + begin, data + begin + count, out_data + at);
+            for (std::int64_t k = 0; k < count; ++k) out_indices[at + k] = renumber(indices[begin + k]);
+            at += count;
+            out.degree[static_cast<std::size_t>(u)] = old_degree;
+        } else if (first == last) {  // added without edges: keeps its mass
+            out_indices[at] = static_cast<std::int32_t>(u);
+            out_data[at++] = 1.0f;
+        } else {
+            if (last - first > 1)
+                std::sort(first, last, [](const Entry& x, const Entry& y) { return x.column < y.column; });
+            row.clear();
+            if (old_degree > 0.0) {  // (a row without edges had only its self-loop)
+                for (std::int64_t k = indptr[v]; k < indptr[v + 1]; ++k)
+                    row.push_back({renumber(indices[k]), static_cast<double>(data[k]) * old_degree});
+            }
+            double sum = old_degree;
+            const std::size_t earlier = row.size();
+            for (Entry* it = first; it != last; ++it) {
+                row.push_back(*it);
+                sum += it->weight;
+            }
+            std::inplace_merge(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(earlier), row.end(),
+                               [](const Entry& x, const Entry& y) { return x.column < y.column; });
+            for (std::size_t i = 0; i < row.size(); ++i) {
+                double share = row[i].weight;
+                while (i + 1 < row.size() && row[i + 1].column == row[i].column) share += row[++i].weight;
+                out_indices[at] = row[i].column;
+                out_data[at++] = static_cast<float>(share / sum);
+            }
+            out.degree[static_cast<std::size_t>(u)] = sum;
         }
         out.indptr[u + 1] = at;
     }

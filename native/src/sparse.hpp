@@ -46,9 +46,21 @@ struct RowStochastic {
     std::vector<std::int64_t> indptr;
     std::vector<std::int32_t> indices;
     std::vector<float> data;
+    std::vector<double> degree;  // each row's sum of weights (0: no edges)
 };
 
 RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
                              std::int64_t n_edges);
+
+// The same matrix after nodes and edges were added, made from the earlier one instead of from every edge: nodes in
+// `blocks` consecutive blocks (old block k: rows old_starts[k] .. old_starts[k + 1]; new block k: new_starts[k] ..
+// new_starts[k + 1], its old rows first, in order, then the added ones), the earlier rows' weight sums `degree`, and
+// the added edges (a, b, w) in the new numbering. An earlier row no added edge touches is copied with its columns
+// renumbered; a touched one is its entries times its weight sum merged with the added ones. One pass over the earlier
+// arrays, no sort of them: O(entries + added edges).
+RowStochastic row_stochastic_extend(const std::int64_t* indptr, const std::int32_t* indices, const float* data,
+                                    const double* degree, const std::int64_t* old_starts,
+                                    const std::int64_t* new_starts, std::int64_t blocks, const std::int64_t* a,
+                                    const std::int64_t* b, const double* w, std::int64_t n_edges);
 
 }  // namespace edge_agent

@@ -82,7 +82,7 @@ def test_the_native_row_stochastic_matrix_is_scipys_normalised_adjacency(seed):
     weights[rng.integers(0, len(weights), 4)] = 0.0
     want = transition_matrix(n, rows[weights > 0], cols[weights > 0], weights[weights > 0]).T.tocsr()
     want.sort_indices()
-    indptr, indices, data = native.row_stochastic(n, rows, cols, weights)
+    indptr, indices, data, degree = native.row_stochastic(n, rows, cols, weights)
     np.testing.assert_array_equal(indptr, want.indptr)
     np.testing.assert_array_equal(indices, want.indices)
     np.testing.assert_allclose(data, want.data, rtol=1e-6)
@@ -93,6 +93,48 @@ def test_the_native_row_stochastic_matrix_is_scipys_normalised_adjacency(seed):
         native.row_stochastic(n, [0], [1], [np.nan])
     with pytest.raises(ValueError, match="matching"):
         native.row_stochastic(n, [0, 1], [1], [1.0])
+    sums = np.zeros(n)
+    np.add.at(sums, rows[weights > 0], weights[weights > 0])
+    np.add.at(sums, cols[weights > 0], weights[weights > 0])
+    np.testing.assert_allclose(degree, sums)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_grown_graph_made_from_the_earlier_one_is_the_graph_remade(seed):
+    """Nodes added at the end of each of three blocks and edges added among old and new nodes (repeated ones, ones
+    touching a node that had none, ones of weight 0): the arrays made from the earlier ones equal those made from every
+    edge."""
+    rng = np.random.default_rng(seed)
+    old_sizes = rng.integers(0, 30, 3)
+    added = rng.integers(0, 6, 3)
+    new_sizes = old_sizes + added
+    old_starts, new_starts = np.r_[0, np.cumsum(old_sizes)], np.r_[0, np.cumsum(new_sizes)]
+    n_old, n_new = int(old_starts[-1]), int(new_starts[-1])
+
+    def renumber(nodes):
+        block = np.searchsorted(old_starts, nodes, side="right") - 1
+        return nodes - old_starts[block] + new_starts[block]
+
+    m = int(rng.integers(0, 3 * max(1, n_old)))
+    a, b = rng.integers(0, max(1, n_old), m), rng.integers(0, max(1, n_old), m)
+    w = rng.uniform(0.1, 2.0, m)
+    if n_old == 0:
+        a, b, w = a[:0], b[:0], w[:0]
+    earlier = native.row_stochastic(n_old, a, b, w)
+    k = int(rng.integers(0, 20))
+    a2, b2 = rng.integers(0, max(1, n_new), k), rng.integers(0, max(1, n_new), k)
+    w2 = rng.uniform(0.1, 2.0, k)
+    w2[: k // 5] = 0.0
+    if n_new == 0:
+        a2, b2, w2 = a2[:0], b2[:0], w2[:0]
+    grown = native.row_stochastic_extend(earlier, old_starts, new_starts, a2, b2, w2)
+    remade = native.row_stochastic(n_new, np.r_[renumber(a), a2], np.r_[renumber(b), b2], np.r_[w, w2])
+    np.testing.assert_array_equal(grown[0], remade[0])
+    np.testing.assert_array_equal(grown[1], remade[1])
+    np.testing.assert_allclose(grown[2], remade[2], rtol=1e-5)
+    np.testing.assert_allclose(grown[3], remade[3], rtol=1e-9)
+    with pytest.raises(ValueError, match="keep its earlier rows"):
+        native.row_stochastic_extend(earlier, old_starts, old_starts - np.r_[0, 1, 1, 1], a2[:0], b2[:0], w2[:0])
 
 
 def test_local_push_is_local_and_checks_its_input():
@@ -414,8 +456,12 @@ def test_the_graph_is_saved_and_opened_while_current(tmp_path, embedder):
 
 
 def _assert_same_graph(got, want):
-    for name in ("indptr", "indices", "data"):
+    """The same nodes, links and rows; shares equal up to float32 rounding (a grown graph's touched rows are made from
+    their earlier shares times their weight sums)."""
+    for name in ("indptr", "indices"):
         np.testing.assert_array_equal(getattr(got.passes, name), getattr(want.passes, name), err_msg=name)
+    np.testing.assert_allclose(got.passes.data, want.passes.data, rtol=1e-5, err_msg="data")
+    np.testing.assert_allclose(got.degree, want.degree, rtol=1e-9, err_msg="degree")
     np.testing.assert_array_equal(got.entity_ids, want.entity_ids)
     for name, array in want.rows.arrays().items():
         np.testing.assert_array_equal(getattr(got.rows, name), array, err_msg=name)
@@ -463,6 +509,11 @@ def test_a_saved_graph_is_brought_up_to_date_from_the_rows_that_changed(tmp_path
         ]
         first = load_graph(store, weights)
         graph = first
+        grown = []
+        grow = MemoryGraph.grown
+        monkeypatch.setattr(
+            MemoryGraph, "grown", lambda self, *a: grown.append(grow(self, *a) is not None) or grow(self, *a)
+        )
         for k, step in enumerate(steps):
             before = store.graph_revision()
             step()
@@ -470,6 +521,9 @@ def test_a_saved_graph_is_brought_up_to_date_from_the_rows_that_changed(tmp_path
             graph = load_graph(store, weights, graph if k % 2 else None)  # from this process's graph, or the saved one
             assert graph.revision == store.graph_revision()
             _assert_same_graph(graph, MemoryGraph.of(read_whole(store), weights))
+        # Clips added (of another camera too) grow the graph from its arrays; the episodes closed change earlier
+        # episodes' links, and a split, a relation, a forgotten entity and a deleted clip change earlier rows: remade.
+        assert grown == [True, True, True, False, False, True, False, False]
         saved, _ = MemoryGraph.load(tmp_path / "home" / "index" / "graph")
         assert saved.revision == first.revision  # a few clips' changes do not rewrite the saved arrays
         assert (
