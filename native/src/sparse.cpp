@@ -135,11 +135,24 @@ PushResult ppr_push(const std::int64_t* indptr, const std::int32_t* indices, con
 
 namespace edge_agent {
 
-RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
-                             std::int64_t n_edges) {
-    if (n_nodes < 0 || n_nodes > INT32_MAX) throw std::invalid_argument("n_nodes must be in [0, 2^31)");
-    // Counting sort of both directions of every edge by row: row u's entries are entries[start[u], start[u + 1]).
-    std::vector<std::int64_t> start(static_cast<std::size_t>(n_nodes) + 1, 0);
+namespace {
+
+struct Entry {
+    std::int32_t column;
+    double weight;
+};
+
+// Both directions of every edge of weight > 0, by row (a counting sort): row u's are entries[start[u], start[u + 1]).
+struct ByRow {
+    std::vector<std::int64_t> start;
+    std::vector<Entry> entries;
+};
+
+ByRow by_row(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
+             std::int64_t n_edges) {
+    ByRow out;
+    std::vector<std::int64_t>& start = out.start;
+    start.assign(static_cast<std::size_t>(n_nodes) + 1, 0);
     for (std::int64_t k = 0; k < n_edges; ++k) {
         if (a[k] < 0 || a[k] >= n_nodes || b[k] < 0 || b[k] >= n_nodes)
             throw std::invalid_argument("edge ends must be in [0, n_nodes)");
@@ -149,24 +162,27 @@ RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const 
             ++start[b[k] + 1];
         }
     }
+    for (std::int64_t u = 0; u < n_nodes; ++u) start[u + 1] += start[u];
+    out.entries.resize(static_cast<std::size_t>(start[n_nodes]));
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    for (std::int64_t k = 0; k < n_edges; ++k) {
+        if (!(w[k] > 0.0)) continue;
+        out.entries[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), w[k]};
+        out.entries[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), w[k]};
+    }
+    return out;
+}
+
+}  // namespace
+
+RowStochastic row_stochastic(std::int64_t n_nodes, const std::int64_t* a, const std::int64_t* b, const double* w,
+                             std::int64_t n_edges) {
+    if (n_nodes < 0 || n_nodes > INT32_MAX) throw std::invalid_argument("n_nodes must be in [0, 2^31)");
+    ByRow rows = by_row(n_nodes, a, b, w, n_edges);
+    const std::vector<std::int64_t>& start = rows.start;
+    std::vector<Entry>& entries = rows.entries;
     std::int64_t isolated = 0;
-    for (std::int64_t u = 0; u < n_nodes; ++u) {
-        isolated += start[u + 1] == 0;
-        start[u + 1] += start[u];
-    }
-    struct Entry {
-        std::int32_t column;
-        double weight;
-    };
-    std::vector<Entry> entries(static_cast<std::size_t>(start[n_nodes]));
-    {
-        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-        for (std::int64_t k = 0; k < n_edges; ++k) {
-            if (!(w[k] > 0.0)) continue;
-            entries[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), w[k]};
-            entries[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), w[k]};
-        }
-    }
+    for (std::int64_t u = 0; u < n_nodes; ++u) isolated += start[u + 1] == start[u];
     RowStochastic out;
     const std::size_t most = entries.size() + static_cast<std::size_t>(isolated);
     out.degree.assign(static_cast<std::size_t>(n_nodes), 0.0);
@@ -214,31 +230,9 @@ RowStochastic row_stochastic_extend(const std::int64_t* indptr, const std::int32
     const std::int64_t n_old = old_starts[blocks], n_new = new_starts[blocks];
     if (n_new > INT32_MAX) throw std::invalid_argument("too many nodes (>= 2^31)");
     const std::int64_t nnz = indptr[n_old];
-    // The added edges, both directions, by row (a counting sort), each row's then sorted by column.
-    struct Entry {
-        std::int32_t column;
-        double weight;
-    };
-    std::vector<std::int64_t> start(static_cast<std::size_t>(n_new) + 1, 0);
-    for (std::int64_t k = 0; k < n_edges; ++k) {
-        if (a[k] < 0 || a[k] >= n_new || b[k] < 0 || b[k] >= n_new)
-            throw std::invalid_argument("edge ends must be in [0, n_nodes)");
-        if (!std::isfinite(w[k])) throw std::invalid_argument("edge weights must be finite");
-        if (w[k] > 0.0) {
-            ++start[a[k] + 1];
-            ++start[b[k] + 1];
-        }
-    }
-    for (std::int64_t u = 0; u < n_new; ++u) start[u + 1] += start[u];
-    std::vector<Entry> added(static_cast<std::size_t>(start[n_new]));
-    {
-        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-        for (std::int64_t k = 0; k < n_edges; ++k) {
-            if (!(w[k] > 0.0)) continue;
-            added[fill[a[k]]++] = {static_cast<std::int32_t>(b[k]), w[k]};
-            added[fill[b[k]]++] = {static_cast<std::int32_t>(a[k]), w[k]};
-        }
-    }
+    ByRow rows = by_row(n_new, a, b, w, n_edges);  // the added edges; a touched row's are sorted when merged
+    const std::vector<std::int64_t>& start = rows.start;
+    std::vector<Entry>& added = rows.entries;
     // An earlier column's new number: its block's shift (blocks are few: a scan of their starts).
     std::vector<std::int64_t> shift(static_cast<std::size_t>(blocks));
     for (std::int64_t k = 0; k < blocks; ++k) shift[k] = new_starts[k] - old_starts[k];

@@ -15,6 +15,15 @@ def _ring(track, t, box, vector, **described):
     return observation(track, t, list(box), vector, category="keys", description=said("keys", **described))
 
 
+def _seen_again(store, track, box, vector, zone, times, seed=1):
+    """A grey key ring seen again by ``zone`` at each of ``times`` (a clip each); the last decision."""
+    for k, t in enumerate(times):
+        decision = store.ingest_clip(
+            clip(t), [_ring(track, t, box, near(vector, 0.99, seed=seed + k), colour="grey", zone=zone)]
+        ).decisions[0]
+    return decision
+
+
 def _keys(store):
     """Two look-alike key rings seen by the sink at different times; one of them later by the table."""
     a, b = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(4), np.ones(4), np.zeros(24)])
@@ -210,15 +219,8 @@ def test_the_place_named_at_a_moment_picks_among_look_alikes(tmp_path, embedder)
                 _ring(2, DAY, (300, 0, 340, 40), b, colour="white", zone="table"),
             ],
         ).decisions
-        for k in range(1, 8):  # the sink's ring, seen there again and again
-            store.ingest_clip(
-                clip(DAY + 600 * k),
-                [_ring(1, DAY + 600 * k, (0, 0, 40, 40), near(a, 0.99, seed=k), colour="grey", zone="sink")],
-            )
-        moved = store.ingest_clip(
-            clip(DAY + 7200),
-            [_ring(1, DAY + 7200, (500, 0, 540, 40), near(b, 0.99, seed=9), colour="grey", zone="door")],
-        ).decisions[0]
+        _seen_again(store, 1, (0, 0, 40, 40), a, "sink", [DAY + 600 * k for k in range(1, 8)])  # again and again
+        moved = _seen_again(store, 1, (500, 0, 540, 40), b, "door", [DAY + 7200], seed=9)
         assert moved.entity_id == both[1].entity_id != both[0].entity_id
         controller = DeterministicController(store, embedder)
         answer = controller.ask(
@@ -398,15 +400,8 @@ def test_the_one_there_at_the_moment_before_one_put_there_just_after(tmp_path, e
             clip(DAY + 12, length=4.0),
             [_ring(2, DAY + 12, (40, 0, 80, 40), b, colour="grey", zone="table")],
         ).decisions[0]
-        for k in range(1, 6):  # the second ring, seen by the table again and again
-            store.ingest_clip(
-                clip(DAY + 600 * k),
-                [_ring(2, DAY + 600 * k, (40, 0, 80, 40), near(b, 0.99, seed=k), colour="grey", zone="table")],
-            )
-        moved = store.ingest_clip(
-            clip(DAY + 7200),
-            [_ring(1, DAY + 7200, (500, 0, 540, 40), near(a, 0.99, seed=9), colour="grey", zone="door")],
-        ).decisions[0]
+        _seen_again(store, 2, (40, 0, 80, 40), b, "table", [DAY + 600 * k for k in range(1, 6)])  # again and again
+        moved = _seen_again(store, 1, (500, 0, 540, 40), a, "door", [DAY + 7200], seed=9)
         assert moved.entity_id == there.entity_id != put.entity_id
         controller = DeterministicController(store, embedder)
         answer = controller.ask(
