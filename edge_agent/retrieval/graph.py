@@ -123,13 +123,22 @@ class GraphRows:
         """All of memory's graph rows."""
         return cls._from_memory(store.graph_rows(), [])
 
-    def updated(self, store: Store, since: int, until: int) -> GraphRows | None:
-        """These rows (memory's at revision ``since``) with the rows changed up to ``until`` read again; None when
-        memory no longer knows which rows those are."""
+    def changes(self, store: Store, since: int, until: int) -> tuple[dict[str, np.ndarray], GraphRows] | None:
+        """What changed in memory after revision ``since`` (these rows' revision) up to ``until``: the ids changed per
+        table and those rows as memory holds them now; None when memory no longer knows which rows those are."""
         changed = store.graph_changes(since, until)
         if changed is None:
             return None
-        fresh = GraphRows._from_memory(store.graph_rows(changed), self.cameras)
+        return changed, GraphRows._from_memory(store.graph_rows(changed), self.cameras)
+
+    def updated(self, store: Store, since: int, until: int) -> GraphRows | None:
+        """These rows (memory's at revision ``since``) with the rows changed up to ``until`` read again; None when
+        memory no longer knows which rows those are."""
+        read = self.changes(store, since, until)
+        return self.merged(*read) if read is not None else None
+
+    def merged(self, changed: dict[str, np.ndarray], fresh: GraphRows) -> GraphRows:
+        """These rows with ``changed`` (ids per table) replaced by ``fresh`` (those that still exist, read again)."""
         columns: dict[str, Any] = {"entity_relations": fresh.entity_relations, "cameras": fresh.cameras}
         for table, names in self.COLUMNS.items():
             old_ids, gone = getattr(self, names[0]), changed[table]
@@ -306,18 +315,16 @@ class MemoryGraph:
         indptr, indices, data, degree = native.row_stochastic(n, src, dst, w)
         return cls(Csr(indptr, indices, data), rows, entity_ids, revision, degree)
 
-    def grown(self, store: Store, revision: int, weights: RelationWeights) -> MemoryGraph | None:
+    def grown(
+        self, changed: dict[str, np.ndarray], fresh: GraphRows, revision: int, weights: RelationWeights
+    ) -> MemoryGraph | None:
         """This graph (made with ``weights``) with what memory added up to ``revision`` (clips, observations, episodes,
         entities, possibly-same relations), made from its arrays in one pass instead of from every row
         (:func:`edge_agent.native.row_stochastic_extend`): the cost of copying them, not of remaking them. None
         when memory changed otherwise (a row changed or let go, a relation changed, a clip or episode earlier than one
-        already there on its camera, an id below the graph's), or memory no longer knows what changed: then the graph
-        is remade from the rows."""
-        changed = store.graph_changes(self.revision, revision)
-        if changed is None:
-            return None
+        already there on its camera, an id below the graph's): then the graph is remade from the rows. ``changed``,
+        ``fresh``: :meth:`GraphRows.changes` since this graph's revision."""
         old = self.rows
-        fresh = GraphRows._from_memory(store.graph_rows(changed), old.cameras)
         added = _appended(old, fresh, changed)
         if added is None:
             return None
@@ -624,13 +631,18 @@ def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None 
         return saved
     rows, graph = None, None
     for base in sorted((g for g in (have, saved) if g is not None), key=lambda g: -g.revision):
+        if base.revision == revision:  # saved with other weights: its rows are current
+            rows = base.rows
+            break
+        read = base.rows.changes(store, base.revision, revision)
+        if read is None:
+            continue
         if base is not saved or same_weights:  # grown from its arrays where memory only added since
-            graph = base.grown(store, revision, weights) if base.revision != revision else None
+            graph = base.grown(*read, revision, weights)
             if graph is not None:
                 break
-        rows = base.rows if base.revision == revision else base.rows.updated(store, base.revision, revision)
-        if rows is not None:
-            break
+        rows = base.rows.merged(*read)
+        break
     read_whole = graph is None and rows is None
     if graph is None:
         graph = MemoryGraph.of(GraphRows.read(store) if rows is None else rows, weights, revision)

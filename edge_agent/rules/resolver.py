@@ -382,7 +382,7 @@ class Resolver:
             span = float(p.absent_for_s or 0)
             return (
                 f"{who} has not been seen for {f'{span / 3600:g} h' if span >= 3600 else f'{span / 60:g} min'} "
-                f"(since {format_utc(last_seen if last_seen is not None else t - float(p.absent_for_s or 0))} UTC)"
+                f"(since {format_utc(last_seen if last_seen is not None else t - span)} UTC)"
             )
         if p.times is not None:
             return (
