@@ -22,7 +22,7 @@ __all__ = [
 
 
 class _SinkConfigBase(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # validators built when first used
 
     name: str = Field(
         "", max_length=64, description="the sink's name in notifications rows and rules (default: its type)"
@@ -85,4 +85,5 @@ SinkConfig = Annotated[
     Union[StdoutSinkConfig, LogSinkConfig, JsonlSinkConfig, WebhookSinkConfig, MqttSinkConfig],
     Field(discriminator="type"),
 ]
-SINK_CONFIG: TypeAdapter[SinkConfig] = TypeAdapter(SinkConfig)  #: validates a mapping as a SinkConfig
+#: validates a mapping as a SinkConfig (built when first used, as the models: a process that sends no alert never does)
+SINK_CONFIG: TypeAdapter[SinkConfig] = TypeAdapter(SinkConfig, config=ConfigDict(defer_build=True))

@@ -18,6 +18,7 @@ from edge_agent.memory.description import REGIONS
 __all__ = [
     "ID_CHUNK",
     "at_place",
+    "cameras",
     "cameras_between",
     "clip_boxes",
     "clip_keyframes",
@@ -113,6 +114,24 @@ def ingest_log(db: Database) -> list[tuple[str, float, float, float]]:
 def clips_per_camera(db: Database) -> dict[str, int]:
     """camera -> clips memory holds."""
     return {c: int(n) for c, n in db.query("SELECT camera, count(*) FROM clips GROUP BY camera")}
+
+
+def cameras(db: Database) -> list[str]:
+    """The cameras memory holds clips of, sorted."""
+    return [str(c) for c in _distinct(db, "clips", "camera")]
+
+
+def _distinct(db: Database, table: str, expression: str) -> list[object]:
+    """The distinct values of an indexed ``expression`` of ``table``, ascending, NULL left out: each found by one
+    step of the index from the one before (a loose index scan), so the cost is the values', not the rows'."""
+    return [
+        r[0]
+        for r in db.query(
+            f"WITH RECURSIVE found(v) AS (SELECT min({expression}) FROM {table} UNION ALL "
+            f"SELECT (SELECT min({expression}) FROM {table} WHERE {expression} > found.v) FROM found "
+            "WHERE found.v IS NOT NULL) SELECT v FROM found WHERE v IS NOT NULL"
+        )
+    ]
 
 
 def last_clip_end(db: Database, camera: str | None = None) -> float | None:
@@ -253,7 +272,7 @@ def seen_zones(db: Database) -> list[tuple[str, str]]:
 
 def entity_categories(db: Database) -> list[str]:
     """The categories memory's entities have (lower-cased, sorted)."""
-    return [str(r[0]) for r in db.query("SELECT DISTINCT lower(category) FROM entities ORDER BY 1")]
+    return [str(c) for c in _distinct(db, "entities", "lower(category)")]
 
 
 def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:

@@ -340,7 +340,7 @@ class DeterministicController:
             self._known = (
                 version,
                 queries.named_entities(db),
-                list(queries.clips_per_camera(db)),
+                queries.cameras(db),
                 queries.entity_categories(db),
                 queries.zones(db),
             )

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from helpers.memory import clip, near, observation
 
-from edge_agent.memory import ClipRecord, InvalidRecordError, NotFoundError, ObservationRecord
+from edge_agent.memory import ClipRecord, InvalidRecordError, NotFoundError, ObservationRecord, queries
 
 
 def test_same_clip_twice_neither_duplicates_nor_loses(store, red_mug):
@@ -130,3 +130,25 @@ def test_embeddings_are_stored_normalised(store):
     store.ingest_clip(clip(0), [observation(1, 0.0, [0, 0, 9, 9], np.array([3.0, 4.0] + [0.0] * 30, np.float32))])
     (hit,) = store.nearest_observations(np.array([0.6, 0.8] + [0.0] * 30), "test-appearance", k=1)
     assert hit[1] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_cameras_and_kinds_are_read_from_their_indexes(store, red_mug):
+    """The words a question is parsed with: each camera and kind once, sorted, found a step of an index each."""
+    assert queries.cameras(store.db) == [] and queries.entity_categories(store.db) == []
+    for t, camera in ((0, "kitchen"), (10, "hall"), (20, "kitchen"), (30, "attic")):
+        store.ingest_clip(clip(t, camera=camera), [observation(1, t, [0, 0, 40, 40], red_mug, category="Cup")])
+    store.ingest_clip(
+        clip(40, camera="hall"), [observation(1, 40, [50, 50, 90, 90], near(red_mug, 0.1, 1), category="book")]
+    )
+    assert queries.cameras(store.db) == ["attic", "hall", "kitchen"] == sorted(queries.clips_per_camera(store.db))
+    assert queries.entity_categories(store.db) == ["book", "cup"]
+    for sql, index in (
+        ("SELECT min(camera) FROM clips WHERE camera > 'a'", "clips_by_camera"),
+        ("SELECT min(lower(category)) FROM entities WHERE lower(category) > 'a'", "entities_by_category"),
+        (  # the share of an entity's sightings described in a colour (queries.described_share): the index alone
+            "SELECT entity_id, sum(colour IN ('red')), count(*) FROM observations WHERE entity_id IN (1, 2) "
+            "AND colour != '' AND t_start < 50 GROUP BY entity_id",
+            "COVERING INDEX observations_by_entity",
+        ),
+    ):
+        assert index in str(store.db.query(f"EXPLAIN QUERY PLAN {sql}"))

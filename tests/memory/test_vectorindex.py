@@ -121,10 +121,31 @@ def test_a_new_process_opens_the_saved_index_without_reading_the_table(tmp_path,
         monkeypatch.setattr(SegmentedVectors, "_rows", counting)
         again.sync()
         assert read == [] and len(again) == 3000  # segments mapped, the tail from its file
+        assert isinstance(again._tail, np.memmap)  # mapped, not read: the page cache's pages, no copy
         assert again.search(q, 10) == expected
         make_table(store, 10, first=3001)  # new rows: only they are read
         again.sync()
         assert read == [10] and len(again) == 3010
+
+
+def test_a_saved_tail_is_replaced_not_shortened_under_a_process_that_maps_it(tmp_path):
+    with Store(tmp_path / "home") as store:
+        make_table(store, 1500)
+        writer = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        writer.sync()  # one segment, 476 rows in the saved tail
+        reader = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        reader.sync()
+        mapped = np.array(reader._tail)
+        # A writer whose tail lacks rows the file holds (as after memory let them go) saves a shorter tail: a new
+        # file, so the reader's mapping keeps its pages (shortening the file under it would fault its next scan).
+        writer._tail_ids, writer._tail_times, writer._tail = (
+            a[:100] for a in (writer._tail_ids, writer._tail_times, writer._tail)
+        )
+        writer._save_tail()
+        assert np.array_equal(np.asarray(reader._tail), mapped) and len(reader.search(queries(8, 1)[0], 10)) == 10
+        fresh = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        fresh._refresh()
+        assert len(fresh._tail_ids) == 100 and np.array_equal(np.asarray(fresh._tail), mapped[:100])
 
 
 def test_deleted_rows_are_never_found_and_a_mostly_deleted_segment_is_rebuilt(tmp_path):
