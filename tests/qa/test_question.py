@@ -51,6 +51,10 @@ def test_places_names_cameras_and_attributes():
     assert parse_question("Has the cat been on the sofa?").categories == ("cat",)  # "has" alone is no company
     desk = parse_question("How many people were seen at the desk?", cameras=["desk"])  # the camera named desk
     assert desk.camera == "desk" and desk.places == ()
+    # a video ingested as camera "cup" (its file's name): the cup asked about is the thing, unless the camera is named
+    cup = parse_question("Where is the cup?", cameras=["cup"])
+    assert cup.camera is None and cup.categories == ("cup",)
+    assert parse_question("Where is the cup on camera cup?", cameras=["cup"]).camera == "cup"
 
 
 def test_categories_memory_holds_beyond_the_detector_vocabulary():
