@@ -144,11 +144,9 @@ def parse_question(
     spaced = re.sub(r"[-_]", " ", text)
     for known_camera in cameras:
         words = re.sub(r"[-_]", " ", known_camera.lower())  # the camera "living-room" is "the living room's view"
-        if named_camera and named_camera.group(1) == known_camera.lower():
-            camera = known_camera
-            break
-        if re.search(rf"\b{re.escape(words)}\b", spaced) and words not in said:
-            # named bare, unless its name is the thing asked about: "where is the cup?" with a camera named cup
+        named = named_camera is not None and named_camera.group(1) == known_camera.lower()
+        # or named bare, unless its name is the thing asked about: "where is the cup?" with a camera named cup
+        if named or (words not in said and re.search(rf"\b{re.escape(words)}\b", spaced)):
             camera = known_camera
             break
     if camera is not None:  # "people at the desk" with a camera named desk: the camera, not a thing there

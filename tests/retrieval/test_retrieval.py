@@ -511,9 +511,13 @@ def test_a_saved_graph_is_brought_up_to_date_from_the_rows_that_changed(tmp_path
         graph = first
         grown = []
         grow = MemoryGraph.grown
-        monkeypatch.setattr(
-            MemoryGraph, "grown", lambda self, *a: grown.append(grow(self, *a) is not None) or grow(self, *a)
-        )
+
+        def growing(self, *args):
+            result = grow(self, *args)
+            grown.append(result is not None)
+            return result
+
+        monkeypatch.setattr(MemoryGraph, "grown", growing)
         for k, step in enumerate(steps):
             before = store.graph_revision()
             step()
