@@ -1,5 +1,7 @@
 """Type stub of the compiled core (private: import from edge_agent.native)."""
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -65,16 +67,23 @@ def csr_matvec(
 def row_stochastic(
     n_nodes: int, a: _I64, b: _I64, w: npt.NDArray[np.float64]
 ) -> tuple[_I64, _I32, npt.NDArray[np.float32], npt.NDArray[np.float64]]: ...
-def row_stochastic_extend(
+def row_stochastic_patch(
     indptr: _I64,
     indices: _I32,
     data: npt.NDArray[np.float32],
     degree: npt.NDArray[np.float64],
-    old_starts: _I64,
+    base_starts: _I64,
     new_starts: _I64,
     a: _I64,
     b: _I64,
     w: npt.NDArray[np.float64],
+) -> tuple[_I32, _I64, _I32, npt.NDArray[np.float32], npt.NDArray[np.float64]]: ...
+def row_stochastic_flatten(
+    indptr: _I64,
+    indices: _I32,
+    data: npt.NDArray[np.float32],
+    degree: npt.NDArray[np.float64],
+    patch: tuple[Any, ...],
 ) -> tuple[_I64, _I32, npt.NDArray[np.float32], npt.NDArray[np.float64]]: ...
 def ppr_push(
     indptr: _I64,
@@ -85,4 +94,5 @@ def ppr_push(
     restart: float,
     epsilon: float,
     max_pushes: int,
+    patch: tuple[Any, ...] | None = None,
 ) -> tuple[_I32, npt.NDArray[np.float64], int, float]: ...

@@ -30,9 +30,11 @@ __all__ = [
     "iou_matrix",
     "kernel_isa",
     "linear_assignment",
+    "Patch",
     "ppr_push",
     "row_stochastic",
-    "row_stochastic_extend",
+    "row_stochastic_flatten",
+    "row_stochastic_patch",
     "separation",
 ]
 
@@ -322,6 +324,40 @@ class PushResult:
     residual: float
 
 
+@dataclass(frozen=True, slots=True)
+class Patch:
+    """The rows of a row-stochastic matrix that differ from a base's (:func:`row_stochastic_patch`): the nodes are in
+    consecutive blocks, block k at ``base_starts[k]`` in the base and at ``starts[k]`` now (its base rows first, in
+    order, then the added ones), so a base row's columns are renumbered by their block's shift; ``nodes`` (increasing,
+    in the new numbering) are the rows given here, row i being ``indices`` / ``data[indptr[i]:indptr[i + 1]]`` (new
+    numbering) with weight sum ``degree[i]``. The base's own arrays stay as they are (memory-mapped from disk)."""
+
+    base_starts: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    nodes: npt.NDArray[np.int32]
+    indptr: npt.NDArray[np.int64]
+    indices: npt.NDArray[np.int32]
+    data: npt.NDArray[np.float32]
+    degree: npt.NDArray[np.float64]
+
+    @property
+    def n(self) -> int:
+        """Nodes of the patched matrix."""
+        return int(self.starts[-1])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """As the native core takes them (exact dtypes, C-contiguous)."""
+        return (
+            _integers("base_starts", self.base_starts, np.int64).reshape(-1),
+            _integers("starts", self.starts, np.int64).reshape(-1),
+            _integers("nodes", self.nodes, np.int32).reshape(-1),
+            _integers("indptr", self.indptr, np.int64).reshape(-1),
+            _integers("indices", self.indices, np.int32).reshape(-1),
+            np.ascontiguousarray(self.data, dtype=np.float32).reshape(-1),
+            np.ascontiguousarray(self.degree, dtype=np.float64).reshape(-1),
+        )
+
+
 def ppr_push(
     passes: Any,
     seed_nodes: npt.ArrayLike,
@@ -330,13 +366,15 @@ def ppr_push(
     restart: float,
     epsilon: float,
     max_pushes: int = 10_000_000,
+    patch: Patch | None = None,
 ) -> PushResult:
     """Andersen-Chung-Lang forward push: p = restart * s + (1 - restart) P^T p, with ``passes`` = P a row-stochastic
-    SciPy CSR matrix (row u: where u passes its mass; an empty row keeps it) and s the seed weights normalised to
-    sum 1. A node is pushed while its residual exceeds ``epsilon`` times its row's entries, so the work depends on
-    the seeds' neighbourhood, not on the graph (at most ``max_pushes`` pushes). ``passes``'s arrays are used as they
-    are when already int64 / int32 / float32 (convert a graph once, not per query; float32 shares: a
-    million-observation graph's 52 MB of float64 shares were half its resident size)."""
+    SciPy CSR matrix (row u: where u passes its mass; an empty row keeps it), with ``patch``'s rows where given
+    (``passes`` is then its base), and s the seed weights normalised to sum 1. A node is pushed while its residual
+    exceeds ``epsilon`` times its row's entries, so the work depends on the seeds' neighbourhood, not on the graph (at
+    most ``max_pushes`` pushes). ``passes``'s arrays are used as they are when already int64 / int32 / float32
+    (convert a graph once, not per query; float32 shares: a million-observation graph's 52 MB of float64 shares were
+    half its resident size)."""
     indptr = np.ascontiguousarray(passes.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(passes.indices, dtype=np.int32)
     data = np.ascontiguousarray(passes.data, dtype=np.float32)
@@ -346,7 +384,15 @@ def ppr_push(
     if total <= 0:
         return PushResult(np.empty(0, np.int32), np.empty(0, np.float64), 0, 0.0)
     found, values, pushes, residual = _native.ppr_push(
-        indptr, indices, data, nodes, weights / total, float(restart), float(epsilon), int(max_pushes)
+        indptr,
+        indices,
+        data,
+        nodes,
+        weights / total,
+        float(restart),
+        float(epsilon),
+        int(max_pushes),
+        patch.arrays() if patch is not None else None,
     )
     return PushResult(found, values, int(pushes), float(residual))
 
@@ -368,33 +414,43 @@ def row_stochastic(n_nodes: int, a: npt.ArrayLike, b: npt.ArrayLike, weights: np
     return _native.row_stochastic(int(n_nodes), ends[0], ends[1], w)
 
 
-def row_stochastic_extend(
-    earlier: Stochastic,
-    old_starts: npt.ArrayLike,
-    new_starts: npt.ArrayLike,
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    weights: npt.ArrayLike,
-) -> Stochastic:
-    """:func:`row_stochastic` of a graph grown by nodes and edges, made from ``earlier`` (its arrays and weight sums)
-    in one pass: the nodes are in consecutive blocks, block k at ``old_starts[k]`` before and ``new_starts[k]`` after
-    (its earlier nodes first, in order, then the added ones); (a, b, weights) are the added edges in the new numbering.
-    Equal to remaking it from every edge, up to float32 rounding of the touched rows."""
+def _stochastic(earlier: Stochastic) -> Stochastic:
     indptr, indices, data, degree = earlier
-    starts = [
-        _integers(name, value, np.int64).reshape(-1)
-        for name, value in (("old_starts", old_starts), ("new_starts", new_starts))
-    ]
-    ends = [_integers(name, value, np.int64).reshape(-1) for name, value in (("a", a), ("b", b))]
-    w = np.ascontiguousarray(_real_array("weights", weights), dtype=np.float64).reshape(-1)
-    return _native.row_stochastic_extend(
+    return (
         np.ascontiguousarray(indptr, dtype=np.int64),
         np.ascontiguousarray(indices, dtype=np.int32),
         np.ascontiguousarray(data, dtype=np.float32),
         np.ascontiguousarray(degree, dtype=np.float64),
-        starts[0],
-        starts[1],
-        ends[0],
-        ends[1],
-        w,
     )
+
+
+def row_stochastic_patch(
+    base: Stochastic,
+    base_starts: npt.ArrayLike,
+    new_starts: npt.ArrayLike,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    weights: npt.ArrayLike,
+) -> Patch:
+    """The rows :func:`row_stochastic` of a graph grown by nodes and edges would give that differ from ``base``'s (its
+    arrays and weight sums): the nodes are in consecutive blocks, block k at ``base_starts[k]`` before and
+    ``new_starts[k]`` after (its earlier nodes first, in order, then the added ones); (a, b, weights) are the added
+    edges in the new numbering. Every added node's row and every earlier row an added edge touches (its entries times
+    its weight sum merged with the added ones); the cost of the added edges and the rows they touch, nothing the size
+    of the graph."""
+    starts = [
+        _integers(name, value, np.int64).reshape(-1)
+        for name, value in (("base_starts", base_starts), ("new_starts", new_starts))
+    ]
+    ends = [_integers(name, value, np.int64).reshape(-1) for name, value in (("a", a), ("b", b))]
+    w = np.ascontiguousarray(_real_array("weights", weights), dtype=np.float64).reshape(-1)
+    nodes, indptr, indices, data, degree = _native.row_stochastic_patch(
+        *_stochastic(base), starts[0], starts[1], ends[0], ends[1], w
+    )
+    return Patch(starts[0], starts[1], nodes, indptr, indices, data, degree)
+
+
+def row_stochastic_flatten(base: Stochastic, patch: Patch) -> Stochastic:
+    """``base`` (arrays and weight sums) with ``patch``'s rows, as one matrix in the new numbering: one pass copying
+    every row the patch does not replace, its columns renumbered."""
+    return _native.row_stochastic_flatten(*_stochastic(base), patch.arrays())

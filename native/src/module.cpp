@@ -293,24 +293,73 @@ py::array_t<double> py_csr_matvec(const carray<std::int64_t>& indptr, const carr
     return y;
 }
 
-py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<float>& data,
-                      const carray<std::int32_t>& seed_nodes, const carray<double>& seed_weights, double restart,
-                      double epsilon, std::int64_t max_pushes) {
+// A patch's arrays, as edge_agent.native.Patch holds them, checked against its base.
+struct PatchArrays {
+    carray<std::int64_t> base_starts, starts;
+    carray<std::int32_t> nodes;
+    carray<std::int64_t> indptr;
+    carray<std::int32_t> indices;
+    carray<float> data;
+    carray<double> degree;
+
+    explicit PatchArrays(const py::tuple& t) {
+        if (t.size() != 7)
+            throw py::value_error("patch must be (base_starts, starts, nodes, indptr, indices, data, degree)");
+        base_starts = t[0].cast<carray<std::int64_t>>();
+        starts = t[1].cast<carray<std::int64_t>>();
+        nodes = t[2].cast<carray<std::int32_t>>();
+        indptr = t[3].cast<carray<std::int64_t>>();
+        indices = t[4].cast<carray<std::int32_t>>();
+        data = t[5].cast<carray<float>>();
+        degree = t[6].cast<carray<double>>();
+        require_shape(base_starts, "patch base_starts", {-1}, "(blocks + 1,)");
+        if (base_starts.shape(0) < 2) throw py::value_error("patch base_starts must hold at least one block");
+        require_shape(starts, "patch starts", {base_starts.shape(0)}, "(blocks + 1,) matching base_starts");
+        require_shape(nodes, "patch nodes", {-1}, "(rows,)");
+        require_shape(indptr, "patch indptr", {nodes.shape(0) + 1}, "(rows + 1,)");
+        require_shape(indices, "patch indices", {-1}, "(nnz,)");
+        require_shape(data, "patch data", {indices.shape(0)}, "(nnz,) matching indices");
+        require_shape(degree, "patch degree", {nodes.shape(0)}, "(rows,)");
+        if (indptr.data()[nodes.shape(0)] != indices.shape(0)) throw py::value_error("patch indptr[-1] must be nnz");
+    }
+
+    PatchView view() const {
+        return {base_starts.data(), starts.data(), base_starts.shape(0) - 1, nodes.data(), nodes.shape(0),
+                indptr.data(), indices.data(), data.data(), degree.data()};
+    }
+};
+
+CsrView csr_view(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<float>& data,
+                 const double* degree) {
     require_shape(indptr, "indptr", {-1}, "(n_nodes + 1,)");
     const py::ssize_t n_nodes = indptr.shape(0) - 1;
     if (n_nodes < 0) throw py::value_error("indptr must have at least one entry");
     require_shape(indices, "indices", {-1}, "(nnz,)");
     require_shape(data, "data", {indices.shape(0)}, "(nnz,) matching indices");
-    require_shape(seed_nodes, "seed_nodes", {-1}, "(n_seeds,)");
-    require_shape(seed_weights, "seed_weights", {seed_nodes.shape(0)}, "(n_seeds,) matching seed_nodes");
     if (indptr.data()[0] != 0 || indptr.data()[n_nodes] != indices.shape(0))
         throw py::value_error("indptr must start at 0 and end at nnz");
+    return {indptr.data(), indices.data(), data.data(), degree, n_nodes};
+}
+
+py::tuple py_ppr_push(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices, const carray<float>& data,
+                      const carray<std::int32_t>& seed_nodes, const carray<double>& seed_weights, double restart,
+                      double epsilon, std::int64_t max_pushes, const std::optional<py::tuple>& patch) {
+    const CsrView base = csr_view(indptr, indices, data, nullptr);
+    require_shape(seed_nodes, "seed_nodes", {-1}, "(n_seeds,)");
+    require_shape(seed_weights, "seed_weights", {seed_nodes.shape(0)}, "(n_seeds,) matching seed_nodes");
     if (max_pushes < 0) throw py::value_error("max_pushes must be >= 0");
+    std::optional<PatchArrays> arrays;
+    PatchView view{};
+    if (patch) {
+        arrays.emplace(*patch);
+        view = arrays->view();
+    }
     PushResult result;
     {
         py::gil_scoped_release release;
-        result = ppr_push(indptr.data(), indices.data(), data.data(), n_nodes, seed_nodes.data(), seed_weights.data(),
-                          seed_nodes.shape(0), restart, epsilon, max_pushes);
+        if (arrays) check_patch(base, view);
+        result = ppr_push(base, arrays ? &view : nullptr, seed_nodes.data(), seed_weights.data(), seed_nodes.shape(0),
+                          restart, epsilon, max_pushes);
     }
     py::array_t<std::int32_t> nodes(static_cast<py::ssize_t>(result.nodes.size()));
     py::array_t<double> values(static_cast<py::ssize_t>(result.values.size()));
@@ -346,29 +395,40 @@ py::tuple py_row_stochastic(std::int64_t n_nodes, const carray<std::int64_t>& a,
     return stochastic_arrays(std::move(result));
 }
 
-py::tuple py_row_stochastic_extend(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices,
-                                   const carray<float>& data, const carray<double>& degree,
-                                   const carray<std::int64_t>& old_starts, const carray<std::int64_t>& new_starts,
-                                   const carray<std::int64_t>& a, const carray<std::int64_t>& b,
-                                   const carray<double>& w) {
-    require_shape(old_starts, "old_starts", {-1}, "(blocks + 1,)");
-    require_shape(new_starts, "new_starts", {old_starts.shape(0)}, "(blocks + 1,) matching old_starts");
-    if (old_starts.shape(0) < 2) throw std::invalid_argument("old_starts must hold at least one block");
-    const std::int64_t n_old = old_starts.data()[old_starts.shape(0) - 1];
-    require_shape(indptr, "indptr", {n_old + 1}, "(n_old + 1,)");
-    require_shape(degree, "degree", {n_old}, "(n_old,)");
-    require_shape(indices, "indices", {-1}, "(nnz,)");
-    require_shape(data, "data", {indices.shape(0)}, "(nnz,) matching indices");
-    if (indptr.data()[n_old] != indices.shape(0)) throw std::invalid_argument("indptr[-1] must be nnz");
+py::tuple py_row_stochastic_patch(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices,
+                                  const carray<float>& data, const carray<double>& degree,
+                                  const carray<std::int64_t>& base_starts, const carray<std::int64_t>& new_starts,
+                                  const carray<std::int64_t>& a, const carray<std::int64_t>& b,
+                                  const carray<double>& w) {
+    const CsrView base = csr_view(indptr, indices, data, degree.data());
+    require_shape(degree, "degree", {base.n}, "(n_nodes,)");
+    require_shape(base_starts, "base_starts", {-1}, "(blocks + 1,)");
+    require_shape(new_starts, "new_starts", {base_starts.shape(0)}, "(blocks + 1,) matching base_starts");
+    if (base_starts.shape(0) < 2) throw py::value_error("base_starts must hold at least one block");
     require_shape(a, "a", {-1}, "(n_edges,)");
     require_shape(b, "b", {a.shape(0)}, "(n_edges,) matching a");
     require_shape(w, "w", {a.shape(0)}, "(n_edges,) matching a");
+    Patch result;
+    {
+        py::gil_scoped_release release;
+        result = row_stochastic_patch(base, base_starts.data(), new_starts.data(), base_starts.shape(0) - 1, a.data(),
+                                      b.data(), w.data(), a.shape(0));
+    }
+    return py::make_tuple(adopt(std::move(result.nodes)), adopt(std::move(result.indptr)),
+                          adopt(std::move(result.indices)), adopt(std::move(result.data)),
+                          adopt(std::move(result.degree)));
+}
+
+py::tuple py_row_stochastic_flatten(const carray<std::int64_t>& indptr, const carray<std::int32_t>& indices,
+                                    const carray<float>& data, const carray<double>& degree, const py::tuple& patch) {
+    const CsrView base = csr_view(indptr, indices, data, degree.data());
+    require_shape(degree, "degree", {base.n}, "(n_nodes,)");
+    const PatchArrays arrays(patch);
+    const PatchView view = arrays.view();
     RowStochastic result;
     {
         py::gil_scoped_release release;
-        result = row_stochastic_extend(indptr.data(), indices.data(), data.data(), degree.data(), old_starts.data(),
-                                       new_starts.data(), old_starts.shape(0) - 1, a.data(), b.data(), w.data(),
-                                       a.shape(0));
+        result = row_stochastic_flatten(base, view);
     }
     return stochastic_arrays(std::move(result));
 }
@@ -415,10 +475,13 @@ PYBIND11_MODULE(_native, m) {
     m.def("cosine_topk", &py_cosine_topk, py::arg("queries"), py::arg("base"), py::arg("k"), py::arg("threads"));
     m.def("linear_assignment", &py_linear_assignment, py::arg("similarity"), py::arg("min_similarity"));
     m.def("ppr_push", &py_ppr_push, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("seed_nodes"),
-          py::arg("seed_weights"), py::arg("restart"), py::arg("epsilon"), py::arg("max_pushes"));
+          py::arg("seed_weights"), py::arg("restart"), py::arg("epsilon"), py::arg("max_pushes"),
+          py::arg("patch") = py::none());
     m.def("row_stochastic", &py_row_stochastic, py::arg("n_nodes"), py::arg("a"), py::arg("b"), py::arg("w"));
-    m.def("row_stochastic_extend", &py_row_stochastic_extend, py::arg("indptr"), py::arg("indices"), py::arg("data"),
-          py::arg("degree"), py::arg("old_starts"), py::arg("new_starts"), py::arg("a"), py::arg("b"), py::arg("w"));
+    m.def("row_stochastic_patch", &py_row_stochastic_patch, py::arg("indptr"), py::arg("indices"), py::arg("data"),
+          py::arg("degree"), py::arg("base_starts"), py::arg("new_starts"), py::arg("a"), py::arg("b"), py::arg("w"));
+    m.def("row_stochastic_flatten", &py_row_stochastic_flatten, py::arg("indptr"), py::arg("indices"),
+          py::arg("data"), py::arg("degree"), py::arg("patch"));
     m.def("csr_matvec", &py_csr_matvec, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("x"),
           py::arg("threads"));
 }

@@ -4,6 +4,8 @@ identity edges, missed without), as-of, the per-entity cap, same-name notes, for
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -127,14 +129,65 @@ def test_a_grown_graph_made_from_the_earlier_one_is_the_graph_remade(seed):
     w2[: k // 5] = 0.0
     if n_new == 0:
         a2, b2, w2 = a2[:0], b2[:0], w2[:0]
-    grown = native.row_stochastic_extend(earlier, old_starts, new_starts, a2, b2, w2)
+    patch = native.row_stochastic_patch(earlier, old_starts, new_starts, a2, b2, w2)
+    grown = native.row_stochastic_flatten(earlier, patch)
     remade = native.row_stochastic(n_new, np.r_[renumber(a), a2], np.r_[renumber(b), b2], np.r_[w, w2])
     np.testing.assert_array_equal(grown[0], remade[0])
     np.testing.assert_array_equal(grown[1], remade[1])
     np.testing.assert_allclose(grown[2], remade[2], rtol=1e-5)
     np.testing.assert_allclose(grown[3], remade[3], rtol=1e-9)
     with pytest.raises(ValueError, match="keep its earlier rows"):
-        native.row_stochastic_extend(earlier, old_starts, old_starts - np.r_[0, 1, 1, 1], a2[:0], b2[:0], w2[:0])
+        native.row_stochastic_patch(earlier, old_starts, old_starts - np.r_[0, 1, 1, 1], a2[:0], b2[:0], w2[:0])
+    # The patch itself holds only the added nodes' rows and those the added edges touch, and local push over the
+    # earlier arrays with it reaches what it reaches over the remade ones.
+    touched = np.unique(np.r_[a2, b2][np.r_[w2, w2] > 0])
+    is_new = np.zeros(n_new, bool)
+    for k in range(3):
+        is_new[new_starts[k] + old_sizes[k] : new_starts[k + 1]] = True
+    np.testing.assert_array_equal(patch.nodes, np.union1d(touched, np.flatnonzero(is_new)))
+    if n_new:
+        seeds = rng.integers(0, n_new, 3)
+        remade_csr = native.row_stochastic(n_new, np.r_[renumber(a), a2], np.r_[renumber(b), b2], np.r_[w, w2])
+        passes = SimpleNamespace(indptr=remade_csr[0], indices=remade_csr[1], data=remade_csr[2])
+        want = native.ppr_push(passes, seeds, np.ones(3), restart=0.25, epsilon=1e-9)
+        base = SimpleNamespace(indptr=earlier[0], indices=earlier[1], data=earlier[2])
+        got = native.ppr_push(base, seeds, np.ones(3), restart=0.25, epsilon=1e-9, patch=patch)
+        np.testing.assert_allclose(_dense(got, n_new), _dense(want, n_new), atol=1e-6)
+
+
+def _dense(result, n):
+    out = np.zeros(n)
+    out[result.nodes] = result.values
+    return out
+
+
+def test_a_patch_that_does_not_fit_its_base_is_refused():
+    """A patch whose rows are out of order, leave an added node without a row, or point past the nodes: a ValueError
+    naming what is wrong, before local push or flattening reads past an array."""
+    earlier = native.row_stochastic(4, [0, 1, 2], [1, 2, 3], [1.0, 1.0, 1.0])
+    old_starts, new_starts = np.array([0, 2, 4]), np.array([0, 3, 6])
+    patch = native.row_stochastic_patch(earlier, old_starts, new_starts, [2, 5], [0, 4], [1.0, 0.5])
+    base = SimpleNamespace(indptr=earlier[0], indices=earlier[1], data=earlier[2])
+    assert list(patch.nodes) == [0, 2, 4, 5]
+    native.ppr_push(base, [5], [1.0], restart=0.25, epsilon=1e-6, patch=patch)
+    broken = {
+        "strictly increasing": replace(patch, nodes=patch.nodes[::-1].copy()),
+        "every added node": replace(
+            patch,
+            nodes=patch.nodes[:-1].copy(),
+            indptr=patch.indptr[:-1].copy(),
+            indices=patch.indices[: patch.indptr[-2]].copy(),
+            data=patch.data[: patch.indptr[-2]].copy(),
+            degree=patch.degree[:-1].copy(),
+        ),
+        "indices must be in": replace(patch, indices=np.where(patch.indices == 0, 9, patch.indices).astype(np.int32)),
+        "cover its rows": replace(patch, base_starts=np.array([0, 2, 5])),
+    }
+    for message, bad in broken.items():
+        with pytest.raises(ValueError, match=message):
+            native.ppr_push(base, [0], [1.0], restart=0.25, epsilon=1e-6, patch=bad)
+        with pytest.raises(ValueError, match=message):
+            native.row_stochastic_flatten(earlier, bad)
 
 
 def test_local_push_is_local_and_checks_its_input():
@@ -457,7 +510,8 @@ def test_the_graph_is_saved_and_opened_while_current(tmp_path, embedder):
 
 def _assert_same_graph(got, want):
     """The same nodes, links and rows; shares equal up to float32 rounding (a grown graph's touched rows are made from
-    their earlier shares times their weight sums)."""
+    their earlier shares times their weight sums): a grown graph's base with its patch joined."""
+    got, want = got.flat(), want.flat()
     for name in ("indptr", "indices"):
         np.testing.assert_array_equal(getattr(got.passes, name), getattr(want.passes, name), err_msg=name)
     np.testing.assert_allclose(got.passes.data, want.passes.data, rtol=1e-5, err_msg="data")
@@ -550,6 +604,44 @@ def test_a_saved_graph_is_brought_up_to_date_from_the_rows_that_changed(tmp_path
         load_graph(store, weights)
         assert MemoryGraph.load(tmp_path / "home" / "index" / "graph")[0].revision == store.graph_revision()
         assert store.db.value("SELECT count(*) FROM graph_changes") == 0
+
+
+def test_a_graph_grown_by_clips_keeps_the_saved_arrays_and_patches_them(tmp_path, monkeypatch):
+    """A new process whose saved graph is a clip behind maps the saved arrays and patches the rows the clip adds or
+    touches (no copy of the year's arrays); a later clip grows the patch from the same base; local push over base and
+    patch reaches what it reaches over the graph remade; once memory has moved on far enough the patch is joined and
+    the graph saved again."""
+    from edge_agent.retrieval.graph import GraphRows, MemoryGraph, load_graph
+
+    with Store(tmp_path / "home") as store:
+        _kitchen(store)
+        weights = RelationWeights()
+        load_graph(store, weights)  # saved
+        cup = unit(np.r_[np.zeros(30), np.ones(2)])
+        graph = None
+        for k, t in enumerate((4 * DAY, 4 * DAY + 60)):
+            store.ingest_clip(clip(t), [observation(1, t, [0, 0, 40, 40], cup)], caption="kitchen: a cup")
+            graph = load_graph(store, weights, graph)
+            assert isinstance(graph.passes.indptr, np.memmap) and graph.patch is not None
+            assert len(graph.patch.nodes) < 12 * (k + 1)  # the clip's rows and the few they link to
+            remade = MemoryGraph.of(GraphRows.read(store), weights)
+            _assert_same_graph(graph, remade)
+            for node in range(graph.n):
+                got = native.ppr_push(graph.passes, [node], [1.0], restart=0.25, epsilon=1e-9, patch=graph.patch)
+                want = native.ppr_push(remade.passes, [node], [1.0], restart=0.25, epsilon=1e-9)
+                np.testing.assert_allclose(_dense(got, graph.n), _dense(want, graph.n), atol=1e-6)
+            ids = store.db.query("SELECT id FROM observations ORDER BY id")
+            np.testing.assert_array_equal(
+                graph.nodes("observation", [i for (i,) in ids]), np.arange(len(ids))
+            )  # found in the base's rows and the added ones alike
+        saved, _ = MemoryGraph.load(tmp_path / "home" / "index" / "graph")
+        assert saved.revision < store.graph_revision()
+        monkeypatch.setattr("edge_agent.retrieval.graph.SAVE_AFTER_CHANGES", 2)
+        store.ingest_clip(clip(5 * DAY), [observation(1, 5 * DAY, [0, 0, 40, 40], cup)])
+        graph = load_graph(store, weights, graph)
+        assert graph.patch is None and not isinstance(graph.passes.indptr, np.memmap)
+        assert MemoryGraph.load(tmp_path / "home" / "index" / "graph")[0].revision == store.graph_revision()
+        _assert_same_graph(graph, MemoryGraph.of(GraphRows.read(store), weights))
 
 
 def test_a_graph_as_of_a_moment_holds_what_memory_held_then(tmp_path):
