@@ -151,6 +151,19 @@ class GraphRows:
                 columns[name] = np.insert(np.asarray(getattr(self, name))[keep], at, getattr(fresh, name))
         return GraphRows(**columns)
 
+    def joined(self, added: GraphRows) -> GraphRows:
+        """These rows with ``added`` after them in each table (ids above these'), and ``added``'s relations and
+        cameras (memory's as they were read last)."""
+        return GraphRows(
+            **{
+                name: np.concatenate([np.asarray(getattr(self, name)), getattr(added, name)])
+                for names in self.COLUMNS.values()
+                for name in names
+            },
+            entity_relations=added.entity_relations,
+            cameras=added.cameras,
+        )
+
     def before(self, t: float) -> GraphRows:
         """The rows of what started before ``t`` (the memory a question asked as of ``t`` is answered from)."""
         columns: dict[str, Any] = {"entity_relations": self.entity_relations, "cameras": self.cameras}
@@ -195,16 +208,7 @@ class MemoryGraph:
         if self.added is None:
             return self.base_rows
         if self._rows is None:
-            base, added = self.base_rows, self.added
-            self._rows = GraphRows(
-                **{
-                    name: np.concatenate([np.asarray(getattr(base, name)), getattr(added, name)])
-                    for names in GraphRows.COLUMNS.values()
-                    for name in names
-                },
-                entity_relations=added.entity_relations,
-                cameras=added.cameras,
-            )
+            self._rows = self.base_rows.joined(self.added)
         return self._rows
 
     @property
@@ -440,19 +444,7 @@ class MemoryGraph:
         if new is None:
             return None
         base = self.base_rows
-        added = (
-            GraphRows(
-                **{
-                    name: np.concatenate([getattr(self.added, name), getattr(new, name)])
-                    for names in GraphRows.COLUMNS.values()
-                    for name in names
-                },
-                entity_relations=new.entity_relations,
-                cameras=new.cameras,
-            )
-            if self.added is not None
-            else new
-        )
+        added = self.added.joined(new) if self.added is not None else new
         base_sizes = [len(base.observation_ids), 0, len(base.clip_ids), len(base.episode_ids)]
         base_sizes[1] = len(self.passes.indptr) - 1 - sum(base_sizes)
         base_entities = np.asarray(self.entity_ids[: base_sizes[1]])

@@ -65,13 +65,41 @@ struct PushWorkspace {
     }
 };
 
+// The base node of node u of a patch's numbering (-1: an added node), and a base column's number in it: each block's
+// nodes shift by what the blocks before it gained (blocks are few: a scan of their starts).
+std::int64_t base_node(const PatchView& patch, std::int64_t u) {
+    std::int64_t k = 0;
+    while (k + 1 < patch.blocks && u >= patch.starts[k + 1]) ++k;
+    const std::int64_t offset = u - patch.starts[k];
+    return offset < patch.base_starts[k + 1] - patch.base_starts[k] ? patch.base_starts[k] + offset : -1;
+}
+
+std::int32_t renumber(const PatchView& patch, std::int32_t base_column) {
+    std::int64_t k = 0;
+    while (k + 1 < patch.blocks && base_column >= patch.base_starts[k + 1]) ++k;
+    return static_cast<std::int32_t>(base_column + patch.starts[k] - patch.base_starts[k]);
+}
+
+// Throws unless the blocks of a patch's numbering fit `base`: its blocks cover the base's rows and each keeps its
+// rows, in at most 2^31 nodes.
+void check_blocks(const CsrView& base, const std::int64_t* base_starts, const std::int64_t* starts,
+                  std::int64_t blocks) {
+    if (blocks < 1) throw std::invalid_argument("blocks must be >= 1");
+    if (base_starts[0] != 0 || starts[0] != 0) throw std::invalid_argument("the first block must start at 0");
+    if (base_starts[blocks] != base.n) throw std::invalid_argument("the base's blocks must cover its rows");
+    for (std::int64_t k = 0; k < blocks; ++k) {
+        if (base_starts[k + 1] < base_starts[k] || starts[k + 1] - starts[k] < base_starts[k + 1] - base_starts[k])
+            throw std::invalid_argument("each block must keep its earlier rows (new size >= old size)");
+    }
+    if (starts[blocks] > INT32_MAX) throw std::invalid_argument("too many nodes (>= 2^31)");
+}
+
 // A base matrix with a patch's rows (or the base alone): row u's entries in the current numbering.
 class Layered {
 public:
     Layered(const CsrView& base, const PatchView* patch) : base_(base), patch_(patch) {
         n_ = patch != nullptr ? patch->starts[patch->blocks] : base.n;
-        if (patch != nullptr) {
-            for (std::int64_t k = 0; k < patch->blocks; ++k) shift_.push_back(patch->starts[k] - patch->base_starts[k]);
+        if (patch != nullptr && patch->n_rows > 0) {
             patched_.assign(static_cast<std::size_t>(n_ + 63) / 64, 0);  // a bit per node: most rows are the base's
             for (std::int64_t i = 0; i < patch->n_rows; ++i) {
                 const std::int32_t u = patch->nodes[i];
@@ -94,12 +122,12 @@ public:
 
     Row row(std::int64_t u) const {
         if (patch_ == nullptr) return base_row(u);
-        if (patched_[static_cast<std::size_t>(u) / 64] >> (u % 64) & 1) {
+        if (!patched_.empty() && patched_[static_cast<std::size_t>(u) / 64] >> (u % 64) & 1) {
             const std::int64_t i = std::lower_bound(patch_->nodes, patch_->nodes + patch_->n_rows, u) - patch_->nodes;
             const std::int64_t begin = patch_->indptr[i];
             return {patch_->indices + begin, patch_->data + begin, patch_->indptr[i + 1] - begin, false, -1, i};
         }
-        const std::int64_t v = base_node(u);
+        const std::int64_t v = edge_agent::base_node(*patch_, u);
         if (v < 0) throw std::invalid_argument("an added node has no row in the patch");
         return base_row(v);
     }
@@ -116,60 +144,35 @@ public:
         const std::int32_t c = r.columns[k];
         if (!r.base) return c;
         if (c < 0 || c >= base_.n) throw std::invalid_argument("indices must be in [0, n)");
-        return patch_ == nullptr ? c : renumber(c);
+        return patch_ == nullptr ? c : renumber(*patch_, c);
     }
 
     double degree(const Row& r) const {
         return r.base ? (base_.degree != nullptr ? base_.degree[r.base_node] : 0.0) : patch_->degree[r.patch_row];
     }
 
-    // The base node of row u of the current numbering (-1: an added node).
-    std::int64_t base_node(std::int64_t u) const {
-        if (patch_ == nullptr) return u;
-        std::int64_t k = 0;
-        while (k + 1 < patch_->blocks && u >= patch_->starts[k + 1]) ++k;
-        const std::int64_t offset = u - patch_->starts[k];
-        return offset < patch_->base_starts[k + 1] - patch_->base_starts[k] ? patch_->base_starts[k] + offset : -1;
-    }
-
-    std::int32_t renumber(std::int32_t base_column) const {
-        std::int64_t k = 0;
-        while (k + 1 < patch_->blocks && base_column >= patch_->base_starts[k + 1]) ++k;
-        return static_cast<std::int32_t>(base_column + shift_[static_cast<std::size_t>(k)]);
-    }
-
 private:
     const CsrView& base_;
     const PatchView* patch_;
     std::int64_t n_;
-    std::vector<std::int64_t> shift_;
     std::vector<std::uint64_t> patched_;
 };
 
 }  // namespace
 
 void check_patch(const CsrView& base, const PatchView& patch) {
-    if (patch.blocks < 1) throw std::invalid_argument("a patch needs at least one block");
-    if (patch.base_starts[0] != 0 || patch.starts[0] != 0) throw std::invalid_argument("the first block must start at 0");
-    if (patch.base_starts[patch.blocks] != base.n) throw std::invalid_argument("the base's blocks must cover its rows");
+    check_blocks(base, patch.base_starts, patch.starts, patch.blocks);
     std::int64_t added = 0;
-    for (std::int64_t k = 0; k < patch.blocks; ++k) {
-        const std::int64_t before = patch.base_starts[k + 1] - patch.base_starts[k];
-        const std::int64_t after = patch.starts[k + 1] - patch.starts[k];
-        if (before < 0 || after < before)
-            throw std::invalid_argument("each block must keep its earlier rows (new size >= old size)");
-        added += after - before;
-    }
+    for (std::int64_t k = 0; k < patch.blocks; ++k)
+        added += patch.starts[k + 1] - patch.starts[k] - (patch.base_starts[k + 1] - patch.base_starts[k]);
     const std::int64_t n = patch.starts[patch.blocks];
-    if (n > INT32_MAX) throw std::invalid_argument("too many nodes (>= 2^31)");
     if (patch.indptr[0] != 0) throw std::invalid_argument("the patch's indptr must start at 0");
-    Layered rows(base, &patch);
     std::int64_t added_rows = 0;
     for (std::int64_t i = 0; i < patch.n_rows; ++i) {
         const std::int32_t u = patch.nodes[i];
         if (u < 0 || u >= n || (i > 0 && u <= patch.nodes[i - 1]))
             throw std::invalid_argument("the patch's nodes must be strictly increasing in [0, n)");
-        added_rows += rows.base_node(u) < 0;
+        added_rows += base_node(patch, u) < 0;
         if (patch.indptr[i + 1] < patch.indptr[i]) throw std::invalid_argument("the patch's indptr must not decrease");
         for (std::int64_t k = patch.indptr[i]; k < patch.indptr[i + 1]; ++k)
             if (patch.indices[k] < 0 || patch.indices[k] >= n)
@@ -331,16 +334,9 @@ Patch row_stochastic_patch(const CsrView& base, const std::int64_t* base_starts,
                            std::int64_t blocks, const std::int64_t* a, const std::int64_t* b, const double* w,
                            std::int64_t n_edges) {
     const PatchView shape{base_starts, new_starts, blocks, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
-    if (blocks < 1) throw std::invalid_argument("blocks must be >= 1");
-    if (base_starts[0] != 0 || new_starts[0] != 0) throw std::invalid_argument("the first block must start at 0");
-    if (base_starts[blocks] != base.n) throw std::invalid_argument("the base's blocks must cover its rows");
-    for (std::int64_t k = 0; k < blocks; ++k) {
-        if (base_starts[k + 1] < base_starts[k] || new_starts[k + 1] - new_starts[k] < base_starts[k + 1] - base_starts[k])
-            throw std::invalid_argument("each block must keep its earlier rows (new size >= old size)");
-    }
+    check_blocks(base, base_starts, new_starts, blocks);
     const std::int64_t n_new = new_starts[blocks];
-    if (n_new > INT32_MAX) throw std::invalid_argument("too many nodes (>= 2^31)");
-    const Layered rows(base, &shape);
+    const Layered rows(base, &shape);  // (no rows: the base's, renumbered)
     // Both directions of every added edge of weight > 0, by row then column.
     struct Added {
         std::int32_t row, column;
@@ -375,7 +371,7 @@ Patch row_stochastic_patch(const CsrView& base, const std::int64_t* base_starts,
     std::vector<Entry> row;
     std::size_t next = 0;  // the first added entry not yet taken
     for (const std::int32_t u : nodes) {
-        const std::int64_t v = rows.base_node(u);
+        const std::int64_t v = base_node(shape, u);
         row.clear();
         double sum = 0.0;
         if (v >= 0 && base.degree[v] > 0.0) {  // its earlier entries, as weights (a row without edges had a self-loop)
@@ -429,7 +425,7 @@ RowStochastic row_stochastic_flatten(const CsrView& base, const PatchView& patch
             out.degree[static_cast<std::size_t>(u)] = patch.degree[next++];
             at += count;
         } else {
-            const Layered::Row row = rows.base_row(rows.base_node(u));  // (check_patch: every added node is patched)
+            const Layered::Row row = rows.base_row(base_node(patch, u));  // (check_patch: every added node is patched)
             std::copy(row.data, row.data + row.count, data + at);
             for (std::int64_t k = 0; k < row.count; ++k) indices[at + k] = rows.column(row, k);
             out.degree[static_cast<std::size_t>(u)] = rows.degree(row);
