@@ -154,9 +154,17 @@ class Runtime:
 
         if llm is not None:
             return LLMController(
-                store, embedder, llm, max_rounds=rounds, image_text=image_text, config=self.config.retrieval
+                store,
+                embedder,
+                llm,
+                max_rounds=rounds,
+                image_text=image_text,
+                config=self.config.retrieval,
+                timezone=self.config.rules.timezone,
             )
-        return DeterministicController(store, embedder, self.config.retrieval, image_text=image_text)
+        return DeterministicController(
+            store, embedder, self.config.retrieval, image_text=image_text, timezone=self.config.rules.timezone
+        )
 
     def transcriber(self) -> Any:
         """faster-whisper with ``[speech] model`` (relative to the models folder), else Whisper tiny.en from

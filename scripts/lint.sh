@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Lint and type checks, as CI runs them before the tests: ruff (pycodestyle, pyflakes, bugbear, import order;
-# lines <= 120), ruff's formatter, and mypy (strict on edge_agent/memory, edge_agent/native.py and
-# edge_agent/config). Configured in pyproject.toml. Uses .venv (scripts/test.sh or scripts/venv.sh makes it).
+# lines <= 120), ruff's formatter, and mypy (strict on edge_agent/memory, edge_agent/native.py, edge_agent/config,
+# edge_agent/language and edge_agent/qa). Configured in pyproject.toml. Uses .venv (scripts/test.sh or scripts/venv.sh makes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check edge_agent tests
 .venv/bin/ruff format --check edge_agent tests
-.venv/bin/mypy edge_agent/memory edge_agent/native.py edge_agent/config
+.venv/bin/mypy edge_agent/memory edge_agent/native.py edge_agent/config edge_agent/language edge_agent/qa

@@ -70,6 +70,7 @@ def _answer(store: Store, api: ApiState, question: str, as_of: float | None, cho
         choice=answer.choice,
         choice_index=answer.choice_index,
         tool=answer.tool,
+        reading=dict(answer.query),
         evidence=evidence,
         seen=list(answer.seen),
         timings_ms=dict(answer.timings_ms),

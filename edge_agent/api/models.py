@@ -122,7 +122,13 @@ class AskResponse(BaseModel):
     text: str = Field(..., description="the answer")
     choice: str | None = Field(None, description="the choice the answer maps to (multiple choice)")
     choice_index: int | None = None
-    tool: str = Field(..., description="which path answered: where, count, who, after, facts, search")
+    tool: str = Field(
+        ..., description="which handler answered: the intent (where, count, with, ...), or unreadable, or llm"
+    )
+    reading: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the typed query the question was read as: intent, subject, place, time, order, ...",
+    )
     evidence: list[EvidenceOut] = Field(..., description="the observations the answer cites")
     seen: list[int] = Field(..., description="every observation id put in front of the reader")
     timings_ms: dict[str, float] = Field(..., description="milliseconds per stage")

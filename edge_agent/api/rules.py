@@ -38,7 +38,9 @@ def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, P
     known = book.vocabulary(store, api.config.zones)
 
     def parse(text: str, mode: Literal["json", "phrases"]) -> Predicate:
-        return parse_rule(text, places=known.places, names=known.names, categories=known.categories, mode=mode)
+        return parse_rule(
+            text, places=known.places, names=known.names, categories=known.categories, cameras=known.cameras, mode=mode
+        )
 
     if body.predicate is not None:
         predicate = parse(json.dumps(body.predicate), "json")
@@ -47,14 +49,7 @@ def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, P
         raise RuleParseError("give the rule as `text` (words) or `predicate` (a JSON object)")
     if body.text.lstrip().startswith("{"):
         return body.text, parse(body.text, "json")
-    try:
-        return body.text, parse(body.text, "phrases")
-    except RuleParseError as exc:
-        raise RuleParseError(
-            f"{str(exc).rstrip('.')}; the server reads rules with the phrase reader only (no LLM): "
-            "rephrase it, or send the predicate as JSON in `predicate`, e.g. "
-            '{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}'
-        ) from None
+    return body.text, parse(body.text, "phrases")  # the reader's reason and three rules that read, when it cannot
 
 
 def _rule_out(rule: book.Rule) -> RuleOut:

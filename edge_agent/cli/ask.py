@@ -14,24 +14,6 @@ from edge_agent.runtime import Runtime
 
 __all__ = ["register"]
 
-_FOLLOW_UP = {
-    "it",
-    "its",
-    "that",
-    "there",
-    "they",
-    "them",
-    "he",
-    "she",
-    "him",
-    "her",
-    "this",
-    "those",
-    "before",
-    "after",
-    "then",
-}
-
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ask = commands.add_parser("ask", parents=[common], help="answer a question from memory, with cited evidence")
@@ -48,7 +30,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ask.add_argument(
         "--explain",
         action="store_true",
-        help="also print the typed query the question was read as (intent, kinds of things, camera, ...)",
+        help="also print the whole reading of the question: intent, subject, place, time, order, ... and the handler",
     )
     ask.add_argument(
         "--json", action="store_true", help="print JSON: answer, choice, evidence, rounds, timings, context"
@@ -105,31 +87,44 @@ def run_ask(args: argparse.Namespace) -> int:
     if answer.choice is not None:
         lines.append(f"choice: {answer.choice_index}: {answer.choice}")
     if args.explain:
-        shown = {k: v for k, v in answer.query.items() if v not in (None, (), [], False)}
-        lines.append(
-            "query: " + (", ".join(f"{k} = {v}" for k, v in shown.items()) or "(none)") + f"; tool: {answer.tool}"
-        )
+        lines.append(explain(answer))
     if args.context:
         lines.append("\n" + answer.context)
     return emit(args, asdict(answer), "\n".join(lines))
 
 
+def explain(answer: Any) -> str:
+    """The whole reading of a question, slot by slot: 'intent = where; subject = kinds truck, car (said van); ...'."""
+
+    def said(value: Any) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{k} {said(v)}" for k, v in value.items())
+        if isinstance(value, list):
+            return " / ".join(said(v) for v in value)
+        if isinstance(value, float) and value > 1e9:
+            return utc(value) + " UTC"
+        return str(value)
+
+    parts = [f"{k} = {said(v)}" for k, v in answer.query.items()]
+    return "read as: " + "; ".join(parts) + f"; answered by: {answer.tool}"
+
+
 def run_chat(args: argparse.Namespace) -> int:
-    """A question per line; ':as-of TIME' / ':now' set the time, ':quit' or end of input leaves. A short
-    question or one that points back (it, that, there, before...) is read together with the previous one."""
+    """A question per line; ':as-of TIME' / ':now' set the time; 'quit', 'exit', 'bye', ':quit' or end of input
+    leave. A follow-up keeps what the conversation is about and replaces what it says (edge_agent.qa.conversation)."""
     from edge_agent.errors import InvalidInputError
+    from edge_agent.qa.conversation import Conversation
 
     rt = runtime(args)
     as_of = parse_time(args.as_of, "--as-of")
     interactive = sys.stdin.isatty()
-    previous: str | None = None
     with rt.store(mode="read") as store:
-        controller = _answerer(args, rt, store)
+        conversation = Conversation(_answerer(args, rt, store))
         while True:
             if interactive:
                 print("you> ", end="", flush=True)
             line = sys.stdin.readline()
-            if not line or line.strip() in (":quit", ":q"):
+            if not line or line.strip() in (":quit", ":q") or conversation.leaves(line):
                 return 0
             question = line.strip()
             if not question:
@@ -145,8 +140,5 @@ def run_chat(args: argparse.Namespace) -> int:
                 as_of = None
                 print("(answering as of now)")
                 continue
-            words = {w.strip("?.,!").lower() for w in question.split()}
-            asked = f"{previous} {question}" if previous and (len(words) < 5 or words & _FOLLOW_UP) else question
-            answer = controller.ask(asked, as_of=as_of)
+            answer = conversation.ask(question, as_of=as_of)
             print(f"agent> {answer.text}")
-            previous = asked

@@ -72,14 +72,15 @@ def _reader(rt: Runtime, known: Any) -> Any:
     from edge_agent.perception.detect import ModelError
     from edge_agent.rules.parse import RuleParseError, parse_rule
 
-    places, names, categories = known.places, known.names, known.categories
+    places, names, categories, cameras = known.places, known.names, known.categories, known.cameras
 
     def read(text: str, predicate: str | None = None, parser: str | None = None, model: Path | None = None) -> Any:
-        """JSON as given; else the phrase reader, then the LLM (loaded only when needed)."""
+        """JSON as given; else the reader, then the LLM (loaded only when needed, and only where the reader found no
+        relation or subject: a word memory does not know is refused with the reader's reason)."""
         if predicate is not None:
             return parse_rule(predicate, places=places, names=names, categories=categories, mode="json")
         mode = parser or rt.config.rules.parser
-        unread: Exception | None = None
+        unread: RuleParseError | None = None
         if mode != "llm":
             try:
                 return parse_rule(
@@ -87,20 +88,29 @@ def _reader(rt: Runtime, known: Any) -> Any:
                     places=places,
                     names=names,
                     categories=categories,
+                    cameras=cameras,
                     mode="auto" if mode == "auto" else "phrases",
                 )
             except RuleParseError as exc:
-                if mode == "phrases" or text.lstrip().startswith("{"):
+                if mode == "phrases" or text.lstrip().startswith("{") or exc.final:
                     raise
                 unread = exc
         try:
             llm = rt.llm(model or rt.config.rules.model, n_ctx=1024)
         except ModelError as exc:
+            if unread is not None:
+                raise unread from None
             raise RuleParseError(
-                f"{unread if unread is not None else 'the LLM parser is unavailable'}; {exc}; "
-                "or give the predicate with --json-predicate"
+                f"the LLM parser is unavailable: {exc}; give the predicate with --json-predicate"
             ) from None
-        return parse_rule(text, places=places, names=names, categories=categories, llm=llm, mode="llm")
+        try:
+            return parse_rule(
+                text, places=places, names=names, categories=categories, cameras=cameras, llm=llm, mode="llm"
+            )
+        except RuleParseError:
+            if unread is not None:
+                raise unread from None  # the reader's reason, never the model's validation errors
+            raise
 
     return read
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from edge_agent import __version__
 from edge_agent.errors import InvalidInputError
-from edge_agent.qa.question import INTENTS
+from edge_agent.language.grammar import Intent
 
 __all__ = [
     "DEPENDS",
@@ -33,8 +33,26 @@ __all__ = [
     "resolve_videos",
 ]
 
-#: What a question asks; every shipped set covers all of them.
-# the intents of a typed question (edge_agent.qa.question): a question file is scored by the same ones
+#: The intent labels a report lists first, in this order (the grammar's intents, and the first / last split and
+#: "open" of the first question set); a file may use any other label too, reported after these.
+INTENTS = (
+    "exists",
+    "where",
+    "when",
+    "when_first",
+    "when_last",
+    "count",
+    "attribute",
+    "which_camera",
+    "with",
+    "list",
+    "order",
+    "duration",
+    "what_happened",
+    "habit",
+    "open",
+)
+assert {i.value for i in Intent} <= set(INTENTS)
 #: "memory": the fact is in what memory holds after ingest (a wrong answer is the read path's);
 #: "perception": the detector or describer misses it (a wrong answer is expected until perception sees it).
 DEPENDS = ("memory", "perception")
@@ -42,7 +60,7 @@ MIN_CHOICES, MAX_CHOICES = 2, 5
 
 _TOP_KEYS = {"about", "name", "videos", "questions"}
 _VIDEO_KEYS = {"id", "path", "camera", "start", "note"}
-_QUESTION_KEYS = {"id", "question", "choices", "answer", "intent", "depends", "as_of", "video", "note"}
+_QUESTION_KEYS = {"id", "question", "choices", "answer", "intent", "form", "depends", "as_of", "video", "note"}
 
 
 class QuestionFileError(InvalidInputError):
@@ -64,9 +82,10 @@ class Question:
     question: str
     choices: tuple[str, ...]
     answer: int  #: index of the right choice
-    intent: str
+    intent: str  #: what it asks (a label: see INTENTS)
     depends: str
     as_of: float | None = None  #: ask as of this moment (None: everything in memory)
+    form: str = ""  #: how it is asked (a label: canonical, order, time-window, ...)
     video: str | None = None  #: the video the question is about, for the report
     note: str = ""  #: what the frames show, for whoever checks the answer
 
@@ -144,9 +163,7 @@ def _question(entry: object, index: int, name: str, videos: set[str]) -> Questio
     answer = entry.get("answer")
     if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(choices):
         raise QuestionFileError(f"{where}: answer must be the index of a choice, 0..{len(choices) - 1}, got {answer!r}")
-    intent = entry.get("intent")
-    if intent not in INTENTS:
-        raise QuestionFileError(f"{where}: intent {intent!r} is not one of {', '.join(INTENTS)}")
+    intent = _text(entry, "intent", where)
     depends = entry.get("depends")
     if depends not in DEPENDS:
         raise QuestionFileError(f"{where}: depends {depends!r} is not one of {', '.join(DEPENDS)}")
@@ -163,6 +180,7 @@ def _question(entry: object, index: int, name: str, videos: set[str]) -> Questio
         as_of=None if entry.get("as_of") is None else _time(entry["as_of"], where, "as_of"),
         video=video,
         note=_text(entry, "note", where, required=False),
+        form=_text(entry, "form", where, required=False),
     )
 
 
@@ -259,10 +277,12 @@ def _ingest(
     return reports, entities
 
 
-def _share(items: Sequence[tuple[str, bool]], order: Sequence[str]) -> dict[str, dict[str, float]]:
-    """Questions, correct answers and accuracy per key, in ``order`` (keys with no question left out)."""
+def _share(items: Sequence[tuple[str, bool]], order: Sequence[str] = ()) -> dict[str, dict[str, float]]:
+    """Questions, correct answers and accuracy per key, in ``order`` and then by name (keys with no question left
+    out)."""
     table: dict[str, dict[str, float]] = {}
-    for key, right in sorted(items, key=lambda item: order.index(item[0])):
+    rank = {k: i for i, k in enumerate(order)}
+    for key, right in sorted(items, key=lambda item: (rank.get(item[0], len(rank)), item[0])):
         row = table.setdefault(key, {"questions": 0, "correct": 0, "accuracy": 0.0})
         row["questions"] += 1
         row["correct"] += int(right)
@@ -316,10 +336,15 @@ def evaluate(
         "accuracy": correct / len(right) if right else 0.0,
         "by_intent": _share([(q.intent, ok) for q, _, ok in right], INTENTS),
         "by_depends": _share([(q.depends, ok) for q, _, ok in right], DEPENDS),
+        "by_form": _share([(q.form, ok) for q, _, ok in right if q.form]),
+        # what always choosing the first choice would score, and choosing at random: the floor a reader must beat
+        "first_choice": sum(q.answer == 0 for q, _, _ in right) / len(right) if right else 0.0,
+        "chance": sum(1 / len(q.choices) for q, _, _ in right) / len(right) if right else 0.0,
         "wrong": [
             {
                 "id": q.id,
                 "intent": q.intent,
+                "form": q.form,
                 "depends": q.depends,
                 "question": q.question,
                 "expected": q.choices[q.answer],
@@ -355,9 +380,12 @@ def format_table(result: dict[str, Any]) -> str:
         *(row(k, v) for k, v in result["by_intent"].items()),
         "by depends:",
         *(row(k, v) for k, v in result["by_depends"].items()),
+        *(["by form:", *(row(k, v) for k, v in result["by_form"].items())] if result.get("by_form") else []),
+        f"baselines: always the first choice {result['first_choice']:.3f}, a random choice {result['chance']:.3f}",
         f"wrong answers ({len(result['wrong'])}):",
     ]
     for w in result["wrong"]:
-        lines.append(f"  [{w['id']}] {w['intent']}/{w['depends']}: {w['question']}")
+        form = f"/{w['form']}" if w.get("form") else ""
+        lines.append(f"  [{w['id']}] {w['intent']}{form}/{w['depends']}: {w['question']}")
         lines.append(f"      expected {w['expected']!r}, got {w['got']!r}: {_clip(w['answer'])}")
     return "\n".join(lines)

@@ -138,6 +138,7 @@ def _score_memory(
     retriever.index.update()  # the text vectors of the whole memory, before any question is timed
     retriever.retrieve("warm up")  # and the graph
     covered, correct, latency = [], [], []
+    missed: list[dict[str, Any]] = []  #: the questions answered wrong or without their evidence, for the JSON
     by_kind: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for q in world.questions:
         t = time.perf_counter()
@@ -160,6 +161,17 @@ def _score_memory(
         covered.append(hit)
         correct.append(right)
         by_kind[q.kind].append((hit, right))
+        if not right or not hit:
+            missed.append(
+                {
+                    "kind": q.kind,
+                    "question": q.question,
+                    "expected": q.choices[q.answer_index],
+                    "got": None if answer.choice_index is None else q.choices[answer.choice_index],
+                    "evidence_covered": hit,
+                    "answer": answer.text,
+                }
+            )
     n = max(1, len(world.questions))
     persons = {e.id for e in world.scenario.people}
     person_labels = {o: i for o, i in labels.items() if i in persons}
@@ -177,6 +189,7 @@ def _score_memory(
             }
             for k, v in sorted(by_kind.items())
         },
+        "missed": missed,
         "ask_ms_p50": float(np.percentile(latency, 50)) if latency else 0.0,
         "ask_ms_p95": float(np.percentile(latency, 95)) if latency else 0.0,
         "observations": len(entities),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from edge_agent.clock import after_recording
 from edge_agent.memory.db import Database
@@ -17,6 +17,11 @@ from edge_agent.memory.description import REGIONS
 
 __all__ = [
     "ID_CHUNK",
+    "CameraSighting",
+    "Sighting",
+    "cameras_seeing",
+    "companions",
+    "sightings_in",
     "at_place",
     "cameras",
     "cameras_between",
@@ -514,18 +519,27 @@ FIELDS = ("colour", "pattern", "motion", "size", "zone", "region")
 
 
 def described_as(
-    db: Database, entity_ids: Sequence[int], field: str, *, before: float | None = None, camera: str | None = None
+    db: Database,
+    entity_ids: Sequence[int],
+    field: str,
+    *,
+    before: float | None = None,
+    camera: str | None = None,
+    cameras: Sequence[str] = (),
+    after: float | None = None,
 ) -> list[tuple[str, int, int, float]]:
     """(value, observations, the latest one's id, its end) of one described field (``FIELDS``) over the
-    observations of some entities, most observations first: what colour they were, whether they moved."""
+    observations of some entities (on ``camera`` or ``cameras``, overlapping [after, before)), most observations
+    first: what colour they were, whether they moved."""
     if field not in FIELDS:
         raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
     totals: dict[str, list[Any]] = {}
+    where, params = _scope_sql([*cameras, *([camera] if camera else [])], after, before, (), ())
     for chunk in _chunks(entity_ids):
+        condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", f"o.{field} != ''", *where])
         for value, n, last, end in db.query(
-            f"SELECT {field}, count(*), id, max(t_end) FROM observations WHERE entity_id IN ({_marks(chunk)}) "
-            f"AND {field} != '' AND (? IS NULL OR t_start < ?) AND (? IS NULL OR camera = ?) GROUP BY {field}",
-            [*chunk, before, before, camera, camera],
+            f"SELECT o.{field}, count(*), o.id, max(o.t_end) FROM observations o WHERE {condition} GROUP BY o.{field}",
+            [*chunk, *params],
         ):
             seen = totals.setdefault(str(value), [0, int(last), float(end)])
             seen[0] += int(n)
@@ -564,3 +578,139 @@ def recorded_without(db: Database, camera: str, entity_id: int, after: float, be
         (camera, int(entity_id), float(after), float(before), int(clips)),
     )
     return int(found or 0) >= clips
+
+
+# -- questions under a scope (edge_agent.qa.scope): a camera set, a time window, places ---------------------------
+
+
+class Sighting(NamedTuple):
+    """An entity as seen under a scope: its first start and last end there, how many observations, on which cameras."""
+
+    entity_id: int
+    category: str
+    first: float
+    last: float
+    observations: int
+    cameras: tuple[str, ...]
+
+
+class CameraSighting(NamedTuple):
+    camera: str
+    observations: int
+    last: float  #: the latest end
+    last_observation: int  #: the id of the observation that ended last
+
+
+def _scope_sql(
+    cameras: Sequence[str], start: float | None, end: float | None, zones: Sequence[str], regions: Sequence[str]
+) -> tuple[list[str], list[Any]]:
+    """The conditions on observations ``o`` of a scope: on these cameras, overlapping [start, end), at these places."""
+    where: list[str] = []
+    params: list[Any] = []
+    if cameras:
+        where.append(f"o.camera IN ({_marks(cameras)})")
+        params.extend(cameras)
+    if start is not None:
+        where.append("o.t_end >= ?")
+        params.append(float(start))
+    if end is not None:
+        where.append("o.t_start < ?")
+        params.append(float(end))
+    places = [*zones, *regions]
+    if places:
+        where.append(f"(o.zone IN ({_marks(zones or [''])}) OR o.region IN ({_marks(regions or [''])}))")
+        params.extend([*(zones or [""]), *(regions or [""])])
+    return where, params
+
+
+def sightings_in(
+    db: Database,
+    categories: Sequence[str] | None,
+    *,
+    entity_id: int | None = None,
+    exclude: Sequence[str] = (),
+    cameras: Sequence[str] = (),
+    start: float | None = None,
+    end: float | None = None,
+    zones: Sequence[str] = (),
+    regions: Sequence[str] = (),
+    limit: int | None = None,
+    detail: bool = True,
+) -> list[Sighting]:
+    """Every entity of ``categories`` (None: of any; less ``exclude``), or the one entity, with its observations on
+    ``cameras`` overlapping [start, end) at ``zones`` or ``regions``; most recently seen first, at most ``limit``. With
+    no camera, time or place to narrow by, the entities table alone answers (a kind seen thousands of times costs no
+    scan), and without ``detail`` its rows leave out how many observations and on which cameras (0 and ())."""
+    where, params = _scope_sql(cameras, start, end, zones, regions)
+    who: list[str] = []
+    if entity_id is not None:
+        who.append("e.id = ?")
+        params_who: list[Any] = [int(entity_id)]
+    else:
+        params_who = []
+        if categories is not None:
+            who.append(f"e.category IN ({_marks(categories or [''])})")
+            params_who.extend(categories or [""])
+        if exclude:
+            who.append(f"e.category NOT IN ({_marks(exclude)})")
+            params_who.extend(exclude)
+    bound = f" LIMIT {int(limit)}" if limit is not None else ""
+    if not where:
+        counted = (
+            "(SELECT count(*) FROM observations o WHERE o.entity_id = e.id), (SELECT group_concat(DISTINCT c.camera) "
+            "FROM (SELECT camera FROM observations o WHERE o.entity_id = e.id) c)"
+            if detail
+            else "0, NULL"
+        )
+        rows = db.query(
+            f"SELECT e.id, e.category, e.first_seen, e.last_seen, {counted} FROM entities e"
+            + (f" WHERE {' AND '.join(who)}" if who else "")
+            + f" ORDER BY e.last_seen DESC, e.id DESC{bound}",
+            params_who,
+        )
+    else:
+        rows = db.query(
+            "SELECT e.id, e.category, min(o.t_start), max(o.t_end), count(o.id), group_concat(DISTINCT o.camera) "
+            f"FROM observations o JOIN entities e ON e.id = o.entity_id WHERE {' AND '.join(where + who)} "
+            f"GROUP BY e.id ORDER BY max(o.t_end) DESC, e.id DESC{bound}",
+            params + params_who,
+        )
+    return [
+        Sighting(int(i), str(c), float(a), float(b), int(n), tuple(sorted(str(m).split(",")) if m else ()))
+        for i, c, a, b, n, m in rows
+    ]
+
+
+def cameras_seeing(
+    db: Database, entity_ids: Sequence[int], *, start: float | None = None, end: float | None = None
+) -> list[CameraSighting]:
+    """Per camera, how many observations of the entities overlap [start, end), and the latest one."""
+    per_camera: dict[str, list[Any]] = {}
+    for chunk in _chunks(entity_ids):
+        where, params = _scope_sql((), start, end, (), ())
+        condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", *where])
+        # SQLite's bare column beside a single max(): the id is that of the row with the latest end
+        for camera, n, last, observation_id in db.query(
+            f"SELECT o.camera, count(*), max(o.t_end), o.id FROM observations o WHERE {condition} GROUP BY o.camera",
+            [*chunk, *params],
+        ):
+            known = per_camera.setdefault(str(camera), [0, float("-inf"), 0])
+            known[0] += int(n)
+            if float(last) > known[1]:
+                known[1], known[2] = float(last), int(observation_id)
+    return [CameraSighting(c, n, last, i) for c, (n, last, i) in per_camera.items()]
+
+
+def companions(db: Database, clip_ids: Sequence[int], leave_out: Sequence[int]) -> list[tuple[int, int, str]]:
+    """(clip, entity, category) of every entity seen in these clips but those left out: what was with a thing."""
+    found: list[tuple[int, int, str]] = []
+    for chunk in _chunks(clip_ids):
+        found.extend(
+            (int(c), int(e), str(k))
+            for c, e, k in db.query(
+                f"SELECT o.clip_id, o.entity_id, e.category FROM observations o JOIN entities e ON e.id = o.entity_id "
+                f"WHERE o.clip_id IN ({_marks(chunk)}) AND o.entity_id NOT IN ({_marks(leave_out or [-1])})",
+                [*chunk, *(leave_out or [-1])],
+            )
+        )
+    return found

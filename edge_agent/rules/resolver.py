@@ -79,8 +79,8 @@ def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
 def holds(p: Predicate, box: Sequence[float], regions: Sequence[Sequence[float]], overlap: float) -> bool:
     """The relation on one frame: "on" / "in" / "enters" / "leaves": at least ``overlap`` of the subject's
     box inside a region; "near": within half the subject's size of one; "appears": seen at all."""
-    if p.relation == "appears":
-        return True
+    if p.relation == "appears" or (p.relation in ("enters", "leaves") and p.object_type is None):
+        return True  # seen at all (entering or leaving the camera's view)
     b = np.asarray(box, np.float64)
     if p.relation == "near":
         pad = 0.5 * max(b[2] - b[0], b[3] - b[1])
@@ -397,7 +397,10 @@ class Resolver:
             "leaves": "left",
             "appears": "appeared",
         }[p.relation]
-        target = "" if p.relation == "appears" else " " + (p.object or f"zone {list(p.zone or ())}")
+        if p.relation == "appears" or p.object_type is None:
+            target = "" if p.relation != "leaves" else " the view"
+        else:
+            target = " " + (p.object or f"zone {list(p.zone or ())}")
         return f"{who} {verb}{target} at {format_utc(t)} UTC{where}"
 
     def _absence(

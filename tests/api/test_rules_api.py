@@ -31,7 +31,7 @@ def test_preview_add_list_remove(client, memory):
     named = client.post("/api/rules/preview", json={"text": "tell me when Rex is on the sofa"}).json()
     assert (
         named["predicate"]["entity_id"] == memory.dog
-        and named["description"] == f"when entity #{memory.dog} ('rex') is on the place 'sofa'"
+        and named["description"] == f"when entity #{memory.dog} ('Rex') is on the place 'sofa'"
     )
 
     added = client.post("/api/rules", json={"text": DOG_ON_SOFA, "cooldown_s": 60})
@@ -69,7 +69,7 @@ def test_preview_add_list_remove(client, memory):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"text": "make me a sandwich"}, "send the predicate as JSON in `predicate`"),
+        ({"text": "make me a sandwich"}, "no relation found in 'make me a sandwich'"),
         (
             {
                 "text": "balcony",

@@ -8,7 +8,21 @@ import json
 
 from edge_agent.qa.llm import TOOL_SCHEMA
 
-OPEN = {"intent": "open", "categories": [], "colours": [], "asks": "", "camera": "", "name": "", "first": False}
+#: An open question as the model reads it: a summary asking after nothing memory names (the tool rounds answer it).
+OPEN = {
+    "intent": "what_happened",
+    "kinds": [],
+    "colours": [],
+    "name": "",
+    "cameras": [],
+    "other_kinds": [],
+    "other_cameras": [],
+    "order": "",
+    "aggregate": "",
+    "asks": "",
+    "yes_no": False,
+    "negated": False,
+}
 
 
 class Scripted:

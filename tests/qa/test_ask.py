@@ -33,7 +33,7 @@ def test_count_and_who(home, capsys):
     count = ask(capsys, home, "How many times was the person seen?")
     assert count["tool"] == "count" and "on 2 day(s)" in count["text"] and len(count["evidence"]) >= 2
     who = ask(capsys, home, "Who was with the red cup?", "--choices", "a dog", "a person in blue", "nobody")
-    assert who["tool"] == "who" and who["choice"] == "a person in blue" and who["choice_index"] == 1
+    assert who["tool"] == "with" and who["choice"] == "a person in blue" and who["choice_index"] == 1
 
 
 def test_plain_text_output_and_context(home, capsys):

@@ -52,7 +52,7 @@ def test_moment_picks_the_instance_and_after_follows_it(tmp_path, embedder):
             f"What happened to the grey keys after they were by the sink at {when}?",
             choices=["it was moved to the table", "it was moved to the door"],
         )
-        assert answer.tool == "after" and answer.choice_index == 0
+        assert answer.tool == "what_happened" and answer.choice_index == 0
         assert {c["observation"] for c in answer.evidence} == {first.observation_id, later.observation_id}
         assert set(answer.seen) >= {first.observation_id, later.observation_id}
         # The other key ring, named by its own moment, stayed by the sink.
@@ -295,11 +295,10 @@ def test_a_time_one_second_nearer_one_choice_picks_it():
     assert _typed_choice(first_seen + 0.5, choices) == (None, None)  # 1.5 s against 1.5 s: left to the text
 
 
-def test_a_search_about_one_camera_shows_that_camera_first(tmp_path, embedder):
-    """The search fallback shows the three most relevant observations; when the question names a camera, that
-    camera's only, even where others ranked higher."""
+def test_an_open_question_about_one_camera_is_answered_from_that_camera(tmp_path, embedder):
+    """An open question is a summary of the episodes of the camera (and window) it names, or a list of what was seen
+    there: never the most relevant search lines, and never another camera's observations."""
     from edge_agent.qa import DeterministicController
-    from edge_agent.retrieval.retrieve import Evidence
 
     cup, car = unit(np.r_[np.ones(4), np.zeros(28)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(20)])
     with Store(tmp_path / "home") as store:
@@ -312,13 +311,12 @@ def test_a_search_about_one_camera_shows_that_camera_first(tmp_path, embedder):
             clip(DAY + 600, camera="street"),
             [observation(1, DAY + 600, [0, 0, 80, 60], car, category="car", description=said("car", colour="grey"))],
         )
-        evidence = Evidence([1, 2, 3, 4], [], {}, None, {})  # the street's car ranked last
+        store.close_episodes()
         controller = DeterministicController(store, embedder)
-        assert "camera street" not in controller._summary(evidence)[0]  # noqa: SLF001
-        text, cited = controller._summary(evidence, camera="street")  # noqa: SLF001
-        street = "Most relevant in memory: a grey car, staying in place (1970-01-02 00:10:00 UTC, camera street, "
-        assert text == street + "entity #2, observation 4)." and len(cited) == 1
-        assert len(controller._summary(evidence, camera="porch")[1]) == 3  # noqa: SLF001 - a camera it never saw
+        for question in ("What happened on the street?", "what was on the street camera?", "anything on the street?"):
+            answer = controller.ask(question)
+            assert "Most relevant in memory" not in answer.text and "camera kitchen" not in answer.text, question
+            assert answer.evidence and {e["camera"] for e in answer.evidence} == {"street"}, question
 
 
 def test_after_follows_the_kind_the_question_names(tmp_path, embedder):
@@ -348,7 +346,7 @@ def test_after_follows_the_kind_the_question_names(tmp_path, embedder):
         answer = DeterministicController(store, embedder).ask(
             f"What happened to the silver keys after they were put by the sink at {format_utc(DAY + 2, zone=True)}?"
         )
-        assert answer.tool == "after"
+        assert answer.tool == "what_happened"
         assert f"entity #{first[0].entity_id} stayed where it was" in answer.text
         assert {c["observation"] for c in answer.evidence} == {first[0].observation_id, last[0].observation_id}
 

@@ -33,7 +33,7 @@ def test_usual_place_from_facts(tmp_path, embedder):
         known = {f.value: f.importance for f in consolidate.facts(store, [1]) if f.kind == "place"}
         assert known["counter"] > known["sink"]
         answer = DeterministicController(store, embedder).ask("Where is the red cup usually?")
-        assert answer.tool == "facts" and answer.text.startswith("Entity #1 (cup): red cup: usually by the counter")
+        assert answer.tool == "habit" and answer.text.startswith("Entity #1 (cup): red cup: usually by the counter")
         context = render(store, DeterministicController(store, embedder).retriever.retrieve("red cup"))
         assert "learnt: red cup: usually by the counter" in context
 

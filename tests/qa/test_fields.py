@@ -117,7 +117,7 @@ def test_a_person_carrying_or_with_a_thing_is_one_seen_with_it(street, embedder)
     with Store(street) as store:
         controller = DeterministicController(store, embedder)
         bag = controller.ask("Was anyone carrying a backpack?", choices=["yes", "no"])
-        assert bag.query["categories"] == ("person",) and bag.query["places"] == ("backpack",)
+        assert bag.query["subject"]["kinds"] == ["person"] and bag.query["subject"]["near"] == ["backpack"]
         assert bag.text == "No: I have not seen a person with a backpack." and bag.choice == "no"
         dog = controller.ask("Was anyone walking a dog?", choices=["yes", "no"])
         assert dog.text.startswith("Yes: 1 person with a dog seen") and dog.choice == "yes"
@@ -130,7 +130,7 @@ def test_what_happened_is_read_from_the_episodes(street, embedder):
     with Store(street) as store:
         controller = DeterministicController(store, embedder)
         street_ = controller.ask("What happened on the street camera?")
-        assert street_.tool == "episodes" and street_.text.startswith("street, 2026-03-02 09:00:00")
+        assert street_.tool == "what_happened" and street_.text.startswith("street, 2026-03-02 09:00:00")
         assert "#1 white truck (6 sightings)" in street_.text  # what it was most often described as: 5 white, 1 red
         assert "things seen" in street_.text and street_.evidence
         kitchen = controller.ask("What happened in the kitchen?")
@@ -139,15 +139,15 @@ def test_what_happened_is_read_from_the_episodes(street, embedder):
 
 def test_the_llm_reads_the_question_into_the_typed_query(street, embedder):
     with Store(street) as store:
-        exists = dict(OPEN, intent="exists", categories=["dog"], camera="kitchen")
+        exists = dict(OPEN, intent="exists", kinds=["dog"], cameras=["kitchen"], yes_no=True)
         llm = Scripted(query=exists)
         answer = LLMController(store, embedder, llm).ask("Did a dog come into the kitchen?", choices=["yes", "no"])
         assert answer.tool == "llm-query:exists" and answer.text == "No: I have not seen a dog on camera kitchen."
-        assert answer.choice == "no" and answer.query["camera"] == "kitchen"
+        assert answer.choice == "no" and answer.query["place"]["cameras"] == ["kitchen"]
         question, schema = llm.questions[0]
         assert question == "Did a dog come into the kitchen?"
-        assert {"truck", "dog", "toothbrush"} <= set(schema["properties"]["categories"]["items"]["enum"])
-        assert sorted(schema["properties"]["camera"]["enum"]) == ["", "kitchen", "street"]
+        assert {"truck", "dog", "toothbrush"} <= set(schema["properties"]["kinds"]["items"]["enum"])
+        assert sorted(schema["properties"]["cameras"]["items"]["enum"]) == ["kitchen", "street"]
         # a reply outside the schema: the parser reads the question instead, and the rounds go on from it
         broken = LLMController(store, embedder, Scripted(query='{"intent": "guess"}'))
         colour = broken.ask("What colour was the truck?")

@@ -127,8 +127,8 @@ def test_errors(setup, capsys):
     [
         (
             ["notify me when a person is near the left side"],
-            "edge-agent: error: unknown place 'left side': known places are sofa (camera living); nor is it a name "
-            "(no entity is named yet",
+            "edge-agent: error: unknown place 'left side': known places are sofa (camera living); cameras are "
+            "living; nor is it a name (no entity is named yet",
         ),
         (["tell me when Alice arrives"], "edge-agent: error: unknown name or category 'alice': no entity is named yet"),
         (

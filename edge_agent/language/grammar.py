@@ -1,0 +1,253 @@
+"""The grammar of what people ask and tell their home's camera memory (ReflectWorld-MM's QA agent and user
+rules, GEB's typed read path): a question is a :class:`Query`, a rule a :class:`RuleReading`, both made of
+the same slots. Readers fill them (the lexicon reader in :mod:`edge_agent.language.reader`, or an LLM under
+a JSON schema); handlers answer from them. Nothing here reads English.
+
+The slots of a question:
+
+- ``intent`` (:class:`Intent`): what kind of answer is wanted.
+- ``subject`` (:class:`Subject`): the thing asked about: kinds (detector classes), colours, pattern, size, a
+  name or entity id, "anything" (generic), kinds left out ("other than people"), things it was with.
+- ``place`` (:class:`Place`): where: cameras ("in the kitchen"), named zones or learned places ("by the
+  sink"), image regions ("at the top left"), or next to a kind of thing ("on the sofa" where the sofa is a
+  detected thing).
+- ``time`` (:class:`Time`): a window ("after 3 pm", "yesterday", "in the last hour"), a bound ("before
+  10:00": nothing later is used) and moments named ("the cup that was by the sink at 09:00").
+- ``other`` (:class:`Side`): the second side of a comparison: "did the dog come before the cat?", "more
+  people on the street than in the kitchen?"; it keeps the first side's slots where it names none.
+- ``order`` (:class:`Order`), ``event`` (:class:`Event`), ``aggregate`` (:class:`Aggregate`): first or last,
+  before or after; arriving, leaving or being moved; what a count counts.
+- ``yes_no``, ``negated``, ``alternatives``: polarity ("was nobody there?") and "which of A or B".
+- ``asks``: for an attribute question, the described field (colour, pattern, motion, size).
+- ``unknown`` and ``grounded``: words the reader could not ground in memory's vocabulary, and words it
+  read as something by similarity ("sedan" as car): the answer says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "FIELDS",
+    "Aggregate",
+    "Event",
+    "Intent",
+    "Order",
+    "Place",
+    "Query",
+    "RuleReading",
+    "Side",
+    "Subject",
+    "Time",
+    "Trigger",
+]
+
+#: The described fields an attribute question may ask about (observations' typed description fields).
+FIELDS = ("colour", "pattern", "motion", "size")
+
+
+class Intent(str, Enum):
+    """What kind of answer a question wants. Each has one handler (:mod:`edge_agent.qa.handlers`)."""
+
+    EXISTS = "exists"  #: yes or no: was there a dog, did anyone come
+    WHERE = "where"  #: where it was (last, first, at a moment)
+    WHEN = "when"  #: when it was seen (first or last, by ``order`` and ``event``)
+    COUNT = "count"  #: how many (of what: ``aggregate``), or whether more here than there
+    ATTRIBUTE = "attribute"  #: what colour, pattern, size or motion (``asks``)
+    WHICH_CAMERA = "which_camera"  #: which camera saw it
+    COMPANY = "with"  #: who or what was with it
+    LIST = "list"  #: who or what was seen (in a place, a time window)
+    ORDER = "order"  #: which of two came first, or whether one came before the other
+    DURATION = "duration"  #: how long it was there
+    SUMMARY = "what_happened"  #: what happened (in a place, a window, to a thing after a moment)
+    HABIT = "habit"  #: what memory learnt of it: its usual place, owner, habits
+
+
+class Order(str, Enum):
+    FIRST = "first"
+    LAST = "last"
+    BEFORE = "before"  #: the subject before the other side
+    AFTER = "after"  #: the subject after the other side (or, with a moment, what came after it)
+
+
+class Event(str, Enum):
+    """What the subject did, when the question says: a time is then the time of that."""
+
+    SEEN = "seen"
+    APPEARS = "appears"  #: arrived, came, showed up, entered
+    LEAVES = "leaves"  #: left, went, disappeared
+    MOVED = "moved"  #: was moved, carried, taken, put somewhere
+    ARRIVES_AT = "arrives_at"  #: came to the place the question names ("got on the sofa")
+
+
+class Aggregate(str, Enum):
+    """What a count counts."""
+
+    THINGS = "things"  #: distinct entities
+    SIGHTINGS = "sightings"  #: observations ("how many times was it seen")
+    CAMERAS = "cameras"  #: cameras that saw it
+    PLACES = "places"  #: places it was seen at
+    TIMES = "times"  #: times something happened (it came to a place, it was moved)
+    DAYS = "days"  #: days it was seen on
+
+
+class Trigger(str, Enum):
+    """What makes a rule fire."""
+
+    APPEARS = "appears"
+    LEAVES = "leaves"
+    ENTERS = "enters"
+    AT = "in"  #: is in / at a place
+    ON = "on"
+    NEAR = "near"
+    ABSENT = "absent"  #: not seen for a span
+
+
+@dataclass(frozen=True)
+class Subject:
+    kinds: tuple[str, ...] = ()  #: detector classes it may be (empty: none named)
+    said: str = ""  #: the words that named it ("van")
+    colours: tuple[str, ...] = ()
+    pattern: str = ""
+    size: str = ""
+    name: str | None = None  #: a name the user gave an entity
+    entity_id: int | None = None
+    generic: bool = False  #: "anything", "something", "what did you see": any kind
+    exclude: tuple[str, ...] = ()  #: kinds left out: "anything other than people"
+    near: tuple[str, ...] = ()  #: kinds or named places it was with or at ("the cup by the sink", "carrying a bag")
+    many: bool = False  #: asked of all of them ("most people", "the cars")
+    clause: tuple[str, ...] = ()  #: what a relative clause says of it that memory has no word for ("was cooking")
+
+    @property
+    def named(self) -> bool:
+        """Whether it names something: a kind, an entity, or anything at all."""
+        return bool(self.kinds) or self.entity_id is not None or self.generic
+
+    @property
+    def described(self) -> bool:
+        """Whether the question says which one beyond its kind: colours, a pattern, what it was with, a clause."""
+        return bool(self.colours or self.pattern or self.near or self.clause)
+
+    def words(self) -> str:
+        """How to call it back to the user: the name, the words said, or the kind."""
+        if self.name:
+            return self.name
+        if self.said:
+            return self.said
+        if self.kinds:
+            return self.kinds[0]
+        return "thing" if self.generic else ""
+
+
+@dataclass(frozen=True)
+class Place:
+    cameras: tuple[str, ...] = ()  #: only what these cameras saw
+    zones: tuple[str, ...] = ()  #: named zones or learned places the subject was at
+    regions: tuple[str, ...] = ()  #: parts of the image ("top left")
+    near: tuple[str, ...] = ()  #: kinds of thing it was on / by / next to
+    anywhere: bool = False  #: said to be anywhere: the other side of a comparison keeps none of this side's place
+    not_cameras: tuple[str, ...] = ()  #: every camera but these: "apart from the street one"
+
+    @property
+    def named(self) -> bool:
+        return bool(self.cameras or self.zones or self.regions or self.near or self.anywhere or self.not_cameras)
+
+
+@dataclass(frozen=True)
+class Time:
+    start: float | None = None  #: nothing earlier (Unix seconds): "after 3 pm", "since", "today"
+    end: float | None = None  #: nothing later: "before 10:00", "until", a window's end, the question's as-of
+    moments: tuple[float, ...] = ()  #: moments named ("at 09:00:00"): they pick which one, not what is used
+    said: tuple[str, ...] = ()  #: the words that named them
+
+    @property
+    def named(self) -> bool:
+        return self.start is not None or self.end is not None or bool(self.moments)
+
+    def bounded(self, as_of: float | None) -> Time:
+        """This time, nothing used after ``as_of`` either."""
+        if as_of is None or (self.end is not None and self.end <= as_of):
+            return self
+        return replace(self, end=as_of)
+
+
+@dataclass(frozen=True)
+class Side:
+    """The second side of a comparison; a slot it leaves empty is the first side's."""
+
+    subject: Subject = field(default_factory=Subject)
+    place: Place = field(default_factory=Place)
+    time: Time = field(default_factory=Time)
+
+
+@dataclass(frozen=True)
+class Query:
+    intent: Intent
+    subject: Subject = field(default_factory=Subject)
+    place: Place = field(default_factory=Place)
+    time: Time = field(default_factory=Time)
+    other: Side | None = None
+    order: Order | None = None
+    event: Event = Event.SEEN
+    aggregate: Aggregate | None = None
+    asks: str = ""  #: an attribute question's field (FIELDS); "person" for who was with it; a duration's unit
+    yes_no: bool = False  #: a yes / no question
+    negated: bool = False  #: the proposition asked is negative ("was nobody there?", "no dog?")
+    alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between
+    alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
+    compare: str = ""  #: "more" or "fewer": a count of this side against the other's
+    unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
+    unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place
+    unknown_verbs: tuple[str, ...] = ()  #: what the subject is asked to have done that no camera records ("watered")
+    grounded: tuple[tuple[str, str], ...] = ()  #: (word, what it was read as by similarity)
+    method: str = "grammar"  #: how the intent was read: grammar, similarity, fragment (nothing said it), llm, follow-up
+    refers: tuple[str, ...] = ()  #: slots a pronoun refers back to in a conversation: subject ("it"), place ("there")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole reading as JSON-able values (enums by value, empty slots left out)."""
+
+        def clean(value: Any) -> Any:
+            if isinstance(value, Enum):
+                return value.value
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items() if v not in (None, (), [], "", False, {})}
+            if isinstance(value, (list, tuple)):
+                return [clean(v) for v in value]
+            return value
+
+        out: dict[str, Any] = clean(asdict(self))
+        out["intent"] = self.intent.value
+        return out
+
+    def sides(self) -> tuple[Side, Side | None]:
+        """(this side, the other filled in from this one) of a comparison."""
+        mine = Side(self.subject, self.place, self.time)
+        if self.other is None:
+            return mine, None
+        other = Side(
+            self.other.subject if self.other.subject.named else self.subject,
+            self.other.place if self.other.place.named else self.place,
+            self.other.time if self.other.time.named else self.time,
+        )
+        return mine, other
+
+
+@dataclass(frozen=True)
+class RuleReading:
+    """A rule in the grammar's slots: the subject, the trigger, the place or thing it is about, for how long,
+    how many times, and when in the day."""
+
+    subject: Subject
+    trigger: Trigger
+    place: Place = field(default_factory=Place)
+    unknown_person: bool = False  #: "a stranger", "someone I don't know"
+    min_duration_s: float = 0.0
+    absent_for_s: float | None = None
+    times: int | None = None
+    within_s: float | None = None
+    per: str = "episode"
+    window: tuple[str, str] | None = None  #: time of day, "HH:MM" to "HH:MM"
+    target_entity: int | None = None  #: the entity named as the place ("near the white van")
+    camera: str | None = None  #: "on camera X", besides the place

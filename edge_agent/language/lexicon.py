@@ -1,0 +1,418 @@
+"""The words the reader knows: memory's own vocabulary (the kinds of thing it holds and their synonyms, the
+cameras, named zones and places, the names the user gave) and the closed classes of English a question is
+built from (question words, auxiliaries, prepositions, determiners, negation, order and counting words).
+:meth:`Lexicon.tag` turns a question's tokens into tagged spans, the longest phrase first ("cell phone"
+over "phone", a camera "living-room" over "room"), so that the reader works on what words mean, not on how
+a sentence is spelt."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from edge_agent.perception.vocabulary import COLOUR_NAMES, category_words, plural
+
+__all__ = ["Lexicon", "Span", "Tag", "tokenize"]
+
+# -- closed classes --------------------------------------------------------------------------------------
+
+WH = frozenset({"who", "whom", "whose", "what", "which", "where", "when", "why", "how"})
+AUX = frozenset(
+    {"is", "are", "was", "were", "am", "be", "been", "being", "do", "does", "did", "has", "have", "had", "can",
+     "could", "will", "would", "should", "may", "might", "must"}
+)  # fmt: skip
+DETERMINERS = frozenset(
+    {"the", "a", "an", "any", "some", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these",
+     "those", "every", "each", "all", "another", "other", "both", "either", "no", "much", "many", "several", "one"}
+)  # fmt: skip
+#: Words that put what follows at a place (the place slot), with the relation they say.
+PLACE_PREPOSITIONS: dict[tuple[str, ...], str] = {
+    ("in",): "in",
+    ("inside",): "in",
+    ("into",): "in",
+    ("within",): "in",
+    ("at",): "at",
+    ("on",): "on",
+    ("onto",): "on",
+    ("upon",): "on",
+    ("on", "top", "of"): "on",
+    ("over",): "on",
+    ("under",): "near",
+    ("underneath",): "near",
+    ("below",): "near",
+    ("beneath",): "near",
+    ("behind",): "near",
+    ("by",): "near",
+    ("near",): "near",
+    ("beside",): "near",
+    ("besides",): "near",
+    ("next", "to"): "near",
+    ("close", "to"): "near",
+    ("in", "front", "of"): "near",
+    ("across", "from"): "near",
+    ("opposite",): "near",
+    ("around",): "near",
+    ("from",): "in",
+    ("through",): "in",
+    ("across",): "in",
+    ("past",): "near",
+    ("along",): "near",
+    ("outside",): "near",
+    ("out", "of"): "in",
+}
+#: Words that say what follows was with the subject (company): with it, carried, held, walked ...
+WITH_WORDS = frozenset(
+    {"with", "alongside", "carrying", "carried", "carries", "carry", "holding", "held", "holds", "hold", "wearing",
+     "wore", "wears", "pushing", "pushed", "pulling", "pulled", "walking", "riding", "rode", "having",
+     "accompanied", "accompanying", "beside"}
+)  # fmt: skip
+NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"})
+#: Subjects that are themselves negative: the proposition asked is that none was there.
+NEGATIVE_SUBJECTS = frozenset({"nobody", "nothing", "none", "noone"})
+EXCLUDING = (("other", "than"), ("except",), ("besides",), ("apart", "from"), ("excluding",), ("but",), ("not",))
+#: Nouns that name no kind: any thing (or any person).
+GENERIC = {
+    "thing": (),
+    "things": (),
+    "object": (),
+    "objects": (),
+    "item": (),
+    "items": (),
+    "stuff": (),
+    "anything": (),
+    "something": (),
+    "everything": (),
+    "nothing": (),
+    "one": (),
+    "ones": (),
+    "kind": (),
+    "kinds": (),
+    "everyone": ("person",),
+    "everybody": ("person",),
+    "nobody": ("person",),
+    "noone": ("person",),
+    "who": ("person",),
+}
+PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "this", "that", "those", "these"})
+FIRST_WORDS = frozenset({"first", "earliest", "firstly", "initially", "originally"})
+LAST_WORDS = frozenset({"last", "latest", "lastly", "finally", "recently", "recent", "newest"})
+BEFORE_WORDS = frozenset({"before", "earlier", "sooner", "prior", "ahead"})
+AFTER_WORDS = frozenset({"after", "later", "afterwards", "afterward", "then", "next", "following"})
+MORE_WORDS = frozenset({"more", "most", "greater", "larger", "bigger", "longer"})
+FEWER_WORDS = frozenset({"fewer", "less", "least", "smaller", "shorter"})
+#: Verbs by what they say happened (any form).
+EVENT_VERBS: dict[str, str] = {
+    **dict.fromkeys(
+        ("appear", "appears", "appeared", "appearing", "arrive", "arrives", "arrived", "arriving", "come", "comes",
+         "came", "coming", "enter", "enters", "entered", "entering", "show", "shows", "showed", "shown", "turn",
+         "turned", "turns", "get", "got", "gets", "reach", "reached", "return", "returned", "returns", "emerge",
+         "emerged", "pop", "popped", "walk", "walks", "walked", "pass", "passes", "passed", "cross", "crossed",
+         "crosses"),
+        "appears",
+    ),
+    **dict.fromkeys(
+        ("leave", "leaves", "left", "leaving", "go", "goes", "went", "gone", "going", "exit", "exits", "exited",
+         "disappear", "disappears", "disappeared", "depart", "departed", "drive", "drove", "driven", "vanish",
+         "vanished"),
+        "leaves",
+    ),
+    **dict.fromkeys(
+        ("move", "moves", "moved", "moving", "carried", "taken", "took", "take", "put", "placed", "picked", "shifted",
+         "relocated", "brought"),
+        "moved",
+    ),
+    **dict.fromkeys(
+        ("see", "saw", "seen", "pick", "picks", "spot", "spotted", "notice", "noticed", "observe", "observed",
+         "detect", "detected", "record", "recorded", "catch", "caught", "film", "filmed", "capture", "captured",
+         "visible", "view"),
+        "seen",
+    ),
+    **dict.fromkeys(
+        ("stay", "stayed", "stays", "remain", "remained", "sit", "sat", "sitting", "park", "parked", "wait", "waited",
+         "stand", "stood", "standing", "spend", "spent", "linger", "lingered", "hang", "hung", "there", "around"),
+        "stays",
+    ),
+}  # fmt: skip
+#: Words of the counted unit in "how many X": what a count counts when X is not a kind.
+AGGREGATE_WORDS: dict[str, str] = {
+    **dict.fromkeys(("time", "times", "occasions", "occasion", "visits", "visit", "trips"), "times"),
+    **dict.fromkeys(("camera", "cameras", "views", "view", "feeds", "feed", "rooms", "room", "locations"), "cameras"),
+    **dict.fromkeys(("places", "place", "spots", "spot", "zones", "zone", "areas", "area"), "places"),
+    **dict.fromkeys(("sightings", "sighting", "observations", "observation", "detections", "appearances"), "sightings"),
+    **dict.fromkeys(("days", "day", "dates", "mornings", "evenings"), "days"),
+    **dict.fromkeys(("different", "distinct", "separate", "individual", "unique"), "things"),
+}
+#: "What colour", "how big": the described field a question asks about.
+FIELD_WORDS: dict[str, str] = {
+    **dict.fromkeys(("colour", "color", "colours", "colors", "coloured", "colored", "shade", "hue"), "colour"),
+    **dict.fromkeys(("pattern", "patterns", "patterned", "design", "print"), "pattern"),
+    **dict.fromkeys(("size", "big", "large", "small", "tall", "huge", "tiny"), "size"),
+    **dict.fromkeys(("motion", "moving", "still", "stationary", "parked", "driving", "walking", "standing"), "motion"),
+}
+HABIT_WORDS = frozenset(
+    {"usually", "usual", "normally", "typically", "generally", "habit", "habits", "routine", "whose", "belong",
+     "belongs", "owns", "own", "owner", "often"}
+)  # fmt: skip
+#: Words of a summary: what happened, what went on, anything unusual.
+HAPPEN_WORDS = frozenset(
+    {"happen", "happened", "happening", "happens", "occur", "occurred", "going", "went", "unusual", "interesting",
+     "notable", "new", "strange", "weird", "odd", "activity", "events", "event", "summary", "summarize", "summarise",
+     "overview", "recap", "rundown", "report", "update", "briefing", "digest", "story", "highlights"}
+)  # fmt: skip
+IMPERATIVES = frozenset({"tell", "show", "list", "give", "describe", "name", "count", "find", "summarize", "summarise"})
+DURATION_WORDS = frozenset({"long", "duration", "length"})
+LEAVE_WORDS = frozenset({"quit", "exit", "bye", "goodbye", "q", ":q", ":quit", "stop", "leave"})
+FILLER = frozenset(
+    {"please", "hey", "ok", "okay", "so", "and", "also", "just", "um", "uh", "well", "actually", "again", "ever",
+     "still", "even", "yet", "already", "there", "here", "me", "you", "i", "we", "us", "camera", "cam", "memory",
+     "today", "anywhere", "somewhere", "around", "about", "like", "really", "exactly", "approximately", "roughly"}
+)  # fmt: skip
+
+# -- open classes from the vocabulary ---------------------------------------------------------------------
+
+#: Question colour words -> the describer's colour names they cover (a word it never uses filters nothing).
+COLOUR_WORDS: dict[str, tuple[str, ...]] = {
+    **{c: (c,) for c in COLOUR_NAMES},
+    "gray": ("grey", "dark grey"),
+    "grey": ("grey", "dark grey"),
+    "silver": ("grey",),
+    "dark gray": ("dark grey",),
+    "charcoal": ("dark grey",),
+    "green": ("green", "teal"),
+    "blue": ("blue", "teal"),
+    "light blue": ("blue", "teal"),
+    "dark blue": ("blue",),
+    "navy": ("blue",),
+    "turquoise": ("teal",),
+    "cyan": ("teal",),
+    "mint": ("green", "teal"),
+    "mint green": ("green", "teal"),
+    "violet": ("purple",),
+    "magenta": ("pink", "purple"),
+    "brown": ("orange", "dark grey"),
+    "beige": ("white", "orange"),
+    "tan": ("orange",),
+    "gold": ("yellow",),
+    "golden": ("yellow",),
+    "cream": ("white",),
+}
+PATTERN_WORDS: dict[str, str] = {
+    "striped": "striped",
+    "stripy": "striped",
+    "stripes": "striped",
+    "stripey": "striped",
+    "checked": "checked",
+    "checkered": "checked",
+    "chequered": "checked",
+    "plaid": "checked",
+    "tartan": "checked",
+    "plain": "plain",
+    "patterned": "patterned",
+    "spotted": "patterned",
+    "dotted": "patterned",
+    "floral": "patterned",
+    "printed": "patterned",
+}
+SIZE_WORDS: dict[str, str] = {
+    "small": "small",
+    "little": "small",
+    "tiny": "small",
+    "medium": "medium",
+    "large": "large",
+    "big": "large",
+    "huge": "large",
+}
+MOTION_WORDS: dict[str, str] = {
+    **dict.fromkeys(("still", "parked", "stationary", "standing", "static", "motionless", "sitting"), "still"),
+    **dict.fromkeys(("moving", "walking", "driving", "running", "passing", "going", "in motion"), "moving"),
+}
+#: Other words for the rooms and places cameras are named after: a camera named "living-room" is the lounge too.
+ROOM_WORDS: dict[str, tuple[str, ...]] = {
+    "living room": ("lounge", "sitting room", "front room", "family room", "tv room", "living area", "livingroom"),
+    "kitchen": ("cooking area", "kitchenette"),
+    "bedroom": ("bed room",),
+    "street": ("road", "the road", "pavement", "sidewalk"),
+    "front door": ("entrance", "doorstep", "front step", "front entrance"),
+    "back door": ("back entrance",),
+    "garden": ("yard", "back yard", "backyard"),
+    "hallway": ("hall", "corridor", "entrance hall"),
+    "desk": ("study desk", "work desk"),
+    "office": ("study", "home office"),
+}
+_ROWS = {"top": "top", "upper": "top", "bottom": "bottom", "lower": "bottom", "middle": "middle"}
+_COLUMNS = {"left": "left", "right": "right", "centre": "centre", "center": "centre", "middle": "centre"}
+
+
+def _regions() -> dict[str, tuple[str, ...]]:
+    """Region words -> the describer's image regions (edge_agent.memory.description.REGIONS) they cover: "top
+    left" one, "the left" the three on the left, "the middle" the centre."""
+    from edge_agent.memory.description import REGIONS
+
+    def named(row: str, column: str) -> str:
+        return "centre" if (row, column) == ("middle", "centre") else f"{row} {column}"
+
+    words: dict[str, tuple[str, ...]] = {}
+    for row_word, row in _ROWS.items():
+        for column_word, column in _COLUMNS.items():
+            if named(row, column) in REGIONS:
+                words[f"{row_word} {column_word}"] = (named(row, column),)
+        words.setdefault(row_word, tuple(r for r in REGIONS if r.startswith(row)))
+    for column_word, column in _COLUMNS.items():
+        if column != "centre":
+            words[column_word] = words[f"{column_word} side"] = tuple(r for r in REGIONS if r.endswith(column))
+    words["centre"] = words["center"] = words["middle"] = ("centre",)
+    return words
+
+
+# -- tokens and tags ---------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:z|[+-]\d{2}:?\d{2})?|"
+                    r"\d{1,2}:\d{2}(?::\d{2})?|\d+(?:st|nd|rd|th)?|[a-z]+|[?:,;.!]")  # fmt: skip
+_CONTRACTIONS = (
+    ("n't", " not"),
+    ("can't", "can not"),
+    ("won't", "will not"),
+    ("'re", " are"),
+    ("'ve", " have"),
+    ("'ll", " will"),
+    ("'d", " would"),
+    ("i'm", "i am"),
+)
+#: "the dog's on the bed": 's before these is "is", before a noun ("the dog's bowl") it is a possessive.
+_IS_BEFORE = frozenset(
+    {"on", "in", "at", "near", "by", "next", "back", "gone", "here", "there", "missing", "not", "been", "outside",
+     "inside", "home", "up", "out", "away", "under", "behind", "seen", "still", "moving", "parked", "sitting",
+     "lying", "standing", "sleeping", "beside", "around", "over", "just", "never", "always", "usually", "coming",
+     "going", "leaving", "arriving"}
+)  # fmt: skip
+_IS_AFTER = frozenset({"where", "what", "who", "when", "how", "that", "there", "it", "here", "which", "he", "she"})
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens; contractions opened ("where's" -> "where is", "didn't" -> "did not"), a possessive
+    's dropped ("the living room's view" -> "living room view"), hyphens and underscores between words as spaces
+    (camera "living-room" is "living room"); ISO times, clock times and punctuation that separates clauses kept."""
+    text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace("can't", "can not").replace("won't", "will not")
+    text = re.sub(r"\b(where|when|who|what|how|why)'d\b", r"\1 did", text)  # "where'd I see it"
+    for short, long in _CONTRACTIONS[2:]:
+        text = text.replace(short, long)
+    text = text.replace("n't", " not")
+
+    def opened(match: re.Match[str]) -> str:
+        word, following = match.group(1), match.group(2)
+        return f"{word} is" if word in _IS_AFTER or following in _IS_BEFORE else word
+
+    text = re.sub(r"\b([a-z]+)'s\b(?=\s*([a-z]*))", opened, text)
+    text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
+    text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
+    text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody
+    text = re.sub(r"(?<=\d)\s*([ap])\.?\s?m\.?\b", r" \1m", text)  # "3pm", "3 p.m." -> "3 pm"
+    return _TOKEN.findall(text.replace("'", " "))
+
+
+@dataclass(frozen=True)
+class Tag:
+    type: str  #: kind, name, camera, zone, colour, pattern, size, motion, region
+    value: tuple[str, ...]  #: what it means: classes, a camera, describer colours ...
+    entity_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int  #: tokens [start, end)
+    words: str
+    tags: tuple[Tag, ...]
+
+    def of(self, type_: str) -> Tag | None:
+        return next((t for t in self.tags if t.type == type_), None)
+
+
+def _key(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+class Lexicon:
+    """Memory's vocabulary as tagged phrases. ``names``: the names the user gave entities (-> entity id);
+    ``cameras``; ``categories``: kinds memory holds beyond the detector's (another detector's classes, things
+    the user enrolled); ``zones``: named zones and places."""
+
+    def __init__(
+        self,
+        *,
+        names: Mapping[str, int] | None = None,
+        cameras: Iterable[str] = (),
+        categories: Iterable[str] = (),
+        zones: Iterable[str] = (),
+    ) -> None:
+        self.cameras = tuple(dict.fromkeys(c for c in cameras if c))
+        self.zones = tuple(dict.fromkeys(z for z in zones if z))
+        self.names = {str(k): int(v) for k, v in (names or {}).items() if str(k).strip()}
+        self.extra_kinds = tuple(dict.fromkeys(c.lower() for c in categories if c))
+        self._phrases: dict[tuple[str, ...], list[Tag]] = {}
+        words = category_words()
+        extra = {w: (c,) for c in self.extra_kinds for w in (c, plural(c))}
+        for word, meant in words.items():
+            self._add(word, Tag("kind", extra.get(word, ()) + tuple(c for c in meant if c not in extra.get(word, ()))))
+        for word, meant in extra.items():
+            if word not in words:
+                self._add(word, Tag("kind", meant))
+        for word, colours in COLOUR_WORDS.items():
+            self._add(word, Tag("colour", colours))
+        for word, pattern in PATTERN_WORDS.items():
+            self._add(word, Tag("pattern", (pattern,)))
+        for word, size in SIZE_WORDS.items():
+            self._add(word, Tag("size", (size,)))
+        for word, motion in MOTION_WORDS.items():
+            self._add(word, Tag("motion", (motion,)))
+        for word, regions in _regions().items():
+            self._add(word, Tag("region", regions))
+        for zone in self.zones:
+            self._add(zone, Tag("zone", (zone,)))
+        for camera in self.cameras:
+            self._add(camera, Tag("camera", (camera,)))
+            for word in ROOM_WORDS.get(" ".join(_key(camera)), ()):  # "the lounge" for a camera named living-room
+                if _key(word) not in self._phrases:
+                    self._add(word, Tag("camera", (camera,)))
+        for name, entity_id in self.names.items():
+            self._add(name, Tag("name", (name,), entity_id))
+            key = _key(name)
+            if len(key) > 1 and key[0] in ("the", "a", "an", "my", "our"):  # "the white van" is "white van" too
+                self._add(" ".join(key[1:]), Tag("name", (name,), entity_id))
+        self._longest = max((len(k) for k in self._phrases), default=1)
+
+    def _add(self, text: str, tag: Tag) -> None:
+        key = _key(text)
+        if key:
+            tags = self._phrases.setdefault(key, [])
+            tags[:] = [t for t in tags if t.type != tag.type] + [tag]  # a later tag of a type replaces it
+
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds a question may name: the detector's classes and the kinds memory holds."""
+        from edge_agent.perception.vocabulary import COCO_CLASSES
+
+        return tuple(dict.fromkeys((*self.extra_kinds, *COCO_CLASSES)))
+
+    def kind_words(self) -> dict[str, tuple[str, ...]]:
+        """Every single word or phrase that names a kind -> the kinds."""
+        return {" ".join(k): t.value for k, tags in self._phrases.items() for t in tags if t.type == "kind"}
+
+    def tag(self, tokens: Sequence[str]) -> list[Span]:
+        """The tagged spans of ``tokens``, left to right, each the longest phrase known at its start; a token no
+        phrase starts at is a span without tags."""
+        spans: list[Span] = []
+        i = 0
+        while i < len(tokens):
+            for n in range(min(self._longest, len(tokens) - i), 0, -1):
+                key = tuple(tokens[i : i + n])
+                tags = self._phrases.get(key)
+                if tags:
+                    spans.append(Span(i, i + n, " ".join(key), tuple(tags)))
+                    i += n
+                    break
+            else:
+                spans.append(Span(i, i + 1, tokens[i], ()))
+                i += 1
+        return spans

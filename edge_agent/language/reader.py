@@ -1,0 +1,1730 @@
+"""The reader without an LLM: a question (or a rule) read into the grammar's slots
+(:mod:`edge_agent.language.grammar`). Words are tagged by memory's own lexicon (kinds, colours, cameras, zones,
+names: :mod:`edge_agent.language.lexicon`) and the closed classes of English; times are read by
+:mod:`edge_agent.language.times`. Noun phrases are then given roles by the words before them (a place after
+"in", company after "with", the other side after "than" or a "before" that is not a time, alternatives after
+"or", a relative clause's constraints), and the intent by the question word, the auxiliary that opens a yes / no
+question, and what the sentence counts, orders or asks of the subject. Where no structure says what is asked
+(fragments, imperatives the grammar does not know), the intent is the nearest exemplar by the MiniLM text model
+when one is given (:class:`IntentExemplars`). A noun memory has no word for is grounded by the same model to the
+nearest kind when it is close enough ("sedan" -> car), else reported as unknown: the answer says so instead of
+naming something else."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+import numpy as np
+
+from edge_agent.language.grammar import (
+    Aggregate,
+    Event,
+    Intent,
+    Order,
+    Place,
+    Query,
+    RuleReading,
+    Side,
+    Subject,
+    Time,
+    Trigger,
+)
+from edge_agent.language.lexicon import (
+    AFTER_WORDS,
+    AGGREGATE_WORDS,
+    AUX,
+    BEFORE_WORDS,
+    DETERMINERS,
+    DURATION_WORDS,
+    EVENT_VERBS,
+    FEWER_WORDS,
+    FIELD_WORDS,
+    FILLER,
+    FIRST_WORDS,
+    GENERIC,
+    HABIT_WORDS,
+    HAPPEN_WORDS,
+    IMPERATIVES,
+    LAST_WORDS,
+    LEAVE_WORDS,
+    MORE_WORDS,
+    NEGATIVE_SUBJECTS,
+    PLACE_PREPOSITIONS,
+    PRONOUNS,
+    WH,
+    WITH_WORDS,
+    Lexicon,
+    tokenize,
+)
+from edge_agent.language.times import NUMBER_WORDS, read_times
+
+__all__ = ["IntentExemplars", "KindGrounder", "Reader", "is_leaving"]
+
+
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+#: Clothes: "the woman in the pink top", "the top of the child": a colour of the person, not a thing.
+CLOTHES = frozenset(
+    {"clothes", "clothing", "shirt", "shirts", "top", "tops", "jacket", "jackets", "coat", "coats", "dress",
+     "trousers", "pants", "jeans", "hoodie", "sweater", "jumper", "tshirt", "t", "outfit", "overalls", "uniform",
+     "hat", "cap", "shorts", "skirt", "sleeve", "sleeves", "vest", "blouse"}
+)  # fmt: skip
+#: Words that are not things (verbs, adverbs, adjectives a question uses): never an unknown noun.
+NOT_THINGS = frozenset(
+    {"same", "other", "different", "whole", "entire", "time", "times", "moment", "while", "way", "lot", "bit",
+     "view", "scene", "picture", "image", "frame", "video", "footage", "recording", "clip", "clips", "morning",
+     "evening", "afternoon", "night", "day", "week", "today", "yesterday", "now", "then", "there", "here", "left",
+     "right", "top", "bottom", "middle", "centre", "center", "side", "front", "back", "end", "start",
+     "beginning", "rest", "most", "more", "less", "all", "both", "either", "neither", "first", "last", "next",
+     "only", "just", "very", "much", "many", "few", "number", "amount", "kind", "sort", "type", "colour",
+     "color", "size", "pattern", "happened", "person", "going", "on", "of", "clock", "fire", "face", "hand",
+     "hands", "head", "boot", "door", "floor", "ground", "wall", "room", "house", "home", "place", "area", "spot",
+     "anyone", "someone", "everyone", "anybody", "somebody", "everybody", "any", "i", "me", "you", "we", "us",
+     "unusual", "interesting", "new", "strange", "odd", "weird", "else", "one", "ones", "thing", "things", "stuff"}
+)  # fmt: skip
+#: Words after a place word that name no place of their own ("in the view", "at the moment", "at home").
+PLACE_WORDS = frozenset(
+    {"view", "views", "picture", "image", "scene", "frame", "video", "footage", "recording", "clip", "clips", "end",
+     "beginning", "start", "moment", "time", "times", "while", "way", "same", "room", "rooms", "house", "home",
+     "camera", "cameras", "cam", "feed", "all", "total", "general", "particular", "one",
+     "ones", "it", "them", "there", "here", "this", "that", "which", "what", "whose", "who", "sight", "shot",
+     "corner", "distance", "background", "foreground", "area", "place", "places", "spot", "world", "life",
+     "order", "case", "row", "most", "least", "last", "first", "morning", "evening", "night", "day", "point",
+     "afternoon", "hour", "minute", "second", "week", "past", "future", "meantime", "person", "people",
+     "face", "head", "hand", "hands", "arm", "arms", "lap", "body", "neck", "feet", "foot", "shoulder", "shoulders"}
+)  # fmt: skip
+_PREPOSITION_WORDS = frozenset(w for key in PLACE_PREPOSITIONS for w in key) | {"to", "of", "for"}
+#: Words that ask to put things in order: with them, "A, B and C" lists what is ordered.
+_ORDERING = frozenset({"order", "sequence", "earlier", "later", "earliest", "latest", "sooner", "first", "last"})
+#: Quantities said instead of a number ("more than a dozen", "a couple").
+_QUANTITIES = frozenset({"dozen", "dozens", "couple", "few", "hundred", "hundreds", "handful", "lot", "lots"})
+_TIME_UNITS = frozenset({"second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "moment"})
+#: Words that describe a state, not a thing: "the fireplace lit", "the door open".
+STATES = frozenset(
+    {"lit", "open", "closed", "shut", "on", "off", "empty", "full", "broken", "dirty", "clean", "wet", "dry", "asleep",
+     "awake", "alone", "visible", "hidden", "missing", "gone", "home", "out", "away", "up", "down", "over", "round",
+     "second", "seconds", "minute", "minutes", "hour", "hours", "moment",
+     "together", "inside", "outside", "upstairs", "downstairs", "very", "exact", "far", "whole", "entire", "unknown",
+     "unfamiliar", "unrecognised", "unrecognized", "strange"}
+)  # fmt: skip
+
+
+def _sentences(tokens: list[str]) -> list[list[str]]:
+    """The sentences of a question ("... for a moment. Was it ...?"), each with its closing mark."""
+    out: list[list[str]] = [[]]
+    for t in tokens:
+        out[-1].append(t)
+        if t in (".", "?", "!"):
+            out.append([])
+    return [s for s in out if any(t not in (".", "?", "!") for t in s)] or [tokens]
+
+
+def _names_said(question: str, lexicon: Lexicon) -> frozenset[str]:
+    """Words written with a capital inside a sentence that memory knows no name or word for: "my neighbour Tom"."""
+    found = set()
+    for m in re.finditer(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z]{2,})\b", question.strip()):
+        word = m.group(1).lower()
+        if not lexicon.tag([word])[0].tags and word not in DETERMINERS | AUX | WH | FILLER:
+            found.add(word)
+    return frozenset(found)
+
+
+def _unknown_verb(w: str) -> bool:
+    """Whether a word after a question's subject is a verb of something done that no camera memory records."""
+    known = (
+        AUX, EVENT_VERBS, STATES, NOT_THINGS, FILLER, _PREPOSITION_WORDS, WITH_WORDS, DETERMINERS, PRONOUNS,
+        FIELD_WORDS, HAPPEN_WORDS, HABIT_WORDS, IMPERATIVES, CLOTHES, NEGATIVE_SUBJECTS, WH,
+    )  # fmt: skip
+    return w.isalpha() and len(w) > 2 and not any(w in words for words in known) and w not in ("not", "ever", "and")
+
+
+def _place_word(w: str) -> bool:
+    """Whether a word may be (part of) the name of a place: not a word of grammar, time or state."""
+    return (
+        w.isalpha()
+        and len(w) > 1
+        and w not in PLACE_WORDS
+        and w not in FILLER
+        and w not in STATES
+        and w not in AUX
+        and w not in EVENT_VERBS
+        and w not in WH
+        and w not in DETERMINERS
+        and w not in PRONOUNS
+        and w not in _PREPOSITION_WORDS
+        and w not in ("or", "and", "than", "but", "not", "no", "so", "if", "then", "when", "while")
+        and not w.endswith(("ing", "ly"))
+    )
+
+
+_CLAUSE_BREAKS = frozenset({":", ";", "?", ",", ".", "!"})
+_RELATIVE = frozenset({"that", "which", "who", "whom", "where"})
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
+_PEOPLE_WORDS = frozenset({"who", "whom", "anyone", "someone", "anybody", "somebody", "everyone", "everybody"})
+_CAMERA_WORDS = frozenset({"camera", "cameras", "cam", "cams", "view", "views", "feed", "feeds"})
+_ROOM_WORDS = frozenset({"room", "rooms"})
+
+
+def is_leaving(text: str) -> bool:
+    """Whether a chat line says goodbye ("quit", "exit", "bye") rather than asking."""
+    words = [
+        w for w in tokenize(text) if w not in ("?", ",", ":", ";", ".", "!", "please", "now", "ok", "okay", "thanks")
+    ]
+    return bool(words) and all(
+        w in LEAVE_WORDS or w in ("thank", "you", "see", "ya", "that", "is", "all") for w in words
+    )
+
+
+# -- what the model adds ---------------------------------------------------------------------------------------
+
+
+class KindGrounder:
+    """A noun memory has no word for, read as the nearest kind word by the text model, when it is close enough
+    (cosine of all-MiniLM-L6-v2 sentence vectors; measured on pairs in tests/language/test_reader.py)."""
+
+    #: At least this alike to be read as that kind. Measured on single words (tests/language/test_reader.py):
+    #: "automobile" / car 0.86, "pickup truck" / truck 0.87, "mobile phone" 0.87, but "glasses" / wine glasses 0.74,
+    #: "pot" / potted plant 0.71, "headphones" / phones 0.61, "ipad" / apple 0.64: only near-synonyms pass.
+    THRESHOLD = 0.75
+
+    def __init__(self, embedder: Embedder, words: dict[str, tuple[str, ...]]) -> None:
+        self.embedder = embedder
+        self.words = sorted(words)
+        self.meant = words
+        self._vectors: np.ndarray | None = None
+
+    def ground(self, word: str) -> tuple[str, tuple[str, ...], float] | None:
+        """(the kind word, the kinds it means, similarity), or None when none is close enough."""
+        if self._vectors is None:
+            self._vectors = self.embedder.embed(self.words)
+        v = self.embedder.embed([word])[0]
+        scores = self._vectors @ v
+        best = int(np.argmax(scores))
+        if float(scores[best]) < self.THRESHOLD:
+            return None
+        return self.words[best], self.meant[self.words[best]], float(scores[best])
+
+
+#: Exemplars of each intent, for questions whose structure says nothing of what they ask.
+EXEMPLARS: dict[Intent, tuple[str, ...]] = {
+    Intent.SUMMARY: (
+        "tell me about the kitchen",
+        "what went on today",
+        "anything new",
+        "give me a summary of the day",
+        "describe what the camera saw",
+        "any activity",
+    ),
+    Intent.LIST: ("show me everything you saw", "list the people", "all the animals", "everything on the desk"),
+    Intent.WHERE: ("the keys location", "location of the car", "my phone", "find my wallet"),
+    Intent.WHEN: ("the time the van arrived", "time of the last visit"),
+    Intent.COUNT: ("the number of people", "count the cars", "total visitors"),
+    Intent.EXISTS: ("any dogs", "anyone at the door", "a cat on the sofa"),
+}
+
+
+class IntentExemplars:
+    """The intent of a question by its similarity to exemplars (the text model's sentence vectors)."""
+
+    def __init__(self, embedder: Embedder, exemplars: dict[Intent, tuple[str, ...]] | None = None) -> None:
+        self.embedder = embedder
+        pairs = [(intent, text) for intent, texts in (exemplars or EXEMPLARS).items() for text in texts]
+        self.intents = [p[0] for p in pairs]
+        self.texts = [p[1] for p in pairs]
+        self._vectors: np.ndarray | None = None
+
+    def nearest(self, question: str) -> tuple[Intent, float]:
+        if self._vectors is None:
+            self._vectors = self.embedder.embed(self.texts)
+        scores = self._vectors @ self.embedder.embed([question])[0]
+        best = int(np.argmax(scores))
+        return self.intents[best], float(scores[best])
+
+
+# -- noun phrases ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Phrase:
+    """A noun phrase: its head (a kind, a name, a camera, a zone, a generic or unknown noun) and modifiers."""
+
+    start: int
+    end: int
+    role: str  #: subject, place, with, other, alternative, exclude, relative, object
+    relation: str = ""  #: for a place: in, on, at, near
+    kinds: tuple[str, ...] = ()
+    said: str = ""
+    colours: tuple[str, ...] = ()
+    colour_words: tuple[str, ...] = ()
+    pattern: str = ""
+    size: str = ""
+    motion: str = ""
+    name: str | None = None
+    entity_id: int | None = None
+    camera: str | None = None
+    zone: str | None = None
+    regions: tuple[str, ...] = ()
+    generic: bool = False
+    negative: bool = False  #: "no dog", "nobody"
+    unknown: str = ""
+    pronoun: bool = False
+    plural: bool = False
+    attached: bool = False  #: a place right after the subject ("the woman in the kitchen"): part of which one
+    other_side: bool = False  #: named after "than" or a "before" / "after" that is not a time: the other side
+    owner: int = -1  #: for an attached place, the phrase it says which one of
+    sibling: int = -1  #: for an alternative, the phrase it is an alternative to
+    values: list[tuple[str, str]] = field(default_factory=list)  #: trailing described values: (field, value)
+
+    @property
+    def thing(self) -> bool:
+        return bool(self.kinds) or self.entity_id is not None or self.generic or bool(self.unknown)
+
+
+@dataclass
+class _Modifiers:
+    """Words that describe a thing, waiting for the noun they describe."""
+
+    colours: tuple[str, ...] = ()
+    colour_words: tuple[str, ...] = ()
+    pattern: str = ""
+    size: str = ""
+    motion: str = ""
+    many: bool = False
+
+    def clear(self) -> None:
+        self.colours = self.colour_words = ()
+        self.pattern = self.size = self.motion = ""
+        self.many = False
+
+
+@dataclass
+class _Cues:
+    wh: str = ""
+    wh_at: int = -1
+    how: str = ""  #: the word after "how"
+    yes_no: bool = False
+    imperative: str = ""
+    negated_aux: bool = False
+    order_words: list[tuple[int, str]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    aggregate: str = ""
+    field_word: str = ""
+    habit: bool = False
+    happen: bool = False
+    duration: bool = False
+    compare: str = ""
+    has_or: bool = False
+    camera_word: bool = False  #: "which camera", "what room"
+    clause: list[str] = field(default_factory=list)  #: words of relative clauses that name nothing memory knows
+    unit: str = ""  #: the word after "how many" / "how much"
+    refers: list[str] = field(default_factory=list)  #: slots a pronoun refers back to: subject ("it"), place ("there")
+    fragment: bool = False  #: "what about the dog?", "and the cat?": the previous question, about this
+    other_clause: bool = False  #: the other side has a verb of its own ("after the van was seen"): its own place
+    commas: set[int] = field(default_factory=set)  #: where commas are: "the van, the tv or the bowl" is one list
+    unknown_verbs: list[str] = field(default_factory=list)  #: "has anyone watered the plants?": done, not seen
+    listed: bool = False  #: things listed with "and" to be put in order
+    company: bool = False  #: "did the baby have company?", "was she alone?"
+    with_word: bool = False
+    now: bool = False
+
+
+class Reader:
+    """Reads questions and rules with one lexicon. ``embedder``: the text model, for intents by exemplar and
+    for grounding unknown nouns (without it neither is done)."""
+
+    def __init__(self, lexicon: Lexicon, *, embedder: Embedder | None = None) -> None:
+        self.lexicon = lexicon
+        self.grounder = KindGrounder(embedder, lexicon.kind_words()) if embedder is not None else None
+        self.exemplars = IntentExemplars(embedder) if embedder is not None else None
+
+    # -- the sentence into phrases ---------------------------------------------------------------------------
+
+    def _phrases(
+        self, tokens: list[str], used: frozenset[int], names: frozenset[str] = frozenset()
+    ) -> tuple[list[_Phrase], _Cues]:
+        spans = [s for s in self.lexicon.tag(tokens) if not any(i in used for i in range(s.start, s.end))]
+        cues = _Cues()
+        phrases: list[_Phrase] = []
+        role, relation = "subject", ""
+        in_relative = False
+        other_side = False
+        verb_since_subject = True  # an auxiliary or verb came after the last subject: a place is not part of it
+        pending = _Modifiers()  # modifiers waiting for a head
+        determiner = False
+        negative_det = False
+        first_content = True
+        last_value = -9  # the token a described value was last read at
+        other_auxiliaries = 0  # auxiliaries since the other side's phrase
+        alternative_to = -1  # the phrase the next alternative is an alternative to
+        between = False
+        ordering = bool(set(tokens) & _ORDERING)  # "in what order", "which one is earlier": "and" lists the things
+        together = "together" in tokens
+        k = 0
+
+        def word(i: int) -> str:
+            return tokens[i] if 0 <= i < len(tokens) else ""
+
+        def next_role_after_head() -> None:
+            nonlocal role, relation, determiner, negative_det
+            determiner = negative_det = False
+            pending.clear()
+
+        def add(p: _Phrase) -> None:
+            nonlocal role, verb_since_subject
+            p.colours = pending.colours + p.colours
+            p.colour_words = pending.colour_words + p.colour_words
+            p.pattern = p.pattern or pending.pattern
+            p.size = p.size or pending.size
+            p.motion = p.motion or pending.motion
+            p.negative = p.negative or negative_det
+            p.plural = p.plural or pending.many
+            if in_relative and p.role in ("subject", "object", "place", "with"):
+                p.role = "relative"
+            p.other_side = other_side
+            if p.role == "alternative":
+                p.sibling = alternative_to if alternative_to >= 0 else len(phrases) - 1
+            owner = next((j for j in range(len(phrases) - 1, -1, -1) if phrases[j].thing), None)
+            if p.role == "place" and owner is not None and not verb_since_subject:
+                if phrases[owner].role in ("subject", "object", "alternative", "other"):
+                    p.attached, p.owner = True, owner
+            if p.role in ("subject", "object"):
+                verb_since_subject = False
+            phrases.append(p)
+            before = phrases[-2] if len(phrases) > 1 else None
+            if (
+                p.thing
+                and before is not None
+                and before.camera
+                and before.end == p.start
+                and not before.attached
+                and p.role in ("subject", "object", "alternative", "other")
+            ):
+                before.attached, before.owner = True, len(phrases) - 1  # "the kitchen bowl": the kitchen's
+                before.other_side = p.other_side
+            next_role_after_head()
+            if p.role == "place":  # what follows a place is the subject if none came yet ("where in X was the tv")
+                has_subject = any(q.role in ("subject", "object") and not q.other_side for q in phrases)
+                role = "object" if has_subject else "subject"
+
+        while k < len(spans):
+            span = spans[k]
+            w = span.words
+            i = span.start
+            kind = span.of("kind")
+            if w in AUX or w in EVENT_VERBS:
+                verb_since_subject = True
+                if other_side and phrases and phrases[-1].other_side and w in AUX:
+                    other_auxiliaries += 1
+                    cues.other_clause = True
+                    following = spans[k + 1] if k + 1 < len(spans) else None
+                    inverted = following is not None and (
+                        following.words in DETERMINERS or bool(following.of("kind") or following.of("name"))
+                    )
+                    if inverted and relation in ("before", "after"):
+                        # "after the van was first seen did the bowl show up": the clause asking is this side's
+                        other_side, role, relation = False, "object", ""
+            if w in _CLAUSE_BREAKS:
+                if w == ",":
+                    cues.commas.add(i)
+                if in_relative or w in (":", ";"):
+                    in_relative = False
+                role, relation, other_side = "subject", "", False
+                pending.clear()
+                k += 1
+                continue
+            if in_relative and w.isalpha() and not span.tags and w not in AUX and w not in DETERMINERS and (
+                w not in PRONOUNS and w not in _SUBJECT_PRONOUNS and w not in _RELATIVE and w not in FILLER
+                and w not in EVENT_VERBS and w not in _PREPOSITION_WORDS and w not in WITH_WORDS
+            ):  # fmt: skip
+                cues.clause.append(w)  # what a relative clause says of the subject: "the woman who was cooking"
+            if first_content and w not in FILLER and w not in ("?",):
+                first_content = False
+                if w in AUX or w in ("any", "anything", "anyone", "anybody", "anywhere", "no"):
+                    cues.yes_no = True
+                elif w in IMPERATIVES and not cues.wh:
+                    cues.imperative = w
+                elif w == "there" and word(i + 1) in AUX:
+                    cues.yes_no = True
+            if w in WH and not cues.wh and not (w == "that"):
+                if not (w in _RELATIVE and phrases and word(i - 1) not in (",", ":") and phrases[-1].end == i
+                        and phrases[-1].role in ("subject", "object") and phrases[-1].thing):  # fmt: skip
+                    cues.wh, cues.wh_at = w, i
+                    if w == "how":
+                        cues.how = word(i + 1)
+                    if w in ("who", "whom"):
+                        role = "subject"
+                    k += 1
+                    continue
+            # relative clauses: "the cup that was by the sink", "the thing I was drawing on", "the one where ..."
+            if (
+                w in _RELATIVE
+                and phrases
+                and phrases[-1].end == i
+                and phrases[-1].role in ("subject", "object")
+                and not in_relative
+            ):
+                in_relative = True
+                role = "relative"
+                k += 1
+                continue
+            if (
+                w in _SUBJECT_PRONOUNS
+                and phrases
+                and phrases[-1].end == i
+                and phrases[-1].role in ("subject", "object")
+                and phrases[-1].thing
+                and not in_relative
+            ):
+                in_relative = True
+                role = "relative"
+                k += 1
+                continue
+            if w in ("not",) or (w == "never"):
+                if word(i - 1) in AUX or word(i - 2) in AUX or w == "never":
+                    cues.negated_aux = True
+                k += 1
+                continue
+            if w == "no" and k + 1 < len(spans):
+                negative_det = True
+                k += 1
+                continue
+            # order, comparison, events, counting, fields: cues, not phrases
+            if w in ("order", "sequence") and not kind:
+                cues.order_words.append((i, "first"))  # "in what order", "put these in order"
+                k += 1
+                continue
+            if w in ("company", "alone", "accompanied", "unaccompanied", "together") and not kind:
+                cues.company = True  # "did the baby have company?", "was she alone?"
+                if w == "together":
+                    cues.with_word = True
+                k += 1
+                continue
+            if w in FIRST_WORDS or w in LAST_WORDS:
+                cues.order_words.append((i, "first" if w in FIRST_WORDS else "last"))
+                if w in ("recently", "recent") and word(i - 1) == "most":
+                    cues.order_words[-1] = (i, "last")
+                k += 1
+                continue
+            if w in ("now", "currently") or (w == "right" and word(i + 1) == "now"):
+                cues.now = True
+                k += 1
+                continue
+            if (
+                w in ("after", "before", "when", "while", "until", "since")
+                and word(i + 1) in PRONOUNS | {"i", "we"}
+                and (cues.wh != w)
+            ):
+                # "after it was put by the sink at 9", "when its boot was opened": a clause saying which moment
+                if w in ("after", "before"):
+                    cues.order_words.append((i, w))
+                in_relative, role = True, "relative"
+                k += 1
+                continue
+            if (w in BEFORE_WORDS or w in AFTER_WORDS) and not (w == "next" and word(i + 1) == "to"):
+                order = "before" if w in BEFORE_WORDS else "after"
+                cues.order_words.append((i, order))
+                if w in ("before", "after", "earlier", "later") and (
+                    word(i + 1) in ("the", "a", "an", "my", "our", "any")
+                    or (k + 1 < len(spans) and (spans[k + 1].of("kind") or spans[k + 1].of("name")))
+                ):
+                    role, relation, other_side = "other", order, True
+                    other_auxiliaries = 0
+                if w in ("earlier", "later") and word(i + 1) == "than":
+                    role, relation, other_side = "other", order, True
+                    k += 1
+                k += 1
+                continue
+            if w in ("most", "all", "every", "each") and word(i + 1) not in ("recently", "recent", "often", "times"):
+                pending.many = True  # "most people", "all the cars": asked of all of them
+                k += 1
+                continue
+            if w in MORE_WORDS or w in FEWER_WORDS:
+                if word(i + 1) not in ("recently", "recent"):
+                    cues.compare = "more" if w in MORE_WORDS else "fewer"
+                if w in ("longer", "shorter"):
+                    cues.duration = True  # "who stayed longer?"
+                k += 1
+                continue
+            if w == "than":
+                said_after = [t for t in tokens[i + 1 : i + 4] if t not in ("a", "an", "about")]
+                if said_after and (
+                    said_after[0].isdigit()
+                    or said_after[0] in NUMBER_WORDS
+                    or said_after[0] in _QUANTITIES
+                    or said_after[0] in _TIME_UNITS
+                ):
+                    if len(said_after) > 1 and said_after[1] in _TIME_UNITS or said_after[0] in _TIME_UNITS:
+                        cues.duration = True  # "more or less than a minute?"
+                    cues.compare = ""  # "more than a dozen": a quantity, not another side
+                else:
+                    role, relation, other_side = "other", cues.compare or "than", True
+                k += 1
+                continue
+            if w == "or" or (w == "either"):
+                if w == "or":
+                    cues.has_or = True
+                    nxt = [t for t in spans[k + 1 : k + 3] if t.words not in ("the", "a", "an", "in", "on", "at")]
+                    place_next = bool(tokens[i + 1 : i + 2]) and (
+                        (tokens[i + 1],) in PLACE_PREPOSITIONS
+                        or bool(nxt and (nxt[0].of("camera") or nxt[0].of("zone") or nxt[0].of("region")))
+                    )
+                    if last_value >= 0 and (not phrases or last_value >= phrases[-1].end):
+                        role = "value"  # "moving or parked", "driving about or just parked up"
+                    elif phrases and phrases[-1].role in ("subject", "object", "alternative", "place", "other"):
+                        previous = phrases[-1]
+                        if previous.role == "place" and (place_next or not previous.attached):
+                            role, relation = "place", previous.relation  # "in the kitchen or in the bedroom"
+                        else:  # "the tablet at the desk or the bowl": the bowl is the tablet's alternative
+                            sibling = previous.owner if previous.role == "place" else len(phrases) - 1
+                            role, relation = "alternative", phrases[sibling].relation
+                            alternative_to = sibling
+                    elif phrases and phrases[-1].values:
+                        role = "value"
+                k += 1
+                continue
+            if w == "between" and not in_relative:
+                between = True  # "between the street camera and the desk camera": two sides
+                k += 1
+                continue
+            if w == "and" and between and phrases:
+                role, relation, other_side, between = "other", "between", True, False
+                other_auxiliaries = 0
+                k += 1
+                continue
+            last_thing = next((j for j in range(len(phrases) - 1, -1, -1) if phrases[j].thing), None)
+            if w == "and" and last_thing is not None and (ordering or together) and not in_relative:
+                # "the bowl, the tv and the car: in what order?"; "a person and a couch together"
+                if together:
+                    role = "with"
+                else:
+                    previous = phrases[-1]
+                    sibling = previous.owner if previous.role == "place" and previous.attached else last_thing
+                    role, relation, alternative_to = "alternative", phrases[sibling].relation, sibling
+                    cues.listed = True
+                k += 1
+                continue
+            if w in ("other", "except", "besides", "excluding", "apart", "but") and (
+                word(i + 1) in ("than", "for", "from") or w in ("except", "excluding", "besides", "but")
+            ):
+                if w != "but" or word(i - 1) in ("anything", "anyone", "nothing", "nobody", "everything"):
+                    role = "exclude"
+                    k += 2 if word(i + 1) in ("than", "for", "from") else 1
+                    continue
+            if w in EVENT_VERBS and not kind and not (span.of("motion") and "or" in tokens[max(0, i - 3) : i + 4]):
+                event = EVENT_VERBS[w]
+                if not (w == "left" and (word(i - 1) in ("the", "top", "bottom", "middle") or word(i + 1) == "side")):
+                    if not (w in ("there", "around") or (w == "view" and word(i - 1) in ("the", "street"))):
+                        cues.events.append(event)
+                        if event != "seen" and role == "subject" and phrases and not in_relative:
+                            role = "object"
+                        if w in ("there", "around"):
+                            pass
+                        k += 1
+                        continue
+            if w == "there" or w == "here":
+                following = spans[k + 1] if k + 1 < len(spans) else None
+                existential = following is not None and (
+                    following.words in DETERMINERS
+                    or following.words in GENERIC
+                    or following.words in AUX
+                    or following.words in ("more", "fewer", "less", "someone", "anyone", "somebody", "anybody")
+                    or bool(following.of("kind") or following.of("name") or following.of("colour"))
+                )
+                if not existential and w == "there":
+                    cues.refers.append("place")  # "who else was there?": the place talked about
+                k += 1
+                continue
+            if w in DURATION_WORDS and (cues.how == w or word(i - 1) in ("how", "what", "for", "a")):
+                cues.duration = True  # "how long", "for long", "for a long time"
+                k += 1
+                continue
+            if w == "ages" and word(i - 1) == "for":
+                cues.duration = True
+                k += 1
+                continue
+            if w in HABIT_WORDS:
+                cues.habit = True
+                if w == "often":
+                    cues.aggregate = cues.aggregate or "times"
+                k += 1
+                continue
+            if w in HAPPEN_WORDS and not kind:
+                if w not in ("going", "went") or word(i + 1) == "on" or word(i - 1) in ("was", "is"):
+                    cues.happen = True
+                    k += 1
+                    continue
+            if w in ("many", "much") and word(i - 1) == "how":
+                role = "subject"
+                ahead = k + 1
+                while ahead < len(spans) and spans[ahead].words in ("of", "the", "different", "distinct", "separate"):
+                    ahead += 1  # "how many of the cameras", "how many different people"
+                unit = spans[ahead].words if ahead < len(spans) else ""
+                cues.unit = unit
+                if unit in AGGREGATE_WORDS and not spans[ahead].of("kind") and not spans[ahead].of("camera"):
+                    cues.aggregate = AGGREGATE_WORDS[unit]
+                    if cues.aggregate == "cameras":
+                        cues.camera_word = True
+                    k = ahead + 1
+                    continue
+                if any(spans[j].words in ("different", "distinct", "separate") for j in range(k + 1, ahead)):
+                    cues.aggregate = "things"
+                k = ahead + 1 if unit in ("hours", "minutes", "seconds", "time") else ahead
+                continue
+            if w in AGGREGATE_WORDS and not kind and not span.of("camera") and not span.of("zone"):
+                determiner = False  # "the cameras picked up": the words after it are no noun of it
+                if role == "place":  # "on camera for long": no place of its own
+                    role = "object" if any(p.thing for p in phrases) else "subject"
+                agg = AGGREGATE_WORDS[w]
+                if w in _CAMERA_WORDS or w in _ROOM_WORDS:
+                    if (cues.wh in ("which", "what") and cues.wh_at in (i - 1, i - 2)) or word(i - 1) in (
+                        "which",
+                        "what",
+                        "many",
+                    ):
+                        cues.camera_word = True
+                elif agg in ("things",) and word(i - 1) == "many":
+                    cues.aggregate = "things"
+                elif agg == "times" and word(i - 1) in ("many", "of"):
+                    cues.aggregate = "times"
+                k += 1
+                continue
+            if w in FIELD_WORDS and not kind and not span.of("colour") and not span.of("size"):
+                if w in ("colour", "color", "colours", "colors", "pattern", "patterns", "size", "shade", "hue"):
+                    cues.field_word = FIELD_WORDS[w]
+                    k += 1
+                    continue
+            if cues.how in ("big", "large", "small", "tall", "huge") and w == cues.how:
+                cues.field_word = "size"
+                k += 1
+                continue
+            # prepositions set the role of the next phrase
+            prep = None
+            for n in (3, 2, 1):
+                key = tuple(tokens[i : i + n])
+                if key in PLACE_PREPOSITIONS and all(j not in used for j in range(i, i + n)):
+                    prep = (key, n)
+                    break
+            if prep is not None and not kind and not span.of("camera") and not span.of("zone"):
+                key, n = prep
+                # "in red", "in a pink top": a colour of the subject, not a place
+                after = spans[k + 1] if k + 1 < len(spans) else None
+                if after is not None and after.of("colour") and key == ("in",):
+                    role = "dress"
+                else:
+                    role, relation = "place", PLACE_PREPOSITIONS[key]
+                while k < len(spans) and spans[k].start < i + n:
+                    k += 1
+                continue
+            if w in WITH_WORDS and not kind:
+                cues.with_word = True
+                role = "with" if not in_relative else "relative"
+                k += 1
+                continue
+            if w in ("have", "has", "had") and phrases and phrases[-1].kinds == ("person",) and phrases[-1].end == i:
+                role = "with"
+                k += 1
+                continue
+            after_one = spans[k + 1] if k + 1 < len(spans) else None
+            one_is_noun = w in ("one", "ones") and not (
+                after_one is not None and (after_one.tags or after_one.words in GENERIC or after_one.words in CLOTHES)
+            )
+            if w in DETERMINERS and not one_is_noun:  # "one dog"; but "the little one", "the one I saw" are things
+                determiner = True
+                if w in ("all", "every", "each", "most"):
+                    pending.many = True
+                k += 1
+                continue
+            # modifiers
+            colour = span.of("colour")
+            pattern = span.of("pattern")
+            size = span.of("size")
+            motion = span.of("motion")
+            region = span.of("region")
+            head = kind or span.of("name") or span.of("camera") or span.of("zone")
+            if w in GENERIC and not head:
+                p = _Phrase(i, span.end, role, relation, kinds=GENERIC[w], said=w, generic=not GENERIC[w])
+                if w in NEGATIVE_SUBJECTS:
+                    p.negative = True
+                if w in _PEOPLE_WORDS or GENERIC[w]:
+                    p.generic = False
+                add(p)
+                if w in ("one", "ones", "thing", "things") and in_relative is False and role in ("subject",):
+                    pass
+                role = "object" if role == "subject" else role
+                k += 1
+                continue
+            if w in _PEOPLE_WORDS and w != "who":
+                p = _Phrase(i, span.end, role, relation, kinds=("person",), said=w)
+                add(p)
+                role = "object" if role == "subject" else role
+                k += 1
+                continue
+            if (colour or pattern or size or motion) and not head:
+                if role == "dress" and phrases:
+                    dressed = next((p for p in reversed(phrases) if p.kinds), phrases[-1])
+                    if colour:
+                        dressed.colours += colour.value
+                        dressed.colour_words += (w,)
+                    if pattern:
+                        dressed.pattern = pattern.value[0]
+                    k += 1
+                    continue
+                after = spans[k + 1] if k + 1 < len(spans) else None
+                heads_next = after is not None and bool(
+                    after.of("kind")
+                    or after.of("name")
+                    or after.words in GENERIC
+                    or after.of("colour")
+                    or after.of("pattern")
+                    or after.of("size")
+                    or (after.words not in _CLAUSE_BREAKS and after.words not in AUX and not after.tags and determiner
+                        and after.words not in NOT_THINGS and after.words not in EVENT_VERBS and after.words != "or")
+                )  # fmt: skip
+                if heads_next:
+                    if colour:
+                        pending.colours += colour.value
+                        pending.colour_words += (w,)
+                    if pattern:
+                        pending.pattern = pattern.value[0]
+                    if size:
+                        pending.size = size.value[0]
+                    if motion:
+                        pending.motion = motion.value[0]
+                    k += 1
+                    continue
+                # a described value with no head after it: asked of the subject ("was the couch blue?")
+                target = next((p for p in reversed(phrases) if p.thing or p.pronoun), None)
+                value = (
+                    ("colour", w)
+                    if colour
+                    else ("pattern", pattern.value[0])
+                    if pattern
+                    else ("motion", motion.value[0])
+                    if motion
+                    else ("size", size.value[0])  # type: ignore[union-attr]
+                )
+                if target is not None:
+                    target.values.append(value)
+                else:
+                    holder = _Phrase(i, span.end, "value")
+                    holder.values.append(value)
+                    phrases.append(holder)
+                last_value = i
+                k += 1
+                continue
+            if region and not head and role == "place":
+                add(_Phrase(i, span.end, "place", relation or "at", regions=region.value, said=w))
+                k += 1
+                continue
+            if head is not None:
+                camera = span.of("camera")
+                zone = span.of("zone")
+                name = span.of("name")
+                followed_by_camera = k + 1 < len(spans) and spans[k + 1].words in _CAMERA_WORDS
+                preceded_by_camera = word(i - 1) in ("camera", "cam")
+                place_role = role == "place" or role == "dress"
+                p = _Phrase(i, span.end, role if role != "dress" else "place", relation, said=w)
+                if name is not None:
+                    p.name, p.entity_id = name.value[0], name.entity_id
+                elif camera is not None and (place_role or followed_by_camera or preceded_by_camera or not kind):
+                    p.camera = camera.value[0]
+                    if not place_role and role not in ("alternative", "other", "exclude"):
+                        p.role, p.relation = "place", "in"
+                elif zone is not None and (place_role or not kind):
+                    p.zone = zone.value[0]
+                    if not place_role:
+                        p.role, p.relation = "place", "at"
+                elif kind is not None:
+                    p.kinds = kind.value
+                    p.plural = w.endswith("s") or w in ("people", "children", "men", "women")
+                if followed_by_camera:
+                    k += 1
+                add(p)
+                if p.role == "subject":
+                    role = "object"
+                k += 1
+                continue
+            if w in ("it", "that", "this") and word(i + 1) in ("true", "right", "correct", "so", "the"):
+                if word(i + 1) != "the" or word(i + 2) == "case":  # "is it true (that) nobody came?"
+                    k += 2 if word(i + 1) != "the" else 3
+                    continue
+            if w in ("empty", "deserted", "vacant", "unoccupied", "quiet"):
+                # "the living room was empty": nothing was there
+                add(_Phrase(i, span.end, "subject" if not any(p.thing for p in phrases) else "object", "",
+                            generic=True, negative=True, said="anything"))  # fmt: skip
+                k += 1
+                continue
+            if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in AUX):
+                p = _Phrase(i, span.end, role, relation, pronoun=True, said=w)
+                if not in_relative and role in ("subject", "object"):
+                    cues.refers.append("subject")  # "and where was it?": the thing talked about
+                add(p)
+                if role == "subject":
+                    role = "object"
+                k += 1
+                continue
+            if w in CLOTHES and phrases:
+                k += 1
+                continue
+            # a place memory has no name for: "at the front door" with no camera or zone of that name
+            if role == "place" and not span.tags and _place_word(w):
+                words = [w]
+                while k + 1 < len(spans) and not spans[k + 1].tags and _place_word(spans[k + 1].words):
+                    k += 1
+                    words.append(spans[k].words)
+                add(_Phrase(i, spans[k].end, "place", relation, unknown=" ".join(words), said=" ".join(words)))
+                k += 1
+                continue
+            if role == "place" and w in PLACE_WORDS:  # "at the end", "in the picture": no place of its own
+                role = "object" if any(p.thing for p in phrases) else "subject"
+                k += 1
+                continue
+            # a verb memory cannot see done, right after the subject of a yes / no question: "has anyone watered"
+            if (
+                cues.yes_no
+                and not in_relative
+                and phrases
+                and phrases[-1].end == i
+                and phrases[-1].role in ("subject", "object")
+                and (phrases[-1].thing or phrases[-1].pronoun)
+                and not span.tags
+                and _unknown_verb(w)
+            ):
+                cues.unknown_verbs.append(w)
+                role = "object"
+                k += 1
+                continue
+            # a word memory has no word for, where a thing is named: "my keys", "a gizmo"
+            if (
+                not span.tags
+                and w.isalpha()
+                and len(w) > 2
+                and w not in NOT_THINGS
+                and w not in AUX
+                and w not in WH
+                and w not in FILLER
+                and w not in EVENT_VERBS
+                and w not in DETERMINERS
+                and w not in CLOTHES
+                and w not in ("of", "to", "for", "as", "and", "the", "was", "were", "ago", "there")
+                and w not in STATES
+                and not (role == "place" and w in PLACE_WORDS)
+                and (determiner or role in ("place",) or word(i - 1) in ("many",) or w in names)
+            ):
+                nxt_word = word(span.end)
+                # "the tv stand": a word before another noun is not the thing named; any other word ends the phrase
+                compound = (
+                    nxt_word.isalpha()
+                    and nxt_word not in AUX
+                    and nxt_word not in FILLER
+                    and nxt_word not in WH
+                    and nxt_word not in DETERMINERS
+                    and nxt_word not in _PREPOSITION_WORDS
+                    and nxt_word not in WITH_WORDS
+                    and nxt_word not in EVENT_VERBS
+                    and nxt_word not in NOT_THINGS
+                    and nxt_word not in STATES
+                    and not nxt_word.endswith(("ed", "ing"))
+                    and nxt_word not in ("or", "and", "than", "that", "which", "before", "after", "i", "we", "you")
+                    and not self.lexicon.tag([nxt_word])[0].tags
+                )
+                if not compound or w in names:
+                    p = _Phrase(i, span.end, role, relation, unknown=w, said=w)
+                    p.plural = w.endswith("s")
+                    if w in names and phrases and phrases[-1].end == i and phrases[-1].kinds:
+                        p.role = phrases.pop().role  # "my neighbour Tom": the name says which one
+                    add(p)
+                    if role == "subject":
+                        role = "object"
+                    k += 1
+                    continue
+            if w.isdigit() or w in NUMBER_WORDS:
+                k += 1
+                continue
+            k += 1
+        return phrases, cues
+
+    # -- questions ------------------------------------------------------------------------------------------------
+
+    def read(self, question: str, *, reference: float, zone: str = "UTC", as_of: float | None = None) -> Query:
+        """The question's query. ``reference``: the moment relative times are read against (the question's
+        as-of, else the end of what memory recorded); ``zone``: the user's time zone; ``as_of``: nothing later
+        is used (joined with the bound the question names). A question of several sentences ("I think I saw the
+        couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
+        others say of the subject, the place and the time."""
+        tokens = tokenize(question)
+        names = _names_said(question, self.lexicon)
+        sentences = _sentences(tokens)
+        readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]
+        asked = [r for r, c in readings if c.wh or c.yes_no or c.imperative] or [r for r, _ in readings]
+        main = asked[-1]
+        for said, _ in readings:
+            if said is main:
+                continue
+            if (not main.subject.named or "subject" in main.refers) and (said.subject.named or said.unknown):
+                main = replace(main, subject=said.subject, unknown=main.unknown + said.unknown)
+            if not main.place.named and said.place.named:
+                main = replace(main, place=said.place)
+            if not main.time.named and said.time.named:
+                main = replace(main, time=said.time)
+        return main
+
+    def _read_tokens(
+        self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
+    ) -> tuple[Query, _Cues]:
+        fragment = tokens[:2] in (["what", "about"], ["how", "about"]) or tokens[:3] in (
+            ["and", "what", "about"],
+            ["and", "how", "about"],
+        )
+        if fragment:  # "what about the dog?": no question word of its own
+            tokens = tokens[tokens.index("about") + 1 :]
+        times = read_times(tokens, reference if as_of is None else as_of, zone)
+        phrases, cues = self._phrases(tokens, times.used, names)
+        cues.fragment = fragment or (
+            bool(tokens)
+            and tokens[0] == "and"
+            and not (set(tokens) & WH)
+            and not (len(tokens) > 1 and tokens[1] in AUX)
+        )
+        words = [t for t in tokens if t not in ("?", ".", "!")]
+        tag = words[-4:] if len(words) >= 4 and words[-2] == "not" else words[-3:]
+        if len(tag) >= 3 and tag[0] == "," and tag[1] in AUX and tag[-1] in PRONOUNS | {"there", "you", "i", "we"}:
+            cues.yes_no = True  # a tag question: "the living room was empty, wasn't it?"
+        elif len(words) > 2 and words[-2] == "," and words[-1] in ("right", "correct", "true", "yeah"):
+            cues.yes_no = True
+        time = times.time.bounded(as_of)
+        return self._query(" ".join(tokens), phrases, cues, time), cues
+
+    def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
+        """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""
+        if not p.unknown:
+            return
+        found = None
+        word = p.unknown
+        if self.grounder is not None:
+            found = self.grounder.ground(word)
+            if found is None and word.endswith("s") and len(word) > 3:
+                found = self.grounder.ground(word[:-1])
+        if found is not None:
+            kind_word, kinds, _ = found
+            p.kinds = kinds
+            grounded.append((word, kind_word))
+            p.unknown = ""
+        else:
+            unknown.append(word)
+
+    @staticmethod
+    def _place(places: Sequence[_Phrase]) -> Place:
+        return Place(
+            cameras=tuple(dict.fromkeys(p.camera for p in places if p.camera)),
+            zones=tuple(dict.fromkeys(p.zone for p in places if p.zone)),
+            regions=tuple(dict.fromkeys(r for p in places for r in p.regions)),
+            near=tuple(dict.fromkeys(k for p in places for k in p.kinds if not (p.camera or p.zone))),
+        )
+
+    @staticmethod
+    def _subject(
+        p: _Phrase | None, relatives: Sequence[_Phrase], withs: Sequence[_Phrase], excludes: Sequence[_Phrase]
+    ) -> Subject:
+        if p is None:
+            return Subject()
+        near = [k for r in relatives for k in (r.kinds or ((r.zone,) if r.zone else ()))]
+        near += [k for w in withs for k in w.kinds]
+        return Subject(
+            kinds=p.kinds,
+            said=p.said,
+            colours=tuple(dict.fromkeys(p.colour_words)),
+            pattern=p.pattern,
+            size=p.size,
+            name=p.name,
+            entity_id=p.entity_id,
+            generic=p.generic,
+            exclude=tuple(dict.fromkeys(k for e in excludes for k in e.kinds)),
+            near=tuple(dict.fromkeys(near)),
+            many=p.plural,
+        )
+
+    def _query(self, question: str, phrases: list[_Phrase], cues: _Cues, time: Time) -> Query:
+        grounded: list[tuple[str, str]] = []
+        unknown: list[str] = []
+        unknown_places: list[str] = []
+        for p in phrases:
+            if p.unknown and p.role == "place":
+                unknown_places.append(p.unknown)  # "at the front door" with no camera or zone of that name
+            else:
+                self._ground(p, grounded, unknown)
+        alternatives = [p for p in phrases if p.role == "alternative" and p.thing and not p.other_side]
+        theirs_at = {id(a) for a in alternatives}
+        # a place said right after an alternative or the other side is that one's ("the tablet at the desk or the
+        # bowl in the kitchen")
+        for p in phrases:
+            if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs_at:
+                theirs_at.add(id(p))
+        mine = [p for p in phrases if not p.other_side and id(p) not in theirs_at]
+        theirs = [p for p in phrases if p.other_side]
+        subjects = [p for p in mine if p.role in ("subject", "object") and (p.thing or p.pronoun)]
+        relatives = [p for p in mine if p.role == "relative"]
+        places = [p for p in mine if p.role == "place" and (p.camera or p.zone or p.regions or p.kinds)]
+        places += [p for p in relatives if p.camera]  # "the person I saw at the desk": a camera is where, not which
+        withs = [p for p in mine if p.role == "with"]
+        excludes = [p for p in mine if p.role == "exclude"]
+        values = [v for p in mine for v in p.values]
+        people_wh = cues.wh in ("who", "whom")
+        head = subjects[0] if subjects else None
+        if head is not None and head.pronoun and len(subjects) > 1 and not subjects[1].pronoun:
+            head = subjects[1]  # "was it a van or a bus?": what "it" is said to be
+        listed: list[_Phrase] = []  # "the van, the tv or the bowl": what comes before the alternatives' sibling
+        if alternatives and 0 <= alternatives[0].sibling < len(phrases):
+            sibling = phrases[alternatives[0].sibling]
+            j = alternatives[0].sibling
+            while j > 0 and phrases[j - 1].thing and phrases[j - 1].end in cues.commas:
+                listed.insert(0, phrases[j - 1])
+                j -= 1
+            if head is None or head.generic or head.pronoun or sibling.thing:
+                head = (listed or [sibling])[0]  # "first thing the camera saw: the woman or the bowl?": A of "A or B"
+            alternatives = [*listed[1:], sibling, *alternatives] if listed else alternatives
+        if head is None and people_wh:
+            head = _Phrase(-1, -1, "subject", kinds=("person",), said="person")
+        if head is None and (cues.wh in ("what", "which") or cues.imperative in ("list", "show", "name")):
+            head = _Phrase(-1, -1, "subject", generic=True, said="thing")
+        subject = self._subject(head, relatives, withs, excludes)
+        if cues.clause and head is not None:
+            subject = replace(subject, clause=tuple(dict.fromkeys(cues.clause)))
+        place = self._place(places)
+        left_out = tuple(p.camera for p in excludes if p.camera)
+        if left_out:
+            place = replace(place, not_cameras=left_out)  # "apart from the street one", "except the living room"
+        other: Side | None = None
+        order: Order | None = None
+        other_subjects = [p for p in theirs if p.thing or p.pronoun]
+        other_places = [p for p in theirs if p.camera or p.zone or p.regions or (p.role == "place" and p.kinds)]
+        if other_subjects or other_places:
+            other = Side(
+                subject=self._subject(other_subjects[0], [], [], []) if other_subjects else Subject(),
+                place=self._place(other_places),
+            )
+            relation = (other_subjects or other_places)[0].relation
+            if relation in ("before", "after"):
+                order = Order.BEFORE if relation == "before" else Order.AFTER
+        alternative_of, choices = "", tuple[str, ...]()
+        if values and (cues.has_or or cues.yes_no):
+            alternative_of = values[0][0]
+            choices = tuple(dict.fromkeys(v for f, v in values if f == alternative_of))
+        elif alternatives and head is not None:
+            alternative_of, choices = "kind", (head.said, *(a.said for a in alternatives))
+        elif cues.has_or and len([p for p in places if p.camera]) > 1:
+            alternative_of, choices = "camera", tuple(p.camera for p in places if p.camera is not None)
+        elif cues.has_or and len([p for p in places if p.regions]) > 1:
+            alternative_of, choices = "region", tuple(p.said for p in places if p.regions)
+        reading = _Reading(
+            cues, subject, head, place, other, order, alternative_of, choices, alternatives, values, people_wh
+        )
+        intent, order_said, event, aggregate, asks, method = self._intent(question, reading)
+        order = order or order_said
+        said_order = {w for _, w in cues.order_words}
+        if intent is Intent.ORDER and cues.has_or and {"before", "after"} <= said_order:
+            alternative_of, choices, order = "order", ("before", "after"), Order.BEFORE  # "before or after her?"
+        if intent is Intent.COUNT and alternative_of == "camera" and cues.compare and len(choices) >= 2:
+            # "did the kitchen or the bedroom have more people?": one side a camera
+            place, other = replace(place, cameras=(choices[0],)), Side(place=Place(cameras=(choices[1],)))
+            alternative_of, choices = "camera", choices[:2]
+        if intent in (Intent.ORDER, Intent.DURATION) and other is None and alternatives:
+            alternative = alternatives[0]
+            other = Side(
+                subject=self._subject(alternative, [], [], []),
+                place=self._place([p for p in phrases if p.attached and phrases[p.owner] is alternative]),
+            )
+            if len(alternatives) < 2:
+                alternative_of, choices = "", ()
+        if intent is Intent.WHICH_CAMERA and alternative_of == "camera":
+            place = replace(place, cameras=())
+        if intent is Intent.WHERE and alternative_of == "region":
+            place = replace(place, regions=())
+        if intent is Intent.ATTRIBUTE and alternative_of in ("colour", "pattern", "motion", "size"):
+            asks = alternative_of
+        if intent is Intent.COMPANY and people_wh:
+            asks = "person"
+        if intent is Intent.COMPANY and (subject.generic or subject.kinds == ("person",)):
+            # "what was next to the tv?", "who was at the car?": the thing named is the subject; the company is asked
+            thing = next((p for p in [*withs, *places] if p.kinds and not (p.camera or p.zone)), None)
+            if thing is not None:
+                subject = Subject(
+                    kinds=thing.kinds, said=thing.said, colours=tuple(thing.colour_words), pattern=thing.pattern
+                )
+                place = replace(place, near=tuple(k for k in place.near if k not in thing.kinds))
+        attached = any(p.attached for p in places)
+        if (
+            other is not None
+            and intent in (Intent.ORDER, Intent.DURATION)
+            and not other.place.named
+            and (attached or cues.other_clause)
+        ):
+            other = replace(other, place=Place(anywhere=True))  # the place says which one, or is in another clause
+        if intent is Intent.DURATION and cues.unit in ("hours", "minutes", "seconds"):
+            asks = cues.unit
+        negated = bool(head is not None and head.negative) or (cues.negated_aux and not cues.yes_no)
+        is_named = bool(subject.kinds) or subject.entity_id is not None
+        if intent is Intent.SUMMARY and is_named and time.start is not None and not time.moments and time.end is None:
+            # "what happened to the keys after 9?": what they did from that moment, not a window of episodes
+            time, order = replace(time, start=None, moments=(time.start,)), Order.AFTER
+        elif (
+            time.moments
+            and time.start is None
+            and not subject.near
+            and (
+                intent in (Intent.LIST, Intent.EXISTS, Intent.COUNT, Intent.WHICH_CAMERA)
+                or (intent is Intent.SUMMARY and not is_named)
+            )
+        ):
+            # "who was seen around midday?": what was there then, not which one; a rough time is half an hour
+            moment = time.moments[0]
+            span = 1800.0 if moment % 300 == 0 else 60.0
+            time = replace(time, start=moment - span, end=min(moment + span, time.end or moment + span), moments=())
+        return Query(
+            intent,
+            subject=subject,
+            place=place,
+            time=time,
+            other=other,
+            order=order,
+            event=event,
+            aggregate=aggregate,
+            asks=asks,
+            yes_no=cues.yes_no,
+            negated=negated,
+            alternatives=choices,
+            alternative_of=alternative_of,
+            compare=cues.compare if other is not None else "",
+            unknown=tuple(dict.fromkeys(unknown)),
+            unknown_places=tuple(dict.fromkeys(unknown_places)),
+            unknown_verbs=tuple(dict.fromkeys(cues.unknown_verbs)),
+            grounded=tuple(grounded),
+            method=method,
+            refers=tuple(dict.fromkeys(cues.refers)),
+        )
+
+    def _intent(self, question: str, r: _Reading) -> tuple[Intent, Order | None, Event, Aggregate | None, str, str]:
+        """(intent, first or last, event, what a count counts, the field asked, how it was read)."""
+        c = r.cues
+        order: Order | None = None
+        for _, said in c.order_words:
+            if said in ("first", "last"):
+                order = Order.FIRST if said == "first" else Order.LAST
+                break
+        if order is None and c.now:
+            order = Order.LAST
+        if order is None and any(said in ("before", "after") for _, said in c.order_words) and r.other is None:
+            order = Order.AFTER if any(s == "after" for _, s in c.order_words) else None
+        events = c.events
+        event = Event.SEEN
+        if "moved" in events:
+            event = Event.MOVED
+        elif "appears" in events:
+            event = (
+                Event.ARRIVES_AT if (r.place.zones or r.place.near) and c.how in ("many", "often") else Event.APPEARS
+            )
+        elif "leaves" in events:
+            event = Event.LEAVES
+        aggregate = Aggregate(c.aggregate) if c.aggregate else None
+        asks = c.field_word
+        wh = c.wh
+        two = r.other is not None and r.other.subject.named or len(r.alternatives) > 0
+        method = "grammar"
+        if c.habit and wh != "how" and not r.subject.near and not c.happen:
+            return Intent.HABIT, order, event, aggregate, asks, method
+        if wh == "how":
+            if c.how in ("many", "much") and c.unit in ("hours", "minutes", "seconds", "time"):
+                return Intent.DURATION, order, event, aggregate, asks, method  # "how many minutes", "how much time"
+            if c.how in ("many", "much"):
+                return Intent.COUNT, order, event, aggregate or Aggregate.THINGS, asks, method
+            if c.how == "often":
+                return Intent.COUNT, order, event, Aggregate.TIMES, asks, method
+            if c.how == "long":
+                if "ago" in tokenize(question):
+                    return Intent.WHEN, order or Order.LAST, event, aggregate, asks, method
+                return Intent.DURATION, order, event, aggregate, asks, method
+            if c.how in ("big", "large", "small", "tall", "huge"):
+                return Intent.ATTRIBUTE, order, event, aggregate, "size", method
+        if asks and (wh in ("what", "which") or c.imperative or (c.yes_no and r.alternative_of == asks)):
+            return Intent.ATTRIBUTE, order, event, aggregate, asks, method
+        if c.camera_word and wh in ("which", "what", "how"):
+            return Intent.WHICH_CAMERA, order, event, aggregate, asks, method
+        if order in (Order.FIRST, Order.LAST) and two and (wh in ("", "which", "what", "who") or c.yes_no):
+            return Intent.ORDER, order, event, aggregate, asks, method
+        said_order = {s for _, s in c.order_words}
+        if c.duration and (two or r.alternative_of == "camera") and c.compare:
+            return Intent.DURATION, order, event, aggregate, asks, method  # "who stayed longer, A or B?"
+        if two and said_order & {"before", "after"} and wh in ("", "which", "what", "who"):
+            # "who turned up earlier, the baby or the person at the desk?"; "before or after the woman?"
+            return Intent.ORDER, Order.FIRST if "before" in said_order else Order.LAST, event, aggregate, asks, method
+        if c.compare and r.alternative_of == "camera" and len(r.choices) >= 2:
+            return (
+                Intent.COUNT,
+                order,
+                event,
+                aggregate or Aggregate.THINGS,
+                asks,
+                method,
+            )  # "kitchen or bedroom: more?"
+        if c.duration and c.yes_no:
+            return Intent.DURATION, order, event, aggregate, asks, method  # "was the sofa there for long?"
+        timed = (
+            wh in ("what", "which")
+            and order in (Order.FIRST, Order.LAST)
+            and (
+                event is not Event.SEEN or r.subject.generic  # "what was the very first thing the cameras caught?"
+            )
+        )
+        if wh in ("what", "which", "") and r.alternative_of == "kind" and not c.listed:
+            return Intent.EXISTS, order, event, aggregate, asks, method  # "which of these was never seen: A, B or C?"
+        if c.company and not c.listed:
+            return Intent.COMPANY, order, event, aggregate, asks or "person", method
+        if wh == "when" or (wh == "what" and "time" in tokenize(question)[c.wh_at : c.wh_at + 2]) or timed:
+            if order is None:
+                order = Order.FIRST if event is Event.APPEARS else Order.LAST
+            return Intent.WHEN, order, event, aggregate, asks, method
+        if wh == "where":
+            return Intent.WHERE, order, event, aggregate, asks, method
+        if wh == "whose":
+            return Intent.HABIT, order, event, aggregate, asks, method
+        if r.people_wh:
+            thing = (r.subject.kinds and r.subject.kinds != ("person",)) or r.subject.entity_id is not None
+            if thing or r.place.near or r.subject.near or c.with_word:
+                return Intent.COMPANY, order, event, aggregate, asks, method
+            if c.happen:
+                return Intent.SUMMARY, order, event, aggregate, asks, method
+            return Intent.LIST, order, event, aggregate, asks, method
+        if wh in ("what", "which"):
+            if c.happen or (r.subject.named and not r.subject.generic and "do" in tokenize(question)):
+                return Intent.SUMMARY, order, event, aggregate, asks, method
+            if c.with_word or (r.subject.generic and r.place.near and not r.place.cameras):
+                return Intent.COMPANY, order, event, aggregate, asks, method
+            if two and r.order is not None:
+                return Intent.ORDER, r.order, event, aggregate, asks, method
+            return Intent.LIST, order, event, aggregate, asks, method
+        if c.yes_no:
+            if c.compare and r.other is not None:
+                return Intent.COUNT, order, event, aggregate or Aggregate.THINGS, asks, method
+            if r.order is not None and r.other is not None:
+                return Intent.ORDER, r.order, event, aggregate, asks, method
+            if r.alternative_of in ("colour", "pattern", "motion", "size"):
+                return Intent.ATTRIBUTE, order, event, aggregate, r.alternative_of, method
+            if r.alternative_of == "camera":
+                return Intent.WHICH_CAMERA, order, event, aggregate, asks, method
+            if r.alternative_of == "region":
+                return Intent.WHERE, order, event, aggregate, asks, method
+            if c.happen and not (r.subject.kinds or r.subject.entity_id is not None):
+                return Intent.SUMMARY, order, event, aggregate, asks, method
+            if c.with_word and r.subject.kinds == ("person",) and not r.subject.near:
+                return Intent.EXISTS, order, event, aggregate, asks, method
+            return Intent.EXISTS, order, event, aggregate, asks, method
+        if c.imperative:
+            verb = c.imperative
+            if verb in ("count",):
+                return Intent.COUNT, order, event, aggregate or Aggregate.THINGS, asks, method
+            if verb in ("find",):
+                return Intent.WHERE, order, event, aggregate, asks, method
+            if verb in ("list", "show", "name") and not c.happen:
+                return Intent.LIST, order, event, aggregate, asks, method
+            return Intent.SUMMARY, order, event, aggregate, asks, method
+        if c.happen:
+            return Intent.SUMMARY, order, event, aggregate, asks, method
+        if c.fragment:
+            return Intent.EXISTS, order, event, aggregate, asks, "fragment"  # the conversation's question applies
+        if self.exemplars is not None:
+            intent, _ = self.exemplars.nearest(question)
+            return intent, order, event, aggregate, asks, "similarity"
+        if r.subject.named or r.place.named:
+            return Intent.EXISTS, order, event, aggregate, asks, "fragment"
+        return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
+
+    # -- rules ----------------------------------------------------------------------------------------------------
+
+    def read_rule(self, text: str) -> RuleReading:
+        """A rule in the grammar's slots: who or what (as a question's subject), the trigger (appears, leaves, enters,
+        is on / in / near a place or a thing, not seen for a span, the n-th time), for how long, when in the day.
+        :class:`Unreadable` says which word could not be read, or what is missing."""
+        tokens = tokenize(text)
+        if not tokens:
+            raise Unreadable("the rule is empty", missing="rule")
+        start = _lead(tokens)
+        body = tokens[start:]
+        window, used = _day_window(body)
+        body = [t for j, t in enumerate(body) if j not in used]
+        times, per, within, used = _nth_time(body)
+        body = [t for j, t in enumerate(body) if j not in used]
+        span, span_at, used = _span_said(body)
+        body = [t for j, t in enumerate(body) if j not in used]
+        found = _trigger(body)
+        if found is None:
+            phrases, _ = self._phrases(body, frozenset())
+            unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
+            if unknown:
+                raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+            raise Unreadable(
+                f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
+                "a thing, or has not been seen for a time",
+                missing="relation",
+            )
+        trigger, at, end = found
+        verb_end = end  # the trigger's verb; a preposition closing it is read as a place's ("is on the sofa")
+        while verb_end > at + 1 and any(body[verb_end - 1 : end] == list(key) for key in PLACE_PREPOSITIONS):
+            verb_end -= 1
+        while verb_end > at + 1 and (body[verb_end - 1],) in PLACE_PREPOSITIONS:
+            verb_end -= 1
+        phrases, _ = self._phrases(body, frozenset(range(at, verb_end)))
+        before = [p for p in phrases if p.end <= at]
+        after = [p for p in phrases if p.start >= end]
+        subjects = [p for p in before if p.thing or p.name]
+        stranger = _is_stranger(body[:at])
+        if not subjects and not stranger and not _unknown_words(body[:at], self.lexicon):
+            subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
+            after = [p for p in after if p not in subjects[:1]]
+        head = subjects[0] if subjects else None
+        if head is None and stranger:  # "an unfamiliar face shows up"
+            head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
+        if head is None:
+            unknown = _unknown_words(body[:at], self.lexicon)
+            if unknown:
+                raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+            raise Unreadable(
+                f"no subject found in {text.strip()!r}: who or what should the rule watch?", missing="subject"
+            )
+        if head.unknown:
+            raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
+        stranger = stranger and head.kinds == ("person",)
+        subject = Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
+        target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
+        if target is not None and (target.unknown or target.regions):
+            word = target.unknown or target.said
+            raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
+        camera = next((p.camera for p in phrases if p.camera and p is not target), None)
+        place = Place()
+        zones = {z.lower(): z for z in self.lexicon.zones}
+        if target is not None and not target.zone and target.said in zones:
+            target.zone = zones[target.said]  # "leaves the sofa": the zone of that name, not any couch
+        if target is not None:
+            if target.camera:
+                place = Place(cameras=(target.camera,))
+            elif target.zone:
+                place = Place(zones=(target.zone,))
+            elif target.name:
+                place = Place(near=(target.name,))
+            else:
+                place = Place(near=(target.said,))
+        return RuleReading(
+            subject=subject,
+            trigger=trigger,
+            place=place,
+            unknown_person=stranger,
+            min_duration_s=span if (span is not None and trigger is not Trigger.ABSENT) else 0.0,
+            absent_for_s=span if trigger is Trigger.ABSENT else None,
+            times=times,
+            within_s=within,
+            per=per,
+            window=window,
+            target_entity=target.entity_id if target is not None and target.name else None,
+            camera=camera,
+        )
+
+
+@dataclass
+class _Reading:
+    """What :meth:`Reader._intent` decides from."""
+
+    cues: _Cues
+    subject: Subject
+    head: _Phrase | None
+    place: Place
+    other: Side | None
+    order: Order | None
+    alternative_of: str
+    choices: tuple[str, ...]
+    alternatives: list[_Phrase]
+    values: list[tuple[str, str]]
+    people_wh: bool
+
+
+# -- rules: the words around a rule's condition ------------------------------------------------------------------
+
+
+class Unreadable(ValueError):
+    """A sentence that cannot be read into the grammar: the message says why; ``words`` are the words that name
+    nothing memory knows, ``missing`` the slot no word filled (relation, subject, span)."""
+
+    def __init__(self, message: str, *, words: tuple[str, ...] = (), missing: str = "", place: bool = False) -> None:
+        super().__init__(message)
+        self.words = words
+        self.missing = missing
+        self.place = place  #: the words were where a place is named
+
+
+_LEADS = (
+    ("please",),
+    ("notify", "me"),
+    ("notify", "us"),
+    ("tell", "me"),
+    ("tell", "us"),
+    ("alert", "me"),
+    ("alert", "us"),
+    ("warn", "me"),
+    ("warn", "us"),
+    ("ping", "me"),
+    ("message", "me"),
+    ("text", "me"),
+    ("email", "me"),
+    ("remind", "me"),
+    ("let", "me", "know"),
+    ("let", "us", "know"),
+    ("i", "want", "to", "know"),
+    ("send", "me", "an", "alert"),
+    ("send", "an", "alert"),
+    ("alert",),
+    ("notify",),
+    (",",),
+    ("whenever",),
+    ("when",),
+    ("if",),
+    ("as", "soon", "as"),
+    ("each", "time"),
+    ("every", "time"),
+    ("once",),
+)
+
+
+def _lead(tokens: Sequence[str]) -> int:
+    """Where the condition starts: after "notify me when", "let me know if", "please", ..."""
+    at = 0
+    moved = True
+    while moved:
+        moved = False
+        for lead in _LEADS:
+            if tuple(tokens[at : at + len(lead)]) == lead:
+                at += len(lead)
+                moved = True
+                break
+    return at
+
+
+_PARTS_OF_DAY = {
+    ("at", "night"): ("22:00", "06:00"),
+    ("during", "the", "night"): ("22:00", "06:00"),
+    ("overnight",): ("22:00", "06:00"),
+    ("in", "the", "night"): ("22:00", "06:00"),
+    ("in", "the", "morning"): ("06:00", "12:00"),
+    ("in", "the", "mornings"): ("06:00", "12:00"),
+    ("in", "the", "afternoon"): ("12:00", "18:00"),
+    ("in", "the", "afternoons"): ("12:00", "18:00"),
+    ("in", "the", "evening"): ("18:00", "23:00"),
+    ("in", "the", "evenings"): ("18:00", "23:00"),
+    ("during", "the", "day"): ("08:00", "20:00"),
+}
+
+
+def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
+    """'HH:MM' of a clock time at ``tokens[i]`` ("10pm", "6:30 am", "22:00", "noon"), and tokens used."""
+    w = tokens[i] if i < len(tokens) else ""
+    if w in ("noon", "midday"):
+        return "12:00", 1
+    if w == "midnight":
+        return "00:00", 1
+    parts = w.split(":")
+    if not all(p.isdigit() for p in parts) or len(parts) > 2 or not parts[0]:
+        return None
+    hour, minute = int(parts[0]), int(parts[1]) if len(parts) == 2 else 0
+    n = 1
+    half = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1] in ("am", "pm") else ""
+    if half:
+        n = 2
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}", n
+
+
+def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
+    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5"."""
+    for i in range(len(tokens)):
+        for words, window in _PARTS_OF_DAY.items():
+            if tuple(tokens[i : i + len(words)]) == words:
+                return window, set(range(i, i + len(words)))
+        if tokens[i] in ("between", "from"):
+            first = _clock(tokens, i + 1)
+            if first is not None and i + 1 + first[1] < len(tokens) and tokens[i + 1 + first[1]] in ("and", "to"):
+                j = i + 2 + first[1]
+                second = _clock(tokens, j)
+                if second is not None:
+                    return (first[0], second[0]), set(range(i, j + second[1]))
+    return None, set()
+
+
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
+_PERIODS = {"day": 86400.0, "week": 604800.0, "month": 2592000.0}
+
+
+def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set[int]]:
+    """(times, per, within_s, tokens used) of "for the third time this week", "on 3 different days this week"."""
+    for i, w in enumerate(tokens):
+        n = _ORDINALS.get(w) or (int(w[:-2]) if w[:-2].isdigit() and w.endswith(("st", "nd", "rd", "th")) else None)
+        if n is not None and i + 1 < len(tokens) and tokens[i + 1] == "time":
+            j = i + 2
+            while j < len(tokens) and tokens[j] in ("this", "in", "a", "the", "last", "within", "per", "one"):
+                j += 1
+            if j < len(tokens) and tokens[j] in _PERIODS:
+                first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
+                first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
+                return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
+        if w == "on" and i + 2 < len(tokens):
+            amount = tokens[i + 1]
+            count = int(amount) if amount.isdigit() else NUMBER_WORDS.get(amount) or _ORDINALS.get(amount)
+            j = i + 2
+            while j < len(tokens) and tokens[j] in ("different", "separate", "distinct"):
+                j += 1
+            if count and j < len(tokens) and tokens[j] in ("days", "day"):
+                k = j + 1
+                while k < len(tokens) and tokens[k] in ("this", "in", "a", "the", "last", "within"):
+                    k += 1
+                period = tokens[k] if k < len(tokens) and tokens[k] in ("week", "month") else "week"
+                end = k + 1 if k < len(tokens) and tokens[k] in ("week", "month") else j + 1
+                return int(count), "day", _PERIODS[period], set(range(i, end))
+    return None, "episode", None, set()
+
+
+_SPAN_UNITS = {
+    "second": 1.0, "seconds": 1.0, "sec": 1.0, "secs": 1.0, "minute": 60.0, "minutes": 60.0, "min": 60.0,
+    "mins": 60.0, "hour": 3600.0, "hours": 3600.0, "hr": 3600.0, "hrs": 3600.0, "day": 86400.0, "days": 86400.0,
+    "week": 604800.0, "weeks": 604800.0,
+}  # fmt: skip
+
+
+def _span_said(tokens: Sequence[str]) -> tuple[float | None, int, set[int]]:
+    """(seconds, where, tokens used) of "for 5 minutes", "for more than an hour", "in 3 days", "for a day"."""
+    for i, w in enumerate(tokens):
+        if w not in ("for", "in", "within", "during", "over"):
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in ("at", "least", "more", "than", "over", "longer", "about", "the", "last",
+                                                  "past"):  # fmt: skip
+            j += 1
+        amount = tokens[j] if j < len(tokens) else ""
+        n = float(amount) if amount.replace(".", "", 1).isdigit() else NUMBER_WORDS.get(amount)
+        unit_at = j + 1 if n is not None else j
+        if n is None and amount in _SPAN_UNITS and tokens[j - 1 : j] in (["the"], ["last"], ["past"]):
+            n = 1.0  # "in the last day"
+        if n is not None and unit_at < len(tokens) and tokens[unit_at] in _SPAN_UNITS:
+            return float(n) * _SPAN_UNITS[tokens[unit_at]], i, set(range(i, unit_at + 1))
+    return None, -1, set()
+
+
+#: A rule's triggers, as words (any of the spellings), longest first where they overlap.
+_TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
+    sorted(
+        [
+            *[(t, Trigger.ABSENT) for t in (
+                ("has", "not", "been", "seen"), ("have", "not", "been", "seen"), ("is", "not", "seen"),
+                ("are", "not", "seen"), ("has", "not", "shown", "up"), ("have", "not", "shown", "up"),
+                ("has", "not", "been", "spotted"), ("has", "not", "appeared"), ("is", "missing"), ("are", "missing"),
+                ("goes", "missing"), ("go", "missing"), ("has", "been", "missing"), ("has", "gone", "missing"),
+                ("has", "not", "come", "back"), ("is", "not", "back"), ("have", "not", "seen"), ("not", "seen"),
+                ("is", "gone", "for"), ("has", "been", "gone"), ("is", "not", "around"),
+            )],
+            *[(t, Trigger.LEAVES) for t in (
+                ("leaves",), ("leave",), ("exits",), ("exit",), ("goes", "out", "of"), ("go", "out", "of"),
+                ("walks", "out", "of"), ("gets", "out", "of"), ("drives", "off"), ("drive", "off"),
+                ("drives", "away"), ("drive", "away"), ("goes", "away"), ("go", "away"), ("is", "gone"),
+                ("are", "gone"), ("departs",), ("depart",), ("walks", "away"), ("walks", "out"), ("pulls", "out", "of"),
+                ("pulls", "away"), ("disappears",), ("disappear",), ("goes", "out"), ("moves", "away"),
+            )],
+            *[(t, Trigger.ENTERS) for t in (
+                ("enters",), ("enter",), ("comes", "into"), ("come", "into"), ("goes", "into"), ("go", "into"),
+                ("walks", "into"), ("walk", "into"), ("gets", "into"), ("get", "into"), ("pulls", "into"),
+                ("pull", "into"), ("drives", "into"), ("runs", "into"), ("comes", "in"), ("walks", "in"),
+            )],
+            *[(t, Trigger.APPEARS) for t in (
+                ("appears",), ("appear",), ("is", "seen"), ("are", "seen"), ("shows", "up"), ("show", "up"),
+                ("turns", "up"), ("turn", "up"), ("arrives",), ("arrive",), ("comes", "home"), ("come", "home"),
+                ("comes", "back"), ("come", "back"), ("is", "back"), ("are", "back"), ("gets", "home"),
+                ("comes", "by"), ("is", "spotted"), ("is", "detected"), ("is", "here"), ("is", "home"),
+                ("comes", "to"), ("come", "to"), ("is", "around"), ("pops", "up"), ("visits",),
+            )],
+            *[(t, Trigger.ON) for t in (
+                ("is", "on"), ("are", "on"), ("gets", "on"), ("get", "on"), ("jumps", "on"), ("jump", "on"),
+                ("jumps", "onto"), ("climbs", "on"), ("climbs", "onto"), ("sits", "on"), ("sit", "on"),
+                ("lies", "on"), ("is", "lying", "on"), ("sleeps", "on"), ("stands", "on"), ("is", "on", "top", "of"),
+                ("gets", "onto"), ("is", "up", "on"), ("is", "sitting", "on"), ("is", "sleeping", "on"),
+                ("are", "sitting", "on"), ("lands", "on"),
+            )],
+            *[(t, Trigger.NEAR) for t in (
+                ("is", "near"), ("are", "near"), ("is", "next", "to"), ("are", "next", "to"), ("is", "by"),
+                ("are", "by"), ("is", "beside"), ("is", "close", "to"), ("comes", "near"), ("goes", "near"),
+                ("gets", "near"), ("gets", "close", "to"), ("approaches",), ("is", "standing", "by"),
+                ("is", "standing", "near"), ("stands", "by"), ("stands", "near"), ("is", "waiting", "by"),
+                ("is", "waiting", "at"), ("hangs", "around"), ("is", "hanging", "around"), ("lingers", "near"),
+            )],
+            *[(t, Trigger.AT) for t in (
+                ("is", "in"), ("are", "in"), ("is", "inside"), ("are", "inside"), ("is", "at"), ("are", "at"),
+                ("is", "seen", "in"), ("is", "seen", "at"), ("is", "seen", "on"), ("are", "seen", "on"),
+                ("stays", "in"), ("is", "parked", "in"), ("is", "parked", "on"), ("parks", "in"), ("parks", "on"),
+            )],
+        ],
+        key=lambda pair: -len(pair[0]),
+    )
+)  # fmt: skip
+
+
+def _trigger(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
+    """The first trigger in the tokens: (trigger, where its words start, where they end)."""
+    for i in range(len(tokens)):
+        for words, trigger in _TRIGGERS:
+            if tuple(tokens[i : i + len(words)]) == words:
+                return trigger, i, i + len(words)
+    return None
+
+
+def _unknown_words(tokens: Sequence[str], lexicon: Lexicon) -> list[str]:
+    """Words of a rule's subject that name nothing: "bob arrives" with no entity named bob."""
+    found = [
+        w
+        for w in tokens
+        if w.isalpha()
+        and len(w) > 2
+        and w not in AUX
+        and w not in DETERMINERS
+        and w not in FILLER
+        and w not in PRONOUNS
+        and w not in NOT_THINGS
+        and w not in STATES
+        and w not in _PREPOSITION_WORDS
+        and w not in EVENT_VERBS
+        and w not in _STRANGERS
+        and w not in ("not", "know", "don", "does", "person", "face", "what", "who", "with")
+    ]
+    return [w for w in found if not lexicon.tag([w])[0].tags]
+
+
+_STRANGERS = frozenset({"stranger", "strangers", "unknown", "unfamiliar", "unrecognised", "unrecognized", "intruder"})
+
+
+def _is_stranger(tokens: Sequence[str]) -> bool:
+    """ "a stranger", "an unknown person", "someone I don't know", "an unfamiliar face"."""
+    words = list(tokens)
+    know = any(words[j : j + 3] in (["do", "not", "know"], ["does", "not", "know"]) for j in range(len(words)))
+    return bool(_STRANGERS & set(words)) or know

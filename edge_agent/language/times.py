@@ -1,0 +1,458 @@
+"""Times in questions and rules, read into the grammar's :class:`~edge_agent.language.grammar.Time`: a window
+("after 3 pm", "between 8 and 9", "this morning", "yesterday", "in the last hour", "on 2026-03-03"), a bound
+("before 10:00", "by noon": nothing later is used) and moments ("at 09:49:11"). Relative words are read
+against a reference moment (the question's as-of, else the end of what memory recorded: a live camera's
+now) in the user's time zone. Calendar words (weekdays, month dates) go to ``dateparser``; clock times,
+parts of the day and spans are read here, where the words around them say which (a bare "8" is an hour
+only after a time word: "between 8 and 9")."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from edge_agent.language.grammar import Time
+
+__all__ = ["TimeReading", "read_times"]
+
+_UNITS = {
+    "second": 1.0,
+    "seconds": 1.0,
+    "sec": 1.0,
+    "secs": 1.0,
+    "minute": 60.0,
+    "minutes": 60.0,
+    "min": 60.0,
+    "mins": 60.0,
+    "hour": 3600.0,
+    "hours": 3600.0,
+    "hr": 3600.0,
+    "hrs": 3600.0,
+    "day": 86400.0,
+    "days": 86400.0,
+    "week": 604800.0,
+    "weeks": 604800.0,
+}
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "few": 3,
+    "couple": 2,
+}
+#: Parts of the day: (start hour, end hour), the end past midnight for the night.
+PARTS = {
+    "morning": (6, 12),
+    "mornings": (6, 12),
+    "afternoon": (12, 18),
+    "afternoons": (12, 18),
+    "evening": (18, 23),
+    "evenings": (18, 23),
+    "night": (22, 30),
+    "tonight": (18, 30),
+    "lunchtime": (12, 14),
+    "noon": (12, 12),
+    "midnight": (0, 0),
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+)
+_END = frozenset({"before", "by", "until", "till", "til"})
+_START = frozenset({"after", "since"})
+#: What may follow a bare hour ("after 3?", "between 8 and 9 this morning"); "after 3 people" is no time.
+_AFTER_HOUR = frozenset(
+    {"", "?", ",", ":", ";", "and", "to", "this", "that", "today", "yesterday", "tonight", "on", "in", "at", "or",
+     "until", "till", "but", "when", "what", "who", "where", "did", "was", "were", "is", "are", "how"}
+)  # fmt: skip
+_AT = frozenset({"at", "around", "about", "approximately", "roughly", "near"})
+_ZONES = {"utc": "UTC", "gmt": "UTC", "z": "UTC"}
+
+
+@dataclass(frozen=True)
+class TimeReading:
+    time: Time
+    used: frozenset[int]  #: the token indices that were time words
+
+
+@dataclass
+class _Point:
+    t: float  #: Unix seconds
+    first: int  #: token index where the expression starts (its connector included)
+    last: int  #: one past its last token
+    end: float | None = None  #: for a span (a day, a part of it): its end
+    connector: str = ""
+
+
+def _clock_token(token: str) -> tuple[int, int, int] | None:
+    parts = token.split(":")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        return None
+    h, m, s = (int(p) for p in (*parts, "0")[:3])
+    return (h, m, s) if h < 24 and m < 60 and s < 60 else None
+
+
+class _Reader:
+    def __init__(self, tokens: Sequence[str], reference: float, zone: ZoneInfo) -> None:
+        self.tokens = list(tokens)
+        self.reference = reference
+        self.zone = zone
+        self.now = dt.datetime.fromtimestamp(reference, zone)
+        self.used: set[int] = set()
+
+    def word(self, i: int) -> str:
+        return self.tokens[i] if 0 <= i < len(self.tokens) else ""
+
+    def day_start(self, day: dt.date) -> float:
+        return dt.datetime.combine(day, dt.time(), self.zone).timestamp()
+
+    # -- days --------------------------------------------------------------------------------------------------
+
+    def days(self) -> list[tuple[int, int, dt.date]]:
+        """(first token, one past last, the day) of each day the words name."""
+        found: list[tuple[int, int, dt.date]] = []
+        i = 0
+        while i < len(self.tokens):
+            w = self.word(i)
+            day: dt.date | None = None
+            n = 1
+            if len(w) == 10 and w[4] == "-" and w[7] == "-":
+                try:
+                    day = dt.date.fromisoformat(w)
+                except ValueError:
+                    day = None
+            elif w in ("today", "tonight"):
+                day = self.now.date()
+            elif w == "yesterday":
+                day = self.now.date() - dt.timedelta(days=1)
+            elif (w, self.word(i + 1), self.word(i + 2), self.word(i + 3)) == ("the", "day", "before", "yesterday"):
+                day, n = self.now.date() - dt.timedelta(days=2), 4
+            elif w in _WEEKDAYS or w in _MONTHS or (self.word(i + 1) in _MONTHS and w[:1].isdigit()):
+                day, n = self.calendar(i)
+            if day is not None:
+                first = i - 1 if self.word(i - 1) in ("on", "last", "this", "past") else i
+                found.append((first, i + n, day))
+                i += n
+            else:
+                i += 1
+        return found
+
+    def calendar(self, i: int) -> tuple[dt.date | None, int]:
+        """A weekday or a month date read by dateparser ("monday", "last tuesday", "march 2", "2nd of march")."""
+        import dateparser  # lazily: its import costs a question ~0.1 s, and most name no date
+
+        n = 1
+        words = [self.word(i)]
+        if self.word(i - 1) == "last" and self.word(i) in _WEEKDAYS:
+            words.insert(0, "last")
+        follow = self.word(i + 1)
+        if self.word(i) in _MONTHS and follow[:1].isdigit():
+            words.append(follow.rstrip("stndrh"))
+            n = 2
+        elif self.word(i)[:1].isdigit() and follow in _MONTHS:
+            words = [self.word(i).rstrip("stndrh"), follow]
+            n = 2
+        if self.word(i) == "may" and n == 1:
+            return None, 1  # "may" alone is the verb
+        parsed = dateparser.parse(
+            " ".join(words),
+            languages=["en"],
+            settings={
+                "RELATIVE_BASE": self.now.replace(tzinfo=None),
+                "PREFER_DATES_FROM": "past",
+                "PREFER_DAY_OF_MONTH": "first",
+            },
+        )
+        if parsed is None:
+            return None, 1
+        day = parsed.date()
+        if self.word(i) in _WEEKDAYS and words[0] != "last" and day == self.now.date() - dt.timedelta(days=7):
+            day = self.now.date()  # "on monday" said on a monday: today
+        return day, n
+
+    # -- clock times ---------------------------------------------------------------------------------------------
+
+    def hour_words(self, i: int, connector: str) -> tuple[tuple[int, int, int, str], int] | None:
+        """(hour, minute, second, am/pm or ''), tokens used, of a clock time at token ``i``."""
+        w = self.word(i)
+        if w == "half" and self.word(i + 1).isdigit() and 1 <= int(self.word(i + 1)) <= 12:
+            half = self.word(i + 2) if self.word(i + 2) in ("am", "pm") else ""
+            return (int(self.word(i + 1)), 30, 0, half), 2 + bool(half)  # British "half 7": 7:30
+        if w in ("quarter", "half") and self.word(i + 1) in ("to", "past", "after"):
+            # "quarter to one", "half past 9 pm"
+            hour = self.word(i + 2)
+            h = int(hour) if hour.isdigit() else NUMBER_WORDS.get(hour) if hour not in ("a", "an") else None
+            if h is None or not 1 <= h <= 12:
+                return None
+            minutes = 15 if w == "quarter" else 30
+            half = self.word(i + 3) if self.word(i + 3) in ("am", "pm") else ""
+            if self.word(i + 1) == "to":
+                h, minute = (h - 1) or 12, 60 - minutes  # "quarter to one": 12:45 (or 00:45, by the reference)
+            else:
+                minute = minutes
+            return (h % 24, minute, 0, half), 3 + bool(half)
+        if w == "a" and self.word(i + 1) == "quarter":
+            found = self.hour_words(i + 1, connector)
+            return (found[0], found[1] + 1) if found is not None else None
+        if w in ("noon", "midday"):
+            return (12, 0, 0, "pm"), 1
+        if w == "midnight":
+            return (0, 0, 0, "am"), 1
+        clock = _clock_token(w)
+        n = 1
+        if clock is None:
+            if not w.isdigit() or not 0 <= int(w) <= 24:
+                return None
+            marked = self.word(i + 1) in ("am", "pm") or self.word(i + 1) == "o" and self.word(i + 2) == "clock"
+            if not marked and (connector == "" or self.word(i + 1) not in _AFTER_HOUR):
+                return None  # a bare number is an hour only after a time word ("between 8 and 9", "after 3")
+            clock = (int(w) % 24, 0, 0)
+        if self.word(i + n) in ("am", "pm"):
+            return (*clock, self.word(i + n)), n + 1
+        if self.word(i + n) == "o" and self.word(i + n + 1) == "clock":
+            return (*clock, ""), n + 2
+        return (*clock, ""), n
+
+    def at(self, day: dt.date | None, clock: tuple[int, int, int, str], after: float | None = None) -> float:
+        """The moment of a clock time: on ``day``, else the reference's day (the day before when the time is later
+        than the reference); an hour without am / pm is the later of the two that is not past the reference, or the
+        first after ``after``."""
+        h, m, s, half = clock
+        if half == "pm" and h < 12:
+            h += 12
+        if half == "am" and h == 12:
+            h = 0
+        base = day or self.now.date()
+        options = [h] if half or h > 12 or h == 0 else [h, h + 12]
+
+        def moment(hour: int, on: dt.date) -> float:
+            return dt.datetime.combine(on, dt.time(hour % 24, m, s), self.zone).timestamp()
+
+        if after is not None:  # the end of a window: the first such time after its start, on the start's day
+            on = dt.datetime.fromtimestamp(after, self.zone).date()
+            later = [moment(x, d) for d in (on, on + dt.timedelta(days=1)) for x in options if moment(x, d) > after]
+            if later:
+                return min(later)
+        candidates = [moment(x, base) for x in options]
+        if day is None:
+            past = [c for c in candidates if c <= self.reference]
+            if past:
+                return max(past)
+            return moment(options[0], base - dt.timedelta(days=1))
+        return min(candidates) if len(options) == 1 or after is None else candidates[0]
+
+    # -- the whole reading ---------------------------------------------------------------------------------------
+
+    def connector(self, i: int) -> tuple[str, int]:
+        """The time word before token ``i`` (after, before, between, at, ...) and where it starts."""
+        w = self.word(i - 1)
+        if w == "to" and self.word(i - 2) in ("up", "prior"):
+            return "before", i - 2
+        if w == "of" and self.word(i - 2) == "as":
+            return "before", i - 2
+        if w in _END:
+            return "before", i - 1
+        if w in _START:
+            return "after", i - 1
+        if w in ("between", "from"):
+            return "between", i - 1
+        if w in ("and", "to") and any(self.word(j) in ("between", "from") for j in range(max(0, i - 6), i)):
+            return "and", i - 1
+        if w in _AT:
+            return "at", i - 1
+        if w in ("on", "during", "in", "this", "that"):
+            return "in", i - 1
+        return "", i
+
+    def read(self) -> TimeReading:
+        start: float | None = None
+        end: float | None = None
+        moments: list[float] = []
+        said: list[str] = []
+
+        def use(first: int, last: int) -> None:
+            self.used.update(range(first, last))
+            said.append(" ".join(self.tokens[first:last]))
+
+        days = self.days()
+        named_day = days[0][2] if len(days) == 1 else None
+        for first, last, day in days:
+            connector, at = self.connector(first)
+            day_start = self.day_start(day)
+            if connector == "before":
+                end = min(day_start, end) if end is not None else day_start
+            elif connector == "after":
+                start = max(day_start + 86400, start or -1e18)
+            else:
+                start = max(day_start, start) if start is not None else day_start
+                end = min(day_start + 86400, end) if end is not None else day_start + 86400
+            use(min(at, first), last)
+        i = 0
+        pending_between: float | None = None
+        while i < len(self.tokens):
+            if i in self.used:
+                i += 1
+                continue
+            w = self.word(i)
+            # ISO date-times: "2026-03-02 17:56:32" (UTC, GMT, Z, an offset, else the user's zone)
+            if len(w) > 10 and w[4] == "-" and w[10] in " t":
+                t, n = self.iso(i)
+                if t is not None:
+                    connector, at = self.connector(i)
+                    if connector == "before":
+                        end = t if end is None else min(end, t)
+                    elif connector == "after":
+                        start = t if start is None else max(start, t)
+                    else:
+                        moments.append(t)
+                    use(at, i + n)
+                    i += n
+                    continue
+            # spans back from the reference: "in the last hour", "over the past 2 days", "10 minutes ago"
+            span = self.span(i)
+            if span is not None:
+                first, last, seconds, ago = span
+                if ago:
+                    moments.append(self.reference - seconds)
+                else:
+                    start = max(self.reference - seconds, start or -1e18)
+                use(first, last)
+                i = last
+                continue
+            # parts of the day: "this morning", "in the afternoon", "yesterday evening", "tonight"
+            if w in PARTS and w not in ("noon", "midnight"):
+                a, b = PARTS[w]
+                day = named_day or self.now.date()
+                if named_day is None and self.word(i - 1) == "last" and w in ("night", "evening"):
+                    day = self.now.date() - dt.timedelta(days=1)
+                s0 = self.day_start(day) + a * 3600
+                if s0 > self.reference and named_day is None and self.word(i - 1) != "this":
+                    s0 -= 86400
+                connector, at = self.connector(i if self.word(i - 1) not in ("the", "this", "last") else i - 1)
+                first = at if connector else (i - 1 if self.word(i - 1) in ("the", "this", "last") else i)
+                if connector == "before":
+                    end = min(s0, end) if end is not None else s0
+                elif connector == "after":
+                    start = max(s0 + (b - a) * 3600, start or -1e18)
+                else:
+                    start = max(s0, start) if start is not None else s0
+                    end = min(s0 + (b - a) * 3600, end) if end is not None else s0 + (b - a) * 3600
+                use(first, i + 1)
+                i += 1
+                continue
+            connector, at = self.connector(i)
+            clock = self.hour_words(i, connector)
+            if clock is not None:
+                (h, m, s, half), n = clock
+                if connector == "between" and not half:
+                    # "between 8 and 9 pm": the second's am / pm is the first's
+                    for j in range(i + n, min(i + n + 3, len(self.tokens))):
+                        later = self.hour_words(j, "and") if self.word(j - 1) in ("and", "to") else None
+                        if later is not None and later[0][3]:
+                            half = later[0][3]
+                            break
+                t = self.at(named_day, (h, m, s, half), after=pending_between if connector == "and" else None)
+                if connector == "before":
+                    end = t if end is None else min(end, t)
+                elif connector == "after":
+                    start = t if start is None else max(start, t)
+                elif connector == "between":
+                    start = t if start is None else max(start, t)
+                    pending_between = t
+                elif connector == "and" and pending_between is not None:
+                    end = t if end is None else min(end, t)
+                    pending_between = None
+                elif connector == "in" and self.word(i - 1) in ("this", "that"):
+                    moments.append(t)
+                else:
+                    moments.append(t)
+                use(at, i + n)
+                i += n
+                continue
+            i += 1
+        if start is not None and end is not None and end <= start:
+            end = None  # a window that closes before it opens: keep its start ("after 9 until 8" is misread)
+        return TimeReading(Time(start, end, tuple(moments), tuple(said)), frozenset(self.used))
+
+    def iso(self, i: int) -> tuple[float | None, int]:
+        text = self.word(i).replace(" ", "T")
+        n = 1
+        zone = self.word(i + 1)
+        if zone in _ZONES:
+            text += "+00:00"
+            n = 2
+        try:
+            moment = dt.datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+        except ValueError:
+            return None, 1
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=self.zone)
+        return moment.timestamp(), n
+
+    def span(self, i: int) -> tuple[int, int, float, bool] | None:
+        """(first, last, seconds, ago) of "(in|over|during|within) the (last|past) [N] UNIT[s]" or "N UNIT[s] ago"."""
+        w = self.word(i)
+        if w in ("last", "past") and self.word(i - 1) == "the":
+            j = i + 1
+            amount = 1.0
+            if self.word(j).isdigit() or self.word(j) in NUMBER_WORDS:
+                amount = float(self.word(j)) if self.word(j).isdigit() else float(NUMBER_WORDS[self.word(j)])
+                j += 1
+                if self.word(j) == "of":  # "the last couple of hours"
+                    j += 1
+            if self.word(j) in _UNITS:
+                first = i - 2 if self.word(i - 2) in ("in", "over", "during", "within", "for") else i - 1
+                return first, j + 1, amount * _UNITS[self.word(j)], False
+            return None
+        if (w.isdigit() or w in NUMBER_WORDS) and self.word(i + 1) in _UNITS and self.word(i + 2) == "ago":
+            amount = float(w) if w.isdigit() else float(NUMBER_WORDS[w])
+            return i, i + 3, amount * _UNITS[self.word(i + 1)], True
+        if w in ("recently", "lately") and self.word(i - 1) != "most":
+            return i, i + 1, 3600.0, False
+        return None
+
+
+def read_times(tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "UTC") -> TimeReading:
+    """The times ``tokens`` name, relative to ``reference`` (Unix seconds) in ``zone``, and which tokens they were."""
+    return _Reader(tokens, reference, zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone)).read()

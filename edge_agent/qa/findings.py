@@ -1,0 +1,369 @@
+"""What a handler found, typed (issue 38): one dataclass per kind of answer, each with the observations it rests
+on (its evidence) and the value a multiple choice is picked by (``typed``). :mod:`edge_agent.qa.render` turns them
+into English and JSON; nothing here is worded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from edge_agent.memory import Entity, Observation
+
+__all__ = [
+    "Alternatives",
+    "Attribute",
+    "Cameras",
+    "Company",
+    "Count",
+    "Duration",
+    "Exists",
+    "Finding",
+    "Habit",
+    "Listing",
+    "Moved",
+    "NotSeen",
+    "Order",
+    "Seconds",
+    "Ranked",
+    "Seen",
+    "Stayed",
+    "Summary",
+    "Unreadable",
+    "YesNo",
+]
+
+
+class Seconds(float):
+    """A span of time (not a moment): what a duration answer is picked by; ``unit``: the unit the question counted
+    in ("how many hours"), for choices that give only a number."""
+
+    unit: str = ""
+
+    def __new__(cls, value: float, unit: str = "") -> Seconds:
+        made = super().__new__(cls, value)
+        made.unit = unit
+        return made
+
+
+class Ranked(tuple[str, ...]):
+    """Things in order (what came first, then next): a choice is picked by naming them in this order, or by the
+    first of them."""
+
+
+@dataclass(frozen=True)
+class YesNo:
+    """A yes / no answer: whether the question as asked holds, and whether the thing was there. They differ for a
+    question that asks after none ("was nobody there?": someone was, so no)."""
+
+    holds: bool
+    fact: bool
+
+
+@dataclass(frozen=True)
+class Finding:
+    evidence: tuple[Observation, ...] = ()
+
+    @property
+    def typed(self) -> object:
+        """The value a multiple choice is picked by: a bool, a count, a moment, a word, or None (by the text)."""
+        return None
+
+    @property
+    def quantity(self) -> int | None:
+        """How many things the answer is about, where it says: a choice that says another number is not it."""
+        return None
+
+
+@dataclass(frozen=True)
+class Unreadable(Finding):
+    """Words that name nothing memory knows (a kind, a place), and what it does know."""
+
+    words: tuple[str, ...] = ()
+    places: bool = False  #: the words were where a place is named
+    verbs: bool = False  #: the words say what was done ("watered"), which no camera records
+    known: tuple[str, ...] = ()  #: kinds (or places) memory knows, to say instead
+    answer: Finding | None = None  #: the answer under the closest reading, when there is one
+
+    @property
+    def typed(self) -> object:
+        if self.verbs:
+            return None  # it cannot tell: the choice is the one that says so, by its words
+        return self.answer.typed if self.answer is not None else False
+
+
+@dataclass(frozen=True)
+class NotSeen(Finding):
+    what: str = ""
+    where: str = ""  #: "on camera kitchen", "" for anywhere
+    when: str = ""  #: "after 11:00", "before ...", ""
+    value: object = None  #: the typed answer: False for a yes / no question, 0 for a count
+
+    @property
+    def typed(self) -> object:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Exists(Finding):
+    holds: bool = False  #: the answer to the question as asked (a negative question flips it)
+    seen: bool = False  #: whether any was seen
+    what: str = ""
+    n: int = 0
+    where: str = ""
+    when: str = ""
+    company: str = ""
+    negated: bool = False
+
+    @property
+    def typed(self) -> object:
+        return YesNo(self.holds, self.seen)
+
+    @property
+    def quantity(self) -> int | None:
+        return self.n if self.seen else 0
+
+
+@dataclass(frozen=True)
+class Alternatives(Finding):
+    """Which of "A or B" holds: each value with how often memory says so."""
+
+    of: str = ""  #: kind, colour, pattern, motion, size, camera, region
+    chosen: str | None = None
+    support: tuple[tuple[str, int], ...] = ()
+    whose: str = ""
+    yes_no: bool = False  #: asked as "was it A?" (one value): the answer is yes / no
+
+    @property
+    def typed(self) -> object:
+        if self.yes_no:
+            return self.chosen is not None
+        return self.chosen
+
+
+@dataclass(frozen=True)
+class Seen(Finding):
+    """Where and when a thing was seen (first or last), as the observation it rests on."""
+
+    entity: Entity | None = None
+    observation: Observation | None = None
+    first: bool = False
+    when_asked: bool = False  #: a "when" question: the moment is the answer
+    leaving: bool = False  #: "when did it leave": the end of its last sighting
+    chain: tuple[tuple[int, int, float, Observation], ...] = ()  #: possibly-same steps: (earlier, later, score, last)
+
+    @property
+    def typed(self) -> object:
+        if self.observation is None:
+            return None
+        if self.when_asked:
+            return self.observation.t_start if self.first else self.observation.t_end
+        return self.observation.place or None  # where: the zone or image region it was at
+
+
+@dataclass(frozen=True)
+class Count(Finding):
+    n: int = 0
+    unit: str = "things"  #: things, cameras, places, sightings, days
+    what: str = ""
+    names: tuple[str, ...] = ()  #: the cameras, places or days counted
+    observations: int = 0
+    other: Count | None = None  #: the other side of "more here than there"
+    compare: str = ""  #: more / fewer
+    where: str = ""
+    when: str = ""
+    days: int = 0
+    company: str = ""  #: " with a dog": what the things counted were seen with
+    which: tuple[str, ...] = ()  #: "did the kitchen or the bedroom have more?": this side's and the other's names
+
+    @property
+    def holds(self) -> bool | None:
+        if self.other is None or not self.compare:
+            return None
+        return self.n > self.other.n if self.compare == "more" else self.n < self.other.n
+
+    @property
+    def typed(self) -> object:
+        if self.which and self.other is not None:  # the side with more (or fewer), or "same"
+            if self.n == self.other.n:
+                return "same"
+            more = self.n > self.other.n
+            return self.which[0] if more == (self.compare != "fewer") else self.which[1]
+        return self.holds if self.holds is not None else self.n
+
+
+@dataclass(frozen=True)
+class Moved(Finding):
+    """How many times a thing came to a place, or was moved, on the days asked; when."""
+
+    entity: Entity | None = None
+    n: int = 0
+    to: tuple[str, ...] = ()  #: the places it came to ("" : moved anywhere)
+    at: tuple[float, ...] = ()
+    days: tuple[float, ...] = ()
+
+    @property
+    def typed(self) -> object:
+        return self.n
+
+
+@dataclass(frozen=True)
+class Stayed(Finding):
+    """What a thing did after a moment: stayed where it was, or was moved to another place."""
+
+    entity_id: int = 0
+    since: float = 0.0
+    place: str = ""
+    moved_to: str | None = None
+    at: float | None = None
+    last_seen: float = 0.0
+
+
+@dataclass(frozen=True)
+class Attribute(Finding):
+    field: str = "colour"
+    value: str = ""
+    n: int = 0
+    total: int = 0
+    others: tuple[tuple[str, int], ...] = ()
+    whose: str = ""
+    latest: Observation | None = None
+
+    @property
+    def typed(self) -> object:
+        return self.value or None
+
+
+@dataclass(frozen=True)
+class Cameras(Finding):
+    """Which cameras saw it: each with how often and when last; or, asked negatively, those that never did."""
+
+    what: str = ""
+    seen: tuple[tuple[str, int, float], ...] = ()  #: (camera, observations, last end), the answer first
+    not_seen: tuple[str, ...] = ()
+    negated: bool = False
+
+    @property
+    def typed(self) -> object:
+        if self.negated:  # "which camera saw no people?": that one, or none did (False)
+            return self.not_seen[0] if len(self.not_seen) == 1 else False if not self.not_seen else None
+        return self.seen[0][0] if self.seen else None
+
+
+@dataclass(frozen=True)
+class Company(Finding):
+    """Who or what was seen with a thing: at the moment asked, else the latest time anyone was."""
+
+    entity: Entity | None = None
+    people_only: bool = False
+    with_: tuple[tuple[Entity, Observation], ...] = ()
+    at: Observation | None = None
+    yes_no: bool = False  #: "did it have company?": whether anyone (or anything) was with it
+
+    @property
+    def typed(self) -> object:
+        return bool(self.with_) if self.yes_no else None
+
+
+@dataclass(frozen=True)
+class Listing(Finding):
+    """The things (or people) seen in a place or a window: each entity with its latest sighting there."""
+
+    what: str = "thing"
+    where: str = ""
+    when: str = ""
+    items: tuple[tuple[Entity, Observation, int], ...] = ()  #: (entity, its latest observation, observations)
+    more: int = 0  #: listed beyond these
+
+    @property
+    def typed(self) -> object:
+        cameras = {o.camera for _, o, _ in self.items}
+        return cameras.pop() if len(cameras) == 1 and not self.where else None  # seen on one camera: that one
+
+
+@dataclass(frozen=True)
+class Order(Finding):
+    """The moments of two things (each its first sighting, or last for leaving) and which came first."""
+
+    a: str = ""
+    b: str = ""
+    a_at: Observation | None = None
+    b_at: Observation | None = None
+    leaving: bool = False
+    asked: str = "first"  #: first, last, before, after, or "before or after" (which of the two it was)
+    yes_no: bool = False
+    more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
+
+    def moment(self, o: Observation | None) -> float | None:
+        if o is None:
+            return None
+        return o.t_end if self.leaving else o.t_start
+
+    def ranked(self) -> list[tuple[str, float]]:
+        """Every thing asked about that was seen, with its moment, earliest first."""
+        named = [(self.a, self.a_at), (self.b, self.b_at), *self.more]
+        seen = [(label, self.moment(o)) for label, o in named]
+        return sorted(((label, t) for label, t in seen if t is not None), key=lambda x: x[1])
+
+    @property
+    def a_time(self) -> float | None:
+        if self.a_at is None:
+            return None
+        return self.a_at.t_end if self.leaving else self.a_at.t_start
+
+    @property
+    def b_time(self) -> float | None:
+        if self.b_at is None:
+            return None
+        return self.b_at.t_end if self.leaving else self.b_at.t_start
+
+    @property
+    def a_first(self) -> bool | None:
+        if self.a_time is None or self.b_time is None:
+            return None if self.a_time is None and self.b_time is None else self.b_time is None
+        return self.a_time <= self.b_time
+
+    @property
+    def typed(self) -> object:
+        if self.more:  # several in order: earliest first (or latest first, asked for the last)
+            ranked = [label for label, _ in self.ranked()]
+            return Ranked(reversed(ranked) if self.asked in ("last", "after") else ranked) if ranked else None
+        first = self.a_first
+        if first is None:
+            return None
+        if self.asked == "before or after":
+            return "before" if first else "after"
+        if self.yes_no:
+            return first if self.asked in ("before", "first") else not first
+        winner_is_a = first if self.asked in ("first", "before") else not first
+        return self.a if winner_is_a else self.b
+
+
+@dataclass(frozen=True)
+class Duration(Finding):
+    """How long a thing was there (its stays joined), or, between two things, the time from one to the other."""
+
+    entity: Entity | None = None
+    seconds: float = 0.0  #: time seen there, or between the two
+    start: float = 0.0
+    end: float = 0.0
+    stays: int = 1
+    where: str = ""
+    between: tuple[str, ...] = ()  #: the two things, when it is the time between them
+    unit: str = ""  #: the unit the question counted in
+
+    @property
+    def typed(self) -> object:
+        return Seconds(self.seconds, self.unit)
+
+
+@dataclass(frozen=True)
+class Summary(Finding):
+    lines: tuple[str, ...] = ()  #: the episodes' texts, in time order
+    where: str = ""
+    when: str = ""
+
+
+@dataclass(frozen=True)
+class Habit(Finding):
+    entity: Entity | None = None
+    facts: tuple[str, ...] = field(default_factory=tuple)
+    fallback: Summary | None = None

@@ -1,0 +1,923 @@
+"""One handler per intent (issue 38; ReflectWorld-MM's memory tools, GEB's typed read path): each takes the query
+and a :class:`Context` whose views already hold the question's constraints (:mod:`edge_agent.qa.scope`), and
+returns a typed finding (:mod:`edge_agent.qa.findings`). A question naming a kind is answered from the entities of
+that kind only; when memory holds none it says so and names nothing else. ``HANDLERS`` is the dispatch table."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from edge_agent.clock import format_utc
+from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Query, Side, Subject
+from edge_agent.language.lexicon import COLOUR_WORDS, MOTION_WORDS, PATTERN_WORDS, SIZE_WORDS
+from edge_agent.memory import Observation, Store, queries
+from edge_agent.memory.consolidate import facts, traces
+from edge_agent.memory.queries import Sighting
+from edge_agent.perception.vocabulary import COLOUR_NAMES, plural, singular
+from edge_agent.qa.findings import (
+    Alternatives,
+    Attribute,
+    Cameras,
+    Company,
+    Count,
+    Duration,
+    Exists,
+    Finding,
+    Habit,
+    Listing,
+    Moved,
+    NotSeen,
+    Seen,
+    Stayed,
+    Summary,
+)
+from edge_agent.qa.findings import (
+    Order as OrderFinding,
+)
+from edge_agent.qa.scope import View
+from edge_agent.retrieval import Evidence
+
+__all__ = ["HANDLERS", "Context", "place_of", "settled"]
+
+#: Clips recorded without a thing that say it left and came back (one may be a thing hidden behind a person).
+_AWAY_CLIPS = 2
+#: A thing moved counts where it was put: a place it was read at for less than this before it was read at another
+#: (a worn camera's view of a thing carried past a table) is on the way, not where it went.
+_SETTLE_S = 10.0
+#: A thing seen at a place within this many seconds of a moment a question names was there then (times are written
+#: to the second); one seen there only further from it, within the retrieval's ``around_seconds``, is a second choice.
+_AT_MOMENT_S = 2.0
+#: At most this many of a thing's stays ground an answer that it did not move; a stay is begun again when it was
+#: unseen longer than this (the camera off, or out of view).
+_STAYS_CITED = 24
+_UNSEEN_S = 60.0
+
+
+@dataclass
+class Context:
+    """What a handler reads: memory through the views of the question's sides, the search's evidence (it ranks
+    which of several things the question means) and the moments the question names."""
+
+    store: Store
+    view: View
+    other: View | None
+    evidence: Evidence
+    around_seconds: float
+    moments: tuple[float, ...] = ()
+
+    def entity_label(self, entity_id: int) -> str:
+        e = self.store.entity(entity_id)
+        return f"{e.category} #{entity_id}" + (f" '{e.name}'" if e.name else "")
+
+
+Handler = Callable[[Query, Context], Finding]
+
+
+# -- which things ----------------------------------------------------------------------------------------------
+
+
+def _colours(subject: Subject) -> tuple[str, ...]:
+    """The describer's colour names a subject is described with ("the person in red")."""
+    return tuple(dict.fromkeys(n for c in subject.colours for n in COLOUR_WORDS.get(c, (c,)) if n in COLOUR_NAMES))
+
+
+def _what(subject: Subject) -> str:
+    """How the answer calls the thing asked about: its colours and the word the user said, or its name."""
+    if subject.name:
+        return subject.name
+    colours = " ".join(dict.fromkeys(subject.colours))
+    word = subject.said if subject.said and subject.said not in ("who",) else (subject.kinds or ("thing",))[0]
+    if word in ("someone", "anyone", "somebody", "anybody", "nobody", "noone", "everyone", "everybody"):
+        word = "person"
+    elif word in ("anything", "something", "everything", "nothing", "stuff", "one", "ones", "object", "objects"):
+        word = "thing"
+    return f"{colours} {singular(word)}".strip()
+
+
+def candidates(
+    query: Query, view: View, subject: Subject | None = None, *, select: bool = False, detail: bool = False
+) -> list[Sighting]:
+    """The entities the subject may be, as seen in the view's scope: of its kinds (or its entity), described in its
+    colours (all of them for yes / no and counts, the most so else), seen with what it names (``select``: a yes / no
+    or a count, where "carrying a bag" picks which)."""
+    subject = subject or query.subject
+    seen = view.sightings(subject, detail=detail)
+    colours = _colours(subject)
+    if colours and seen:
+        shares = queries.described_share(
+            view.store.db, [s.entity_id for s in seen], "colour", colours, before=view.scope.end
+        )
+        most = max(shares.values(), default=0.0)
+        least = 0.25 if select or query.intent in (Intent.WHICH_CAMERA, Intent.LIST) else max(most / 2, 1e-9)
+        seen = sorted(
+            (s for s in seen if shares.get(s.entity_id, 0.0) >= least), key=lambda s: -shares.get(s.entity_id, 0.0)
+        )
+    near = [*subject.near, *query.place.near] if select else list(query.place.near)
+    if seen and near:
+        with_ = queries.seen_with(view.store.db, [s.entity_id for s in seen], near, before=view.scope.end)
+        seen = [s for s in seen if s.entity_id in with_]
+    if subject.pattern and seen:  # "the plain cup": those described so (for yes / no and counts, only those)
+        shares = queries.described_share(
+            view.store.db, [s.entity_id for s in seen], "pattern", [subject.pattern], before=view.scope.end
+        )
+        patterned = [s for s in seen if shares.get(s.entity_id, 0.0) >= 0.25]
+        seen = patterned if (patterned or select) else seen
+    return seen
+
+
+def _ranked(ctx: Context, among: set[int] | None = None, kinds: Sequence[str] | None = None) -> int | None:
+    """The entity the search ranks highest (summed over its records), or, when the question names moments, by its
+    best record then; ``among``: only these."""
+    totals: dict[int, float] = defaultdict(float)
+    then: dict[int, float] = defaultdict(float)
+    window = ctx.around_seconds
+    moments = ctx.moments
+    for o in ctx.store.observations_by_id(ctx.evidence.observation_ids):
+        if o.entity_id is None or (among is not None and o.entity_id not in among) or (kinds and o.kind not in kinds):
+            continue
+        score = ctx.evidence.scores.get(("observation", o.id), 0.0)
+        totals[o.entity_id] += score
+        if any(o.t_start - window <= t <= o.t_end + window for t in moments):
+            then[o.entity_id] = max(then[o.entity_id], score)
+    ranked = then or totals
+    return max(ranked, key=lambda k: ranked[k]) if ranked else None
+
+
+def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | None = None) -> int:
+    """The entity of those given (most recently seen first) the question means: the search's subject when it is one of
+    them (the question's other words and the moment it names rank it), else the one seen last; for "when first / last"
+    with nothing but the kind, the one seen last. With a place and a moment ("the cup that was by the sink at nine"):
+    one of those there then."""
+    subject = subject or query.subject
+    if subject.entity_id is not None:
+        return subject.entity_id
+    moments = ctx.moments
+    generic = not (subject.described or moments)
+    if generic and query.intent is Intent.WHEN:
+        return ids[0]
+    allowed = set(ids)
+    if subject.near and moments:
+        there: set[int] = set()
+        for window in (_AT_MOMENT_S, ctx.around_seconds):  # at the moment, else near it
+            there = queries.at_place(ctx.store.db, ids, subject.near, min(moments) - window, max(moments) + window)
+            if there:
+                break
+        if there:
+            allowed = there
+            ids = [i for i in ids if i in there]
+    ranked = _ranked(ctx)
+    if ranked in allowed:
+        return ranked
+    ranked = _ranked(ctx, among=allowed)
+    return ranked if ranked is not None else ids[0]
+
+
+def _not_seen(query: Query, view: View, subject: Subject | None = None, value: object = None) -> NotSeen:
+    subject = subject or query.subject
+    company = f" with {_a(subject.near[0])}" if subject.near else ""
+    return NotSeen(what=_what(subject) + company, where=where_said(view), when=when_said(view), value=value)
+
+
+def _a(what: str) -> str:
+    return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
+
+
+def _plural(what: str, n: int) -> str:
+    """'person' / 'people', 'red cup' / 'red cups'."""
+    if n == 1 or what.endswith("s"):
+        return what
+    head, _, last = what.rpartition(" ")
+    return f"{head} {plural(last)}".strip()
+
+
+def where_said(view: View) -> str:
+    s = view.scope
+    parts = []
+    if s.cameras:
+        parts.append("on camera " + " or ".join(s.cameras))
+    if s.zones or s.regions:
+        parts.append("at " + " or ".join([*s.zones, *s.regions]))
+    return " ".join(parts)
+
+
+def when_said(view: View) -> str:
+    s = view.scope
+    if s.start is not None and s.end is not None:
+        return f"between {format_utc(s.start, zone=True)} and {format_utc(s.end, zone=True)}"
+    if s.start is not None:
+        return f"after {format_utc(s.start, zone=True)}"
+    if s.end is not None:
+        return f"before {format_utc(s.end, zone=True)}"
+    return ""
+
+
+def _primary(query: Query, view: View, seen: list[Sighting]) -> list[int]:
+    """A word meaning several kinds ("van": truck or car): the first it names leads."""
+    ids = [s.entity_id for s in seen]
+    if len(query.subject.kinds) > 1 and not query.subject.generic:
+        lead = [s.entity_id for s in seen if s.category == query.subject.kinds[0]]
+        return lead or ids
+    return ids
+
+
+def continued(ctx: Context, entity_id: int) -> list[tuple[int, int, float]]:
+    """GEB's unresolved identity, followed forward: (entity, its continuation, similarity) steps from ``entity_id`` to
+    the entities recorded as possibly the same as it that were first seen after it was last seen (never together) and
+    whose most similar possibly-same entity it is; at each step the most similar. "Where are the keys?" is then
+    answered from the latest of them, and says so."""
+    view = ctx.view
+
+    def span(entity: int) -> tuple[float, float] | None:
+        seen = view.sightings(Subject(entity_id=entity))
+        return (seen[0].first, seen[0].last) if seen else None
+
+    related: dict[int, dict[int, float]] = defaultdict(dict)
+    for a, b, score in ctx.store.possibly_same():
+        related[a][b] = related[b][a] = score
+    steps: list[tuple[int, int, float]] = []
+    current, visited = entity_id, {entity_id}
+    while len(steps) < 8:
+        known = span(current)
+        if known is None:
+            break
+        options = []
+        for other, score in related[current].items():
+            later = span(other) if other not in visited else None
+            if later is None or later[0] < known[1]:
+                continue
+            if max(related[other], key=related[other].__getitem__) == current:  # its most similar, too
+                options.append((score, other))
+        if not options:
+            break
+        score, other = max(options)
+        steps.append((current, other, score))
+        visited.add(other)
+        current = other
+    return steps
+
+
+# -- places a thing was at, and moves ----------------------------------------------------------------------------
+
+
+def place_of(history: Sequence[Observation]) -> Callable[[Observation], str]:
+    """Where an observation of this history says the thing was. On a camera without zones (its things have places
+    memory found) only a named place is a place: the image region a worn camera saw a thing in, or a place nobody
+    named, says nothing of where it was."""
+    if any(o.place_id is not None for o in history):
+        return lambda o: o.zone
+    return lambda o: o.place
+
+
+def settled(history: Sequence[Observation], where: Callable[[Observation], str]) -> list[Observation]:
+    """The observations of ``history`` (time-ordered) read at a place the thing stayed at: not those read at a place
+    less than ``_SETTLE_S`` before it was read at another, nor those read at none."""
+    placed = [o for o in history if where(o)]
+    kept: list[Observation] = []
+    leaves: float | None = None
+    for o, after in zip(reversed(placed), [None, *reversed(placed)]):
+        if after is not None and where(after) != where(o):
+            leaves = after.t_start
+        if leaves is None or leaves - o.t_start >= _SETTLE_S:
+            kept.append(o)
+    return kept[::-1]
+
+
+def _stays(ctx: Context, subject: int) -> list[Observation]:
+    """What grounds "it did not move" in the window asked: where it was seen each time it was seen again (its traces
+    begun in it after a place change or :data:`_UNSEEN_S` unseen), at most :data:`_STAYS_CITED`."""
+    s = ctx.view.scope
+    begun: list[int] = []
+    place, seen_to = None, -np.inf
+    for tr in traces(ctx.store, subject):
+        if s.end is not None and tr.t_start >= s.end:
+            break
+        again = tr.place != place or tr.t_start - seen_to > _UNSEEN_S
+        if again and (s.start is None or tr.t_start >= s.start) and tr.first_observation_id is not None:
+            begun.append(tr.first_observation_id)
+        place, seen_to = tr.place, max(seen_to, tr.t_end)
+    if len(begun) > _STAYS_CITED:
+        begun = [begun[int(i)] for i in np.linspace(0, len(begun) - 1, _STAYS_CITED)]
+    return [o for o in ctx.store.observations_by_id(begun) if ctx.view.scope.holds(o)]
+
+
+def _moves(query: Query, ctx: Context, subject: int) -> Moved:
+    """How many times the subject came to a place the question names ("got on the sofa": a change of place, or the
+    same place again after the camera recorded without it), or changed place ("was moved"), in the window asked."""
+    history = ctx.view.context(subject)
+    entity = ctx.store.entity(subject)
+    s = ctx.view.scope
+    named = set(query.place.zones) | set(query.subject.near) | set(query.place.near)
+    places = {o.place for o in history if o.place and (o.place in named or o.place.split()[-1] in named)}
+    moved = query.event is Event.MOVED
+    where = place_of(history)
+    # A move is where a thing was put: a place it was read at on its way to another does not count, but says it was
+    # carried (put back where it was taken from is a move too).
+    kept = {o.id for o in (history if places else settled(history, where))}
+    arrivals: list[Observation] = []
+    before: list[Observation] = []
+    previous: Observation | None = None
+    carried = False
+    for o in history:
+        place = where(o)
+        if o.id not in kept:
+            carried = carried or bool(place)
+            continue
+        inside = (s.start is None or o.t_start >= s.start) and (not s.cameras or o.camera in s.cameras)
+        last_place = where(previous) if previous is not None else None
+        changed = (place != last_place or carried) and (previous is not None or carried or not moved)
+        if places and not changed and previous is not None and place == last_place:
+            changed = queries.recorded_without(
+                ctx.store.db, o.camera, subject, previous.t_end, o.t_start, clips=_AWAY_CLIPS
+            )
+        if inside and place and changed and (place in places if places else True):
+            arrivals.append(o)
+            if previous is not None:
+                before.append(previous)  # where it came from: the other half of the evidence of a move
+        if place:
+            previous, carried = o, False
+    cited = sorted(arrivals + before, key=lambda o: o.t_start) or _stays(ctx, subject)
+    cited = [o for o in cited if s.holds(o)] or [o for o in history[-1:] if s.holds(o)]
+    return Moved(
+        tuple(cited),
+        entity=entity,
+        n=len(arrivals),
+        to=tuple(sorted(places)),
+        at=tuple(o.t_start for o in arrivals),
+        days=(s.start,) if s.start is not None and s.end is not None and s.end - s.start <= 86400 else (),
+    )
+
+
+# -- the handlers --------------------------------------------------------------------------------------------------
+
+
+def exists(query: Query, ctx: Context) -> Finding:
+    if query.alternative_of == "kind" and query.alternatives:
+        return _which_kind(query, ctx)
+    seen = candidates(query, ctx.view, select=True)
+    what = _what(query.subject)
+    company = f" with {_a(query.subject.near[0])}" if query.subject.near else ""
+    if query.place.near:
+        company += f" with {_a(query.place.near[0])}"
+    holds = bool(seen) != query.negated
+    if not seen:
+        return Exists(
+            holds=holds, seen=False, what=what, where=where_said(ctx.view), when=when_said(ctx.view), company=company,
+            negated=query.negated,
+        )  # fmt: skip
+    last = max(seen, key=lambda s: s.last)
+    o = ctx.view.history(last.entity_id)[-1:]
+    return Exists(
+        tuple(o),
+        holds=holds,
+        seen=True,
+        what=what,
+        n=len(seen),
+        where=where_said(ctx.view),
+        when=when_said(ctx.view),
+        company=company,
+        negated=query.negated,
+    )
+
+
+def _which_kind(query: Query, ctx: Context) -> Finding:
+    """ "Was it a van or a bus?": which of the kinds named was seen (in scope), with how many."""
+    from edge_agent.language.lexicon import Lexicon
+
+    words = Lexicon().kind_words()
+    support: list[tuple[str, int]] = []
+    evidence: list[Observation] = []
+    for word in query.alternatives:
+        kinds = words.get(word, ())
+        seen = ctx.view.sightings(Subject(kinds=kinds), detail=True) if kinds else []
+        support.append((word, sum(s.observations for s in seen)))
+        if seen:
+            evidence.extend(ctx.view.history(seen[0].entity_id)[-1:])
+    present = [word for word, n in support if n > 0]
+    best = max(support, key=lambda x: x[1])
+    chosen = "both" if len(present) >= 2 and len(support) == 2 else best[0] if best[1] > 0 else None
+    if query.negated:  # "which of these was never seen?": the one that was not
+        unseen = [word for word, n in support if n == 0]
+        chosen = unseen[0] if len(unseen) == 1 else None if unseen else "none"
+    return Alternatives(tuple(evidence), of="kind", chosen=chosen, support=tuple(support), whose=where_said(ctx.view))
+
+
+def where(query: Query, ctx: Context) -> Finding:
+    seen = candidates(query, ctx.view)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    ids = _primary(query, ctx.view, seen)
+    subject = among(query, ctx, ids)
+    if query.alternative_of == "region" and query.alternatives:
+        return _which_region(query, ctx, subject)
+    return _seen(query, ctx, subject, when=False)
+
+
+def _which_region(query: Query, ctx: Context, subject: int) -> Finding:
+    from edge_agent.language.lexicon import Lexicon
+
+    history = ctx.view.history(subject)
+    lexicon = Lexicon()
+    support = []
+    where_now = [o for o in history[-1:] if o.region] or history  # where it is: where it was last seen
+    for said in query.alternatives:
+        tag = next((t for s in lexicon.tag(said.split()) for t in s.tags if t.type == "region"), None)
+        regions = tag.value if tag is not None else ()
+        support.append((said, sum(1 for o in where_now if o.region in regions)))
+    best = max(support, key=lambda x: x[1])
+    return Alternatives(
+        tuple(history[-1:]),
+        of="region",
+        chosen=best[0] if best[1] else None,
+        support=tuple(support),
+        whose=ctx.entity_label(subject),
+    )
+
+
+def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
+    first = query.order is Order.FIRST or (when and query.event is Event.APPEARS and query.order is not Order.LAST)
+    chain = [] if first else continued(ctx, subject)
+    if chain:  # the last sighting is that of its most likely continuation
+        subject = chain[-1][1]
+    history = ctx.view.history(subject)
+    if not history:
+        return _not_seen(query, ctx.view)
+    o = history[0] if first else history[-1]
+    then = [] if when else [h for h in _at(history, ctx.moments) if h.id != o.id]
+    steps = []
+    for earlier, later, score in chain:
+        last_id = queries.last_observation_of(ctx.store.db, earlier, ctx.view.scope.end)
+        if last_id is not None:
+            steps.append((earlier, later, score, ctx.store.observation(last_id)))
+    evidence = [s[3] for s in steps] + then + [o]
+    return Seen(
+        tuple(evidence),
+        entity=ctx.store.entity(subject),
+        observation=o,
+        first=first,
+        when_asked=when,
+        leaving=query.event is Event.LEAVES,
+        chain=tuple(steps),
+    )
+
+
+def _at(history: Sequence[Observation], moments: Sequence[float]) -> list[Observation]:
+    """The subject's observation nearest each moment the question names."""
+    return [min(history, key=lambda o: abs((o.t_start + o.t_end) / 2 - t)) for t in moments] if history else []
+
+
+def when(query: Query, ctx: Context) -> Finding:
+    seen = candidates(query, ctx.view)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    if query.order is Order.FIRST and not (
+        query.subject.described or ctx.moments or query.subject.entity_id is not None
+    ):
+        subject = min(seen, key=lambda s: (s.first, s.entity_id)).entity_id  # "the earliest anyone came": of them all
+    else:
+        subject = among(query, ctx, _primary(query, ctx.view, seen))
+    return _seen(query, ctx, subject, when=True)
+
+
+def count(query: Query, ctx: Context) -> Finding:
+    side, other_side = query.sides()
+    if query.compare and other_side is not None and ctx.other is not None:
+        mine = _count_things(query, ctx.view, side)
+        theirs = _count_things(query, ctx.other, other_side)
+        which = query.alternatives if query.alternative_of == "camera" else ()
+        return replace(mine, other=theirs, compare=query.compare, evidence=mine.evidence + theirs.evidence, which=which)
+    aggregate = query.aggregate or Aggregate.THINGS
+    if aggregate is Aggregate.TIMES and (
+        query.event in (Event.MOVED, Event.ARRIVES_AT) or query.place.zones or query.subject.near
+    ):
+        seen = candidates(query, ctx.view)
+        if not seen:
+            return _not_seen(query, ctx.view, value=0)
+        return _moves(query, ctx, among(query, ctx, [s.entity_id for s in seen]))
+    seen = candidates(query, ctx.view, select=True, detail=aggregate is Aggregate.THINGS)
+    if not seen:
+        return _not_seen(query, ctx.view, value=0)
+    if aggregate is Aggregate.THINGS:
+        return _count_things(query, ctx.view, side, seen)
+    if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not (query.subject.many or query.subject.generic):
+        seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
+    histories = {s.entity_id: ctx.view.history(s.entity_id) for s in seen}
+    observations = sorted((o for h in histories.values() for o in h), key=lambda o: (o.t_start, o.id))
+    latest = [h[-1] for h in histories.values() if h][:10]
+    if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS, Aggregate.DAYS):  # each sighting counted is evidence
+        latest = observations
+        if len(latest) > _STAYS_CITED:
+            latest = [observations[int(i)] for i in np.linspace(0, len(observations) - 1, _STAYS_CITED)]
+    if aggregate is Aggregate.CAMERAS:
+        names = tuple(sorted({o.camera for o in observations}))
+    elif aggregate is Aggregate.PLACES:
+        names = tuple(sorted({o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations}))
+    elif aggregate is Aggregate.DAYS:
+        names = tuple(sorted({format_utc(o.t_start)[:10] for o in observations}))
+    else:
+        names = ()
+    n = len(names) if names or aggregate in (Aggregate.CAMERAS, Aggregate.PLACES, Aggregate.DAYS) else len(observations)
+    return Count(
+        tuple(latest),
+        n=n,
+        unit=aggregate.value if aggregate is not Aggregate.TIMES else "sightings",
+        what=_what(query.subject),
+        names=names,
+        observations=len(observations),
+        where=where_said(ctx.view),
+        when=when_said(ctx.view),
+        days=len({format_utc(o.t_start)[:10] for o in observations}),
+    )
+
+
+def _count_things(query: Query, view: View, side: Side, seen: list[Sighting] | None = None) -> Count:
+    seen = seen if seen is not None else candidates(query, view, side.subject, select=True, detail=True)
+    near = [*side.subject.near, *query.place.near]
+    latest_ids = [queries.last_observation_of(view.store.db, s.entity_id, view.scope.end) for s in seen[:10]]
+    latest = [o for o in view.store.observations_by_id([i for i in latest_ids if i is not None]) if view.scope.holds(o)]
+    if len(latest) < len(latest_ids):  # the latest overall is out of scope: the latest in it
+        latest = [h[-1] for s in seen[:10] for h in [view.history(s.entity_id)] if h]
+    return Count(
+        tuple(latest),
+        n=len(seen),
+        unit="things",
+        what=_what(side.subject),
+        company=f" with {_a(singular(near[0]))}" if near else "",
+        names=tuple(sorted({c for s in seen for c in s.cameras})),
+        observations=sum(s.observations for s in seen),
+        where=where_said(view),
+        when=when_said(view),
+    )
+
+
+def _values_of(field: str, said: str) -> tuple[str, ...]:
+    """The describer's values a word of a question covers, for one field."""
+    if field == "colour":
+        return tuple(n for n in COLOUR_WORDS.get(said, (said,)) if n)
+    if field == "pattern":
+        return (PATTERN_WORDS.get(said, said),)
+    if field == "motion":
+        return (MOTION_WORDS.get(said, said),)
+    return (SIZE_WORDS.get(said, said),)
+
+
+def attribute(query: Query, ctx: Context) -> Finding:
+    """The described field asked about (colour, pattern, motion, size), by majority over the observations of the
+    subject (or, for "most people", of all of that kind), with how many said so and the latest that did; for "A or
+    B", the one memory says more often."""
+    field = query.asks or "colour"
+    subject = replace(query.subject, colours=()) if field == "colour" else query.subject
+    seen = candidates(query, ctx.view, subject)
+    if not seen:
+        return _not_seen(query, ctx.view, subject)
+    ids = _primary(query, ctx.view, seen)
+    many = query.subject.many or query.subject.generic
+    pool = ids if many else [among(query, ctx, ids, subject)]
+    values = ctx.view.described_as(pool, field)
+    if field == "motion":  # moving this way or that is moving; seen briefly says nothing
+        merged: dict[str, list[float]] = {}
+        for value, n, last, end in values:
+            key = "moving" if value.startswith("moving") else value
+            if key != "brief":
+                m = merged.setdefault(key, [0, last, end])
+                m[0] += n
+                m[1:] = [last, end] if end > m[2] else m[1:]
+        values = sorted(((k, int(n), int(i), t) for k, (n, i, t) in merged.items()), key=lambda v: (-v[1], -v[3]))
+    whose = f"the {len(pool)} {_plural(_what(subject), len(pool))} seen" if many else ctx.entity_label(pool[0])
+    if query.alternatives and query.alternative_of == field:
+        counts = {v: n for v, n, _, _ in values}
+        support = tuple((said, sum(counts.get(v, 0) for v in _values_of(field, said))) for said in query.alternatives)
+        top = values[0][0] if values else ""
+        if len(query.alternatives) == 1:  # "was the couch blue?": yes when memory says so most
+            said = query.alternatives[0]
+            chosen = said if top in _values_of(field, said) else None
+        else:
+            best = max(support, key=lambda x: x[1])
+            chosen = best[0] if best[1] else None
+        latest = [ctx.store.observation(values[0][2])] if values else []
+        return Alternatives(
+            tuple(latest), of=field, chosen=chosen, support=support, whose=whose, yes_no=len(query.alternatives) == 1
+        )
+    if not values:
+        return Attribute(field=field, whose=whose)
+    value, n, last, _ = values[0]
+    o = ctx.store.observation(last)
+    return Attribute(
+        (o,),
+        field=field,
+        value=value,
+        n=n,
+        total=sum(v[1] for v in values),
+        others=tuple((k, v) for k, v, _, _ in values[1:4]),
+        whose=whose,
+        latest=o,
+    )
+
+
+def which_camera(query: Query, ctx: Context) -> Finding:
+    seen = candidates(query, ctx.view)
+    cameras = ctx.view.cameras()
+    if query.alternative_of == "camera" and query.alternatives:
+        cameras = [c for c in query.alternatives]
+    if not seen and not query.negated:
+        return _not_seen(query, ctx.view)
+    ids = [s.entity_id for s in seen]
+    narrowing = query.subject.described or ctx.moments
+    one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many) else None
+    per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
+    per_camera = [c for c in per_camera if c.camera in cameras]
+    recent = query.order is Order.LAST
+    ranked = sorted(per_camera, key=lambda c: (-c.last,) if recent else (-c.observations, -c.last))
+    evidence = ctx.store.observations_by_id([c.last_observation for c in ranked])
+    return Cameras(
+        tuple(evidence),
+        what=_what(query.subject),
+        seen=tuple((c.camera, c.observations, c.last) for c in ranked),
+        not_seen=tuple(c for c in cameras if c not in {r.camera for r in ranked}),
+        negated=query.negated,
+    )
+
+
+def company(query: Query, ctx: Context) -> Finding:
+    """Who (or what) was with the subject: in the same clip, at the moment the question names, else the latest
+    time any was."""
+    people_only = query.asks == "person"
+    seen = candidates(query, ctx.view)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    subject = among(query, ctx, _primary(query, ctx.view, seen))
+    history = ctx.view.history(subject)
+    moments = ctx.moments
+    order = (
+        sorted(history, key=lambda o: min(abs(o.t_start - t) for t in moments)) if moments else list(reversed(history))
+    )
+    for o in order:
+        with_ = [
+            p
+            for p in ctx.store.observations_in_clip(o.clip_id)
+            if p.entity_id is not None and p.entity_id != subject and (p.kind == "person" or not people_only)
+        ]
+        if with_:  # who was with it: people; what was: the things first, then the people
+            people_first = sorted(with_, key=lambda p: ((p.kind != "person") == people_only, p.id))
+            return Company(
+                (o, *people_first[:6]),
+                entity=ctx.store.entity(subject),
+                people_only=people_only,
+                with_=tuple((ctx.store.entity(p.entity_id), p) for p in people_first[:6] if p.entity_id is not None),
+                at=o,
+                yes_no=query.yes_no,
+            )
+    return Company(
+        tuple(history[-1:]), entity=ctx.store.entity(subject), people_only=people_only, at=None, yes_no=query.yes_no
+    )
+
+
+def listing(query: Query, ctx: Context) -> Finding:
+    """Who or what was seen in the place or window asked: each entity with its latest sighting there."""
+    seen = candidates(query, ctx.view, select=True, detail=True)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    shown = seen[:12]
+    latest = {h[-1].entity_id: h[-1] for s in shown for h in [ctx.view.history(s.entity_id)] if h}
+    items = tuple(
+        (ctx.store.entity(s.entity_id), latest[s.entity_id], s.observations) for s in shown if s.entity_id in latest
+    )
+    items = tuple(sorted(items, key=lambda item: (item[1].t_start, item[1].id)))
+    return Listing(
+        tuple(i[1] for i in items),
+        what=_what(query.subject),
+        where=where_said(ctx.view),
+        when=when_said(ctx.view),
+        items=items,
+        more=max(0, len(seen) - len(shown)),
+    )
+
+
+def order(query: Query, ctx: Context) -> Finding:
+    """When each of two things was first seen (or last, for leaving) in its scope, and which came first."""
+    side, other_side = query.sides()
+    leaving = query.event is Event.LEAVES
+
+    def moment(subject: Subject, view: View) -> Observation | None:
+        """The first sighting of any of them in the view (the last, for leaving)."""
+        seen = candidates(query, view, subject)
+        if not seen:
+            return None
+        pick = max(seen, key=lambda x: x.last) if leaving else min(seen, key=lambda x: x.first)
+        history = view.history(pick.entity_id)
+        return (history[-1] if leaving else history[0]) if history else None
+
+    a_at = moment(side.subject, ctx.view)
+    b_at = moment(other_side.subject, ctx.other or ctx.view) if other_side is not None else None
+    asked = (query.order or Order.FIRST).value
+    if query.alternative_of == "order":
+        asked = "before or after"
+    more: list[tuple[str, Observation | None]] = []
+    if query.alternative_of == "kind" and len(query.alternatives) > 2:  # "the van, the tv or the bowl"
+        from edge_agent.language.lexicon import Lexicon
+
+        words = Lexicon().kind_words()
+        for said in query.alternatives[2:]:
+            more.append((said, moment(Subject(kinds=words.get(said, ()), said=said), ctx.view)))
+
+    def called(s: Side | None, view: View) -> str:
+        if s is None:
+            return ""
+        named = s.subject.kinds or s.subject.entity_id is not None
+        return _what(s.subject) if named or not view.scope.narrowed else f"sighting {where_said(view)}"
+
+    return OrderFinding(
+        tuple(o for o in (a_at, b_at, *(o for _, o in more)) if o is not None),
+        a=called(side, ctx.view),
+        b=called(other_side, ctx.other or ctx.view),
+        a_at=a_at,
+        b_at=b_at,
+        leaving=leaving,
+        asked=asked,
+        yes_no=query.yes_no,
+        more=tuple(more),
+    )
+
+
+def duration(query: Query, ctx: Context) -> Finding:
+    """How long the subject was there: its sightings in scope joined into stays (unseen for less than a minute is
+    still there), their summed length, from the first to the last."""
+    if query.other is not None and query.compare:
+        return _longer(query, ctx)
+    if query.other is not None:
+        return _between(query, ctx)
+    seen = candidates(query, ctx.view)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    subject = among(query, ctx, _primary(query, ctx.view, seen))
+    history = ctx.view.history(subject)
+    if not history:
+        return _not_seen(query, ctx.view)
+    stays: list[list[float]] = []
+    previous: Observation | None = None
+    for o in history:
+        # still there: unseen less than a minute, or the camera recorded nothing without it in between
+        there = previous is not None and (
+            o.t_start - stays[-1][1] <= _UNSEEN_S
+            or (
+                o.camera == previous.camera
+                and not queries.recorded_without(ctx.store.db, o.camera, subject, previous.t_end, o.t_start)
+            )
+        )
+        if there:
+            stays[-1][1] = max(stays[-1][1], o.t_end)
+        else:
+            stays.append([o.t_start, o.t_end])
+        previous = o
+    return Duration(
+        (history[0], history[-1]) if len(history) > 1 else (history[0],),
+        unit=query.asks,
+        entity=ctx.store.entity(subject),
+        seconds=sum(b - a for a, b in stays),
+        start=history[0].t_start,
+        end=history[-1].t_end,
+        stays=len(stays),
+        where=where_said(ctx.view),
+    )
+
+
+def _longer(query: Query, ctx: Context) -> Finding:
+    """ "Who stayed longer, the person in the bedroom or the one in the kitchen?": each side's time there."""
+    side, other_side = query.sides()
+    support: list[tuple[str, int]] = []
+    evidence: list[Observation] = []
+    for s, view in ((side, ctx.view), (other_side, ctx.other or ctx.view)):
+        if s is None:
+            continue
+        one = replace(query, subject=s.subject, place=s.place, time=s.time, other=None, compare="")
+        found = duration(one, replace(ctx, view=view, other=None))
+        label = where_said(view).removeprefix("on camera ") or _what(s.subject)
+        seconds = found.seconds if isinstance(found, Duration) else 0.0
+        support.append((label, int(round(seconds))))
+        evidence.extend(found.evidence)
+    ranked = sorted(support, key=lambda x: x[1], reverse=query.compare != "fewer")
+    chosen = ranked[0][0] if ranked and ranked[0][1] != (ranked[1][1] if len(ranked) > 1 else -1) else "same"
+    return Alternatives(tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support))
+
+
+def _between(query: Query, ctx: Context) -> Finding:
+    """ "How long after the van came did the bowl?": the time from one side's first sighting to the other's."""
+    found = order(replace(query, order=Order.FIRST, yes_no=False), ctx)
+    assert isinstance(found, OrderFinding)
+    if found.a_time is None or found.b_time is None:
+        return found  # says which was not seen
+    early, late = sorted([(found.a_time, found.a), (found.b_time, found.b)])
+    return Duration(
+        found.evidence,
+        seconds=late[0] - early[0],
+        start=early[0],
+        end=late[0],
+        between=(early[1], late[1]),
+        unit=query.asks,
+    )
+
+
+def summary(query: Query, ctx: Context) -> Finding:
+    """What happened: for a thing after a moment, whether it stayed or where it was moved; else the episodes of the
+    finest scale memory has for the place and window asked (10-minute windows, else hours, days, the clips'
+    captions), the latest six, with the search's best records from them as evidence."""
+    subject_named = bool(query.subject.kinds) or query.subject.entity_id is not None
+    if subject_named and ctx.moments and query.order is Order.AFTER:
+        seen = candidates(query, ctx.view)
+        if seen:
+            return _after(query, ctx, among(query, ctx, [s.entity_id for s in seen]))
+    s = ctx.view.scope
+    cameras: list[str | None] = list(s.cameras) or [None]
+    if not s.cameras and subject_named:  # a question about a thing is about the camera that saw it last
+        seen = candidates(query, ctx.view)
+        if seen:
+            last = ctx.view.history(seen[0].entity_id)[-1:]
+            cameras = [last[0].camera] if last else [None]
+    window = ctx.around_seconds
+    moments = ctx.moments
+    start = s.start if s.start is not None else (min(moments) - window if moments else None)
+    end = s.end if moments == () or s.end is not None else max(moments) + window
+    ids: list[int] = []
+    for scale in ("10min", "hour", "day", "clip"):
+        ids = [i for c in cameras for i in queries.episode_ids(ctx.store.db, scale, camera=c, start=start, end=end)]
+        if ids:
+            break
+    if not ids and not subject_named:  # no episode summarised yet: what was seen there, then
+        found = listing(replace(query, subject=Subject(generic=True, said="thing")), ctx)
+        if isinstance(found, Listing) and found.items:
+            return found
+    episodes = sorted(ctx.store.episodes_by_id(ids), key=lambda e: (e.t_start, e.id))[-6:]
+    shown = [
+        o
+        for o in ctx.store.observations_by_id(ctx.evidence.observation_ids)
+        if s.holds(o) and any(e.camera == o.camera and e.t_start <= o.t_start <= e.t_end for e in episodes)
+    ]
+    return Summary(
+        tuple(shown[:3]),
+        lines=tuple(e.text.rstrip(".") + "." for e in episodes),
+        where=" or ".join(c for c in cameras if c),
+        when=when_said(ctx.view),
+    )
+
+
+def _after(query: Query, ctx: Context, subject: int) -> Finding:
+    """What changed for the subject after the moment named: the first later observation somewhere else."""
+    history = ctx.view.context(subject)
+    if not history:
+        return _not_seen(query, ctx.view)
+    window = ctx.around_seconds
+    moments = ctx.moments
+    where_ = place_of(history)
+    stays = settled(history, where_) or history
+    start = ([o for o in stays if o.t_start <= moments[0] + window] or stays[:1])[-1]
+    place = where_(start)
+    later = next((o for o in stays if o.t_start > start.t_end and where_(o) != place), None)
+    if later is None:  # grounded on the moment and its latest sighting
+        return Stayed(
+            tuple({o.id: o for o in (start, history[-1])}.values()),
+            entity_id=subject,
+            since=start.t_end,
+            place=place,
+            last_seen=history[-1].t_end,
+        )
+    return Stayed(
+        (start, later), entity_id=subject, since=start.t_end, place=place, moved_to=where_(later), at=later.t_start
+    )
+
+
+def habit(query: Query, ctx: Context) -> Finding:
+    """What memory has learnt about the subject (usual place, owner, habits, state), most important first."""
+    seen = candidates(query, ctx.view)
+    subject = among(query, ctx, [s.entity_id for s in seen]) if seen else _ranked(ctx)
+    if subject is None:
+        return summary(query, ctx)
+    known = facts(ctx.store, [subject], before=ctx.view.scope.end)
+    owner = query.asks == "owner"
+    known = sorted(known, key=lambda f: (not (f.kind == "owner") if owner else f.kind == "state", -f.importance))
+    history = ctx.view.history(subject)
+    fallback = summary(query, ctx) if not known else None
+    return Habit(
+        tuple(history[-1:]),
+        entity=ctx.store.entity(subject),
+        facts=tuple(f.line() for f in known[:4]),
+        fallback=fallback if isinstance(fallback, Summary) else None,
+    )
+
+
+HANDLERS: dict[Intent, Handler] = {
+    Intent.EXISTS: exists,
+    Intent.WHERE: where,
+    Intent.WHEN: when,
+    Intent.COUNT: count,
+    Intent.ATTRIBUTE: attribute,
+    Intent.WHICH_CAMERA: which_camera,
+    Intent.COMPANY: company,
+    Intent.LIST: listing,
+    Intent.ORDER: order,
+    Intent.DURATION: duration,
+    Intent.SUMMARY: summary,
+    Intent.HABIT: habit,
+}

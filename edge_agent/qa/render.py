@@ -1,0 +1,385 @@
+"""The one renderer of answers (issue 38): a typed finding (:mod:`edge_agent.qa.findings`) into English, with
+the observations it rests on named, and into JSON. Each finding type has one function here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from edge_agent.clock import format_utc
+from edge_agent.memory import Entity, Observation
+from edge_agent.memory.description import place_phrase
+from edge_agent.perception.vocabulary import plural, singular
+from edge_agent.qa.findings import (
+    Alternatives,
+    Attribute,
+    Cameras,
+    Company,
+    Count,
+    Duration,
+    Exists,
+    Finding,
+    Habit,
+    Listing,
+    Moved,
+    NotSeen,
+    Order,
+    Seen,
+    Stayed,
+    Summary,
+    Unreadable,
+)
+
+__all__ = ["cite", "finding_json", "render"]
+
+
+def _t(t: float) -> str:
+    return format_utc(t, zone=True)
+
+
+def _a(what: str) -> str:
+    what = singular(what)
+    return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
+
+
+def _count_of(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _plural(what: str, n: int) -> str:
+    """The thing's words for ``n`` of them: 'person' / 'people', 'van' / 'vans'."""
+    what = singular(what)
+    if n == 1 or what.endswith("s"):
+        return what
+    head, _, last = what.rpartition(" ")
+    return f"{head} {plural(last)}".strip()
+
+
+def _span(seconds: float) -> str:
+    """'1 min 19 s', '3 s', '2 h 5 min'."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min" + (f" {s % 60} s" if s % 60 else "")
+    return f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 // 60 else "")
+
+
+def cite(o: Observation) -> dict[str, object]:
+    """An observation as an answer cites it."""
+    return {
+        "entity": o.entity_id,
+        "observation": o.id,
+        "clip": o.clip_id,
+        "camera": o.camera,
+        "t_start": o.t_start,
+        "t_end": o.t_end,
+    }
+
+
+def _there(o: Observation) -> str:
+    """', by the desk' when the observation's place is not in its sentence (a place named after it was seen); for a
+    place memory found from the thing's surroundings, how alike they were: ', by the desk (place 0.97 alike)'."""
+    where = place_phrase(o.place)
+    if not where or where in o.description:
+        return ""
+    sure = f" (place {o.place_score:.2f} alike)" if o.place_id is not None and o.place_score is not None else ""
+    return f", {where}{sure}"
+
+
+def _entity(e: Entity) -> str:
+    return f"#{e.id}" + (f" '{e.name}'" if e.name else "")
+
+
+def _sighting(o: Observation) -> str:
+    return f"{_t(o.t_start)} on camera {o.camera}{_there(o)}: {o.description or 'no description'} (observation {o.id})"
+
+
+def _scope(where: str, when: str) -> str:
+    return "".join(f" {p}" for p in (where, when) if p)
+
+
+def _unreadable(f: Unreadable) -> str:
+    words = ", ".join(f"'{w}'" for w in f.words)
+    if f.verbs:
+        head = (
+            f"I don't know: I cannot tell whether it was {' or '.join(f.words)}. Memory holds what the cameras saw "
+            "(who and what, where and when), not what was done."
+        )
+        return f"{head} What it saw: {render(f.answer)}" if f.answer is not None else head
+    if f.places:
+        head = f"I don't know a place called {words}; I know {', '.join(f.known) or 'no named place yet'}."
+    else:
+        article = "an" if f.words and f.words[0][:1] in "aeiou" else "a"
+        head = (
+            f"I don't know what {article} {words} is: nothing in memory is called that"
+            + (f"; I know {', '.join(f.known)}" if f.known else "")
+            + "."
+        )
+    if f.answer is not None:
+        return f"{head} Reading the question without it: {render(f.answer)}"
+    return head
+
+
+def _not_seen(f: NotSeen) -> str:
+    prefix = "No: " if f.value is False else "0: " if f.value == 0 and f.value is not False else ""
+    return f"{prefix}I have not seen {_a(f.what)}{_scope(f.where, f.when)}."
+
+
+def _exists(f: Exists) -> str:
+    answer = "Yes" if f.holds else "No"
+    if not f.seen:
+        return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}."
+    seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
+    if not f.evidence:
+        return f"{answer}: {seen}."
+    o = f.evidence[-1]
+    last = f", the last at {_t(o.t_end)} on camera {o.camera}: {o.description or 'no description'} (observation {o.id})"
+    return f"{answer}: {seen}{last}."
+
+
+def _alternatives(f: Alternatives) -> str:
+    said = "; ".join(f"{value}: {n} observation{'s' if n != 1 else ''}" for value, n in f.support)
+    o = f.evidence[-1] if f.evidence else None
+    latest = f" The latest, {_sighting(o)}." if o is not None else ""
+    whose = f" of {f.whose}" if f.whose else ""
+    if f.yes_no:
+        value = f.support[0][0] if f.support else ""
+        if f.chosen is not None:
+            return f"Yes: memory says {f.of} {value} most often{whose} ({said}).{latest}"
+        return f"No: memory does not say {f.of} {value} most often{whose} ({said}).{latest}"
+    if f.chosen is None:
+        return f"Neither: memory says none of {', '.join(v for v, _ in f.support)}{whose}.{latest}"
+    return f"{f.chosen.capitalize()}: {f.of} {said}{whose}.{latest}"
+
+
+def _seen(f: Seen) -> str:
+    e, o = f.entity, f.observation
+    if e is None or o is None:
+        return "Memory holds nothing that matches the question."
+    if f.first:
+        text = f"Entity {_entity(e)} ({e.category}) was first seen {_sighting(o)}."
+    elif f.leaving:
+        text = f"Entity {_entity(e)} ({e.category}) was last seen (before it left) {_t(o.t_end)} on camera {o.camera}"
+        text += f"{_there(o)}: {o.description or 'no description'} (observation {o.id})."
+    else:
+        text = (
+            f"Entity {_entity(e)} ({e.category}) was last seen {_t(o.t_end)} on camera {o.camera}{_there(o)}: "
+            f"{o.description or 'no description'} (observation {o.id})."
+        )
+    for earlier, later, score, last in f.chain:
+        text += (
+            f" Entity #{later} is possibly the same {e.category} as entity #{earlier} (similarity {score:.2f}), which "
+            f"was last seen {_t(last.t_end)} (observation {last.id}), before it was first seen."
+        )
+    return text
+
+
+def _count(f: Count) -> str:
+    if f.other is not None and f.which:
+        here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
+        there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
+        said = "The same" if f.typed == "same" else f"The {f.typed}"
+        return f"{said}: {here} against {there}."
+    if f.other is not None and f.compare:
+        holds = f.holds
+        here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
+        there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
+        return f"{'Yes' if holds else 'No'}: {here} against {there}."
+    scope = _scope(f.where, f.when)
+    if f.unit == "things":
+        note = " (identity is conservative: one may be counted twice)" if f.n > 1 else ""
+        return (
+            f"{f.n} {_plural(f.what, f.n)}{f.company}{scope}{note}: {_count_of(f.observations, 'observation')} "
+            f"on camera {', '.join(f.names)}."
+        )
+    if f.unit in ("cameras", "places", "days"):
+        unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]
+        return f"{_count_of(f.n, unit)}: {f.what} was seen{scope} on {', '.join(f.names)}."
+    return (
+        f"{_count_of(f.n, 'time')}: {f.what}{scope} appears in {_count_of(f.observations, 'observation')} "
+        f"on {f.days} day(s)."
+    )
+
+
+def _moved(f: Moved) -> str:
+    e = f.entity
+    who = f"entity #{e.id} ({e.category})" if e is not None else "it"
+    what = f"came {' or '.join(place_phrase(p) for p in f.to)}" if f.to else "moved to another place"
+    when = f" on {', '.join(_t(d)[:10] for d in f.days)}" if f.days else ""
+    at = f", at {', '.join(_t(t)[11:19] for t in f.at)}" if f.at else ""
+    return f"{_count_of(f.n, 'time')}: {who} {what}{when}{at}."
+
+
+def _stayed(f: Stayed) -> str:
+    if f.moved_to is None:
+        return (
+            f"After {_t(f.since)}, entity #{f.entity_id} stayed {place_phrase(f.place) or 'where it was'} as far as "
+            f"memory knows (last seen {_t(f.last_seen)})."
+        )
+    there = f.moved_to
+    later = f.evidence[-1]
+    return (
+        f"After {_t(f.since)} it was moved to the {there or 'somewhere else'}: entity #{f.entity_id} was seen "
+        f"{place_phrase(there) or 'somewhere else'} at {_t(f.at or later.t_start)} (observation {later.id})."
+    )
+
+
+def _attribute(f: Attribute) -> str:
+    if not f.value or f.latest is None:
+        return f"Memory does not say the {f.field} of {f.whose}."
+    others = ", ".join(f"{v} {n}" for v, n in f.others)
+    o = f.latest
+    return (
+        f"{f.value.capitalize()}: {f.n} of {f.total} observations of {f.whose} say {f.field} {f.value}"
+        + (f" (also: {others})" if others else "")
+        + f"; the latest, {_t(o.t_end)} on camera {o.camera}: {o.description} (observation {o.id})."
+    )
+
+
+def _cameras(f: Cameras) -> str:
+    if f.negated:
+        saw = ", ".join(c for c, _, _ in f.seen) or "none"
+        if not f.not_seen:
+            return f"Every camera saw {_a(f.what)} ({saw})."
+        return f"Camera {', '.join(f.not_seen)} saw no {_plural(f.what, 2)}; {_a(f.what)} was seen on {saw}."
+    parts = [f"camera {c} ({_count_of(n, 'observation')}, the last at {_t(last)})" for c, n, last in f.seen]
+    if not parts:
+        return f"No camera saw {_a(f.what)}."
+    return f"{_a(f.what).capitalize()} was seen on " + ", and on ".join(parts) + "."
+
+
+def _company(f: Company) -> str:
+    e = f.entity
+    if e is None:
+        return "Memory holds nothing that matches the question."
+    if not f.with_ or f.at is None:
+        return f"No {'person' if f.people_only else 'one and nothing'} was seen together with entity #{e.id}."
+    o = f.at
+    first, first_at = f.with_[0]
+    if f.people_only or len(f.with_) == 1:
+        who = f"{first.category.capitalize()} {_entity(first)}"
+        return (
+            f"{who} was with entity #{e.id} ({e.category}) at {_t(o.t_start)} on camera {o.camera}: "
+            f"{first_at.description or 'no description'}."
+        )
+    others = "; ".join(f"{c.category} {_entity(c)}: {p.description or 'no description'}" for c, p in f.with_)
+    return f"With entity #{e.id} ({e.category}) at {_t(o.t_start)} on camera {o.camera}: {others}."
+
+
+def _listing(f: Listing) -> str:
+    if not f.items:
+        return f"I have not seen {_a(f.what)}{_scope(f.where, f.when)}."
+    parts = [
+        f"{e.category} {_entity(e)} ({o.description or 'no description'}; {_t(o.t_start)}, camera {o.camera}, "
+        f"observation {o.id})"
+        for e, o, _ in f.items
+    ]
+    more = f"; and {f.more} more" if f.more else ""
+    what = _plural(f.what if f.what not in ("thing", "") else "thing", len(f.items) + f.more)
+    return f"{len(f.items) + f.more} {what} seen{_scope(f.where, f.when)}: " + "; ".join(parts) + more + "."
+
+
+def _order(f: Order) -> str:
+    verb = "left" if f.leaving else "first seen"
+    if f.more:
+        said = "; ".join(
+            f"the {label} {verb} {_t(t)}" if t is not None else f"I have not seen {_a(label)}"
+            for label, t in [(label, f.moment(o)) for label, o in [(f.a, f.a_at), (f.b, f.b_at), *f.more]]
+        )
+        ranked = [label for label, _ in f.ranked()]
+        if not ranked:
+            return f"I cannot tell: {said}."
+        return f"In order: {', then '.join(ranked)} ({said})."
+    a = f"the {f.a} {verb} {_t(f.a_time)}" if f.a_time is not None else f"I have not seen {_a(f.a)}"
+    b = f"the {f.b} {verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"
+    first = f.a_first
+    if first is None:
+        return f"I cannot tell: {a}; {b}."
+    winner, loser = (f.a, f.b) if first else (f.b, f.a)
+    if f.asked == "before or after":
+        return f"{'Before' if first else 'After'}: {a}, {b}."
+    if f.yes_no:
+        answer = "Yes" if f.typed else "No"
+        return f"{answer}: {a}, {b}."
+    if f.asked in ("last", "after"):
+        winner, loser = loser, winner
+        return f"The {winner} came last: {a}; {b}."
+    return f"The {winner} came first: {a}; {b}."
+
+
+def _duration(f: Duration) -> str:
+    if f.between:
+        a, b = f.between
+        return f"About {_span(f.seconds)}: the {a} was first seen {_t(f.start)}, the {b} {_t(f.end)}."
+    e = f.entity
+    who = f"Entity {_entity(e)} ({e.category})" if e is not None else "It"
+    stays = f" in {f.stays} stays" if f.stays > 1 else ""
+    return (
+        f"About {_span(f.seconds)}: {who} was seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
+        f"({_count_of(len(f.evidence), 'cited observation')})."
+    )
+
+
+def _summary(f: Summary) -> str:
+    if not f.lines:
+        where = f" on camera {f.where}" if f.where else ""
+        return f"Memory holds nothing recorded{where}{' ' + f.when if f.when else ''}."
+    return " ".join(f.lines)
+
+
+def _habit(f: Habit) -> str:
+    e = f.entity
+    if e is None:
+        return "Memory holds nothing that matches the question."
+    if not f.facts:
+        rest = render(f.fallback) if f.fallback is not None else ""
+        return f"Memory has learnt nothing yet about entity #{e.id}; " + rest
+    return f"Entity {_entity(e)} ({e.category}): {'; '.join(f.facts)}."
+
+
+_RENDERERS: dict[type, Callable[[Any], str]] = {
+    Unreadable: _unreadable,
+    NotSeen: _not_seen,
+    Exists: _exists,
+    Alternatives: _alternatives,
+    Seen: _seen,
+    Count: _count,
+    Moved: _moved,
+    Stayed: _stayed,
+    Attribute: _attribute,
+    Cameras: _cameras,
+    Company: _company,
+    Listing: _listing,
+    Order: _order,
+    Duration: _duration,
+    Summary: _summary,
+    Habit: _habit,
+}
+
+
+def render(finding: Finding) -> str:
+    """The finding in English."""
+    return _RENDERERS[type(finding)](finding)
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, Observation):
+        return cite(value)
+    if isinstance(value, Entity):
+        return {"entity": value.id, "category": value.category, "name": value.name}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    return value
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """The finding as JSON: its type, its fields, its evidence as citations and its typed value."""
+    out: dict[str, Any] = {"type": type(finding).__name__}
+    out.update(_json(finding))
+    typed = finding.typed
+    out["typed"] = typed if isinstance(typed, (bool, int, float, str)) or typed is None else str(typed)
+    return out

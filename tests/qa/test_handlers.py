@@ -1,0 +1,175 @@
+"""Each intent's handler on a tiny house (three cameras, a handful of things), through the whole controller: the
+answer is about what was asked, in the place and window asked; and, property-based, for every intent and any
+camera and time window, every observation a handler cites lies inside them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.memory import DAY, clip, observation, said, unit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from edge_agent.clock import format_utc
+from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Place, Query, Side, Subject, Time
+from edge_agent.memory import Store
+from edge_agent.qa import DeterministicController
+from edge_agent.qa.handlers import HANDLERS, Context
+from edge_agent.qa.scope import View
+from edge_agent.retrieval.retrieve import Evidence
+
+
+def _vector(k: int) -> np.ndarray:
+    return unit(np.eye(16, dtype=np.float32)[k] + 0.01)
+
+
+#: (camera, start, track, kind, category, colour, box) of each sighting: a kitchen in the morning, a living room at
+#: noon, a street in the afternoon.
+SIGHTINGS = [
+    ("kitchen", DAY + 9 * 3600, 1, "person", "person", "red", (200, 50, 260, 300)),
+    ("kitchen", DAY + 9 * 3600, 2, "object", "cup", "red", (100, 200, 130, 230)),
+    ("kitchen", DAY + 9 * 3600 + 30, 2, "object", "cup", "red", (100, 200, 130, 230)),
+    ("kitchen", DAY + 9 * 3600 + 300, 3, "animal", "dog", "grey", (10, 200, 90, 280)),
+    ("living-room", DAY + 12 * 3600, 4, "object", "couch", "blue", (400, 200, 620, 340)),
+    ("living-room", DAY + 12 * 3600, 5, "object", "tv", "black", (10, 10, 150, 100)),
+    ("living-room", DAY + 12 * 3600 + 20, 6, "person", "person", "green", (300, 200, 360, 340)),
+    ("street", DAY + 15 * 3600, 7, "object", "truck", "white", (500, 20, 630, 120)),
+    ("street", DAY + 15 * 3600 + 10, 7, "object", "truck", "white", (500, 20, 630, 120)),
+    ("street", DAY + 15 * 3600 + 80, 7, "object", "truck", "white", (500, 20, 630, 120)),
+    ("street", DAY + 15 * 3600 + 10, 8, "object", "car", "grey", (560, 40, 640, 110)),
+]
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory):
+    home = tmp_path_factory.mktemp("house") / "home"
+    with Store(home) as store:
+        by_clip: dict[tuple[str, float], list] = {}
+        for camera, t, track, kind, category, colour, box in SIGHTINGS:
+            by_clip.setdefault((camera, t), []).append(
+                observation(
+                    track,
+                    t,
+                    list(box),
+                    _vector(track),
+                    kind=kind,
+                    category=category,
+                    description=said(category, colour=colour),
+                )
+            )
+        for (camera, t), records in sorted(by_clip.items(), key=lambda item: item[0][1]):
+            store.ingest_clip(clip(t, camera=camera), records)
+        store.close_episodes()
+    return home
+
+
+@pytest.fixture(scope="module")
+def ask(house, embedder):
+    store = Store(house, mode="read")
+    controller = DeterministicController(store, embedder)
+    yield lambda question, *choices: controller.ask(question, choices=list(choices))
+    store.close()
+
+
+def _t(hour: float) -> str:
+    return format_utc(DAY + hour * 3600, zone=True)
+
+
+@pytest.mark.parametrize(
+    ("question", "choices", "expected", "text"),
+    [
+        ("was there a dog in the kitchen?", ("yes", "no"), "yes", "Yes: 1 dog seen on camera kitchen"),
+        ("was a dog in the living room?", ("yes", "no"), "no", "No: I have not seen a dog on camera living-room"),
+        ("was nobody in the kitchen?", ("yes", "no"), "no", "No: 1 person seen on camera kitchen"),
+        ("did you not see a cat?", ("right, no cat was seen", "a cat was seen"), "right, no cat was seen", "No: "),
+        ("anything other than people in the living room?", ("yes", "no"), "yes", "Yes: 2 things seen"),
+        ("where was the tv?", ("at the top left", "at the bottom right"), "at the top left", "Entity #"),
+        ("when was the dog first seen?", (_t(9), _t(9.08)), _t(9.08), "first seen"),
+        ("how many people were seen?", ("one", "two", "three"), "two", "2 people"),
+        ("on how many cameras was a person seen?", ("1", "2", "3"), "2", "2 cameras"),
+        ("were there more people in the kitchen than on the street?", ("yes", "no"), "yes", "Yes: 1 person"),
+        ("what colour was the couch?", ("blue", "red"), "blue", "Blue: "),
+        ("was the couch blue or red?", ("blue", "red", "neither"), "blue", "Blue: "),
+        ("was the truck moving or parked?", ("moving", "parked"), "parked", "Still: "),
+        ("which camera saw the dog?", ("kitchen", "street"), "kitchen", "on camera kitchen"),
+        ("which camera saw no people?", ("kitchen", "living-room", "street"), "street", "Camera street saw no"),
+        ("is the couch in the kitchen or in the living room?", ("kitchen", "living room"), "living room", ""),
+        ("who was with the cup?", ("a person in red", "nobody"), "a person in red", "was with entity"),
+        ("who was in the kitchen?", ("a person in red", "a person in green"), "a person in red", "1 person seen"),
+        ("did the dog come before the couch?", ("yes", "no"), "yes", "Yes: the dog first seen"),
+        ("which came first, the tv or the cup?", ("the tv", "the cup"), "the cup", "The cup came first"),
+        (
+            "how long was the truck there?",
+            ("under 10 seconds", "about a minute and a half", "over an hour"),
+            "about a minute and a half",
+            "About 1 min 22 s",
+        ),  # fmt: skip
+        ("how long after the cup did the truck show up?", ("about 6 hours", "about a minute"), "about 6 hours", ""),
+        ("what did you see after 2 pm?", (), None, "2 things seen after"),
+        ("was there a gizmo?", ("yes", "no"), "no", "I don't know what a 'gizmo' is"),
+        ("when was someone last at the back porch?", (), None, "I don't know a place called 'back porch'"),
+    ],
+)
+def test_each_intent_answers_what_was_asked(ask, question, choices, expected, text):
+    answer = ask(question, *choices)
+    assert text in answer.text, answer.text
+    if expected is not None:
+        assert answer.choice == expected, answer.text
+    assert "Most relevant in memory" not in answer.text
+
+
+def test_what_happened_in_a_place_is_that_place_s(ask):
+    answer = ask("what happened in the living room?")
+    assert "living-room" in answer.text and "kitchen" not in answer.text
+    assert answer.evidence and {e["camera"] for e in answer.evidence} == {"living-room"}
+
+
+# -- property: the constraints hold for every cited observation ----------------------------------------------------
+
+KINDS = [("person",), ("cup",), ("dog",), ("couch",), ("tv",), ("truck", "car"), ()]
+CAMERAS = ["kitchen", "living-room", "street"]
+HOURS = st.floats(min_value=8.0, max_value=17.0, allow_nan=False)
+
+
+@st.composite
+def queries(draw):
+    kinds = draw(st.sampled_from(KINDS))
+    subject = Subject(kinds=kinds, said=kinds[0] if kinds else "thing", generic=not kinds)
+    cameras = tuple(draw(st.lists(st.sampled_from(CAMERAS), max_size=2, unique=True)))
+    start = draw(st.one_of(st.none(), HOURS))
+    end = draw(st.one_of(st.none(), HOURS))
+    time = Time(
+        start=DAY + start * 3600 if start is not None else None,
+        end=DAY + end * 3600 if end is not None else None,
+        moments=tuple(DAY + h * 3600 for h in draw(st.lists(HOURS, max_size=1))),
+    )
+    other = None
+    if draw(st.booleans()):
+        other_kinds = draw(st.sampled_from(KINDS[:-1]))
+        other = Side(subject=Subject(kinds=other_kinds, said=other_kinds[0]), place=Place(cameras=cameras[:1]))
+    return Query(
+        draw(st.sampled_from(list(Intent))),
+        subject=subject,
+        place=Place(cameras=cameras),
+        time=time,
+        other=other,
+        order=draw(st.one_of(st.none(), st.sampled_from(list(Order)))),
+        event=draw(st.sampled_from(list(Event))),
+        aggregate=draw(st.one_of(st.none(), st.sampled_from(list(Aggregate)))),
+        yes_no=draw(st.booleans()),
+        negated=draw(st.booleans()),
+        compare=draw(st.sampled_from(["", "more", "fewer"])) if other is not None else "",
+    )
+
+
+@given(query=queries())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_every_cited_observation_is_in_the_camera_and_window_asked(house, query):
+    with Store(house, mode="read") as store:
+        mine, theirs = query.sides()
+        views = [View.of(store, mine)] + ([View.of(store, theirs)] if theirs is not None else [])
+        context = Context(store, views[0], views[1] if len(views) > 1 else None, Evidence([], [], {}, None, {}), 20.0,
+                          query.time.moments)  # fmt: skip
+        finding = HANDLERS[query.intent](query, context)
+        for o in finding.evidence:
+            assert any(v.scope.holds(o) for v in views), (query.intent, o.camera, o.t_start, views[0].scope)
