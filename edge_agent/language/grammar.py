@@ -42,6 +42,7 @@ __all__ = [
     "Subject",
     "Time",
     "Trigger",
+    "Unreadable",
 ]
 
 #: The described fields an attribute question may ask about (observations' typed description fields).
@@ -251,3 +252,14 @@ class RuleReading:
     window: tuple[str, str] | None = None  #: time of day, "HH:MM" to "HH:MM"
     target_entity: int | None = None  #: the entity named as the place ("near the white van")
     camera: str | None = None  #: "on camera X", besides the place
+
+
+class Unreadable(ValueError):
+    """A sentence that cannot be read into the grammar: the message says why; ``words`` are the words that name
+    nothing memory knows, ``missing`` the slot no word filled (relation, subject, span)."""
+
+    def __init__(self, message: str, *, words: tuple[str, ...] = (), missing: str = "", place: bool = False) -> None:
+        super().__init__(message)
+        self.words = words
+        self.missing = missing
+        self.place = place  #: the words were where a place is named

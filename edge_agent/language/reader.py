@@ -1,20 +1,21 @@
-"""The reader without an LLM: a question (or a rule) read into the grammar's slots
-(:mod:`edge_agent.language.grammar`). Words are tagged by memory's own lexicon (kinds, colours, cameras, zones,
-names: :mod:`edge_agent.language.lexicon`) and the closed classes of English; times are read by
-:mod:`edge_agent.language.times`. Noun phrases are then given roles by the words before them (a place after
-"in", company after "with", the other side after "than" or a "before" that is not a time, alternatives after
+"""The reader without an LLM: a question read into the grammar's slots (:mod:`edge_agent.language.grammar`); its noun
+phrases serve the rule reader too (:mod:`edge_agent.language.rules`). Words are tagged by memory's own lexicon
+(kinds, colours, cameras, zones, names: :mod:`edge_agent.language.lexicon`) and the closed classes of English; times
+are read by :mod:`edge_agent.language.times`. Noun phrases are then given roles by the words before them (a place
+after "in", company after "with", the other side after "than" or a "before" that is not a time, alternatives after
 "or", a relative clause's constraints), and the intent by the question word, the auxiliary that opens a yes / no
 question, and what the sentence counts, orders or asks of the subject. Where no structure says what is asked
-(fragments, imperatives the grammar does not know), the intent is the nearest exemplar by the MiniLM text model
-when one is given (:class:`IntentExemplars`). A noun memory has no word for is grounded by the same model to the
-nearest kind when it is close enough ("sedan" -> car), else reported as unknown: the answer says so instead of
-naming something else."""
+(fragments, imperatives the grammar does not know), the intent is the nearest exemplar by the MiniLM text model when
+one is given (:class:`IntentExemplars`). A noun memory has no word for is grounded by the same model to the nearest
+kind when it is close enough ("taxicab" -> car), else reported as unknown: the answer says so instead of naming
+something else."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -26,11 +27,9 @@ from edge_agent.language.grammar import (
     Order,
     Place,
     Query,
-    RuleReading,
     Side,
     Subject,
     Time,
-    Trigger,
 )
 from edge_agent.language.lexicon import (
     AFTER_WORDS,
@@ -192,18 +191,42 @@ class KindGrounder:
     #: "pot" / potted plant 0.71, "headphones" / phones 0.61, "ipad" / apple 0.64: only near-synonyms pass.
     THRESHOLD = 0.75
 
-    def __init__(self, embedder: Embedder, words: dict[str, tuple[str, ...]]) -> None:
+    def __init__(self, embedder: Embedder, words: dict[str, tuple[str, ...]], *, cache: Path | None = None) -> None:
         self.embedder = embedder
         self.words = sorted(words)
         self.meant = words
+        self.cache = cache
         self._vectors: np.ndarray | None = None
+
+    def vectors(self) -> np.ndarray:
+        """The kind words' vectors: embedded once, and kept in ``cache`` (a file beside memory) for the next process
+        (embedding the few hundred words costs a question about 2 s on this machine)."""
+        if self._vectors is not None:
+            return self._vectors
+        space = str(getattr(self.embedder, "space", ""))
+        if self.cache is not None and self.cache.is_file():
+            try:
+                with np.load(self.cache, allow_pickle=False) as saved:
+                    if list(saved["words"]) == self.words and str(saved["space"]) == space:
+                        self._vectors = np.asarray(saved["vectors"], np.float32)
+                        return self._vectors
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged or other cache: made again
+        self._vectors = self.embedder.embed(self.words)
+        if self.cache is not None:
+            try:
+                self.cache.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.cache, "wb") as out:
+                    np.savez(out, words=np.array(self.words), space=np.array(space), vectors=self._vectors)
+            except OSError:
+                pass  # a read-only memory: embedded again next time
+        return self._vectors
 
     def ground(self, word: str) -> tuple[str, tuple[str, ...], float] | None:
         """(the kind word, the kinds it means, similarity), or None when none is close enough."""
-        if self._vectors is None:
-            self._vectors = self.embedder.embed(self.words)
+        vectors = self.vectors()
         v = self.embedder.embed([word])[0]
-        scores = self._vectors @ v
+        scores = vectors @ v
         best = int(np.argmax(scores))
         if float(scores[best]) < self.THRESHOLD:
             return None
@@ -328,6 +351,7 @@ class _Cues:
     commas: set[int] = field(default_factory=set)  #: where commas are: "the van, the tv or the bowl" is one list
     unknown_verbs: list[str] = field(default_factory=list)  #: "has anyone watered the plants?": done, not seen
     listed: bool = False  #: things listed with "and" to be put in order
+    ordering: bool = False  #: "in what order", "put these in order": what is named is ranked by time
     company: bool = False  #: "did the baby have company?", "was she alone?"
     with_word: bool = False
     now: bool = False
@@ -337,16 +361,19 @@ class Reader:
     """Reads questions and rules with one lexicon. ``embedder``: the text model, for intents by exemplar and
     for grounding unknown nouns (without it neither is done)."""
 
-    def __init__(self, lexicon: Lexicon, *, embedder: Embedder | None = None) -> None:
+    def __init__(self, lexicon: Lexicon, *, embedder: Embedder | None = None, cache: Path | None = None) -> None:
         self.lexicon = lexicon
-        self.grounder = KindGrounder(embedder, lexicon.kind_words()) if embedder is not None else None
+        self.grounder = KindGrounder(embedder, lexicon.kind_words(), cache=cache) if embedder is not None else None
         self.exemplars = IntentExemplars(embedder) if embedder is not None else None
 
     # -- the sentence into phrases ---------------------------------------------------------------------------
 
-    def _phrases(
+    def phrases(
         self, tokens: list[str], used: frozenset[int], names: frozenset[str] = frozenset()
     ) -> tuple[list[_Phrase], _Cues]:
+        """The noun phrases of ``tokens`` (but those ``used`` by times) with their roles, and the cues of the question
+        (its question word, order, counting and polarity words). ``names``: words written with a capital that memory
+        has no name for."""
         spans = [s for s in self.lexicon.tag(tokens) if not any(i in used for i in range(s.start, s.end))]
         cues = _Cues()
         phrases: list[_Phrase] = []
@@ -496,6 +523,7 @@ class Reader:
             # order, comparison, events, counting, fields: cues, not phrases
             if w in ("order", "sequence") and not kind:
                 cues.order_words.append((i, "first"))  # "in what order", "put these in order"
+                cues.ordering = True
                 k += 1
                 continue
             if w in ("company", "alone", "accompanied", "unaccompanied", "together") and not kind:
@@ -615,17 +643,22 @@ class Reader:
                     role = "exclude"
                     k += 2 if word(i + 1) in ("than", "for", "from") else 1
                     continue
-            if w in EVENT_VERBS and not kind and not (span.of("motion") and "or" in tokens[max(0, i - 3) : i + 4]):
+            left_as_place = w == "left" and (word(i - 1) in ("the", "top", "bottom", "middle") or word(i + 1) == "side")
+            view_as_noun = w == "view" and word(i - 1) in ("the", "street")
+            if (
+                w in EVENT_VERBS
+                and not kind
+                and not (span.of("motion") and "or" in tokens[max(0, i - 3) : i + 4])  # "moving or parked": values
+                and not left_as_place
+                and not view_as_noun
+                and w not in ("there", "around")
+            ):
                 event = EVENT_VERBS[w]
-                if not (w == "left" and (word(i - 1) in ("the", "top", "bottom", "middle") or word(i + 1) == "side")):
-                    if not (w in ("there", "around") or (w == "view" and word(i - 1) in ("the", "street"))):
-                        cues.events.append(event)
-                        if event != "seen" and role == "subject" and phrases and not in_relative:
-                            role = "object"
-                        if w in ("there", "around"):
-                            pass
-                        k += 1
-                        continue
+                cues.events.append(event)
+                if event != "seen" and role == "subject" and phrases and not in_relative:
+                    role = "object"
+                k += 1
+                continue
             if w == "there" or w == "here":
                 following = spans[k + 1] if k + 1 < len(spans) else None
                 existential = following is not None and (
@@ -753,8 +786,6 @@ class Reader:
                 if w in _PEOPLE_WORDS or GENERIC[w]:
                     p.generic = False
                 add(p)
-                if w in ("one", "ones", "thing", "things") and in_relative is False and role in ("subject",):
-                    pass
                 role = "object" if role == "subject" else role
                 k += 1
                 continue
@@ -984,7 +1015,7 @@ class Reader:
         if fragment:  # "what about the dog?": no question word of its own
             tokens = tokens[tokens.index("about") + 1 :]
         times = read_times(tokens, reference if as_of is None else as_of, zone)
-        phrases, cues = self._phrases(tokens, times.used, names)
+        phrases, cues = self.phrases(tokens, times.used, names)
         cues.fragment = fragment or (
             bool(tokens)
             and tokens[0] == "and"
@@ -1078,6 +1109,9 @@ class Reader:
         head = subjects[0] if subjects else None
         if head is not None and head.pronoun and len(subjects) > 1 and not subjects[1].pronoun:
             head = subjects[1]  # "was it a van or a bus?": what "it" is said to be
+        for a in alternatives:  # "the person in the bedroom or the one in the kitchen": "one" is another person
+            if a.said in ("one", "ones") and a.generic and head is not None and head.kinds:
+                a.kinds, a.generic, a.said = head.kinds, False, head.said
         listed: list[_Phrase] = []  # "the van, the tv or the bowl": what comes before the alternatives' sibling
         if alternatives and 0 <= alternatives[0].sibling < len(phrases):
             sibling = phrases[alternatives[0].sibling]
@@ -1141,6 +1175,9 @@ class Reader:
             )
             if len(alternatives) < 2:
                 alternative_of, choices = "", ()
+        if intent is Intent.ORDER and other is None and len(place.cameras) >= 2 and not alternatives:
+            alternative_of, choices = "camera", place.cameras  # each camera's first sighting, in order
+            place = replace(place, cameras=())
         if intent is Intent.WHICH_CAMERA and alternative_of == "camera":
             place = replace(place, cameras=())
         if intent is Intent.WHERE and alternative_of == "region":
@@ -1167,6 +1204,11 @@ class Reader:
             other = replace(other, place=Place(anywhere=True))  # the place says which one, or is in another clause
         if intent is Intent.DURATION and cues.unit in ("hours", "minutes", "seconds"):
             asks = cues.unit
+        if event is Event.MOVED and place.zones:
+            # "who moved the keys to the dishwasher at 7:57?": where it was put says which one and when, it does not
+            # narrow where it is looked for
+            subject = replace(subject, near=tuple(dict.fromkeys((*subject.near, *place.zones))))
+            place = replace(place, zones=())
         negated = bool(head is not None and head.negative) or (cues.negated_aux and not cues.yes_no)
         is_named = bool(subject.kinds) or subject.entity_id is not None
         if intent is Intent.SUMMARY and is_named and time.start is not None and not time.moments and time.end is None:
@@ -1257,6 +1299,8 @@ class Reader:
         if order in (Order.FIRST, Order.LAST) and two and (wh in ("", "which", "what", "who") or c.yes_no):
             return Intent.ORDER, order, event, aggregate, asks, method
         said_order = {s for _, s in c.order_words}
+        if c.ordering and len(r.place.cameras) >= 2:
+            return Intent.ORDER, Order.FIRST, event, aggregate, asks, method  # "in what order did the cameras see ..."
         if c.duration and (two or r.alternative_of == "camera") and c.compare:
             return Intent.DURATION, order, event, aggregate, asks, method  # "who stayed longer, A or B?"
         if two and said_order & {"before", "after"} and wh in ("", "which", "what", "who"):
@@ -1345,93 +1389,6 @@ class Reader:
 
     # -- rules ----------------------------------------------------------------------------------------------------
 
-    def read_rule(self, text: str) -> RuleReading:
-        """A rule in the grammar's slots: who or what (as a question's subject), the trigger (appears, leaves, enters,
-        is on / in / near a place or a thing, not seen for a span, the n-th time), for how long, when in the day.
-        :class:`Unreadable` says which word could not be read, or what is missing."""
-        tokens = tokenize(text)
-        if not tokens:
-            raise Unreadable("the rule is empty", missing="rule")
-        start = _lead(tokens)
-        body = tokens[start:]
-        window, used = _day_window(body)
-        body = [t for j, t in enumerate(body) if j not in used]
-        times, per, within, used = _nth_time(body)
-        body = [t for j, t in enumerate(body) if j not in used]
-        span, span_at, used = _span_said(body)
-        body = [t for j, t in enumerate(body) if j not in used]
-        found = _trigger(body)
-        if found is None:
-            phrases, _ = self._phrases(body, frozenset())
-            unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
-            if unknown:
-                raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
-            raise Unreadable(
-                f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
-                "a thing, or has not been seen for a time",
-                missing="relation",
-            )
-        trigger, at, end = found
-        verb_end = end  # the trigger's verb; a preposition closing it is read as a place's ("is on the sofa")
-        while verb_end > at + 1 and any(body[verb_end - 1 : end] == list(key) for key in PLACE_PREPOSITIONS):
-            verb_end -= 1
-        while verb_end > at + 1 and (body[verb_end - 1],) in PLACE_PREPOSITIONS:
-            verb_end -= 1
-        phrases, _ = self._phrases(body, frozenset(range(at, verb_end)))
-        before = [p for p in phrases if p.end <= at]
-        after = [p for p in phrases if p.start >= end]
-        subjects = [p for p in before if p.thing or p.name]
-        stranger = _is_stranger(body[:at])
-        if not subjects and not stranger and not _unknown_words(body[:at], self.lexicon):
-            subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
-            after = [p for p in after if p not in subjects[:1]]
-        head = subjects[0] if subjects else None
-        if head is None and stranger:  # "an unfamiliar face shows up"
-            head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
-        if head is None:
-            unknown = _unknown_words(body[:at], self.lexicon)
-            if unknown:
-                raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
-            raise Unreadable(
-                f"no subject found in {text.strip()!r}: who or what should the rule watch?", missing="subject"
-            )
-        if head.unknown:
-            raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
-        stranger = stranger and head.kinds == ("person",)
-        subject = Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
-        target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
-        if target is not None and (target.unknown or target.regions):
-            word = target.unknown or target.said
-            raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
-        camera = next((p.camera for p in phrases if p.camera and p is not target), None)
-        place = Place()
-        zones = {z.lower(): z for z in self.lexicon.zones}
-        if target is not None and not target.zone and target.said in zones:
-            target.zone = zones[target.said]  # "leaves the sofa": the zone of that name, not any couch
-        if target is not None:
-            if target.camera:
-                place = Place(cameras=(target.camera,))
-            elif target.zone:
-                place = Place(zones=(target.zone,))
-            elif target.name:
-                place = Place(near=(target.name,))
-            else:
-                place = Place(near=(target.said,))
-        return RuleReading(
-            subject=subject,
-            trigger=trigger,
-            place=place,
-            unknown_person=stranger,
-            min_duration_s=span if (span is not None and trigger is not Trigger.ABSENT) else 0.0,
-            absent_for_s=span if trigger is Trigger.ABSENT else None,
-            times=times,
-            within_s=within,
-            per=per,
-            window=window,
-            target_entity=target.entity_id if target is not None and target.name else None,
-            camera=camera,
-        )
-
 
 @dataclass
 class _Reading:
@@ -1448,283 +1405,3 @@ class _Reading:
     alternatives: list[_Phrase]
     values: list[tuple[str, str]]
     people_wh: bool
-
-
-# -- rules: the words around a rule's condition ------------------------------------------------------------------
-
-
-class Unreadable(ValueError):
-    """A sentence that cannot be read into the grammar: the message says why; ``words`` are the words that name
-    nothing memory knows, ``missing`` the slot no word filled (relation, subject, span)."""
-
-    def __init__(self, message: str, *, words: tuple[str, ...] = (), missing: str = "", place: bool = False) -> None:
-        super().__init__(message)
-        self.words = words
-        self.missing = missing
-        self.place = place  #: the words were where a place is named
-
-
-_LEADS = (
-    ("please",),
-    ("notify", "me"),
-    ("notify", "us"),
-    ("tell", "me"),
-    ("tell", "us"),
-    ("alert", "me"),
-    ("alert", "us"),
-    ("warn", "me"),
-    ("warn", "us"),
-    ("ping", "me"),
-    ("message", "me"),
-    ("text", "me"),
-    ("email", "me"),
-    ("remind", "me"),
-    ("let", "me", "know"),
-    ("let", "us", "know"),
-    ("i", "want", "to", "know"),
-    ("send", "me", "an", "alert"),
-    ("send", "an", "alert"),
-    ("alert",),
-    ("notify",),
-    (",",),
-    ("whenever",),
-    ("when",),
-    ("if",),
-    ("as", "soon", "as"),
-    ("each", "time"),
-    ("every", "time"),
-    ("once",),
-)
-
-
-def _lead(tokens: Sequence[str]) -> int:
-    """Where the condition starts: after "notify me when", "let me know if", "please", ..."""
-    at = 0
-    moved = True
-    while moved:
-        moved = False
-        for lead in _LEADS:
-            if tuple(tokens[at : at + len(lead)]) == lead:
-                at += len(lead)
-                moved = True
-                break
-    return at
-
-
-_PARTS_OF_DAY = {
-    ("at", "night"): ("22:00", "06:00"),
-    ("during", "the", "night"): ("22:00", "06:00"),
-    ("overnight",): ("22:00", "06:00"),
-    ("in", "the", "night"): ("22:00", "06:00"),
-    ("in", "the", "morning"): ("06:00", "12:00"),
-    ("in", "the", "mornings"): ("06:00", "12:00"),
-    ("in", "the", "afternoon"): ("12:00", "18:00"),
-    ("in", "the", "afternoons"): ("12:00", "18:00"),
-    ("in", "the", "evening"): ("18:00", "23:00"),
-    ("in", "the", "evenings"): ("18:00", "23:00"),
-    ("during", "the", "day"): ("08:00", "20:00"),
-}
-
-
-def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
-    """'HH:MM' of a clock time at ``tokens[i]`` ("10pm", "6:30 am", "22:00", "noon"), and tokens used."""
-    w = tokens[i] if i < len(tokens) else ""
-    if w in ("noon", "midday"):
-        return "12:00", 1
-    if w == "midnight":
-        return "00:00", 1
-    parts = w.split(":")
-    if not all(p.isdigit() for p in parts) or len(parts) > 2 or not parts[0]:
-        return None
-    hour, minute = int(parts[0]), int(parts[1]) if len(parts) == 2 else 0
-    n = 1
-    half = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1] in ("am", "pm") else ""
-    if half:
-        n = 2
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half == "pm" else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return f"{hour:02d}:{minute:02d}", n
-
-
-def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
-    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5"."""
-    for i in range(len(tokens)):
-        for words, window in _PARTS_OF_DAY.items():
-            if tuple(tokens[i : i + len(words)]) == words:
-                return window, set(range(i, i + len(words)))
-        if tokens[i] in ("between", "from"):
-            first = _clock(tokens, i + 1)
-            if first is not None and i + 1 + first[1] < len(tokens) and tokens[i + 1 + first[1]] in ("and", "to"):
-                j = i + 2 + first[1]
-                second = _clock(tokens, j)
-                if second is not None:
-                    return (first[0], second[0]), set(range(i, j + second[1]))
-    return None, set()
-
-
-_ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-}
-_PERIODS = {"day": 86400.0, "week": 604800.0, "month": 2592000.0}
-
-
-def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set[int]]:
-    """(times, per, within_s, tokens used) of "for the third time this week", "on 3 different days this week"."""
-    for i, w in enumerate(tokens):
-        n = _ORDINALS.get(w) or (int(w[:-2]) if w[:-2].isdigit() and w.endswith(("st", "nd", "rd", "th")) else None)
-        if n is not None and i + 1 < len(tokens) and tokens[i + 1] == "time":
-            j = i + 2
-            while j < len(tokens) and tokens[j] in ("this", "in", "a", "the", "last", "within", "per", "one"):
-                j += 1
-            if j < len(tokens) and tokens[j] in _PERIODS:
-                first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
-                first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
-                return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
-        if w == "on" and i + 2 < len(tokens):
-            amount = tokens[i + 1]
-            count = int(amount) if amount.isdigit() else NUMBER_WORDS.get(amount) or _ORDINALS.get(amount)
-            j = i + 2
-            while j < len(tokens) and tokens[j] in ("different", "separate", "distinct"):
-                j += 1
-            if count and j < len(tokens) and tokens[j] in ("days", "day"):
-                k = j + 1
-                while k < len(tokens) and tokens[k] in ("this", "in", "a", "the", "last", "within"):
-                    k += 1
-                period = tokens[k] if k < len(tokens) and tokens[k] in ("week", "month") else "week"
-                end = k + 1 if k < len(tokens) and tokens[k] in ("week", "month") else j + 1
-                return int(count), "day", _PERIODS[period], set(range(i, end))
-    return None, "episode", None, set()
-
-
-_SPAN_UNITS = {
-    "second": 1.0, "seconds": 1.0, "sec": 1.0, "secs": 1.0, "minute": 60.0, "minutes": 60.0, "min": 60.0,
-    "mins": 60.0, "hour": 3600.0, "hours": 3600.0, "hr": 3600.0, "hrs": 3600.0, "day": 86400.0, "days": 86400.0,
-    "week": 604800.0, "weeks": 604800.0,
-}  # fmt: skip
-
-
-def _span_said(tokens: Sequence[str]) -> tuple[float | None, int, set[int]]:
-    """(seconds, where, tokens used) of "for 5 minutes", "for more than an hour", "in 3 days", "for a day"."""
-    for i, w in enumerate(tokens):
-        if w not in ("for", "in", "within", "during", "over"):
-            continue
-        j = i + 1
-        while j < len(tokens) and tokens[j] in ("at", "least", "more", "than", "over", "longer", "about", "the", "last",
-                                                  "past"):  # fmt: skip
-            j += 1
-        amount = tokens[j] if j < len(tokens) else ""
-        n = float(amount) if amount.replace(".", "", 1).isdigit() else NUMBER_WORDS.get(amount)
-        unit_at = j + 1 if n is not None else j
-        if n is None and amount in _SPAN_UNITS and tokens[j - 1 : j] in (["the"], ["last"], ["past"]):
-            n = 1.0  # "in the last day"
-        if n is not None and unit_at < len(tokens) and tokens[unit_at] in _SPAN_UNITS:
-            return float(n) * _SPAN_UNITS[tokens[unit_at]], i, set(range(i, unit_at + 1))
-    return None, -1, set()
-
-
-#: A rule's triggers, as words (any of the spellings), longest first where they overlap.
-_TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
-    sorted(
-        [
-            *[(t, Trigger.ABSENT) for t in (
-                ("has", "not", "been", "seen"), ("have", "not", "been", "seen"), ("is", "not", "seen"),
-                ("are", "not", "seen"), ("has", "not", "shown", "up"), ("have", "not", "shown", "up"),
-                ("has", "not", "been", "spotted"), ("has", "not", "appeared"), ("is", "missing"), ("are", "missing"),
-                ("goes", "missing"), ("go", "missing"), ("has", "been", "missing"), ("has", "gone", "missing"),
-                ("has", "not", "come", "back"), ("is", "not", "back"), ("have", "not", "seen"), ("not", "seen"),
-                ("is", "gone", "for"), ("has", "been", "gone"), ("is", "not", "around"),
-            )],
-            *[(t, Trigger.LEAVES) for t in (
-                ("leaves",), ("leave",), ("exits",), ("exit",), ("goes", "out", "of"), ("go", "out", "of"),
-                ("walks", "out", "of"), ("gets", "out", "of"), ("drives", "off"), ("drive", "off"),
-                ("drives", "away"), ("drive", "away"), ("goes", "away"), ("go", "away"), ("is", "gone"),
-                ("are", "gone"), ("departs",), ("depart",), ("walks", "away"), ("walks", "out"), ("pulls", "out", "of"),
-                ("pulls", "away"), ("disappears",), ("disappear",), ("goes", "out"), ("moves", "away"),
-            )],
-            *[(t, Trigger.ENTERS) for t in (
-                ("enters",), ("enter",), ("comes", "into"), ("come", "into"), ("goes", "into"), ("go", "into"),
-                ("walks", "into"), ("walk", "into"), ("gets", "into"), ("get", "into"), ("pulls", "into"),
-                ("pull", "into"), ("drives", "into"), ("runs", "into"), ("comes", "in"), ("walks", "in"),
-            )],
-            *[(t, Trigger.APPEARS) for t in (
-                ("appears",), ("appear",), ("is", "seen"), ("are", "seen"), ("shows", "up"), ("show", "up"),
-                ("turns", "up"), ("turn", "up"), ("arrives",), ("arrive",), ("comes", "home"), ("come", "home"),
-                ("comes", "back"), ("come", "back"), ("is", "back"), ("are", "back"), ("gets", "home"),
-                ("comes", "by"), ("is", "spotted"), ("is", "detected"), ("is", "here"), ("is", "home"),
-                ("comes", "to"), ("come", "to"), ("is", "around"), ("pops", "up"), ("visits",),
-            )],
-            *[(t, Trigger.ON) for t in (
-                ("is", "on"), ("are", "on"), ("gets", "on"), ("get", "on"), ("jumps", "on"), ("jump", "on"),
-                ("jumps", "onto"), ("climbs", "on"), ("climbs", "onto"), ("sits", "on"), ("sit", "on"),
-                ("lies", "on"), ("is", "lying", "on"), ("sleeps", "on"), ("stands", "on"), ("is", "on", "top", "of"),
-                ("gets", "onto"), ("is", "up", "on"), ("is", "sitting", "on"), ("is", "sleeping", "on"),
-                ("are", "sitting", "on"), ("lands", "on"),
-            )],
-            *[(t, Trigger.NEAR) for t in (
-                ("is", "near"), ("are", "near"), ("is", "next", "to"), ("are", "next", "to"), ("is", "by"),
-                ("are", "by"), ("is", "beside"), ("is", "close", "to"), ("comes", "near"), ("goes", "near"),
-                ("gets", "near"), ("gets", "close", "to"), ("approaches",), ("is", "standing", "by"),
-                ("is", "standing", "near"), ("stands", "by"), ("stands", "near"), ("is", "waiting", "by"),
-                ("is", "waiting", "at"), ("hangs", "around"), ("is", "hanging", "around"), ("lingers", "near"),
-            )],
-            *[(t, Trigger.AT) for t in (
-                ("is", "in"), ("are", "in"), ("is", "inside"), ("are", "inside"), ("is", "at"), ("are", "at"),
-                ("is", "seen", "in"), ("is", "seen", "at"), ("is", "seen", "on"), ("are", "seen", "on"),
-                ("stays", "in"), ("is", "parked", "in"), ("is", "parked", "on"), ("parks", "in"), ("parks", "on"),
-            )],
-        ],
-        key=lambda pair: -len(pair[0]),
-    )
-)  # fmt: skip
-
-
-def _trigger(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
-    """The first trigger in the tokens: (trigger, where its words start, where they end)."""
-    for i in range(len(tokens)):
-        for words, trigger in _TRIGGERS:
-            if tuple(tokens[i : i + len(words)]) == words:
-                return trigger, i, i + len(words)
-    return None
-
-
-def _unknown_words(tokens: Sequence[str], lexicon: Lexicon) -> list[str]:
-    """Words of a rule's subject that name nothing: "bob arrives" with no entity named bob."""
-    found = [
-        w
-        for w in tokens
-        if w.isalpha()
-        and len(w) > 2
-        and w not in AUX
-        and w not in DETERMINERS
-        and w not in FILLER
-        and w not in PRONOUNS
-        and w not in NOT_THINGS
-        and w not in STATES
-        and w not in _PREPOSITION_WORDS
-        and w not in EVENT_VERBS
-        and w not in _STRANGERS
-        and w not in ("not", "know", "don", "does", "person", "face", "what", "who", "with")
-    ]
-    return [w for w in found if not lexicon.tag([w])[0].tags]
-
-
-_STRANGERS = frozenset({"stranger", "strangers", "unknown", "unfamiliar", "unrecognised", "unrecognized", "intruder"})
-
-
-def _is_stranger(tokens: Sequence[str]) -> bool:
-    """ "a stranger", "an unknown person", "someone I don't know", "an unfamiliar face"."""
-    words = list(tokens)
-    know = any(words[j : j + 3] in (["do", "not", "know"], ["does", "not", "know"]) for j in range(len(words)))
-    return bool(_STRANGERS & set(words)) or know

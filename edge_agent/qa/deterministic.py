@@ -294,7 +294,8 @@ class DeterministicController:
         version = self._known[0] if self._known is not None else (0, 0)
         if self._reader is None or self._reader[0] != version:
             lexicon = Lexicon(names=names, cameras=cameras, categories=categories, zones=zones)
-            self._reader = (version, Reader(lexicon, embedder=self.embedder))
+            cache = self.store.home / "index" / "kind-words.npz"  # the kind words' vectors, for the next process
+            self._reader = (version, Reader(lexicon, embedder=self.embedder, cache=cache))
         return self._reader[1]
 
     def reference(self, as_of: float | None) -> float:

@@ -291,6 +291,7 @@ class Order(Finding):
     asked: str = "first"  #: first, last, before, after, or "before or after" (which of the two it was)
     yes_no: bool = False
     more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
+    rank: bool = False  #: asked for them in order ("in what order did the cameras see someone?")
 
     def moment(self, o: Observation | None) -> float | None:
         if o is None:
@@ -323,7 +324,7 @@ class Order(Finding):
 
     @property
     def typed(self) -> object:
-        if self.more:  # several in order: earliest first (or latest first, asked for the last)
+        if self.more or self.rank:  # several in order: earliest first (or latest first, asked for the last)
             ranked = [label for label, _ in self.ranked()]
             return Ranked(reversed(ranked) if self.asked in ("last", "after") else ranked) if ranked else None
         first = self.a_first

@@ -38,7 +38,7 @@ from edge_agent.qa.findings import (
 from edge_agent.qa.findings import (
     Order as OrderFinding,
 )
-from edge_agent.qa.scope import View
+from edge_agent.qa.scope import LIST_LIMIT, View
 from edge_agent.retrieval import Evidence
 
 __all__ = ["HANDLERS", "Context", "place_of", "settled"]
@@ -497,36 +497,49 @@ def count(query: Query, ctx: Context) -> Finding:
         if not seen:
             return _not_seen(query, ctx.view, value=0)
         return _moves(query, ctx, among(query, ctx, [s.entity_id for s in seen]))
-    seen = candidates(query, ctx.view, select=True, detail=aggregate is Aggregate.THINGS)
+    counted = aggregate in (Aggregate.THINGS, Aggregate.SIGHTINGS, Aggregate.TIMES)
+    seen = candidates(query, ctx.view, select=True, detail=counted)
     if not seen:
         return _not_seen(query, ctx.view, value=0)
     if aggregate is Aggregate.THINGS:
         return _count_things(query, ctx.view, side, seen)
     if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not (query.subject.many or query.subject.generic):
         seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
-    histories = {s.entity_id: ctx.view.history(s.entity_id) for s in seen}
+    if aggregate is Aggregate.CAMERAS:  # counted by the database, however many things of that kind there are
+        per_camera = ctx.view.cameras_seeing([s.entity_id for s in seen])
+        return Count(
+            tuple(ctx.store.observations_by_id([c.last_observation for c in per_camera])),
+            n=len(per_camera),
+            unit="cameras",
+            what=_what(query.subject),
+            names=tuple(sorted(c.camera for c in per_camera)),
+            observations=sum(c.observations for c in per_camera),
+            where=where_said(ctx.view),
+            when=when_said(ctx.view),
+        )
+    # places and days from the observations of the most recently seen (at most LIST_LIMIT things); sightings counted
+    # by the database, cited by at most _STAYS_CITED of them
+    histories = {s.entity_id: ctx.view.history(s.entity_id) for s in seen[:LIST_LIMIT]}
     observations = sorted((o for h in histories.values() for o in h), key=lambda o: (o.t_start, o.id))
-    latest = [h[-1] for h in histories.values() if h][:10]
-    if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS, Aggregate.DAYS):  # each sighting counted is evidence
-        latest = observations
-        if len(latest) > _STAYS_CITED:
-            latest = [observations[int(i)] for i in np.linspace(0, len(observations) - 1, _STAYS_CITED)]
-    if aggregate is Aggregate.CAMERAS:
-        names = tuple(sorted({o.camera for o in observations}))
-    elif aggregate is Aggregate.PLACES:
+    cited = observations
+    if len(cited) > _STAYS_CITED:
+        cited = [observations[int(i)] for i in np.linspace(0, len(observations) - 1, _STAYS_CITED)]
+    if aggregate is Aggregate.PLACES:
         names = tuple(sorted({o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations}))
+        n = len(names)
     elif aggregate is Aggregate.DAYS:
         names = tuple(sorted({format_utc(o.t_start)[:10] for o in observations}))
+        n = len(names)
     else:
         names = ()
-    n = len(names) if names or aggregate in (Aggregate.CAMERAS, Aggregate.PLACES, Aggregate.DAYS) else len(observations)
+        n = sum(s.observations for s in seen)
     return Count(
-        tuple(latest),
+        tuple(cited),
         n=n,
         unit=aggregate.value if aggregate is not Aggregate.TIMES else "sightings",
         what=_what(query.subject),
         names=names,
-        observations=len(observations),
+        observations=sum(s.observations for s in seen) if counted else len(observations),
         where=where_said(ctx.view),
         when=when_said(ctx.view),
         days=len({format_utc(o.t_start)[:10] for o in observations}),
@@ -710,6 +723,21 @@ def order(query: Query, ctx: Context) -> Finding:
         history = view.history(pick.entity_id)
         return (history[-1] if leaving else history[0]) if history else None
 
+    if query.alternative_of == "camera" and len(query.alternatives) >= 2:  # "in what order did the cameras see ..."
+        scope = ctx.view.scope
+        seen_on = [(c, moment(side.subject, View(ctx.store, replace(scope, cameras=(c,))))) for c in query.alternatives]
+        (a, a_at), (b, b_at), *rest = seen_on
+        return OrderFinding(
+            tuple(o for _, o in seen_on if o is not None),
+            a=a,
+            b=b,
+            a_at=a_at,
+            b_at=b_at,
+            leaving=leaving,
+            asked=(query.order or Order.FIRST).value,
+            more=tuple(rest),
+            rank=True,
+        )
     a_at = moment(side.subject, ctx.view)
     b_at = moment(other_side.subject, ctx.other or ctx.view) if other_side is not None else None
     asked = (query.order or Order.FIRST).value
@@ -789,12 +817,14 @@ def _longer(query: Query, ctx: Context) -> Finding:
     side, other_side = query.sides()
     support: list[tuple[str, int]] = []
     evidence: list[Observation] = []
+    same_kind = other_side is not None and side.subject.kinds == other_side.subject.kinds
     for s, view in ((side, ctx.view), (other_side, ctx.other or ctx.view)):
         if s is None:
             continue
         one = replace(query, subject=s.subject, place=s.place, time=s.time, other=None, compare="")
         found = duration(one, replace(ctx, view=view, other=None))
-        label = where_said(view).removeprefix("on camera ") or _what(s.subject)
+        # the two told apart by what they are, or, both people say, by where they were
+        label = (where_said(view).removeprefix("on camera ") if same_kind else "") or _what(s.subject)
         seconds = found.seconds if isinstance(found, Duration) else 0.0
         support.append((label, int(round(seconds))))
         evidence.extend(found.evidence)
@@ -849,7 +879,7 @@ def summary(query: Query, ctx: Context) -> Finding:
         found = listing(replace(query, subject=Subject(generic=True, said="thing")), ctx)
         if isinstance(found, Listing) and found.items:
             return found
-    episodes = sorted(ctx.store.episodes_by_id(ids), key=lambda e: (e.t_start, e.id))[-6:]
+    episodes = sorted(ctx.store.episodes_by_id(ids[-6:]), key=lambda e: (e.t_start, e.id))  # the latest six
     shown = [
         o
         for o in ctx.store.observations_by_id(ctx.evidence.observation_ids)

@@ -39,7 +39,10 @@ def _t(t: float) -> str:
 
 
 def _a(what: str) -> str:
+    """'a dog', 'an apple', 'any keys' (a word memory has no singular for)."""
     what = singular(what)
+    if what.endswith("s") and not what.endswith(("ss", "us")):
+        return f"any {what}"
     return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
 
 
@@ -111,9 +114,10 @@ def _unreadable(f: Unreadable) -> str:
     if f.places:
         head = f"I don't know a place called {words}; I know {', '.join(f.known) or 'no named place yet'}."
     else:
-        article = "an" if f.words and f.words[0][:1] in "aeiou" else "a"
+        plural = len(f.words) == 1 and f.words[0].endswith("s") and not f.words[0].endswith(("ss", "us"))
+        article = "" if plural else "an " if f.words and f.words[0][:1] in "aeiou" else "a "
         head = (
-            f"I don't know what {article} {words} is: nothing in memory is called that"
+            f"I don't know what {article}{words} {'are' if plural else 'is'}: nothing in memory is called that"
             + (f"; I know {', '.join(f.known)}" if f.known else "")
             + "."
         )
@@ -140,7 +144,10 @@ def _exists(f: Exists) -> str:
 
 
 def _alternatives(f: Alternatives) -> str:
-    said = "; ".join(f"{value}: {n} observation{'s' if n != 1 else ''}" for value, n in f.support)
+    if f.of == "seconds seen":
+        said = "; ".join(f"{value}: {_span(n)}" for value, n in f.support)
+    else:
+        said = "; ".join(f"{value}: {n} observation{'s' if n != 1 else ''}" for value, n in f.support)
     o = f.evidence[-1] if f.evidence else None
     latest = f" The latest, {_sighting(o)}." if o is not None else ""
     whose = f" of {f.whose}" if f.whose else ""
@@ -151,6 +158,8 @@ def _alternatives(f: Alternatives) -> str:
         return f"No: memory does not say {f.of} {value} most often{whose} ({said}).{latest}"
     if f.chosen is None:
         return f"Neither: memory says none of {', '.join(v for v, _ in f.support)}{whose}.{latest}"
+    if f.of == "seconds seen":
+        return f"{f.chosen.capitalize()}: seen for {said}.{latest}"
     return f"{f.chosen.capitalize()}: {f.of} {said}{whose}.{latest}"
 
 
@@ -283,7 +292,7 @@ def _listing(f: Listing) -> str:
 
 def _order(f: Order) -> str:
     verb = "left" if f.leaving else "first seen"
-    if f.more:
+    if f.more or f.rank:
         said = "; ".join(
             f"the {label} {verb} {_t(t)}" if t is not None else f"I have not seen {_a(label)}"
             for label, t in [(label, f.moment(o)) for label, o in [(f.a, f.a_at), (f.b, f.b_at), *f.more]]

@@ -14,9 +14,10 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from edge_agent.errors import EdgeAgentError
-from edge_agent.language.grammar import Trigger
+from edge_agent.language.grammar import Trigger, Unreadable
 from edge_agent.language.lexicon import Lexicon
-from edge_agent.language.reader import Reader, Unreadable
+from edge_agent.language.reader import Reader
+from edge_agent.language.rules import read_rule
 from edge_agent.perception.vocabulary import COCO_CLASSES
 from edge_agent.rules.predicate import Predicate, category_names
 
@@ -114,7 +115,7 @@ def read_phrase(
     cameras: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The predicate fields of a plain-language rule, read by the same reader as questions
-    (:meth:`edge_agent.language.reader.Reader.read_rule`), or RuleParseError naming what is missing or unknown, with
+    (:func:`edge_agent.language.rules.read_rule`), or RuleParseError naming what is missing or unknown, with
     three rules that would read. ``places``: the configuration's zone names (and places the user named); ``names``:
     entity name -> id; ``categories``: what things are detected as (default: :func:`detector_categories`);
     ``cameras``: the cameras (a camera is a place: "a person appears in the kitchen")."""
@@ -123,7 +124,7 @@ def read_phrase(
     extra = [c for c in known.categories if c not in detector_categories()]
     lexicon = Lexicon(names=dict(names), cameras=cameras, categories=extra, zones=list(known.cameras))
     try:
-        r = Reader(lexicon).read_rule(text)
+        r = read_rule(Reader(lexicon), text)
     except Unreadable as exc:
         if exc.words and exc.place:
             cams = f"; cameras are {', '.join(cameras)}" if cameras else ""

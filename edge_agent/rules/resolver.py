@@ -300,6 +300,7 @@ class Resolver:
                 s.state, s.since, s.frames = "pending", t, 0
             s.frames += 1
             s.last_true = t
+            s.details["camera"] = camera  # where it was: a thing leaving is reported on the camera it left
             s.details.pop("first_false", None)
             s.dirty = True
             if (
@@ -331,7 +332,7 @@ class Resolver:
         s.state, s.since, s.frames = "idle", None, 0
         s.dirty = True
         if was_active and rule.predicate.relation == "leaves":
-            return self._fire(rule, entity_id, s, left_at, camera, clip_id, [], clock)
+            return self._fire(rule, entity_id, s, left_at, s.details.get("camera", camera), clip_id, [], clock)
         return None
 
     def _counts(self, rule: Rule, s: _State, t: float) -> bool:

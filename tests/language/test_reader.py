@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from edge_agent.clock import parse_iso
-from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Trigger
+from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Trigger, Unreadable
 from edge_agent.language.lexicon import Lexicon, tokenize
-from edge_agent.language.reader import KindGrounder, Reader, Unreadable, is_leaving
+from edge_agent.language.reader import KindGrounder, Reader, is_leaving
+from edge_agent.language.rules import read_rule
 
 CAMERAS = ["street", "bedroom", "kitchen", "living-room", "desk", "front-door"]
 REFERENCE = parse_iso("2026-03-02T13:00:05+00:00")
@@ -254,20 +255,20 @@ def test_leaving_a_conversation():
     ],
 )
 def test_rules_in_the_same_grammar(reader, text, trigger, subject, where):
-    r = reader.read_rule(text)
+    r = read_rule(reader, text)
     assert r.trigger is trigger and r.subject.kinds == subject
     assert (*r.place.cameras, *r.place.zones, *r.place.near) == where
 
 
 def test_rules_it_cannot_read_say_which_word(reader):
     with pytest.raises(Unreadable, match="moon") as moon:
-        reader.read_rule("when the moon is blue")
+        read_rule(reader, "when the moon is blue")
     assert moon.value.words == ("moon",)
     with pytest.raises(Unreadable, match="counter") as counter:
-        reader.read_rule("tell me when the dog is on the counter")
+        read_rule(reader, "tell me when the dog is on the counter")
     assert counter.value.place
     with pytest.raises(Unreadable, match="no relation") as none:
-        reader.read_rule("notify me about the dog")
+        read_rule(reader, "notify me about the dog")
     assert none.value.missing == "relation"
 
 

@@ -105,6 +105,39 @@ def _t(hour: float) -> str:
             "About 1 min 22 s",
         ),  # fmt: skip
         ("how long after the cup did the truck show up?", ("about 6 hours", "about a minute"), "about 6 hours", ""),
+        (
+            "which came first: the truck, the couch or the cup?",
+            ("truck, then couch, then cup", "cup, then couch, then truck"),
+            "cup, then couch, then truck",
+            "In order: cup, then couch, then truck",
+        ),  # fmt: skip
+        (
+            "put these in order, earliest first: the truck, the dog and the tv",
+            ("dog, then tv, then truck", "truck, then tv, then dog"),
+            "dog, then tv, then truck",
+            "In order: dog",
+        ),  # fmt: skip
+        (
+            "in what order did the street, living room and kitchen cameras see something?",
+            ("street, living room, kitchen", "kitchen, living room, street"),
+            "kitchen, living room, street",
+            "In order: kitchen, then living-room, then street",
+        ),  # fmt: skip
+        (
+            "who stayed longer, the truck on the street or the couch in the living room?",
+            ("the truck", "the couch"),
+            "the truck",
+            "Truck: ",
+        ),  # fmt: skip
+        ("did the cup have company?", ("yes, a person", "no, it was alone"), "yes, a person", ""),
+        ("apart from the street, how many cameras saw something?", ("one", "two", "three"), "two", "2 cameras"),
+        ("what was the very first thing the cameras caught?", ("a person", "a truck"), "a person", "first seen"),
+        (
+            "which of these was never seen in the kitchen: a cup, a dog or a tv?",
+            ("a cup", "a dog", "a tv"),
+            "a tv",
+            "Tv: ",
+        ),  # fmt: skip
         ("what did you see after 2 pm?", (), None, "2 things seen after"),
         ("was there a gizmo?", ("yes", "no"), "no", "I don't know what a 'gizmo' is"),
         ("when was someone last at the back porch?", (), None, "I don't know a place called 'back porch'"),

@@ -1,0 +1,377 @@
+"""Rules in plain words, read into the grammar's :class:`~edge_agent.language.grammar.RuleReading` by the same
+reader as questions (ReflectWorld-MM's user rules): the subject as a question's subject ("the white van", "a
+stranger"), a trigger (appears, leaves, enters, is on / in / near, not seen for a span, the n-th time), the place or
+thing it is about (a camera, a zone or named place, a detected thing, a named entity, or nothing: "the van
+leaves"), for how long and when in the day. What cannot be read raises :class:`Unreadable` naming the word."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from edge_agent.language.grammar import Place, RuleReading, Subject, Trigger, Unreadable
+from edge_agent.language.lexicon import (
+    AUX,
+    DETERMINERS,
+    EVENT_VERBS,
+    FILLER,
+    PLACE_PREPOSITIONS,
+    PRONOUNS,
+    Lexicon,
+    tokenize,
+)
+from edge_agent.language.reader import _PREPOSITION_WORDS, NOT_THINGS, STATES, Reader, _Phrase
+from edge_agent.language.times import NUMBER_WORDS
+
+__all__ = ["read_rule"]
+
+
+def read_rule(reader: Reader, text: str) -> RuleReading:
+    """A rule in the grammar's slots: who or what (as a question's subject), the trigger (appears, leaves, enters,
+    is on / in / near a place or a thing, not seen for a span, the n-th time), for how long, when in the day.
+    :class:`Unreadable` says which word could not be read, or what is missing."""
+    tokens = tokenize(text)
+    if not tokens:
+        raise Unreadable("the rule is empty", missing="rule")
+    start = _lead(tokens)
+    body = tokens[start:]
+    window, used = _day_window(body)
+    body = [t for j, t in enumerate(body) if j not in used]
+    times, per, within, used = _nth_time(body)
+    body = [t for j, t in enumerate(body) if j not in used]
+    span, span_at, used = _span_said(body)
+    body = [t for j, t in enumerate(body) if j not in used]
+    found = _trigger(body)
+    if found is None:
+        phrases, _ = reader.phrases(body, frozenset())
+        unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
+        if unknown:
+            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+        raise Unreadable(
+            f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
+            "a thing, or has not been seen for a time",
+            missing="relation",
+        )
+    trigger, at, end = found
+    verb_end = end  # the trigger's verb; a preposition closing it is read as a place's ("is on the sofa")
+    while verb_end > at + 1 and any(body[verb_end - 1 : end] == list(key) for key in PLACE_PREPOSITIONS):
+        verb_end -= 1
+    while verb_end > at + 1 and (body[verb_end - 1],) in PLACE_PREPOSITIONS:
+        verb_end -= 1
+    phrases, _ = reader.phrases(body, frozenset(range(at, verb_end)))
+    before = [p for p in phrases if p.end <= at]
+    after = [p for p in phrases if p.start >= end]
+    subjects = [p for p in before if p.thing or p.name]
+    stranger = _is_stranger(body[:at])
+    if not subjects and not stranger and not _unknown_words(body[:at], reader.lexicon):
+        subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
+        after = [p for p in after if p not in subjects[:1]]
+    head = subjects[0] if subjects else None
+    if head is None and stranger:  # "an unfamiliar face shows up"
+        head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
+    if head is None:
+        unknown = _unknown_words(body[:at], reader.lexicon)
+        if unknown:
+            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+        raise Unreadable(f"no subject found in {text.strip()!r}: who or what should the rule watch?", missing="subject")
+    if head.unknown:
+        raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
+    stranger = stranger and head.kinds == ("person",)
+    subject = Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
+    target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
+    if target is not None and (target.unknown or target.regions):
+        word = target.unknown or target.said
+        raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
+    camera = next((p.camera for p in phrases if p.camera and p is not target), None)
+    place = Place()
+    zones = {z.lower(): z for z in reader.lexicon.zones}
+    if target is not None and not target.zone and target.said in zones:
+        target.zone = zones[target.said]  # "leaves the sofa": the zone of that name, not any couch
+    if target is not None:
+        if target.camera:
+            place = Place(cameras=(target.camera,))
+        elif target.zone:
+            place = Place(zones=(target.zone,))
+        elif target.name:
+            place = Place(near=(target.name,))
+        else:
+            place = Place(near=(target.said,))
+    return RuleReading(
+        subject=subject,
+        trigger=trigger,
+        place=place,
+        unknown_person=stranger,
+        min_duration_s=span if (span is not None and trigger is not Trigger.ABSENT) else 0.0,
+        absent_for_s=span if trigger is Trigger.ABSENT else None,
+        times=times,
+        within_s=within,
+        per=per,
+        window=window,
+        target_entity=target.entity_id if target is not None and target.name else None,
+        camera=camera,
+    )
+
+
+_LEADS = (
+    ("please",),
+    ("notify", "me"),
+    ("notify", "us"),
+    ("tell", "me"),
+    ("tell", "us"),
+    ("alert", "me"),
+    ("alert", "us"),
+    ("warn", "me"),
+    ("warn", "us"),
+    ("ping", "me"),
+    ("message", "me"),
+    ("text", "me"),
+    ("email", "me"),
+    ("remind", "me"),
+    ("let", "me", "know"),
+    ("let", "us", "know"),
+    ("i", "want", "to", "know"),
+    ("send", "me", "an", "alert"),
+    ("send", "an", "alert"),
+    ("alert",),
+    ("notify",),
+    (",",),
+    ("whenever",),
+    ("when",),
+    ("if",),
+    ("as", "soon", "as"),
+    ("each", "time"),
+    ("every", "time"),
+    ("once",),
+)
+
+
+def _lead(tokens: Sequence[str]) -> int:
+    """Where the condition starts: after "notify me when", "let me know if", "please", ..."""
+    at = 0
+    moved = True
+    while moved:
+        moved = False
+        for lead in _LEADS:
+            if tuple(tokens[at : at + len(lead)]) == lead:
+                at += len(lead)
+                moved = True
+                break
+    return at
+
+
+_PARTS_OF_DAY = {
+    ("at", "night"): ("22:00", "06:00"),
+    ("during", "the", "night"): ("22:00", "06:00"),
+    ("overnight",): ("22:00", "06:00"),
+    ("in", "the", "night"): ("22:00", "06:00"),
+    ("in", "the", "morning"): ("06:00", "12:00"),
+    ("in", "the", "mornings"): ("06:00", "12:00"),
+    ("in", "the", "afternoon"): ("12:00", "18:00"),
+    ("in", "the", "afternoons"): ("12:00", "18:00"),
+    ("in", "the", "evening"): ("18:00", "23:00"),
+    ("in", "the", "evenings"): ("18:00", "23:00"),
+    ("during", "the", "day"): ("08:00", "20:00"),
+}
+
+
+def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
+    """'HH:MM' of a clock time at ``tokens[i]`` ("10pm", "6:30 am", "22:00", "noon"), and tokens used."""
+    w = tokens[i] if i < len(tokens) else ""
+    if w in ("noon", "midday"):
+        return "12:00", 1
+    if w == "midnight":
+        return "00:00", 1
+    parts = w.split(":")
+    if not all(p.isdigit() for p in parts) or len(parts) > 2 or not parts[0]:
+        return None
+    hour, minute = int(parts[0]), int(parts[1]) if len(parts) == 2 else 0
+    n = 1
+    half = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1] in ("am", "pm") else ""
+    if half:
+        n = 2
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}", n
+
+
+def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
+    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5"."""
+    for i in range(len(tokens)):
+        for words, window in _PARTS_OF_DAY.items():
+            if tuple(tokens[i : i + len(words)]) == words:
+                return window, set(range(i, i + len(words)))
+        if tokens[i] in ("between", "from"):
+            first = _clock(tokens, i + 1)
+            if first is not None and i + 1 + first[1] < len(tokens) and tokens[i + 1 + first[1]] in ("and", "to"):
+                j = i + 2 + first[1]
+                second = _clock(tokens, j)
+                if second is not None:
+                    return (first[0], second[0]), set(range(i, j + second[1]))
+    return None, set()
+
+
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
+_PERIODS = {"day": 86400.0, "week": 604800.0, "month": 2592000.0}
+
+
+def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set[int]]:
+    """(times, per, within_s, tokens used) of "for the third time this week", "on 3 different days this week"."""
+    for i, w in enumerate(tokens):
+        n = _ORDINALS.get(w) or (int(w[:-2]) if w[:-2].isdigit() and w.endswith(("st", "nd", "rd", "th")) else None)
+        if n is not None and i + 1 < len(tokens) and tokens[i + 1] == "time":
+            j = i + 2
+            while j < len(tokens) and tokens[j] in ("this", "in", "a", "the", "last", "within", "per", "one"):
+                j += 1
+            if j < len(tokens) and tokens[j] in _PERIODS:
+                first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
+                first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
+                return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
+        if w == "on" and i + 2 < len(tokens):
+            amount = tokens[i + 1]
+            count = int(amount) if amount.isdigit() else NUMBER_WORDS.get(amount) or _ORDINALS.get(amount)
+            j = i + 2
+            while j < len(tokens) and tokens[j] in ("different", "separate", "distinct"):
+                j += 1
+            if count and j < len(tokens) and tokens[j] in ("days", "day"):
+                k = j + 1
+                while k < len(tokens) and tokens[k] in ("this", "in", "a", "the", "last", "within"):
+                    k += 1
+                period = tokens[k] if k < len(tokens) and tokens[k] in ("week", "month") else "week"
+                end = k + 1 if k < len(tokens) and tokens[k] in ("week", "month") else j + 1
+                return int(count), "day", _PERIODS[period], set(range(i, end))
+    return None, "episode", None, set()
+
+
+_SPAN_UNITS = {
+    "second": 1.0, "seconds": 1.0, "sec": 1.0, "secs": 1.0, "minute": 60.0, "minutes": 60.0, "min": 60.0,
+    "mins": 60.0, "hour": 3600.0, "hours": 3600.0, "hr": 3600.0, "hrs": 3600.0, "day": 86400.0, "days": 86400.0,
+    "week": 604800.0, "weeks": 604800.0,
+}  # fmt: skip
+
+
+def _span_said(tokens: Sequence[str]) -> tuple[float | None, int, set[int]]:
+    """(seconds, where, tokens used) of "for 5 minutes", "for more than an hour", "in 3 days", "for a day"."""
+    for i, w in enumerate(tokens):
+        if w not in ("for", "in", "within", "during", "over"):
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in ("at", "least", "more", "than", "over", "longer", "about", "the", "last",
+                                                  "past"):  # fmt: skip
+            j += 1
+        amount = tokens[j] if j < len(tokens) else ""
+        n = float(amount) if amount.replace(".", "", 1).isdigit() else NUMBER_WORDS.get(amount)
+        unit_at = j + 1 if n is not None else j
+        if n is None and amount in _SPAN_UNITS and tokens[j - 1 : j] in (["the"], ["last"], ["past"]):
+            n = 1.0  # "in the last day"
+        if n is not None and unit_at < len(tokens) and tokens[unit_at] in _SPAN_UNITS:
+            return float(n) * _SPAN_UNITS[tokens[unit_at]], i, set(range(i, unit_at + 1))
+    return None, -1, set()
+
+
+#: A rule's triggers, as words (any of the spellings), longest first where they overlap.
+_TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
+    sorted(
+        [
+            *[(t, Trigger.ABSENT) for t in (
+                ("has", "not", "been", "seen"), ("have", "not", "been", "seen"), ("is", "not", "seen"),
+                ("are", "not", "seen"), ("has", "not", "shown", "up"), ("have", "not", "shown", "up"),
+                ("has", "not", "been", "spotted"), ("has", "not", "appeared"), ("is", "missing"), ("are", "missing"),
+                ("goes", "missing"), ("go", "missing"), ("has", "been", "missing"), ("has", "gone", "missing"),
+                ("has", "not", "come", "back"), ("is", "not", "back"), ("have", "not", "seen"), ("not", "seen"),
+                ("is", "gone", "for"), ("has", "been", "gone"), ("is", "not", "around"),
+            )],
+            *[(t, Trigger.LEAVES) for t in (
+                ("leaves",), ("leave",), ("exits",), ("exit",), ("goes", "out", "of"), ("go", "out", "of"),
+                ("walks", "out", "of"), ("gets", "out", "of"), ("drives", "off"), ("drive", "off"),
+                ("drives", "away"), ("drive", "away"), ("goes", "away"), ("go", "away"), ("is", "gone"),
+                ("are", "gone"), ("departs",), ("depart",), ("walks", "away"), ("walks", "out"), ("pulls", "out", "of"),
+                ("pulls", "away"), ("disappears",), ("disappear",), ("goes", "out"), ("moves", "away"),
+            )],
+            *[(t, Trigger.ENTERS) for t in (
+                ("enters",), ("enter",), ("comes", "into"), ("come", "into"), ("goes", "into"), ("go", "into"),
+                ("walks", "into"), ("walk", "into"), ("gets", "into"), ("get", "into"), ("pulls", "into"),
+                ("pull", "into"), ("drives", "into"), ("runs", "into"), ("comes", "in"), ("walks", "in"),
+            )],
+            *[(t, Trigger.APPEARS) for t in (
+                ("appears",), ("appear",), ("is", "seen"), ("are", "seen"), ("shows", "up"), ("show", "up"),
+                ("turns", "up"), ("turn", "up"), ("arrives",), ("arrive",), ("comes", "home"), ("come", "home"),
+                ("comes", "back"), ("come", "back"), ("is", "back"), ("are", "back"), ("gets", "home"),
+                ("comes", "by"), ("is", "spotted"), ("is", "detected"), ("is", "here"), ("is", "home"),
+                ("comes", "to"), ("come", "to"), ("is", "around"), ("pops", "up"), ("visits",),
+            )],
+            *[(t, Trigger.ON) for t in (
+                ("is", "on"), ("are", "on"), ("gets", "on"), ("get", "on"), ("jumps", "on"), ("jump", "on"),
+                ("jumps", "onto"), ("climbs", "on"), ("climbs", "onto"), ("sits", "on"), ("sit", "on"),
+                ("lies", "on"), ("is", "lying", "on"), ("sleeps", "on"), ("stands", "on"), ("is", "on", "top", "of"),
+                ("gets", "onto"), ("is", "up", "on"), ("is", "sitting", "on"), ("is", "sleeping", "on"),
+                ("are", "sitting", "on"), ("lands", "on"),
+            )],
+            *[(t, Trigger.NEAR) for t in (
+                ("is", "near"), ("are", "near"), ("is", "next", "to"), ("are", "next", "to"), ("is", "by"),
+                ("are", "by"), ("is", "beside"), ("is", "close", "to"), ("comes", "near"), ("goes", "near"),
+                ("gets", "near"), ("gets", "close", "to"), ("approaches",), ("is", "standing", "by"),
+                ("is", "standing", "near"), ("stands", "by"), ("stands", "near"), ("is", "waiting", "by"),
+                ("is", "waiting", "at"), ("hangs", "around"), ("is", "hanging", "around"), ("lingers", "near"),
+            )],
+            *[(t, Trigger.AT) for t in (
+                ("is", "in"), ("are", "in"), ("is", "inside"), ("are", "inside"), ("is", "at"), ("are", "at"),
+                ("is", "seen", "in"), ("is", "seen", "at"), ("is", "seen", "on"), ("are", "seen", "on"),
+                ("stays", "in"), ("is", "parked", "in"), ("is", "parked", "on"), ("parks", "in"), ("parks", "on"),
+            )],
+        ],
+        key=lambda pair: -len(pair[0]),
+    )
+)  # fmt: skip
+
+
+def _trigger(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
+    """The first trigger in the tokens: (trigger, where its words start, where they end)."""
+    for i in range(len(tokens)):
+        for words, trigger in _TRIGGERS:
+            if tuple(tokens[i : i + len(words)]) == words:
+                return trigger, i, i + len(words)
+    return None
+
+
+def _unknown_words(tokens: Sequence[str], lexicon: Lexicon) -> list[str]:
+    """Words of a rule's subject that name nothing: "bob arrives" with no entity named bob."""
+    found = [
+        w
+        for w in tokens
+        if w.isalpha()
+        and len(w) > 2
+        and w not in AUX
+        and w not in DETERMINERS
+        and w not in FILLER
+        and w not in PRONOUNS
+        and w not in NOT_THINGS
+        and w not in STATES
+        and w not in _PREPOSITION_WORDS
+        and w not in EVENT_VERBS
+        and w not in _STRANGERS
+        and w not in ("not", "know", "don", "does", "person", "face", "what", "who", "with")
+    ]
+    return [w for w in found if not lexicon.tag([w])[0].tags]
+
+
+_STRANGERS = frozenset({"stranger", "strangers", "unknown", "unfamiliar", "unrecognised", "unrecognized", "intruder"})
+
+
+def _is_stranger(tokens: Sequence[str]) -> bool:
+    """ "a stranger", "an unknown person", "someone I don't know", "an unfamiliar face"."""
+    words = list(tokens)
+    know = any(words[j : j + 3] in (["do", "not", "know"], ["does", "not", "know"]) for j in range(len(words)))
+    return bool(_STRANGERS & set(words)) or know
