@@ -489,23 +489,11 @@ class Reader:
                     continue
             # relative clauses: "the cup that was by the sink", "the thing I was drawing on", "the one where ..."
             if (
-                w in _RELATIVE
+                not in_relative
                 and phrases
                 and phrases[-1].end == i
                 and phrases[-1].role in ("subject", "object")
-                and not in_relative
-            ):
-                in_relative = True
-                role = "relative"
-                k += 1
-                continue
-            if (
-                w in _SUBJECT_PRONOUNS
-                and phrases
-                and phrases[-1].end == i
-                and phrases[-1].role in ("subject", "object")
-                and phrases[-1].thing
-                and not in_relative
+                and (w in _RELATIVE or (w in _SUBJECT_PRONOUNS and phrases[-1].thing))
             ):
                 in_relative = True
                 role = "relative"
@@ -1306,15 +1294,8 @@ class Reader:
         if two and said_order & {"before", "after"} and wh in ("", "which", "what", "who"):
             # "who turned up earlier, the baby or the person at the desk?"; "before or after the woman?"
             return Intent.ORDER, Order.FIRST if "before" in said_order else Order.LAST, event, aggregate, asks, method
-        if c.compare and r.alternative_of == "camera" and len(r.choices) >= 2:
-            return (
-                Intent.COUNT,
-                order,
-                event,
-                aggregate or Aggregate.THINGS,
-                asks,
-                method,
-            )  # "kitchen or bedroom: more?"
+        if c.compare and r.alternative_of == "camera" and len(r.choices) >= 2:  # "the kitchen or the bedroom: more?"
+            return Intent.COUNT, order, event, aggregate or Aggregate.THINGS, asks, method
         if c.duration and c.yes_no:
             return Intent.DURATION, order, event, aggregate, asks, method  # "was the sofa there for long?"
         timed = (
@@ -1364,8 +1345,6 @@ class Reader:
                 return Intent.WHERE, order, event, aggregate, asks, method
             if c.happen and not (r.subject.kinds or r.subject.entity_id is not None):
                 return Intent.SUMMARY, order, event, aggregate, asks, method
-            if c.with_word and r.subject.kinds == ("person",) and not r.subject.near:
-                return Intent.EXISTS, order, event, aggregate, asks, method
             return Intent.EXISTS, order, event, aggregate, asks, method
         if c.imperative:
             verb = c.imperative
@@ -1386,8 +1365,6 @@ class Reader:
         if r.subject.named or r.place.named:
             return Intent.EXISTS, order, event, aggregate, asks, "fragment"
         return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
-
-    # -- rules ----------------------------------------------------------------------------------------------------
 
 
 @dataclass

@@ -324,6 +324,8 @@ class DeterministicController:
         timings = dict(evidence.timings_ms)
         finding = self.find(query, evidence)
         text = render(finding)
+        if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)
+            text = "(Reading " + ", ".join(f"'{w}' as {kind}" for w, kind in query.grounded) + ".) " + text
         choice, index = _typed_choice(finding.typed, choices)
         if index is None:
             pool = [i for i in _pool(finding.typed, choices) if _says_quantity(choices[i], finding.quantity)]
@@ -374,12 +376,11 @@ class DeterministicController:
             )
         if not subject.named and query.intent not in (Intent.SUMMARY, Intent.LIST, Intent.HABIT):
             query = replace(query, subject=replace(subject, generic=True, said=subject.said or "thing"))
-            mine, theirs = query.sides()
         finding = HANDLERS[query.intent](query, context)
         scopes = [v.scope for v in views]
         finding = replace(finding, evidence=tuple(o for o in finding.evidence if any(s.holds(o) for s in scopes)))
         if query.unknown_places:
-            names, cameras, _, zones = self.known()
+            _, cameras, _, zones = self.known()
             return Unreadable(words=query.unknown_places, places=True, known=tuple([*cameras, *zones]), answer=finding)
         if query.unknown_verbs and query.intent is Intent.EXISTS:
             return Unreadable(words=query.unknown_verbs, verbs=True, answer=finding)

@@ -879,7 +879,7 @@ def summary(query: Query, ctx: Context) -> Finding:
         found = listing(replace(query, subject=Subject(generic=True, said="thing")), ctx)
         if isinstance(found, Listing) and found.items:
             return found
-    episodes = sorted(ctx.store.episodes_by_id(ids[-6:]), key=lambda e: (e.t_start, e.id))  # the latest six
+    episodes = sorted(ctx.store.episodes_by_id(sorted(ids)[-6:]), key=lambda e: (e.t_start, e.id))  # the latest six
     shown = [
         o
         for o in ctx.store.observations_by_id(ctx.evidence.observation_ids)
