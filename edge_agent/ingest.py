@@ -9,8 +9,11 @@ to a memory hub (edge_agent.mqtt)."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -21,8 +24,7 @@ import numpy as np
 from edge_agent.capture import ClipFrames, Frame, FrameSource, VideoFileSource, clips
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
-from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, StorageFullError, Store
-from edge_agent.memory.db import human_bytes
+from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, Store
 from edge_agent.perception.backends import Backends
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
@@ -38,6 +40,8 @@ __all__ = [
     "MemoryWriter",
     "PerceivedClip",
     "Pipeline",
+    "clip_folder",
+    "named_by_memory",
     "write_clip",
 ]
 
@@ -54,6 +58,8 @@ class IngestReport:
     clips: int = 0
     clips_skipped: int = 0
     dropped_frames: int = 0  #: a live source's sampled frames dropped because perception fell behind
+    unreadable: int = 0  #: a recording's images or frames that could not be read and were gone past
+    unreadable_first: list[str] = field(default_factory=list)  #: the first few of them, named
     observations: int = 0
     new_entities: int = 0
     video_seconds: float = 0.0
@@ -104,22 +110,60 @@ class Destination(Protocol):
     def deliver(self, perceived: PerceivedClip) -> Delivered: ...
 
 
+def clip_folder(camera: str, t_start: float) -> str:
+    """The folder (under crops/ and keyframes/) of one clip's pictures: the camera's name as one path segment
+    (percent-quoted; a long one cut and told apart by a hash) and the clip's start in milliseconds. Unique per
+    clip, as (camera, start) is in memory."""
+    segment = urllib.parse.quote(camera, safe="")
+    if segment.startswith("."):
+        segment = "%2E" + segment[1:]
+    if len(segment) > 120:
+        segment = f"{segment[:80]}~{hashlib.sha256(camera.encode()).hexdigest()[:16]}"
+    return f"{segment}/{int(round(t_start * 1000))}"
+
+
+def named_by_memory(perceived: PerceivedClip) -> PerceivedClip:
+    """The clip with its pictures under names memory chooses (crops/<clip>/<k>.jpg for its k-th observation,
+    keyframes/<clip>/<j>.jpg), never the paths it came with: a message cannot name, and so overwrite or later
+    delete, a picture memory holds for another clip. A path its records name without the picture is dropped."""
+    clip, media = perceived.clip, perceived.media
+    folder = clip_folder(clip.camera, clip.t_start)
+    pictures: dict[str, bytes] = {}
+    keyframes = []
+    for j, path in enumerate(clip.keyframes):
+        if path in media:
+            keyframes.append(f"keyframes/{folder}/{j}.jpg")
+            pictures[keyframes[-1]] = media[path]
+    observations = []
+    for k, o in enumerate(perceived.observations):
+        crop = f"crops/{folder}/{k}.jpg" if o.crop_path in media else None
+        if crop is not None:
+            pictures[crop] = media[o.crop_path]  # type: ignore[index]
+        observations.append(o if o.crop_path == crop else dataclasses.replace(o, crop_path=crop))
+    return dataclasses.replace(
+        perceived,
+        clip=dataclasses.replace(clip, keyframes=tuple(keyframes)),
+        observations=tuple(observations),
+        media=pictures,
+    )
+
+
 def write_clip(store: Store, perceived: PerceivedClip) -> IngestResult:
-    """Writes a perceived clip into memory: its pictures first (when there is room for them and its records),
-    then its records in one transaction; the pictures are taken back if the records cannot be committed, so a
-    full disk leaves no orphans. A clip already in memory (same camera and start) is left as it is."""
+    """Writes a perceived clip into memory: its pictures first (under names memory chooses, when there is room for
+    them and its records), then its records in one transaction; the pictures are taken back if the records cannot
+    be committed, so a full disk leaves no orphans. A clip already in memory (same camera and start) is left as it
+    is."""
+    perceived = named_by_memory(perceived)
     clip = perceived.clip
     if store.ingested(clip.camera, clip.t_start) is not None:  # sent again: its pictures are not written twice
         return store.ingest_clip(clip, perceived.observations, caption=perceived.caption, speech=perceived.speech)
     what = f"the {clip.camera} clip at {format_utc(clip.t_start)} UTC"
-    need = sum(len(b) for b in perceived.media.values()) + _records_bytes(perceived.observations)
-    created = store.save_media(perceived.media, need=need, what=what)
+    store.check_room(clip, perceived.observations, media=sum(len(b) for b in perceived.media.values()))
+    created = store.save_media(perceived.media, what=what)
     try:
         return store.ingest_clip(clip, perceived.observations, caption=perceived.caption, speech=perceived.speech)
-    except BaseException as exc:
-        store.delete_media(created)
-        if isinstance(exc, StorageFullError):
-            raise StorageFullError(f"{what} (about {human_bytes(need)}) was not stored: {exc}") from None
+    except BaseException:
+        store.delete_media(created)  # the records were not committed (a full disk says how much the clip needs)
         raise
 
 
@@ -231,6 +275,9 @@ class Pipeline:
         finally:
             source.close()
             report.dropped_frames = int(getattr(source, "dropped", 0))
+            unreadable = getattr(source, "unreadable", None)
+            if unreadable is not None:
+                report.unreadable, report.unreadable_first = unreadable.count, list(unreadable.first)
         report.wall_seconds = time.perf_counter() - started
         return report
 
@@ -259,7 +306,7 @@ class Pipeline:
         spoken = [(a - clip.t_start, text) for a, _, text in speech]
         describer = self.backends.describer
         scene = clip.frames[len(clip.frames) // 2].image if describer.wants_context else None
-        clip_key = f"{camera}/{int(round(clip.t_start * 1000))}"
+        clip_key = clip_folder(camera, clip.t_start)  # provisional names: memory names the pictures it keeps
         records, contexts = [], []
         media: dict[str, bytes] = {}  # relative path -> JPEG bytes
         placeless = not self.config.zones.get(camera)  # no zones drawn: memory finds its places (memory.places)
@@ -396,11 +443,3 @@ def _keyframe_image(clip: ClipFrames) -> np.ndarray:
     if image.shape[1] > 640:
         image = cv2.resize(image, (640, int(image.shape[0] * 640 / image.shape[1])), interpolation=cv2.INTER_AREA)
     return image
-
-
-def _records_bytes(records: Sequence[ObservationRecord]) -> int:
-    """A generous estimate of what a clip's records add to the database: vectors (the observation's and a
-    reference copy), boxes, text and index entries, plus a page margin."""
-    return 256 * 1024 + sum(
-        2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description.text) for r in records
-    )

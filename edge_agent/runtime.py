@@ -76,6 +76,7 @@ class Runtime:
             faces=self.config.faces,
             mode=mode,
             check=check,
+            reserve_bytes=self.config.storage.reserve_bytes,
         )
 
     # -- the write path ------------------------------------------------------------------------------
@@ -161,9 +162,15 @@ class Runtime:
                 image_text=image_text,
                 config=self.config.retrieval,
                 timezone=self.config.rules.timezone,
+                max_question_chars=self.config.qa.max_question_chars,
             )
         return DeterministicController(
-            store, embedder, self.config.retrieval, image_text=image_text, timezone=self.config.rules.timezone
+            store,
+            embedder,
+            self.config.retrieval,
+            image_text=image_text,
+            timezone=self.config.rules.timezone,
+            max_question_chars=self.config.qa.max_question_chars,
         )
 
     def transcriber(self) -> Any:

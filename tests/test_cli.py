@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import edge_agent
-from edge_agent.cli import main
+from edge_agent.cli import build_parser, main
+from edge_agent.cli.common import byte_size, number, port, positive_float, positive_int, row_id
 
 TRACKER_KEYS = {
     "n",
@@ -152,3 +157,81 @@ def test_a_long_running_writer_keeps_the_text_index_warm(tmp_path, embedder):
             time.sleep(0.06)
             step()
             assert index.pending() == (waiting if expected is None else expected)
+
+
+def _options(parser):
+    """(parser, action) of every option and argument of the command line, subcommands included."""
+    for action in parser._actions:
+        yield parser, action
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _options(sub)
+
+
+def test_every_number_on_the_command_line_is_checked():
+    unchecked = [f"{p.prog} {a.dest}" for p, a in _options(build_parser()) if a.type in (int, float)]
+    assert not unchecked, f"numbers taken unchecked (use a type from edge_agent.cli.common): {unchecked}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["memory", "prune", "--max-bytes", "inf"],
+        ["memory", "prune", "--max-bytes", "1e400"],
+        ["memory", "prune", "--max-bytes", "nan"],
+        ["memory", "prune", "--max-bytes", "99999999T"],
+        ["memory", "prune", "--max-age-days", "inf"],
+        ["memory", "prune", "--max-age-days", "nan"],
+        ["memory", "prune", "--max-age-days", "1e300"],
+        ["entities", "show", "1180591620717411303424"],
+        ["entities", "show", "-3"],
+        ["entities", "merge", "1", "9223372036854775808"],
+        ["entities", "split", "1", "1e3"],
+        ["places", "forget", "18446744073709551616"],
+        ["rules", "add", "a dog", "--cooldown", "inf"],
+        ["rules", "add", "a dog", "--cooldown", "nan"],
+        ["rules", "add", "a dog", "--cooldown", "-1"],
+        ["rules", "remove", "9223372036854775808"],
+        ["alerts", "list", "--rule", "1180591620717411303424"],
+        ["alerts", "list", "--limit", "1180591620717411303424"],
+        ["hub", "rejected", "--limit", "-1"],
+        ["ask", "where?", "--rounds", "1180591620717411303424"],
+        ["ingest", "day", "--drain", "inf"],
+        ["bench", "native", "--seed", "-1"],
+        ["bench", "native", "--frames", "1e400"],
+        ["bench", "month", "--clip-seconds", "inf"],
+        ["eval", "identity", "--min-visibility", "nan"],
+        ["serve", "--port", "65536"],
+    ],
+)
+def test_a_number_out_of_range_is_one_line_and_status_2(argv, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([*argv, "--home", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("edge-agent ") and ": error: argument " in err.splitlines()[-1], err
+
+
+@pytest.mark.parametrize(("config", "length", "limit"), [("", 501, 500), ("[qa]\nmax_question_chars = 40\n", 41, 40)])
+def test_a_question_longer_than_the_limit_is_one_line_and_status_1(tmp_path, capsys, config, length, limit):
+    path = tmp_path / "edge-agent.toml"
+    path.write_text(config)
+    question = ("where was the red cup " * 1000)[:length]
+    code = main(["--home", str(tmp_path / "home"), "--config", str(path), "ask", question])
+    assert (code, capsys.readouterr().err) == (
+        1,
+        f"edge-agent: error: the question is {length} characters long; at most {limit} are taken "
+        "([qa] max_question_chars)\n",
+    )
+    assert not (tmp_path / "home").exists()  # refused before memory is opened
+
+
+@given(st.one_of(st.text(), st.floats().map(repr), st.integers().map(str), st.integers().map(lambda n: f"{n}G")))
+def test_a_number_type_takes_any_text_and_gives_a_finite_number_or_its_one_error(text):
+    for parse in (positive_int, positive_float, row_id, byte_size, port, number(float, 0, 1), number(int, 1, 100)):
+        try:
+            value = parse(text)
+        except argparse.ArgumentTypeError as refused:
+            assert "\n" not in str(refused)
+            continue
+        assert math.isfinite(value) and (isinstance(value, float) or -(2**63) <= value < 2**63)

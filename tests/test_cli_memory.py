@@ -154,3 +154,116 @@ def test_a_read_only_home_answers_and_refuses_to_record(tmp_path, capsys, scene)
         for argv in (["entities", "rename", "1", "Mug"], ["ingest", scene[1], "--detector", "gt", "--quiet"]):
             code, _, err = run(capsys, "--home", home, *argv)
             assert code == 1 and err.count("\n") == 1 and "cannot be written" in err, argv
+
+
+def test_a_full_disk_stops_ingest_in_one_line_and_the_prune_it_names_lets_it_resume(tmp_path, capsys, scene):
+    """Ingest leaves ``[storage] reserve_bytes`` free: on a disk that would go below it, it stops with one line that
+    says how much the clip needs and the prune that makes room; that prune works on the full disk, and ingest
+    resumes."""
+    day1, day2 = scene
+    config = tmp_path / "edge-agent.toml"
+    config.write_text(f"[storage]\nreserve_bytes = {2 << 20}\n")
+    with tmpfs(tmp_path / "disk", "40m") as disk:
+        home = disk.path / "home"
+        code, _, err = _ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
+        assert code == 0, err
+        disk.fill(leave=(2 << 20) + (64 << 10))
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "--config",
+            config,
+            "ingest",
+            day2,
+            "--detector",
+            "gt",
+            "--quiet",
+            "--start",
+            "2026-03-03T08:00:00+00:00",
+        )
+        assert code == 1 and err.count("\n") == 1 and "needs about" in err and "kept free" in err, err
+        cap = err.split("memory prune --max-bytes ")[1].split("`")[0]
+        code, out, err = run(capsys, "--home", home, "--config", config, "memory", "prune", "--max-bytes", cap)
+        assert code == 0, err
+        code, _, err = run(
+            capsys,
+            "--home",
+            home,
+            "--config",
+            config,
+            "ingest",
+            day2,
+            "--detector",
+            "gt",
+            "--quiet",
+            "--start",
+            "2026-03-03T08:00:00+00:00",
+        )
+        assert code == 0, err
+        code, out, _ = run(capsys, "--home", home, "memory", "check")
+        assert code == 0, out
+
+
+def test_prune_works_on_a_disk_full_to_the_last_byte(tmp_path, capsys):
+    """Another program filled the disk: `memory prune` cannot even open the memory to write (WAL's shared memory needs
+    a page), so it first deletes pictures it was going to delete anyway, then the records, in steps that fit; where
+    even that is not room enough, it says so in one line."""
+    with tmpfs(tmp_path / "disk", "16m") as disk:
+        home = filled_memory(disk.path / "home", clips=8, picture_bytes=100_000)
+        filler = disk.fill()
+        code, out, err = run(capsys, "--home", home, "memory", "prune", "--max-age-days", "30", "--json")
+        assert code == 0, err
+        assert json.loads(out)["clips_deleted"] == 8
+        code, out, _ = run(capsys, "--home", home, "memory", "check")
+        assert code == 0, out
+        filler.unlink()
+        small = filled_memory(disk.path / "small", clips=2)  # pictures of 500 bytes: too little to start with
+        disk.fill()
+        code, _, err = run(capsys, "--home", small, "memory", "prune", "--max-age-days", "30")
+        assert code == 1 and err.count("\n") == 1 and "free some space on that disk" in err, err
+        assert "`edge-agent memory prune" not in err  # not the cure that does not work
+
+
+def test_ingest_rebuilds_a_damaged_full_text_index_with_a_warning(tmp_path, capsys, caplog, scene):
+    """The index `memory check` calls DAMAGED is made from memory's own text: ingest rebuilds it (one warning line)
+    and records; the memory is then sound."""
+    home = filled_memory(tmp_path / "home", clips=3)
+    import apsw
+
+    connection = apsw.Connection(str(home / "memory.db"))
+    connection.execute("UPDATE observation_fts_data SET block = randomblob(length(block)) WHERE id > 10")
+    connection.close()
+    code, out, _ = run(capsys, "--home", home, "memory", "check")
+    assert code == 1 and "DAMAGED" in out
+    with caplog.at_level("WARNING"):
+        code, _, err = _ingest(capsys, home, scene[0])
+    assert code == 0, err
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "observation_fts" in warnings[0] and "rebuilt" in warnings[0], warnings
+    code, out, _ = run(capsys, "--home", home, "memory", "check")
+    assert code == 0, out
+
+
+def test_restore_twice_in_the_same_second_and_of_the_memory_itself(tmp_path, capsys, monkeypatch):
+    import time
+
+    home = filled_memory(tmp_path / "home", clips=3)
+    for name, clips in (("one", 2), ("two", 1)):
+        source = filled_memory(tmp_path / name, clips=clips)
+        assert run(capsys, "--home", source, "memory", "backup", tmp_path / f"backup-{name}")[0] == 0
+    code, out, err = run(capsys, "--home", home, "memory", "restore", home)
+    assert code == 1 and not out and err.count("\n") == 1 and "is the memory itself" in err
+    now, gmtime = time.time(), time.gmtime
+    monkeypatch.setattr(time, "time", lambda: now)
+    monkeypatch.setattr(time, "gmtime", lambda t=None: gmtime(now if t is None else t))
+    for name in ("one", "two"):
+        code, _, err = run(capsys, "--home", home, "memory", "restore", tmp_path / f"backup-{name}")
+        assert code == 0, err
+    monkeypatch.undo()
+    replaced = sorted(home.glob("replaced-*"))
+    assert len(replaced) == 2
+    with Store(replaced[0], mode="read") as first, Store(replaced[1], mode="read") as second:
+        assert (first.counts()["clips"], second.counts()["clips"]) == (3, 2)  # the original, then backup one
+    with Store(home, mode="read") as store:
+        assert store.counts()["clips"] == 1

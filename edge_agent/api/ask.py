@@ -15,6 +15,7 @@ from edge_agent.api.models import AskRequest, AskResponse, EvidenceOut, errors
 from edge_agent.api.state import ApiState
 from edge_agent.api.views import crop_url, keyframe_url, parse_time, with_keyframes
 from edge_agent.memory import Store
+from edge_agent.qa.question import QuestionTooLong
 
 __all__ = ["router"]
 
@@ -40,7 +41,10 @@ AUDIO_TYPES = {
 
 
 def _answer(store: Store, api: ApiState, question: str, as_of: float | None, choices: Sequence[str]) -> AskResponse:
-    answer = api.controller(store).ask(question, as_of=as_of, choices=choices)
+    try:
+        answer = api.controller(store).ask(question, as_of=as_of, choices=choices)
+    except QuestionTooLong as exc:  # longer than [qa] max_question_chars: the controller read none of it
+        raise HTTPException(422, f"question: {exc}") from None
     cited = [dict(c) for c in answer.evidence]
     observations = {
         o.id: o
@@ -112,7 +116,7 @@ def _spoken(store: Store, api: ApiState, audio: bytes, suffix: str, as_of: float
     finally:
         os.unlink(name)
     transcribe_ms = (time.perf_counter() - started) * 1000
-    answer = _answer(store, api, question[:500], as_of, ())
+    answer = _answer(store, api, question, as_of, ())
     answer.transcript = question
     answer.timings_ms["transcribe"] = transcribe_ms
     return answer

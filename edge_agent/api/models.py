@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from edge_agent.config.qa import QUESTION_CHARS_CEILING
+
 __all__ = [
     "AlertOut",
     "AskRequest",
@@ -44,7 +46,7 @@ __all__ = [
 
 MAX_ID = 2**62  #: ids stay within SQLite's 64-bit integers
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
-MAX_QUESTION = 500
+MAX_QUESTION = QUESTION_CHARS_CEILING  #: what a body may hold; [qa] max_question_chars (500) is the bound applied
 MAX_CHOICES = 10
 
 
@@ -84,7 +86,7 @@ class AskRequest(_In):
         min_length=1,
         max_length=MAX_QUESTION,
         json_schema_extra={"pattern": r"\S"},
-        description="the question, in words",
+        description="the question, in words: at most [qa] max_question_chars characters (500 unless configured)",
         examples=["Where was the red cup last seen?"],
     )
     as_of: str | None = Field(

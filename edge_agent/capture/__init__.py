@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from edge_agent.capture.clipper import ClipFrames, clips
-from edge_agent.capture.frames import CaptureError, Frame, FrameSource
+from edge_agent.capture.frames import CaptureError, Frame, FrameSource, Unreadable
 from edge_agent.capture.images import ImageFolderSource, MOTSequenceSource, is_mot_sequence
 from edge_agent.capture.live import LiveSource
 from edge_agent.capture.video import VideoFileSource
@@ -19,6 +19,7 @@ __all__ = [
     "ImageFolderSource",
     "LiveSource",
     "MOTSequenceSource",
+    "Unreadable",
     "VideoFileSource",
     "clips",
     "open_source",

@@ -9,23 +9,41 @@ from pathlib import Path
 
 import cv2
 
-from edge_agent.capture.frames import CaptureError, Frame
+from edge_agent.capture.frames import CaptureError, Frame, Unreadable
 
 __all__ = ["ImageFolderSource", "MOTSequenceSource", "is_mot_sequence"]
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
-def _read(path: Path) -> "cv2.typing.MatLike":
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise CaptureError(f"cannot read image {path} (unknown format or damaged file)")
-    return image
+def _why_unreadable(path: Path) -> str:
+    """What is wrong with an image OpenCV could not read, in a few words."""
+    try:
+        if path.stat().st_size == 0:
+            return "empty file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return "unknown format or damaged file"
+
+
+def _images_in(folder: Path) -> list[Path]:
+    """The image files of ``folder`` in name order (a directory entry's type needs no extra read per file: a
+    year of images is a million of them)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(
+                Path(e.path) for e in entries if os.path.splitext(e.name)[1].lower() in IMAGE_SUFFIXES and e.is_file()
+            )
+    except OSError as exc:
+        raise CaptureError(f"cannot read the image folder {folder}: {exc.strerror or exc}") from None
 
 
 class ImageFolderSource:
     """Images in name order, one every 1/fps seconds from ``start`` (default: the first file's
-    modification time); sampled down to ``sample_fps``."""
+    modification time); sampled down to ``sample_fps``. An image that cannot be read is gone past and counted
+    in ``unreadable`` (the next image takes its place as a sample)."""
 
     live = False
 
@@ -36,7 +54,7 @@ class ImageFolderSource:
         self.name = str(self.folder)
         if not self.folder.is_dir():
             raise CaptureError(f"image folder not found: {self.folder}")
-        self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.paths = _images_in(self.folder)
         if not self.paths:
             raise CaptureError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in {self.folder}")
         if fps <= 0 or sample_fps <= 0:
@@ -44,19 +62,32 @@ class ImageFolderSource:
         self.fps = fps
         self.sample_fps = min(sample_fps, fps)
         self.start = start if start is not None else os.path.getmtime(self.paths[0])
+        self.unreadable = Unreadable()  #: the images the last reading went past
 
-    def _indexed(self) -> list[tuple[int, Path]]:
-        return list(enumerate(self.paths))
+    def _indexed(self) -> list[tuple[int, float, Path]]:
+        """(frame index, seconds from ``start``, image) in time order."""
+        return [(index, index / self.fps, path) for index, path in enumerate(self.paths)]
 
     def frames(self) -> Iterator[Frame]:
+        self.unreadable = Unreadable()
         step = 1.0 / self.sample_fps
         next_sample = -1.0
-        for index, path in self._indexed():
-            offset = index / self.fps
+        read = 0
+        for index, offset, path in self._indexed():
             if offset + 1e-9 < next_sample:
                 continue
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                self.unreadable.add(f"{path.name} ({_why_unreadable(path)})")
+                continue
             next_sample = offset + step
-            yield Frame(index, self.start + offset, _read(path))
+            read += 1
+            yield Frame(index, self.start + offset, image)
+        if read == 0 and self.unreadable.count:
+            raise CaptureError(
+                f"none of the {self.unreadable.count} images in {self.folder} could be read "
+                f"({', '.join(self.unreadable.first)})"
+            )
 
     def close(self) -> None:
         pass
@@ -69,7 +100,7 @@ def is_mot_sequence(path: str | Path) -> bool:
 class MOTSequenceSource(ImageFolderSource):
     """A MOT Challenge sequence: frame rate and image folder from seqinfo.ini; frame indices are the
     MOT frame numbers (1-based), so ground truth can be looked up by them. Only frames whose image
-    exists are read."""
+    exists are read; a file whose name is not a frame number is gone past and counted in ``unreadable``."""
 
     def __init__(self, folder: str | Path, *, sample_fps: float = 2.0, start: float | None = None) -> None:
         folder = Path(folder)
@@ -88,22 +119,13 @@ class MOTSequenceSource(ImageFolderSource):
         self.root = folder
         self.name = str(folder)
 
-    def _indexed(self) -> list[tuple[int, Path]]:
+    def _indexed(self) -> list[tuple[int, float, Path]]:
         out = []
         for path in self.paths:
             try:
                 number = int(path.stem)
-            except ValueError as exc:
-                raise CaptureError(f"MOT image names are frame numbers; got {path.name}") from exc
-            out.append((number, path))
-        return out
-
-    def frames(self) -> Iterator[Frame]:
-        step = 1.0 / self.sample_fps
-        next_sample = -1.0
-        for number, path in self._indexed():
-            offset = (number - 1) / self.fps
-            if offset + 1e-9 < next_sample:
+            except ValueError:  # a stray file (a thumbnail, a note): not a frame of the sequence
+                self.unreadable.add(f"{path.name} (not a frame number)")
                 continue
-            next_sample = offset + step
-            yield Frame(number, self.start + offset, _read(path))
+            out.append((number, (number - 1) / self.fps, path))
+        return sorted(out, key=lambda item: item[0])

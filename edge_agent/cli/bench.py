@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, positive_float, positive_int, runtime
+from edge_agent.cli.common import emit, positive_float, positive_int, random_seed, runtime
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     native.add_argument(
         "--topk-rows", type=positive_int, default=100_000, help="rows in the cosine top-k base (100000)"
     )
-    native.add_argument("--seed", type=int, default=0)
+    native.add_argument("--seed", type=random_seed, default=0)
     native.add_argument("--no-reference", action="store_true", help="skip the slow NumPy reference tracker")
     ingest = targets.add_parser(
         "ingest", parents=[common], help="x real time and per-stage ms of the write path on a recording"
@@ -61,13 +61,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     memory.add_argument("--dims", type=positive_int, default=256, help="embedding dimensions (256)")
     memory.add_argument("--probes", type=positive_int, default=200, help="observations ingested per measurement (200)")
-    memory.add_argument("--seed", type=int, default=0)
+    memory.add_argument("--seed", type=random_seed, default=0)
     tracking = targets.add_parser(
         "tracking",
         parents=[common],
         help="MOTA / IDF1 on degraded TUD trajectories at 25 and 2 fps, against roboflow's trackers ([bench] extra)",
     )
-    tracking.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="degradation seeds (0 1 2)")
+    tracking.add_argument("--seed", type=random_seed, nargs="+", default=[0, 1, 2], help="degradation seeds (0 1 2)")
     tracking.add_argument("--fps", type=positive_float, nargs="+", default=[25.0, 2.0], help="rates (25 2)")
     node = targets.add_parser(
         "node",

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, runtime
+from edge_agent.cli.common import emit, fail, random_seed, runtime
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     data.add_argument(
         "--world", metavar="SCENARIO", help="a synthetic world: a scenario file or a shipped one (kitchen-lookalikes)"
     )
-    identity.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="the world's seeds (0 1 2)")
+    identity.add_argument("--seed", type=random_seed, nargs="+", default=[0, 1, 2], help="the world's seeds (0 1 2)")
     identity.add_argument(
         "--kind",
         choices=["person", "animal", "object"],

@@ -1,19 +1,25 @@
-"""What every command shares: the global options (accepted before or after the subcommand), argument types,
-time parsing and printing, the runtime built from the options, and one-line errors."""
+"""What every command shares: the global options (accepted before or after the subcommand), argument types (every
+number checked: finite, in its range, an integer within SQLite's 64 bits), time parsing and printing, the runtime
+built from the options, and one-line errors."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from edge_agent.errors import InvalidInputError
 from edge_agent.runtime import Runtime
 
+N = TypeVar("N", int, float)
+
 __all__ = [
     "GLOBAL",
+    "INT64_MAX",
     "after_each_clip",
     "byte_size",
     "camera_name",
@@ -21,11 +27,14 @@ __all__ = [
     "fail",
     "global_options",
     "keep_text_index_warm",
+    "number",
     "parse_time",
     "port",
     "positive_float",
     "positive_int",
+    "row_id",
     "runtime",
+    "random_seed",
     "show_warnings",
     "utc",
 ]
@@ -55,38 +64,60 @@ def global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         )
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+INT64_MAX = (1 << 63) - 1  #: SQLite's largest integer: ids, counts and sizes stay within it
 
 
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def number(kind: type[N], low: N | None = None, high: N | None = None, *, above: bool = False) -> Callable[[str], N]:
+    """An argparse type: a finite number of ``kind`` (int or float) from ``low`` (above it, with ``above``) to
+    ``high``; a whole number always within SQLite's signed 64-bit integers. Anything else (``inf``, ``nan``,
+    ``1e400``, an id of 22 digits) is refused with one line saying what is taken."""
+    if kind is int:
+        low = -INT64_MAX - 1 if low is None else low
+        high = INT64_MAX if high is None else high
+    noun = "a whole number" if kind is int else "a number"
+    lowest, highest = (f"{x:g}" if isinstance(x, float) else str(x) for x in (low, high))
+    if low is not None and high is not None:
+        taken = f"{noun} {'above' if above else 'from'} {lowest} {'up ' if above else ''}to {highest}"
+    elif low is not None:
+        taken = f"{noun} {'>' if above else '>='} {lowest}"
+    else:
+        taken = f"{noun} <= {highest}" if high is not None else f"a finite {noun[2:]}"
+
+    def parse(text: str) -> N:
+        try:
+            value = kind(text.strip())
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"must be {taken}, got {text!r}") from None
+        if (
+            not math.isfinite(value)
+            or (low is not None and (value <= low if above else value < low))
+            or (high is not None and value > high)
+        ):
+            raise argparse.ArgumentTypeError(f"must be {taken}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its own messages
+    return parse
+
+
+positive_int = number(int, 1)
+positive_float = number(float, 0, above=True)
+row_id = number(int, 1)  #: an id in memory (an entity, an observation, a rule, a place, a correction)
+random_seed = number(int, 0)
+port = number(int, 1, 65535)
 
 
 def byte_size(text: str) -> int:
     """Bytes, with an optional K, M, G or T suffix (powers of 1024): 500M, 2G."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    text = text.strip().upper().removesuffix("B")
+    size = text.strip().upper().removesuffix("B")
     try:
-        value = float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+        value = float(size[:-1]) * units[size[-1]] if size and size[-1] in units else float(size)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a size such as 500M or 2G, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
+    if not (math.isfinite(value) and 1 <= value <= INT64_MAX):
+        raise argparse.ArgumentTypeError(f"must be a size from 1 byte to 8388607T, got {text!r}")
     return int(value)
-
-
-def port(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a TCP port 1..65535, got {value}")
-    return value
 
 
 def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:

@@ -7,7 +7,7 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, runtime, utc
+from edge_agent.cli.common import emit, fail, row_id, runtime, utc
 
 __all__ = ["register"]
 
@@ -18,32 +18,32 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", parents=[common], help="every entity, most recently seen first")
     listing.add_argument("--kind", choices=["person", "animal", "object"])
     show = actions.add_parser("show", parents=[common], help="an entity's biography: observations in time order")
-    show.add_argument("entity", type=int)
+    show.add_argument("entity", type=row_id)
     merge = actions.add_parser("merge", parents=[common], help="move every observation of ABSORB into KEEP")
-    merge.add_argument("keep", type=int)
-    merge.add_argument("absorb", type=int)
+    merge.add_argument("keep", type=row_id)
+    merge.add_argument("absorb", type=row_id)
     merge.add_argument("--force", action="store_true", help="override a 'not the same' constraint")
     split = actions.add_parser(
         "split", parents=[common], help="move the observations from OBSERVATION on to a new entity"
     )
-    split.add_argument("entity", type=int)
-    split.add_argument("observation", type=int)
+    split.add_argument("entity", type=row_id)
+    split.add_argument("observation", type=row_id)
     unmerge = actions.add_parser(
         "unmerge",
         parents=[common],
         help="undo a merge (yours, or association joining two possibly-same entities): its id is in `show`",
     )
-    unmerge.add_argument("correction", type=int)
+    unmerge.add_argument("correction", type=row_id)
     rename = actions.add_parser(
         "rename", parents=[common], help='name an entity ("this is Alice"); --clear removes the name'
     )
-    rename.add_argument("entity", type=int)
+    rename.add_argument("entity", type=row_id)
     rename.add_argument("name", nargs="?")
     rename.add_argument("--clear", action="store_true")
     forget = actions.add_parser(
         "forget", parents=[common], help="erase an entity and every trace of it (asks for --yes)"
     )
-    forget.add_argument("entity", type=int)
+    forget.add_argument("entity", type=row_id)
     forget.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
     for sub in (listing, show, merge, split, unmerge, rename, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")

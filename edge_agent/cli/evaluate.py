@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, positive_int, runtime
+from edge_agent.cli.common import emit, fail, number, positive_int, random_seed, runtime
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="a synthetic world (people-days: people in other clothes every day): people's identity per person, "
         "with faces and with body appearance alone",
     )
-    identity.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="--world: seeds (0 1 2)")
+    identity.add_argument("--seed", type=random_seed, nargs="+", default=[0, 1, 2], help="--world: seeds (0 1 2)")
     identity.add_argument(
         "--detector",
         choices=["gt", "auto", "yolox", "opencv"],
@@ -42,7 +42,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     identity.add_argument(
         "--min-visibility",
-        type=float,
+        type=number(float, 0, 1),
         default=0.25,
         help="gt boxes less visible than this are left out (people hidden behind others; 0.25)",
     )
@@ -63,7 +63,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, kitchen-harder, wearable-rooms, "
         "living-room, people-days",
     )
-    world.add_argument("--seed", type=int, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)")
+    world.add_argument(
+        "--seed", type=random_seed, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)"
+    )
     world.add_argument(
         "--ablation",
         nargs="+",

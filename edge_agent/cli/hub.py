@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from edge_agent.cli import serve
-from edge_agent.cli.common import after_each_clip, emit, parse_time, runtime, show_warnings
+from edge_agent.cli.common import after_each_clip, emit, parse_time, positive_int, runtime, show_warnings, utc
+from edge_agent.errors import InvalidInputError
 
 __all__ = ["register"]
 
@@ -25,8 +26,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="the memory hub: write the clips camera nodes publish over MQTT (watch SOURCE --publish URL)",
     )
     hub.add_argument(
-        "--broker", required=True, metavar="URL", help="the MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]"
+        "action",
+        nargs="?",
+        choices=["rejected"],
+        help="rejected: list the messages the hub could not store (dead letters), newest first, with why",
     )
+    hub.add_argument("--broker", metavar="URL", help="the MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]")
+    hub.add_argument("--limit", type=positive_int, default=20, metavar="N", help="hub rejected: how many to list (20)")
     hub.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
     serve.add_options(hub)
     hub.add_argument("--json", action="store_true", help="print the run's figures as JSON when it stops")
@@ -100,6 +106,10 @@ def run_hub(args: argparse.Namespace) -> int:
     from edge_agent.mqtt.broker import Broker
     from edge_agent.mqtt.hub import Hub
 
+    if args.action == "rejected":
+        return _rejected(args)
+    if not args.broker:
+        raise InvalidInputError("hub needs --broker URL (mqtt://[USER[:PASSWORD]@]HOST[:PORT]), or `hub rejected`")
     show_warnings()
     with _memory(args) as (rt, store, after_clip):
         broker = Broker.parse(args.broker, rt.config.mqtt)
@@ -122,6 +132,39 @@ def run_hub(args: argparse.Namespace) -> int:
         f"already in memory, {stats.refused} refused"
     )
     return emit(args, summary, text)
+
+
+def _rejected(args: argparse.Namespace) -> int:
+    from edge_agent.memory.deadletters import DeadLetters
+
+    if not 1 <= args.limit <= 1000:
+        raise InvalidInputError(f"--limit must be 1-1000, got {args.limit}")
+    dead = DeadLetters(runtime(args).home)
+    try:
+        letters = dead.newest(args.limit)
+    finally:
+        dead.close()
+    rows = [
+        {
+            "id": r.id,
+            "received_at": utc(r.received_at),
+            "topic": r.topic,
+            "node": r.node,
+            "camera": r.camera,
+            "start": None if r.start_ms is None else utc(r.start_ms / 1000),
+            "reason": r.reason,
+            "attempts": r.attempts,
+            "bytes": r.size,
+        }
+        for r in letters
+    ]
+    lines = [
+        f"#{r['id']} {r['received_at']} on {r['topic']}"
+        + (f" ({r['camera']} clip at {r['start']})" if r["camera"] else "")
+        + f", {r['bytes']} bytes: {r['reason']}"
+        for r in rows
+    ]
+    return emit(args, rows, "\n".join(lines) if lines else "hub: no message was refused")
 
 
 def run_frigate(args: argparse.Namespace) -> int:

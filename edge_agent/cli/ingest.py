@@ -4,6 +4,7 @@ rules' alerts and scheduled backups after each clip."""
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import socket
 import sys
@@ -11,7 +12,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import after_each_clip, camera_name, emit, fail, parse_time, runtime, show_warnings
+from edge_agent.cli.common import (
+    after_each_clip,
+    camera_name,
+    emit,
+    fail,
+    number,
+    parse_time,
+    runtime,
+    show_warnings,
+)
 
 __all__ = ["register"]
 
@@ -49,7 +59,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
         run_.add_argument(
             "--drain",
-            type=float,
+            type=number(float, 0),
             default=120.0,
             metavar="S",
             help="with --publish, at the end of a recording: seconds to wait for the hub to confirm every clip (120)",
@@ -112,6 +122,7 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
         + (f", {len(refused)} refused by the hub (kept in the outbox)" if refused else "")
         + (f", {not_queued} not queued: the outbox was full ([mqtt] outbox_max_mb)" if not_queued else "")
         + _dropped(report)
+        + _unreadable(report, source)
     )
     return emit(args, summary, text)
 
@@ -119,6 +130,19 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
 def _dropped(report: Any) -> str:
     n = report.dropped_frames
     return f"; {n} sampled frames dropped: perception fell behind the camera" if n else ""
+
+
+def _unreadable(report: Any, source: Any) -> str:
+    """A line naming what of a recording could not be read and was gone past (the first few of them)."""
+    from edge_agent.capture import ImageFolderSource, Unreadable
+
+    n = report.unreadable
+    if not n:
+        return ""
+    what = "images" if isinstance(source, ImageFolderSource) else "frames"
+    named = report.unreadable_first
+    first = ":" if len(named) < Unreadable.KEEP else ", the first:"  # all named, or maybe not
+    return f"\n{n} unreadable {what} skipped{first} {', '.join(named)}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,6 +163,9 @@ def run(args: argparse.Namespace) -> int:
     start = parse_time(args.start)
     camera = args.camera or camera_name(args.source)
     config = rt.config
+    # FFmpeg's own lines on a damaged file (dozens for one bad stretch) quietened: what could not be read is said
+    # once, in the report. Read when the first file is opened; a user's own OPENCV_FFMPEG_LOGLEVEL is kept.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     source = open_source(
         args.source, sample_fps=config.capture.sample_fps, start=start, image_fps=config.capture.image_fps
     )
@@ -196,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     text = (
         f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
         f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
-        f"({report.x_realtime:.1f}x real time); {raised} alerts{_dropped(report)}\n"
+        f"({report.x_realtime:.1f}x real time); {raised} alerts{_dropped(report)}{_unreadable(report, source)}\n"
         "backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items())
     )
     return emit(args, summary, text)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import byte_size, emit, fail, positive_float, runtime, utc
+from edge_agent.cli.common import byte_size, emit, fail, number, runtime, utc
 
 __all__ = ["register"]
 
@@ -38,7 +38,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "prune", parents=[common], help="enforce a cap in bytes and/or days, oldest first (media before records)"
     )
     prune.add_argument("--max-bytes", type=byte_size, help="cap on database + media, e.g. 20G")
-    prune.add_argument("--max-age-days", type=positive_float, help="delete clips older than this")
+    prune.add_argument("--max-age-days", type=number(float, 0, 36525, above=True), help="delete clips older than this")
     prune.add_argument(
         "--dry-run", action="store_true", help="show what would go (measured, then rolled back); delete nothing"
     )
@@ -73,17 +73,35 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from edge_agent.memory import retention
+    from edge_agent.memory import StorageFullError, retention
+    from edge_agent.memory.db import free_bytes, human_bytes
 
     if args.max_bytes is None and args.max_age_days is None:
         return fail("give --max-bytes and/or --max-age-days")
-    with runtime(args).store() as store:
-        report = retention.enforce(
-            store,
-            retention.RetentionPolicy(args.max_bytes, args.max_age_days),
-            dry_run=args.dry_run,
-            include_named=args.include_named,
-        )
+    rt = runtime(args)
+    policy = retention.RetentionPolicy(args.max_bytes, args.max_age_days)
+    try:
+        store = rt.store()
+    except StorageFullError:
+        if args.dry_run:
+            raise
+        with rt.store(mode="read") as reader:  # a disk full to the last byte: the pictures going anyway go first
+            freed = retention.free_pictures(reader, policy, include_named=args.include_named)
+        if not freed:
+            raise
+        store = rt.store()
+    with store:
+        try:
+            report = retention.enforce(store, policy, dry_run=args.dry_run, include_named=args.include_named)
+        except StorageFullError:
+            waiting = max(0, store.db.growth_bytes())  # committed in the WAL, not yet in memory.db (an older version)
+            first = f"memory.db must first take in {human_bytes(waiting)} waiting in its journal, " if waiting else ""
+            raise StorageFullError(
+                f"the disk holding {rt.home} is too full for `memory prune` to record what it deletes "
+                f"({human_bytes(free_bytes(rt.home))} free once the pictures going were deleted; {first}each step's "
+                "journal needs up to a few MiB): free some space on that disk, then run it again (what it deleted so "
+                "far stays deleted)"
+            ) from None
     verb = "would be deleted (dry run, nothing deleted)" if report.dry_run else "deleted"
     span = f"; clips from {utc(report.deleted_from)} to {utc(report.deleted_to)} UTC" if report.clips_deleted else ""
     text = (
@@ -141,12 +159,23 @@ def _check(args: argparse.Namespace) -> int:
 
     with runtime(args).store(mode="read", check=False) as store:
         report = check.check(store)
-    lines = [f"{report.path}: " + ("sound" if report.ok else "DAMAGED" if report.integrity else "incomplete")]
+    state = (
+        "DAMAGED"
+        if report.integrity
+        else "incomplete"
+        if report.problems
+        else "index damaged"
+        if report.index
+        else "sound"
+    )
+    lines = [f"{report.path}: {state}"]
     lines += [f"  integrity: {p}" for p in report.integrity[:10]]
     lines += [f"  integrity: ... {len(report.integrity) - 10} more"] if len(report.integrity) > 10 else []
-    lines += [f"  problem: {p}" for p in report.problems] + [f"  note: {p}" for p in report.notes]
-    lines += [f"  {k}: {v}" for k, v in report.counts.items()]
-    if not report.ok:
+    lines += [f"  problem: {p}" for p in report.problems] + [f"  index: {p}" for p in report.index]
+    lines += [f"  note: {p}" for p in report.notes] + [f"  {k}: {v}" for k, v in report.counts.items()]
+    if report.integrity or report.problems:
         lines.append("  cure: `edge-agent memory restore BACKUP` puts a backup back (the damaged memory is kept aside)")
+    elif report.index:
+        lines.append("  cure: none needed: the next question sets the damaged index files aside and makes them again")
     emit(args, {**asdict(report), "ok": report.ok}, "\n".join(lines))
     return 0 if report.ok else 1

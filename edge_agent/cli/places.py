@@ -8,7 +8,7 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, runtime, utc
+from edge_agent.cli.common import emit, fail, row_id, runtime, utc
 
 __all__ = ["register"]
 
@@ -19,13 +19,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", parents=[common], help="every place, most observed first, with an example")
     listing.add_argument("--camera")
     name = actions.add_parser("name", parents=[common], help='name a place ("this is the sofa"), before and after')
-    name.add_argument("place", type=int)
+    name.add_argument("place", type=row_id)
     name.add_argument("name")
     merge = actions.add_parser("merge", parents=[common], help="one place seen two ways: ABSORB becomes KEEP")
-    merge.add_argument("keep", type=int)
-    merge.add_argument("absorb", type=int)
+    merge.add_argument("keep", type=row_id)
+    merge.add_argument("absorb", type=row_id)
     forget = actions.add_parser("forget", parents=[common], help="delete a place; its observations keep no place")
-    forget.add_argument("place", type=int)
+    forget.add_argument("place", type=row_id)
     for sub in (listing, name, merge, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
         sub.set_defaults(handler=run)

@@ -10,7 +10,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, parse_time, positive_int, runtime, utc
+from edge_agent.cli.common import emit, fail, number, parse_time, positive_int, row_id, runtime, utc
 from edge_agent.runtime import Runtime
 
 __all__ = ["register"]
@@ -31,7 +31,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     add.add_argument(
         "--cooldown",
-        type=float,
+        type=number(float, 0),
         metavar="SECONDS",
         help="quiet time after an alert, per subject (default: [rules] cooldown_s)",
     )
@@ -43,7 +43,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", parents=[common], help="the rules in force")
     listing.add_argument("--all", action="store_true", help="also the removed ones")
     remove = actions.add_parser("remove", parents=[common], help="stop a rule (its alerts stay listed)")
-    remove.add_argument("rule", type=int)
+    remove.add_argument("rule", type=row_id)
     test = actions.add_parser(
         "test", parents=[common], help="replay a rule (an id, a sentence or JSON) over what memory holds; sends nothing"
     )
@@ -52,7 +52,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     alerts = commands.add_parser("alerts", help="the alerts rules have raised")
     alert_actions = alerts.add_subparsers(dest="action", metavar="ACTION", required=True)
     alert_list = alert_actions.add_parser("list", parents=[common], help="alerts, newest first, with their deliveries")
-    alert_list.add_argument("--rule", type=int, help="only this rule's")
+    alert_list.add_argument("--rule", type=row_id, help="only this rule's")
     alert_list.add_argument("--limit", type=positive_int, default=50)
     for sub in (add, listing, remove, test, alert_list):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -51,10 +51,12 @@ from edge_agent.config.faces import FacesConfig, FaceThresholds
 from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.paths import config_file, default_home, home_dir, models_dir
 from edge_agent.config.places import PlacesConfig
+from edge_agent.config.qa import QaConfig
 from edge_agent.config.retrieval import RelationWeights, RetrievalConfig
 from edge_agent.config.root import Config, load_config
 from edge_agent.config.rules import RulesConfig
 from edge_agent.config.speech import SpeechConfig
+from edge_agent.config.storage import StorageConfig
 from edge_agent.config.tracker import TrackerConfig
 
 __all__ = [
@@ -83,10 +85,12 @@ __all__ = [
     "OSNetEmbedderConfig",
     "OpenCVDetectorConfig",
     "PlacesConfig",
+    "QaConfig",
     "RelationWeights",
     "RetrievalConfig",
     "RulesConfig",
     "SpeechConfig",
+    "StorageConfig",
     "StrictModel",
     "TemplateDescriberConfig",
     "TensorRTDetectorConfig",

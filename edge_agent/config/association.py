@@ -13,14 +13,14 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic.dataclasses import dataclass
 
-from edge_agent.config.base import StrictModel
+from edge_agent.config.base import FINITE, StrictModel
 
 __all__ = ["DEFAULT_SPACE_THRESHOLDS", "DEFAULT_THRESHOLDS", "ENTITY_KINDS", "AssociationConfig", "Thresholds"]
 
 ENTITY_KINDS = ("person", "animal", "object")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=FINITE)
 class Thresholds:
     """Cosine similarity thresholds of association in one embedding space (or one kind's fallback)."""
 

@@ -1,13 +1,19 @@
-"""The configuration's common ground: strict pydantic models (unknown keys refused, values frozen) and one
-error whose message names the key, the value and what was expected."""
+"""The configuration's common ground: strict pydantic models (unknown keys refused, values frozen, every number
+finite and every whole number within SQLite's signed 64-bit integers) and one error whose message names the key,
+the value and what was expected."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from edge_agent.errors import EdgeAgentError
 
-__all__ = ["ConfigError", "StrictModel", "describe_validation_error"]
+__all__ = ["FINITE", "INT64_MAX", "ConfigError", "StrictModel", "describe_validation_error"]
+
+INT64_MAX = (1 << 63) - 1  #: SQLite's (and numpy's int64) largest integer
+FINITE = ConfigDict(allow_inf_nan=False)  #: inf and nan refused: of the configuration's pydantic dataclasses too
 
 
 class ConfigError(EdgeAgentError, ValueError):
@@ -15,9 +21,28 @@ class ConfigError(EdgeAgentError, ValueError):
 
 
 class StrictModel(BaseModel):
-    """Every area of the configuration: unknown keys are an error, values cannot change once read."""
+    """Every area of the configuration: unknown keys are an error, values cannot change once read, a number is
+    finite (inf and nan refused) and a whole number fits a signed 64-bit integer, wherever it is (in a list, a
+    table): a field's own range (``Field(ge=..., le=...)``) says the rest."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _fits_int64(cls, value: Any) -> Any:
+        if _beyond_int64(value):
+            raise ValueError(f"whole numbers must lie within -{INT64_MAX + 1}..{INT64_MAX}")
+        return value
+
+
+def _beyond_int64(value: Any) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not -INT64_MAX - 1 <= value <= INT64_MAX
+    if isinstance(value, (list, tuple)):
+        return any(_beyond_int64(v) for v in value)
+    if isinstance(value, dict):
+        return any(_beyond_int64(v) for v in value.values())
+    return False
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -27,5 +52,5 @@ def describe_validation_error(error: ValidationError) -> str:
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         given = e.get("input")
         shown = "" if isinstance(given, dict) else f" (got {given!r})"
-        lines.append(f"{key}: {e['msg']}{shown}")
+        lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}{shown}")
     return "; ".join(lines)

@@ -32,9 +32,11 @@ class VLMDescriberConfig(StrictModel):
         "gemma-4",
         "mtmd",
     ] = Field("llava-1.5", description="llama-cpp-python chat handler for the model family")
-    n_ctx: int = Field(4096, ge=512, description="context length (images take hundreds of tokens)")
+    n_ctx: int = Field(4096, ge=512, le=1 << 20, description="context length (images take hundreds of tokens)")
     max_tokens: int = Field(160, ge=8, le=1024, description="longest reply (the description as JSON), in tokens")
-    n_gpu_layers: int = Field(0, ge=-1, description="layers offloaded to the GPU (-1: all; Jetson with CUDA build)")
+    n_gpu_layers: int = Field(
+        0, ge=-1, le=10_000, description="layers offloaded to the GPU (-1: all; Jetson with CUDA build)"
+    )
 
 
 DescriberConfig = Annotated[Union[TemplateDescriberConfig, VLMDescriberConfig], Field(discriminator="type")]

@@ -65,7 +65,7 @@ class GroundTruthDetectorConfig(StrictModel):
     min_visibility: float = Field(
         0.0, ge=0, le=1, description="leave out boxes less visible than this (MOT's 9th column)"
     )
-    seed: int = Field(0, description="seed of the noise (the same seed gives the same boxes)")
+    seed: int = Field(0, ge=0, description="seed of the noise (the same seed gives the same boxes)")
 
 
 DetectorConfig = Annotated[

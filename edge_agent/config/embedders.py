@@ -19,6 +19,9 @@ __all__ = [
     "TensorRTEmbedderConfig",
 ]
 
+Deviation = Annotated[float, Field(gt=0, le=1000)]  #: a channel's standard deviation: divided by, never 0
+Pixels = Annotated[int, Field(ge=1, le=16384)]
+
 
 class AutoEmbedder(StrictModel):
     type: Literal["auto"] = Field("auto", description="people: OSNet if its file is there; else colour-texture")
@@ -39,12 +42,12 @@ class ColorTextureEmbedderConfig(StrictModel):
 class ONNXEmbedderConfig(StrictModel):
     type: Literal["onnx"] = Field(description="any CLIP/DINOv2-style image embedding exported to ONNX")
     model: str = Field(description="ONNX file, absolute or in the models folder")
-    size: tuple[int, int] | None = Field(None, description="(height, width) when the model's input is dynamic")
+    size: tuple[Pixels, Pixels] | None = Field(None, description="(height, width) when the model's input is dynamic")
     rgb: bool = Field(True, description="the model takes RGB (False: BGR as OpenCV reads)")
     mean: tuple[float, float, float] = Field(
         (0.485, 0.456, 0.406), description="per-channel mean subtracted (0-1 scale)"
     )
-    std: tuple[float, float, float] = Field(
+    std: tuple[Deviation, Deviation, Deviation] = Field(
         (0.229, 0.224, 0.225), description="per-channel standard deviation divided by"
     )
     providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
@@ -62,7 +65,7 @@ class TensorRTEmbedderConfig(StrictModel):
     mean: tuple[float, float, float] = Field(
         (0.485, 0.456, 0.406), description="per-channel mean subtracted (0-1 scale)"
     )
-    std: tuple[float, float, float] = Field(
+    std: tuple[Deviation, Deviation, Deviation] = Field(
         (0.229, 0.224, 0.225), description="per-channel standard deviation divided by"
     )
 

@@ -10,12 +10,12 @@ from typing import Literal
 from pydantic import Field
 from pydantic.dataclasses import dataclass
 
-from edge_agent.config.base import StrictModel
+from edge_agent.config.base import FINITE, StrictModel
 
 __all__ = ["DEFAULT_FACE_THRESHOLDS", "FaceThresholds", "FacesConfig"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=FINITE)
 class FaceThresholds:
     """Cosine similarities of unit face vectors in one face space."""
 

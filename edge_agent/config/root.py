@@ -23,9 +23,11 @@ from edge_agent.config.episodes import EpisodesConfig
 from edge_agent.config.faces import FacesConfig
 from edge_agent.config.mqtt import FrigateConfig, MqttConfig
 from edge_agent.config.places import PlacesConfig
+from edge_agent.config.qa import QaConfig
 from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.config.rules import RulesConfig
 from edge_agent.config.speech import SpeechConfig
+from edge_agent.config.storage import StorageConfig
 from edge_agent.config.tracker import TrackerConfig
 
 if sys.version_info >= (3, 11):
@@ -58,6 +60,7 @@ class Config(StrictModel):
     alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="where alerts go")
     api: ApiConfig = Field(default_factory=ApiConfig, description="the HTTP API")
     association: AssociationConfig = Field(default_factory=AssociationConfig, description="cross-clip identity")
+    qa: QaConfig = Field(default_factory=QaConfig, description="questions: how long one may be")
     retrieval: RetrievalConfig = Field(
         default_factory=RetrievalConfig, description="seeds, PPR and the evidence budget"
     )
@@ -67,6 +70,9 @@ class Config(StrictModel):
         default_factory=FacesConfig, description="faces as evidence of who a person is (and the switch to turn it off)"
     )
     backup: BackupConfig = Field(default_factory=BackupConfig, description="scheduled backups")
+    storage: StorageConfig = Field(
+        default_factory=StorageConfig, description="the disk holding the memory: the room ingest leaves free"
+    )
     mqtt: MqttConfig = Field(default_factory=MqttConfig, description="camera nodes and the memory hub over MQTT")
     frigate: FrigateConfig = Field(default_factory=FrigateConfig, description="following a Frigate install")
     zones: dict[str, dict[str, tuple[float, float, float, float]]] = Field(
@@ -75,15 +81,31 @@ class Config(StrictModel):
     )
 
 
+def _text(path: Path) -> str:
+    """The configuration file's text (UTF-8, as TOML is); :class:`ConfigError` names the file when it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path} is a folder: give the configuration file (TOML) itself") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8-sig")  # a byte order mark some editors write is no reason to refuse the file
+    except UnicodeDecodeError as exc:
+        utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+        found = "UTF-16, by its byte order mark" if utf16 else f"byte {raw[exc.start]:#04x} at offset {exc.start}"
+        raise ConfigError(f"{path}: not UTF-8 text ({found}): save the configuration file as UTF-8") from None
+
+
 def load_config(path: str | Path | None = None, **overrides: object) -> Config:
     """The configuration from a TOML file (or defaults), with command-line overrides applied."""
     data: dict[str, object] = {}
     if path is not None:
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"configuration file not found: {path}") from None
+            data = tomllib.loads(_text(path))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     for key, value in overrides.items():

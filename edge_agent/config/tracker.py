@@ -39,7 +39,7 @@ class TrackerConfig(StrictModel):
         "low because at 2 fps boxes move between frames; ByteTrack uses 0.2 at 30 fps)",
     )
     lost_track_buffer: int = Field(
-        30, ge=0, description="frames, counted at 30 fps, that a lost track waits to be found again"
+        30, ge=0, le=100_000, description="frames, counted at 30 fps, that a lost track waits to be found again"
     )
     min_frames: int = Field(
         2, ge=1, description="sampled frames a tracklet needs to become an observation (fewer: likely a false positive)"

@@ -12,7 +12,10 @@ something else."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -205,21 +208,37 @@ class KindGrounder:
             return self._vectors
         space = str(getattr(self.embedder, "space", ""))
         if self.cache is not None and self.cache.is_file():
+            # Each member carries its CRC-32 (zip), checked as it is read. The file is opened here: numpy leaks one it
+            # opens itself when the archive is damaged.
             try:
-                with np.load(self.cache, allow_pickle=False) as saved:
-                    if list(saved["words"]) == self.words and str(saved["space"]) == space:
-                        self._vectors = np.asarray(saved["vectors"], np.float32)
-                        return self._vectors
-            except (OSError, ValueError, KeyError):
-                pass  # a damaged or other cache: made again
+                with open(self.cache, "rb") as f, np.load(f, allow_pickle=False) as saved:
+                    words, saved_space = list(saved["words"]), str(saved["space"])
+                    vectors = np.asarray(saved["vectors"], np.float32)
+                if vectors.shape[:1] != (len(words),) or not np.all(np.isfinite(vectors)):
+                    raise ValueError("its vectors do not match its words")
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+                from edge_agent.memory.derived import set_aside  # the memory's, where a file beside it is damaged
+
+                set_aside(
+                    self.cache.parent,
+                    [self.cache],
+                    f"the kind words' vectors {self.cache} are damaged ({str(exc).split('. ')[0]})",
+                )
+            else:
+                if words == self.words and saved_space == space:
+                    self._vectors = vectors
+                    return self._vectors
         self._vectors = self.embedder.embed(self.words)
         if self.cache is not None:
-            try:
+            tmp = self.cache.with_name(f".{self.cache.name}.{os.getpid()}.tmp")
+            try:  # whole or not at all: another process may be reading it
                 self.cache.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.cache, "wb") as out:
+                with open(tmp, "wb") as out:
                     np.savez(out, words=np.array(self.words), space=np.array(space), vectors=self._vectors)
-            except OSError:
-                pass  # a read-only memory: embedded again next time
+                os.replace(tmp, self.cache)
+            except OSError:  # a read-only memory: embedded again next time
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
         return self._vectors
 
     def ground(self, word: str) -> tuple[str, tuple[str, ...], float] | None:

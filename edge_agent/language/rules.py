@@ -40,7 +40,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     body = [t for j, t in enumerate(body) if j not in used]
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
-    found = _trigger(body)
+    found = _trigger(body) or _bare_relation(body)
     if found is None:
         phrases, _ = reader.phrases(body, frozenset())
         unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
@@ -197,8 +197,15 @@ def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
 
 
 def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
-    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5"."""
+    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5", "after 10pm"
+    (until midnight), "before 7am" (from midnight)."""
     for i in range(len(tokens)):
+        if tokens[i] in ("after", "before", "until", "till") and i + 1 < len(tokens):
+            clock = _clock(tokens, i + 1)
+            said = tokens[i + 1]  # a clock time said as one: "10pm", "22:00", "noon" (not "after 3", "before midnight")
+            if clock is not None and clock[0] != "00:00" and (clock[1] == 2 or ":" in said or said == "noon"):
+                window = (clock[0], "00:00") if tokens[i] == "after" else ("00:00", clock[0])
+                return window, set(range(i, i + 1 + clock[1]))
         for words, window in _PARTS_OF_DAY.items():
             if tuple(tokens[i : i + len(words)]) == words:
                 return window, set(range(i, i + len(words)))
@@ -343,6 +350,29 @@ def _trigger(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
         for words, trigger in _TRIGGERS:
             if tuple(tokens[i : i + len(words)]) == words:
                 return trigger, i, i + len(words)
+    return None
+
+
+_BARE = {
+    ("on",): Trigger.ON,
+    ("onto",): Trigger.ON,
+    ("in",): Trigger.AT,
+    ("inside",): Trigger.AT,
+    ("at",): Trigger.AT,
+    ("near",): Trigger.NEAR,
+    ("by",): Trigger.NEAR,
+    ("beside",): Trigger.NEAR,
+    ("next", "to"): Trigger.NEAR,
+}
+
+
+def _bare_relation(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
+    """A condition without a verb, "a person on the sidewalk", "the dog near the door": the first place
+    preposition after a subject is the relation (its words stay the place's: it ends where it starts)."""
+    for i in range(1, len(tokens)):
+        for words, trigger in _BARE.items():
+            if tuple(tokens[i : i + len(words)]) == words:
+                return trigger, i, i
     return None
 
 

@@ -1,18 +1,21 @@
 """Backups of the memory and putting one back. A backup is a folder: ``memory.db`` copied with SQLite's
 online backup (one consistent snapshot, taken while ingest goes on), the media files that snapshot refers
-to, and ``backup.json`` saying what it holds. Restoring checks the backup first, then moves the memory it
-replaces aside (``<home>/replaced-<time>/``), never deleting it; it refuses while another process has the
-memory open. Scheduled backups (``[backup]`` in the configuration) keep the newest few."""
+to, and ``backup.json`` saying what it holds. Restoring checks the backup first, copies it beside the memory,
+then moves the memory it replaces into a new folder of its own (``<home>/replaced-<time>/``), never deleting
+it; it refuses while another process has the memory open. Scheduled backups (``[backup]`` in the
+configuration) keep the newest few."""
 
 from __future__ import annotations
 
 import calendar
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,6 +34,8 @@ __all__ = ["BackupError", "BackupReport", "BackupSchedule", "RestoreReport", "ba
 
 MANIFEST = "backup.json"
 PREFIX = "memory-"  #: scheduled backups are folders memory-YYYYmmddTHHMMSS.ffffffZ (UTC)
+REPLACED = "replaced-"  #: what a restore replaced: <home>/replaced-YYYYmmddTHHMMSS.ffffffZ[-n] (UTC)
+STAGING = ".restoring-"  #: a backup being copied into the home, moved in only when whole
 
 
 class BackupError(DatabaseError):
@@ -162,9 +167,15 @@ def _exclusive(home: Path):  # type: ignore[no-untyped-def]
 
 
 def restore(home: str | Path, source: str | Path) -> RestoreReport:
-    """Puts the backup in ``source`` back as the memory in ``home``. The backup is checked first; the
-    memory it replaces (if any) is moved to ``<home>/replaced-<time>/``; a failure half way puts it back."""
+    """Puts the backup in ``source`` back as the memory in ``home``. The backup is checked first, then copied
+    into the home beside the memory; the memory it replaces (if any) is moved into a new folder of its own,
+    ``<home>/replaced-<time>/``, and the copy moved in. A failure at any step leaves the home as it was."""
     home, source = Path(home), Path(source)
+    if source.resolve() in (home.resolve(), (home / DATABASE_FILE).resolve()):
+        raise BackupError(
+            f"{source} is the memory itself in {home}, not a backup of it: give a folder `edge-agent memory backup` "
+            "made; nothing was changed"
+        )
     source_db = _source_database(source)
     try:
         with Database(source_db, mode="read", check=False) as candidate:
@@ -183,38 +194,81 @@ def restore(home: str | Path, source: str | Path) -> RestoreReport:
             f"restoring needs {human_bytes(needed)} and the disk holding {home} has "
             f"{human_bytes(free_bytes(home))} free: nothing was changed"
         )
-    with _exclusive(home):
-        current = [
-            home / name
-            # the indexes beside the database (index/) were made from the memory being replaced: they go with it
-            for name in (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media", "index")
-            if (home / name).exists()
-        ]
-        aside = home / f"replaced-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}" if current else None
-        if aside is not None:
-            _private_dir(aside)
-            for path in current:
-                os.replace(path, aside / path.name)
-        staged = home / (DATABASE_FILE + ".restoring")
-        try:
-            os.close(os.open(staged, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600))
-            shutil.copyfile(source_db, staged)
-            if source_media is not None:
-                shutil.copytree(source_media, home / "media")
-            os.replace(staged, home / DATABASE_FILE)
-        except BaseException:
-            staged.unlink(missing_ok=True)
-            shutil.rmtree(home / "media", ignore_errors=True)
-            (home / DATABASE_FILE).unlink(missing_ok=True)
-            if aside is not None:  # the memory it was replacing goes back where it was
-                for path in current:
-                    os.replace(aside / path.name, path)
-                aside.rmdir()
-            raise
+    try:
+        with _exclusive(home):
+            aside = _swap(home, source_db, source_media)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise StorageFullError(
+                f"no space left to restore into {home} ({human_bytes(free_bytes(home))} free): the memory is unchanged"
+            ) from None
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise BackupError(
+                f"cannot restore into {home}: the folder is read-only or not writable ({exc.strerror}); "
+                "the memory is unchanged"
+            ) from None
+        raise BackupError(f"cannot restore into {home}: {exc.strerror or exc}; the memory is unchanged") from None
     with Store(home) as store:  # migrates an older backup, and proves it opens
         counts = {t: int(store.db.value(f"SELECT count(*) FROM {t}")) for t in ("clips", "observations", "entities")}
         files = len(store.media_files())
     return RestoreReport(str(home), str(source), None if aside is None else str(aside), files, counts)
+
+
+def _swap(home: Path, source_db: Path, source_media: Path | None) -> Path | None:
+    """Under the exclusive lock: the backup copied into a staging folder in the home, the memory moved into
+    a new ``replaced-`` folder, the copy moved in, by renames on one disk; any failure undoes the renames made.
+    Returns the folder holding the replaced memory (None: there was none)."""
+    for stale in home.glob(STAGING + "*"):  # left by a restore that was killed: copies of a backup, nothing else
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=home))
+    try:
+        shutil.copyfile(source_db, staging / DATABASE_FILE)
+        wal = source_db.with_name(source_db.name + "-wal")
+        if wal.is_file():  # a memory folder kept aside by a restore may hold committed pages there
+            shutil.copyfile(wal, staging / (DATABASE_FILE + "-wal"))
+        if source_media is not None:
+            shutil.copytree(source_media, staging / "media")
+        incoming = sorted(p.name for p in staging.iterdir())
+        # the indexes beside the database (index/) were made from the memory being replaced: they go with it
+        names = (DATABASE_FILE, DATABASE_FILE + "-wal", DATABASE_FILE + "-shm", "media", "index")
+        current = [n for n in names if (home / n).exists() or (home / n).is_symlink()]
+        aside = _new_folder(home, REPLACED) if current else None
+        moves = [(home / n, aside / n) for n in current] if aside is not None else []
+        moves += [(staging / n, home / n) for n in incoming]
+        done: list[tuple[Path, Path]] = []
+        try:
+            for before, after in moves:
+                os.replace(before, after)
+                done.append((before, after))
+        except BaseException as exc:
+            try:
+                for before, after in reversed(done):
+                    os.replace(after, before)
+                if aside is not None:
+                    aside.rmdir()
+            except OSError as undo:
+                raise BackupError(
+                    f"restoring into {home} failed ({exc}) and putting the memory back failed too ({undo}): "
+                    f"it is whole in {aside}; move its files back into {home}"
+                ) from None
+            raise
+        return aside
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _new_folder(home: Path, prefix: str) -> Path:
+    """A new folder ``<prefix><time>`` in ``home``, never one that exists: two restores in the same microsecond
+    get ``-2``, ``-3``, ..."""
+    stamp = _stamp(time.time(), prefix)
+    folder, n = home / stamp, 1
+    while True:
+        try:
+            folder.mkdir(mode=0o700)
+            return folder
+        except FileExistsError:
+            n += 1
+            folder = home / f"{stamp}-{n}"
 
 
 def _made(folder: Path) -> list[Path]:
@@ -224,9 +278,9 @@ def _made(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and p.name.startswith(PREFIX) and (p / MANIFEST).is_file())
 
 
-def _stamp(t: float) -> str:
+def _stamp(t: float, prefix: str = PREFIX) -> str:
     """memory-20270115T090000.250000Z: sortable, and two backups a second apart still get their own folder."""
-    return f"{PREFIX}{time.strftime('%Y%m%dT%H%M%S', time.gmtime(t))}.{int(t % 1 * 1e6):06d}Z"
+    return f"{prefix}{time.strftime('%Y%m%dT%H%M%S', time.gmtime(t))}.{int(t % 1 * 1e6):06d}Z"
 
 
 def _made_at(backup_folder: Path) -> float:

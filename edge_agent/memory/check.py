@@ -1,14 +1,20 @@
 """``memory check``: is the memory sound? SQLite's integrity_check and foreign-key check, then the
 memory's own invariants: every observation has its appearance vector and its crop, every keyframe file
 exists, the full-text indexes match what they index, and nothing (vector, reference, file) is left
-pointing at what is gone."""
+pointing at what is gone. Then the files made from memory under ``<home>/index/``, each read whole against the size
+and checksum its manifest keeps (memory/derived.py): a damaged one loses nothing, it is made again when next used."""
 
 from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
+
+from edge_agent.memory import derived
 from edge_agent.memory.store import Store
 
 __all__ = ["CheckReport", "check"]
@@ -21,10 +27,11 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)  #: broken invariants: memory is missing something
     notes: list[str] = field(default_factory=list)  #: harmless leftovers that retention sweeps
     counts: dict[str, int] = field(default_factory=dict)
+    index: list[str] = field(default_factory=list)  #: damaged files under index/ (made again from memory when used)
 
     @property
     def ok(self) -> bool:
-        return not self.integrity and not self.problems
+        return not self.integrity and not self.problems and not self.index
 
 
 def _ids(store: Store, sql: str) -> list[int]:
@@ -38,7 +45,9 @@ def _sample(ids: list[int]) -> str:
 def check(store: Store) -> CheckReport:
     """Checks the open memory (open it with ``check=False`` so a damaged file can still be examined)."""
     report = CheckReport(store.db.path)
+    report.index, report.notes = _derived(store.home / "index")
     report.integrity = store.db.integrity_check()
+    report.integrity += store.db.vector_findings() if not report.integrity else []  # sqlite-vec checks none itself
     if report.integrity:  # the rest reads the damaged tables: say only what SQLite found
         return report
     db = store.db
@@ -122,6 +131,41 @@ def check(store: Store) -> CheckReport:
         report.problems.append(f"{len(bad_keyframes)} clips have an unreadable keyframe list: {_sample(bad_keyframes)}")
     report.counts["media_files"] = len(referenced)
     return report
+
+
+def _derived(index: Path) -> tuple[list[str], list[str]]:
+    """(damaged files, notes) under ``index``: each file a manifest there names (the graph's ``current.json``, a
+    vector table's ``manifest.json``, its tail's record) against its record, read whole; each ``.npz`` read whole
+    (its members' CRC-32s)."""
+    if not index.is_dir():
+        return [], []
+    cure = "it is made again from memory when next used (nothing is lost)"
+    damaged, notes = [], []
+    for manifest in sorted(index.glob("*/*.json")):
+        if manifest.parent.name.startswith(derived.DAMAGED):
+            continue
+        try:
+            files = json.loads(manifest.read_text()).get("files")
+        except (OSError, ValueError, AttributeError) as exc:
+            damaged.append(f"{manifest} is unreadable ({exc}): {cure}")
+            continue
+        if not isinstance(files, dict):
+            notes.append(
+                f"{manifest} keeps no checksums (written by an earlier version): they are added when next used"
+            )
+            continue
+        damaged += [f"{d}: {cure}" for name in files if (d := derived.damage(manifest.parent, {name: files[name]}))]
+    for archive in sorted(index.glob("*.npz")):
+        try:
+            with open(archive, "rb") as f, np.load(f, allow_pickle=False) as members:  # closed even when damaged
+                for name in members.files:
+                    members[name]
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            damaged.append(f"{archive} is not what was written ({str(exc).split('. ')[0]}): {cure}")
+    aside = sorted(p.name for p in index.glob(f"{derived.DAMAGED}*"))
+    if aside:
+        notes.append(f"damaged index files were set aside in {index} ({', '.join(aside)}): delete them once looked at")
+    return damaged, notes
 
 
 def _fts_matches(store: Store, fts: str, table: str, column: str) -> bool:

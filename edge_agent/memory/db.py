@@ -1,9 +1,12 @@
 """The memory database: one SQLite file opened through a driver that can load extensions, with
 sqlite-vec loaded, WAL, foreign keys, a busy timeout, secure deletion and versioned migrations.
 
-A memory is never silently damaged or lost: the file is checked (quick_check) when it is opened, the
-driver's errors for a damaged file, a full disk and a read-only medium become one-line errors that name
-the file and the cure, and a memory that cannot be written can still be opened for reading. The file is
+A memory is never silently damaged or lost: the file is checked (quick_check) when it is opened, and, opened to
+write, its full-text indexes (rebuilt, with a warning, where damaged: they are made from memory's own text) and the
+shape of its vector tables (refused where damaged: vectors are memory itself); the driver's errors for a damaged
+file, a full disk and a read-only medium (sqlite-vec's included) become one-line errors that name the file and the
+cure, and a memory that cannot be written can still be opened for reading. A transaction that fails on a full disk
+gives its journal back (WAL checkpointed and truncated), as does one that leaves a large WAL. The file is
 created 0600 in a 0700 folder: it is the user's record of their home.
 
 Driver choice (Frigate's sqlitevecq pattern: one class, a clear message when a piece is missing): the
@@ -17,11 +20,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
+import stat
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,6 +47,7 @@ __all__ = [
     "available_driver",
     "database_of",
     "human_bytes",
+    "make_private",
 ]
 
 MIN_SQLITE_VEC = (0, 1, 9)  # older versions never reclaim deleted rows
@@ -59,14 +65,16 @@ class MissingDependencyError(DatabaseError):
 
 
 class CorruptMemoryError(DatabaseError):
-    """The memory file is damaged (or is not a memory at all); nothing more is written to it."""
+    """The memory file is damaged (or is not a memory at all); nothing more is written to it.
+    ``virtual_table``: the damage was found by a virtual table (FTS5) in its own data."""
 
-    def __init__(self, path: str, detail: str) -> None:
+    def __init__(self, path: str, detail: str, *, virtual_table: bool = False) -> None:
         super().__init__(
             f"the memory database {path} is damaged ({detail}): nothing was written to it; "
             "`edge-agent memory check` says what is wrong, `edge-agent memory restore BACKUP` puts a backup back"
         )
         self.path = path
+        self.virtual_table = virtual_table
 
 
 class StorageFullError(DatabaseError):
@@ -96,8 +104,20 @@ def free_bytes(path: str | Path) -> int:
 
 # SQLite result codes (primary) of the faults that get their own error.
 _CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT = 11, 26, 13, 8, 14, 9
+_CORRUPT_VTAB = _CORRUPT | (1 << 8)  # a virtual table (FTS5) found its own data damaged
+# sqlite-vec reports a disk that filled up while it allocated a chunk with its own message, and damage to its
+# tables as sizes that do not match: the first is a full disk, the others a damaged file.
+_VEC_FULL = ("Could not insert a new vector chunk",)
+_VEC_DAMAGE = ("size mismatch", "Could not find latest chunk", "Could not find a row with rowid")
 #: How long the check on opening may read (where SQLite pauses to let it stop): a year of memory is gigabytes.
 OPEN_CHECK_S = 0.25
+#: How long opening for writing may spend checking the full-text indexes against the text they index (FTS5's
+#: integrity-check: 0.17 s at 100,000 observations, 1.4 s at a million; a larger index is checked when a write
+#: meets its damage, see :meth:`Database.repair_text_indexes`).
+INDEX_CHECK_S = 0.25
+#: A WAL larger than this after a commit is checkpointed and truncated at once (SQLite's own checkpoint leaves the
+#: file at its largest size: a clip that opens vector chunks left 9 MB beside a 3 MB memory.db on a small disk).
+WAL_TRUNCATE_BYTES = 4 << 20
 #: The same for a memory opened to read: its reads refuse a damaged page they meet anyway, so the check before the
 #: first question is short (the whole 0.25 s was a quarter of a second added to every ``ask``).
 READ_CHECK_S = 0.05
@@ -122,11 +142,25 @@ def _result_code(exc: BaseException) -> int | None:
         return int(errorcode) & 0xFF
     # An extension (sqlite-vec creating its shadow tables) may report the fault as a plain SQL error.
     text = str(exc)
-    if "database or disk is full" in text:
+    if "database or disk is full" in text or any(m in text for m in _VEC_FULL):
         return _FULL
-    if "database disk image is malformed" in text:
+    if "database disk image is malformed" in text or any(m in text for m in _VEC_DAMAGE):
         return _CORRUPT
     return None
+
+
+def _extended_code(exc: BaseException) -> int | None:
+    """The extended SQLite result code of a driver exception, where the driver gives it."""
+    code = getattr(exc, "extendedresult", None) or getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else int(code)
+
+
+def _bare_extension_error(exc: BaseException) -> bool:
+    """A virtual table's (sqlite-vec's) failure with no cause of its own: SQLITE_ERROR with SQLite's bare text, or
+    sqlite-vec's "Internal sqlite-vec error". On a disk with no room left its cause is the disk: sqlite-vec hands
+    a write's SQLITE_FULL back as SQLITE_ERROR (a delete with secure_delete on fails as "SQL logic error")."""
+    text = str(exc)
+    return text in ("SQL logic error", "SQL logic error or missing database") or "sqlite-vec" in text
 
 
 def _stdlib_can_load_extensions() -> bool:
@@ -187,6 +221,23 @@ def _create_private(path: Path) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
+def make_private(path: Path, mode: int) -> None:
+    """Takes from ``path`` the permissions ``mode`` does not give (0o600 for a file of memory, 0o700 for a folder)
+    where it is ours and looser: a memory made before modes were set, or copied in under a looser umask. Never
+    fails: a file of another user, or a file system that keeps no modes, is left as it is."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return  # not there (no WAL yet): nothing to tighten
+    current = stat.S_IMODE(status.st_mode)
+    if status.st_uid != os.geteuid() or not current & ~mode:
+        return
+    try:
+        os.chmod(path, current & mode)
+    except OSError as exc:
+        log.info("%s could not be made private (%s): it stays %o", path, exc.strerror or exc, current)
+
+
 class Database:
     """A connection to the memory database. Use as a context manager or call :meth:`close`.
 
@@ -235,6 +286,9 @@ class Database:
             )
         if self.path != ":memory:" and not self.readonly:
             _create_private(Path(self.path))
+            if mode == "write":
+                for suffix in ("", "-wal", "-shm"):
+                    make_private(Path(self.path + suffix), 0o600)
         if self.readonly and not Path(self.path).exists():
             raise ReadOnlyMemoryError(
                 f"there is no memory at {self.path}, and its folder cannot be written to make one"
@@ -275,6 +329,8 @@ class Database:
         self.sqlite_vec_version = str(version)
         try:
             self._migrate()
+            if check and mode == "write" and not self.readonly:
+                self._check_indexes()
         except BaseException:
             self.close()
             raise
@@ -297,34 +353,143 @@ class Database:
         after this long, what was read found sound (opening checks what it can in :data:`OPEN_CHECK_S`;
         ``memory check`` reads everything, and a damaged page met later is refused when it is read)."""
         deadline = None if budget_s is None else time.monotonic() + budget_s
-        if deadline is not None:
-            self._conn.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
         try:
-            if deadline is None:
-                problems = _findings(self.query(f"PRAGMA quick_check({int(limit)})"))
-            else:
-                # Table by table, memory's own tables first: a virtual table's own check (FTS5's) does not
-                # pause for the budget, so within one the whole index would be read (0.7 s at a million).
-                problems = []
-                for table in self._tables_to_check():
-                    quoted = table.replace('"', '""')
-                    problems += _findings(self.query(f'PRAGMA quick_check("{quoted}")'))
-                    if len(problems) >= limit or time.monotonic() > deadline:
-                        break
+            with self._deadline(budget_s):
+                if deadline is None:
+                    problems = _findings(self.query(f"PRAGMA quick_check({int(limit)})"))
+                else:
+                    # Table by table, memory's own tables first (the full-text indexes are checked on their own
+                    # when opening to write: :meth:`repair_text_indexes`).
+                    problems = []
+                    for table in self._tables_to_check():
+                        quoted = table.replace('"', '""')
+                        problems += _findings(self.query(f'PRAGMA quick_check("{quoted}")'))
+                        if len(problems) >= limit or time.monotonic() > deadline:
+                            break
         except Exception as exc:
             if deadline is not None and _result_code(exc) == _INTERRUPT:
                 log.debug("the quick check of %s stopped after %.2f s: no damage in what it read", self.path, budget_s)
                 return
             raise
-        finally:
-            if deadline is not None:
-                if self.driver == "apsw":
-                    self._conn.set_progress_handler(None)
-                else:
-                    self._conn.set_progress_handler(None, 0)
         if problems:
             found = "; ".join(problems[:2]) + (f"; {len(problems) - 2} more" if len(problems) > 2 else "")
             raise CorruptMemoryError(self.path, found)
+
+    @contextlib.contextmanager
+    def _deadline(self, budget_s: float | None) -> Iterator[None]:
+        """Statements run inside stop (SQLITE_INTERRUPT) once ``budget_s`` has passed; None: no limit."""
+        if budget_s is None:
+            yield
+            return
+        deadline = time.monotonic() + budget_s
+        self._conn.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
+        try:
+            yield
+        finally:
+            if self.driver == "apsw":
+                self._conn.set_progress_handler(None)
+            else:
+                self._conn.set_progress_handler(None, 0)
+
+    def _check_indexes(self) -> None:
+        """Before anything is written: vector tables of a sound shape (refused if not), full-text indexes matching
+        what they index (rebuilt if not, within :data:`INDEX_CHECK_S`)."""
+        damaged = self.vector_findings()
+        if damaged:
+            raise CorruptMemoryError(
+                self.path, "; ".join(damaged[:2]) + (f"; {len(damaged) - 2} more" if len(damaged) > 2 else "")
+            )
+        self.repair_text_indexes(INDEX_CHECK_S)
+
+    def text_indexes(self) -> list[tuple[str, str, str]]:
+        """(full-text table, the table it indexes, its column) of each FTS5 index over memory's text."""
+        found = []
+        for name, sql in self.query("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%fts5%'"):
+            content = re.search(r"content\s*=\s*'?(\w+)'?", str(sql))
+            column = re.search(r"fts5\s*\(\s*(\w+)", str(sql))
+            if content and column and str(sql).upper().startswith("CREATE VIRTUAL TABLE"):
+                found.append((str(name), content.group(1), column.group(1)))
+        return found
+
+    def repair_text_indexes(self, budget_s: float | None = None) -> list[str]:
+        """Checks each full-text index against the text it indexes (FTS5's integrity-check) and rebuilds one that is
+        damaged or does not match, with a one-line warning: the index is made from memory's own text, so a rebuild
+        loses nothing (refusing would stop recording for it). ``budget_s``: stop checking after this long, what was
+        checked found sound. Returns the indexes rebuilt; a rebuild that fails (a full disk) raises its error."""
+        rebuilt: list[str] = []
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        for fts, table, column in self.text_indexes():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            problem = self._text_index_problem(fts, left)
+            if problem is None:
+                continue
+            with self.transaction():
+                self._conn.execute(f"INSERT INTO {fts} ({fts}) VALUES ('rebuild')")
+            log.warning(
+                "the full-text index %s of %s was damaged (%s): rebuilt from %s.%s, nothing is lost",
+                fts,
+                self.path,
+                problem,
+                table,
+                column,
+            )
+            rebuilt.append(fts)
+        return rebuilt
+
+    def _text_index_problem(self, fts: str, budget_s: float | None) -> str | None:
+        """What FTS5's integrity-check (against the content table) found in ``fts``; None where it found nothing or
+        ran out of time."""
+        try:
+            with self._lock, self._deadline(budget_s):
+                self._conn.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
+        except Exception as exc:
+            code = _result_code(exc)
+            if code == _INTERRUPT:
+                log.debug("the check of the full-text index %s stopped after %.2f s", fts, budget_s)
+                return None
+            if code in (_CORRUPT, _NOTADB) or "fts5" in str(exc):
+                return str(exc)
+            raise
+        return None
+
+    def recover_from_index_damage(self) -> bool:
+        """After a write failed on damage a virtual table found in its own data: checks the full-text indexes
+        without a time limit and rebuilds the damaged ones. True (and writing allowed again) where one was rebuilt;
+        False where the damage is elsewhere (nothing more is written)."""
+        self.damaged = False  # to let the rebuild write
+        rebuilt = False
+        try:
+            rebuilt = bool(self.repair_text_indexes(None))
+        finally:
+            self.damaged = not rebuilt
+        return rebuilt
+
+    def vector_findings(self) -> list[str]:
+        """Damage in the shape of sqlite-vec's tables, read from their chunk table (one row per 1,024 vectors, so
+        cheap): each chunk's validity, row-id and vector blobs of the sizes its slot count needs. [] where sound."""
+        found = []
+        rows = self.query(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%'"
+        )
+        for name, sql in rows:
+            dims = re.search(r"float\[(\d+)\]", str(sql))
+            have = {str(r[0]) for r in self.query("SELECT name FROM sqlite_schema WHERE name GLOB ?", (f"{name}_*",))}
+            if dims is None or not {f"{name}_chunks", f"{name}_vector_chunks00"} <= have:
+                continue
+            vectors = dict(self.query(f"SELECT rowid, length(vectors) FROM {name}_vector_chunks00"))
+            for chunk, size, validity, rowids in self.query(
+                f"SELECT chunk_id, size, length(validity), length(rowids) FROM {name}_chunks"
+            ):
+                expected = (-(-int(size) // 8), int(size) * 8, int(size) * int(dims.group(1)) * 4)
+                actual = (validity, rowids, vectors.get(chunk))
+                if actual != expected:
+                    found.append(
+                        f"vector table {name}: chunk {chunk} has validity, row-id and vector blobs of {actual} bytes, "
+                        f"expected {expected}"
+                    )
+        return found
 
     def _tables_to_check(self) -> list[str]:
         """The file's ordinary tables, memory's own first, then those holding a virtual table's data (FTS5's,
@@ -415,8 +580,10 @@ class Database:
         """The product's error for a driver exception that means a damaged file, a full disk or a
         read-only medium; None for any other (a bug, a constraint: raised as it is)."""
         code = _result_code(exc)
+        if code is None and _bare_extension_error(exc) and self.path != ":memory:":
+            code = _FULL if free_bytes(self.path) < _OPEN_MARGIN else None
         if code in (_CORRUPT, _NOTADB):
-            return CorruptMemoryError(self.path, str(exc))
+            return CorruptMemoryError(self.path, str(exc), virtual_table=_extended_code(exc) == _CORRUPT_VTAB)
         if code == _FULL:
             return StorageFullError(
                 f"the disk holding the memory {self.path} is full ({human_bytes(free_bytes(self.path))} free): "
@@ -505,9 +672,11 @@ class Database:
                 raise DatabaseError(f"incomplete SQL statement in script: {statement.strip()[:80]}")
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Database]:
+    def transaction(self, before_commit: Callable[[], None] | None = None) -> Iterator[Database]:
         """A write transaction (BEGIN IMMEDIATE): all or nothing. Nested use joins the outer one. A
-        connection that has met a damaged page writes nothing more."""
+        connection that has met a damaged page writes nothing more. ``before_commit`` (of the outermost one) may
+        raise to roll it back (the Store's check that the disk has room for it). One that fails on a full disk gives
+        back the WAL it wrote; one that leaves the WAL above :data:`WAL_TRUNCATE_BYTES` truncates it."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -523,14 +692,20 @@ class Database:
             self._depth = 1
             try:
                 yield self
+                if before_commit is not None:
+                    before_commit()
                 with self._faults():
                     self._conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 self._depth = 0
                 with contextlib.suppress(Exception):  # a failed COMMIT (disk full) leaves the transaction open
                     self._conn.execute("ROLLBACK")
+                if isinstance(exc, StorageFullError):
+                    self.truncate_wal()  # the frames it wrote are of no use: their room goes back to the disk
                 raise
             self._depth = 0
+            if self.wal_bytes() > WAL_TRUNCATE_BYTES:
+                self.truncate_wal()
 
     @property
     def in_transaction(self) -> bool:
@@ -580,6 +755,60 @@ class Database:
     def checkpoint(self) -> None:
         """Moves the WAL into the database file and truncates it."""
         self.query("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def settle_wal(self) -> None:
+        """Copies what is committed in the WAL into the database file, without waiting for readers (a PASSIVE
+        checkpoint): a transaction that then fails on a full disk can give all its WAL back (:meth:`truncate_wal`
+        needs no room once nothing committed is left in it)."""
+        if self.path == ":memory:" or self._depth or self.wal_bytes() == 0:
+            return
+        with contextlib.suppress(Exception), self._lock:  # a full disk: the failure path truncates what it can
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def truncate_wal(self) -> bool:
+        """:meth:`checkpoint` where it can be done: not inside a transaction, and not where the disk has no room for
+        it or a reader holds the WAL (it is done at a later commit). Returns whether the WAL is now empty."""
+        if self.path == ":memory:" or self._depth or self._conn is None:
+            return False
+        try:
+            with self._lock:
+                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except Exception as exc:  # noqa: BLE001 - a full disk, a damaged file: the WAL stays as it is
+            log.debug("cannot checkpoint the WAL of %s: %s", self.path, exc)
+            return False
+        return bool(busy) and not busy[0][0]
+
+    def wal_bytes(self) -> int:
+        """Bytes of the WAL file (0 where there is none)."""
+        try:
+            return os.stat(self.path + "-wal").st_size if self.path != ":memory:" else 0
+        except OSError:
+            return 0
+
+    def growth_bytes(self) -> int:
+        """Bytes the database file grows by when what is committed, and what the open transaction wrote, is
+        checkpointed into it: its size in pages less its size on disk. The page cache is first written out to the
+        WAL where the driver can (apsw), so that the WAL on disk holds what a commit would write."""
+        if self.path == ":memory:":
+            return 0
+        with self._lock, self._faults():
+            if hasattr(self._conn, "cache_flush"):
+                self._conn.cache_flush()
+            pages = int(self._conn.execute("PRAGMA page_count").fetchall()[0][0])
+            size = int(self._conn.execute("PRAGMA page_size").fetchall()[0][0])
+        try:
+            on_disk = os.stat(self.path).st_size
+        except OSError:
+            on_disk = 0
+        return pages * size - on_disk
+
+    def unwritten_bytes(self) -> int:
+        """At most how much a commit still writes to the WAL after :meth:`growth_bytes`: nothing where the driver
+        wrote the page cache out (apsw), else the page cache's size."""
+        if hasattr(self._conn, "cache_flush"):
+            return 0
+        pages = int(self.value("PRAGMA cache_size"))
+        return -pages * 1024 if pages < 0 else pages * int(self.value("PRAGMA page_size"))
 
     def backup_to(self, path: str | Path) -> None:
         """Copies the database into a new file (0600) with SQLite's online backup, in one step: one

@@ -59,8 +59,14 @@ def _finite_time(name: str, value: float) -> float:
 def _relative_path(name: str, value: str | None) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not value or value.startswith("/") or ".." in value.split("/"):
-        raise InvalidRecordError(f"{name} must be a path relative to the media folder, got {value!r}")
+    if (
+        not isinstance(value, str)
+        or not 0 < len(value) <= 1000
+        or "\x00" in value
+        or any(part in ("", ".", "..") for part in value.split("/"))
+    ):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise InvalidRecordError(f"{name} must be a path relative to the media folder, naming a file, got {shown}")
     return value
 
 

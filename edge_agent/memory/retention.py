@@ -5,25 +5,32 @@ VACUUM would keep, and vec0 tables are compacted as their rows leave.
 Deleting records removes their vectors too, rebuilds the reference sets they were part of, deletes entities
 left without observations, and finally sweeps any file or vector nothing refers to. Entities the user named
 keep the clips of their reference observations and of their latest one unless ``include_named`` is given.
-A cap below what an empty memory of the same schema and embedding spaces occupies is refused up front."""
+A cap below what an empty memory of the same schema and embedding spaces occupies is refused up front.
+
+On a disk that is (nearly) full, deleting needs room too (the WAL holds what a delete changes): the WAL is
+truncated first, the pictures of the clips going are deleted before their records (they are going anyway), records
+go in small steps each handed back to the file system before the next, freed pages are not overwritten with zeros
+(secure_delete FAST: a full-disk prune of a chunk would write its 2 MiB again), and a vector table's rebuild that
+does not fit is left for a later run. Where the memory cannot even be opened for writing, :func:`free_pictures`
+makes the first room."""
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import episodes
-from edge_agent.memory.db import Database, human_bytes
+from edge_agent.memory.db import Database, StorageFullError, free_bytes, human_bytes
+from edge_agent.memory.footprint import database_bytes, empty_bytes, usage
 from edge_agent.memory.housekeeping import note_vector_deletions
 from edge_agent.memory.store import Store
 
@@ -35,10 +42,16 @@ __all__ = [
     "database_bytes",
     "empty_bytes",
     "enforce",
+    "free_pictures",
     "usage",
 ]
 
 _MAX_STEP = 500  # clips per step: a step is one transaction, so a crash loses at most one step's progress
+_TIGHT_STEP = 16  # clips per step on a disk with less than _TIGHT_BYTES free: a step's WAL must fit what is free
+_TIGHT_BYTES = 32 << 20
+_VACUUM_PAGES = 128  # fewest pages handed back to the file system in one step
+
+log = logging.getLogger(__name__)
 _REBUILD_FRACTION = 0.25  # a vec0 table is rebuilt once packing it would free this share of its bytes (and a chunk's)
 _MIN_CHUNK = 64  # smallest chunk a rebuild fits a table to: a table that grows again then does not pay in chunk count
 
@@ -78,70 +91,28 @@ class RetentionReport:
     deleted_to: float | None = None
 
 
-def database_bytes(db: Database) -> int:
-    """Live bytes of the database: its pages less the free ones, what a VACUUM would about keep. The WAL is
-    not added: PRAGMA page_count already sees what it holds."""
-    page_size = int(db.value("PRAGMA page_size"))
-    pages = int(db.value("PRAGMA page_count"))
-    live = pages - int(db.value("PRAGMA freelist_count"))
-    if int(db.value("PRAGMA auto_vacuum")):  # pointer-map pages: a file of fewer pages needs fewer of them
-        live -= _pointer_map_pages(pages, page_size) - _pointer_map_pages(live, page_size)
-    return live * page_size
-
-
-def _pointer_map_pages(pages: int, page_size: int) -> int:
-    """Pointer-map pages in an auto-vacuum database of ``pages`` pages: page 2, then one every
-    page_size / 5 + 1 pages (each maps the page_size / 5 pages after it)."""
-    return 0 if pages < 2 else (pages - 2) // (page_size // 5 + 1) + 1
-
-
-def _media_bytes(store: Store) -> int:
-    return int(
-        store.db.value(
-            "SELECT (SELECT coalesce(sum(media_bytes), 0) FROM clips) + (SELECT coalesce(sum(media_bytes), 0) FROM "
-            "observations)"
-        )
-    )
-
-
-def usage(store: Store) -> int:
-    """Bytes the memory occupies: the database's live pages and the media files it records."""
-    return database_bytes(store.db) + _media_bytes(store)
-
-
-def empty_bytes(store: Store) -> int:
-    """What a memory with this one's schema, embedding spaces and text/keyframe indexes but no clips
-    occupies, measured by building one in a temporary folder (an empty vec0 table holds no chunk)."""
-    db = store.db
-    vector_ddl = [
-        r[0]
-        for r in db.query(
-            "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING vec0%' ORDER "
-            "BY name"
-        )
-    ]
-    spaces = db.query("SELECT id, name, dims FROM embedding_spaces")
-    meta = db.query("SELECT key, value FROM meta")
-    with (
-        tempfile.TemporaryDirectory(prefix="edge-agent-empty-") as folder,
-        Database(Path(folder) / "memory.db", driver=db.driver) as empty,
-    ):
-        with empty.transaction():
-            empty.executemany("INSERT INTO embedding_spaces (id, name, dims) VALUES (?, ?, ?)", spaces)
-            empty.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta)
-            for sql in vector_ddl:
-                empty.execute(sql)
-        return database_bytes(empty)
-
-
 def compact(store: Store) -> None:
     """Hands freed pages back to the file system (incremental auto-vacuum, WAL truncated). Not inside a
     transaction (a dry run): live bytes are measured without it."""
     if store.db.in_transaction:
         return
-    store.db.checkpoint()
-    store.db.query("PRAGMA incremental_vacuum")
-    store.db.checkpoint()
+    store.db.truncate_wal()
+    # In steps that fit half the free space (at least _VACUUM_PAGES): the pages a step moves go through the WAL,
+    # which each step gives back; with room to spare, one step.
+    page_size = int(store.db.value("PRAGMA page_size"))
+    free_pages = int(store.db.value("PRAGMA freelist_count"))
+    while free_pages > 0:
+        step = max(_VACUUM_PAGES, free_bytes(store.db.path) // (2 * page_size))
+        try:
+            store.db.query(f"PRAGMA incremental_vacuum({step})")
+        except StorageFullError as exc:  # no room even for that: the pages stay free inside memory.db for now
+            log.debug("cannot hand freed pages back yet: %s", exc)
+            break
+        store.db.truncate_wal()
+        left = int(store.db.value("PRAGMA freelist_count"))
+        if left >= free_pages:
+            break
+        free_pages = left
 
 
 # -- vec0 tables -------------------------------------------------------------------------------------
@@ -476,6 +447,34 @@ def _protected_clips(store: Store) -> set[int]:
     }
 
 
+def free_pictures(
+    store: Store, policy: RetentionPolicy, *, now: float | None = None, include_named: bool = False
+) -> int:
+    """Deletes the pictures :func:`enforce` deletes first (of the clips past the age cap; the oldest clips' media
+    that covers the excess over the byte cap), leaving their records: for a disk too full to open the memory for
+    writing (WAL's shared-memory file needs a page), which ``store`` was opened to read. The records naming them go
+    when :func:`enforce` runs next (at once). Returns the bytes freed."""
+    now = time.time() if now is None else now
+    protected = set() if include_named else _protected_clips(store)
+    chosen: list[int] = []
+    if policy.max_age_days is not None:
+        rows = store.db.query("SELECT id FROM clips WHERE t_end < ?", (now - policy.max_age_days * 86400.0,))
+        chosen += [int(r[0]) for r in rows if r[0] not in protected]
+    if policy.max_bytes is not None:
+        excess = usage(store) - policy.max_bytes
+        for clip_id, media in store.db.query(
+            "SELECT c.id, c.media_bytes + "
+            "(SELECT coalesce(sum(o.media_bytes), 0) FROM observations o WHERE o.clip_id = c.id) AS m "
+            "FROM clips c WHERE m > 0 ORDER BY c.t_start, c.id"
+        ):
+            if excess <= 0:
+                break
+            if clip_id not in protected:
+                chosen.append(int(clip_id))
+                excess -= int(media)
+    return store.delete_media(store.media_of_clips(sorted(set(chosen))))
+
+
 class _Rollback(Exception):
     def __init__(self, report: RetentionReport) -> None:
         super().__init__("dry run")
@@ -507,7 +506,17 @@ def enforce(
             f"{empty} bytes ({human_bytes(empty)}), what its schema and embedding spaces occupy with no clip in it"
         )
     if not dry_run:
-        return _enforce(store, policy, time.time() if now is None else now, empty, include_named, dry_run=False)
+        store.db.truncate_wal()  # a WAL left large (an older version, a crash) is the first room a full disk gets
+        tight = free_bytes(store.db.path) < _TIGHT_BYTES
+        if tight:
+            store.db.execute("PRAGMA secure_delete = FAST")
+        try:
+            return _enforce(
+                store, policy, time.time() if now is None else now, empty, include_named, dry_run=False, tight=tight
+            )
+        finally:
+            if tight:
+                store.db.execute("PRAGMA secure_delete = ON")
     try:
         with store.write():
             raise _Rollback(
@@ -518,7 +527,14 @@ def enforce(
 
 
 def _enforce(
-    store: Store, policy: RetentionPolicy, now: float, empty: int, include_named: bool, *, dry_run: bool
+    store: Store,
+    policy: RetentionPolicy,
+    now: float,
+    empty: int,
+    include_named: bool,
+    *,
+    dry_run: bool,
+    tight: bool = False,
 ) -> RetentionReport:
     db = store.db
     before = usage(store)
@@ -535,15 +551,29 @@ def _enforce(
         else:
             media_bytes += store.delete_media(paths)
 
+    steps = _TIGHT_STEP if tight else _MAX_STEP
+
     def drop(clip_ids: list[int]) -> None:
         nonlocal clips, observations, entities
-        for start in range(0, len(clip_ids), _MAX_STEP):
-            step = clip_ids[start : start + _MAX_STEP]
+        for start in range(0, len(clip_ids), steps):
+            step = clip_ids[start : start + steps]
             marks = ",".join("?" * len(step))
             spans.extend(r[0] for r in db.query(f"SELECT t_start FROM clips WHERE id IN ({marks})", step))
+            if tight:  # their pictures first: the room their records' deletion needs
+                delete_files(store.media_of_clips(step))
             n_obs, n_ent, paths = _drop_records(store, step)
             delete_files(paths)
             clips, observations, entities = clips + len(step), observations + n_obs, entities + n_ent
+            if tight:
+                compact(store)
+
+    def compact_vectors() -> None:
+        try:
+            _compact_vectors(store)
+        except StorageFullError as exc:
+            if not tight:
+                raise
+            log.info("a vector table is left to be packed on a later run: %s", exc)
 
     def oldest(where: str = "1", params: tuple[Any, ...] = ()) -> list[int]:
         rows = db.query(f"SELECT id FROM clips WHERE {where} ORDER BY t_start, id", params)
@@ -555,7 +585,7 @@ def _enforce(
     reached, reason = True, ""
     if policy.max_bytes is not None:
         cap = policy.max_bytes
-        _compact_vectors(store)  # holes left by earlier deletions cost no clip
+        compact_vectors()  # holes left by earlier deletions cost no clip
         if usage(store) > cap:
             # Oldest clips' media first, just enough of it to cover the excess (media bytes are exact).
             with_media = db.query(
@@ -570,9 +600,11 @@ def _enforce(
                 if clip_id not in protected:
                     chosen.append(clip_id)
                     excess -= media
-            for start in range(0, len(chosen), _MAX_STEP):
-                delete_files(_drop_media(store, chosen[start : start + _MAX_STEP]))
-            _compact_vectors(store)
+            for start in range(0, len(chosen), steps):
+                if tight:
+                    delete_files(store.media_of_clips(chosen[start : start + steps]))
+                delete_files(_drop_media(store, chosen[start : start + steps]))
+            compact_vectors()
             compact(store)
         while (excess := usage(store) - cap) > 0:
             candidates = oldest()
@@ -590,7 +622,7 @@ def _enforce(
             # Stop short of a large estimate by a sixteenth: the next round measures what is left.
             step = min(len(candidates), max(1, need - need // 16 if need > 2 else need))
             drop(candidates[:step])
-            _compact_vectors(store)
+            compact_vectors()
             compact(store)
 
     orphans = _sweep_orphans(store, files, dry_run)

@@ -1,7 +1,9 @@
 """The memory store: biographies of physical instances in SQLite + sqlite-vec, written one clip per
 transaction. A clip and everything derived from it (observations, boxes, vectors, identity decisions)
 commit together, keyed by (camera, clip start): writing the same clip again after a crash neither
-duplicates nor loses, and the ingest log says where each camera resumes."""
+duplicates nor loses, and the ingest log says where each camera resumes. A clip is written only where the disk
+has room for it and still leaves the reserve ``memory prune`` needs: it is refused before it is written (and
+again, measured, before it is committed), saying how much it needs and the cure that makes room."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -18,12 +21,22 @@ from typing import IO
 
 import numpy as np
 
+from edge_agent.clock import format_utc
 from edge_agent.config.faces import FacesConfig
 from edge_agent.config.paths import default_home
 from edge_agent.config.places import PlacesConfig
-from edge_agent.memory import consolidate, episodes, places
+from edge_agent.config.storage import DEFAULT_RESERVE_BYTES
+from edge_agent.memory import consolidate, episodes, footprint, places
 from edge_agent.memory.associate import AssociationConfig, Associator
-from edge_agent.memory.db import Database, DatabaseError, StorageFullError, free_bytes, human_bytes
+from edge_agent.memory.db import (
+    CorruptMemoryError,
+    Database,
+    DatabaseError,
+    StorageFullError,
+    free_bytes,
+    human_bytes,
+    make_private,
+)
 from edge_agent.memory.faces import write_observation_faces
 from edge_agent.memory.housekeeping import Housekeeping
 from edge_agent.memory.reads import Reads
@@ -48,6 +61,8 @@ class MissingMemoryError(DatabaseError):
 
 DATABASE_FILE = "memory.db"
 LOCK_FILE = "memory.lock"
+_COMMIT_SLACK = 64 << 10  # the commit's last frames and the WAL header, beyond what the page cache wrote out
+_VECTOR_SLOT_EXTRA = 40  # bytes a vec0 slot takes beside its float32 vector: validity bit, row id, metadata
 
 
 def _holds_files(folder: Path) -> bool:
@@ -91,8 +106,10 @@ class Store(Reads, Housekeeping):
         faces: FacesConfig | None = None,
         mode: str = "write",
         check: bool = True,
+        reserve_bytes: int = DEFAULT_RESERVE_BYTES,
     ) -> None:
         self.home = Path(home) if home is not None else default_home()
+        self.reserve_bytes = reserve_bytes  #: free bytes a clip's write leaves on the disk (``[storage]``)
         self.media_dir = self.home / "media"
         database = self.home / DATABASE_FILE
         if not database.exists() and _holds_files(self.media_dir):
@@ -107,6 +124,9 @@ class Store(Reads, Housekeeping):
         self._lock_file = _share_lock(self.home)
         if not self.db.readonly:
             self.media_dir.mkdir(mode=0o700, exist_ok=True)
+            if mode == "write":  # the folders, never a walk of their files: the home 0700 keeps those private
+                for folder in (self.home, self.media_dir, self.home / "index"):
+                    make_private(folder, 0o700)
         self.config = config or AssociationConfig()
         faces = faces or FacesConfig()
         self.associator = Associator(self.db, self.config, faces if faces.enabled is not False else None)
@@ -146,12 +166,16 @@ class Store(Reads, Housekeeping):
             self._seen_version = version
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[None]:
+    def write(self, reserve: int = 0) -> Iterator[None]:
         """A write transaction. On rollback the in-memory mirrors (embedding spaces, the reference
-        index) are reloaded from the database, so they never hold rows that were not committed."""
+        index) are reloaded from the database, so they never hold rows that were not committed. Before it commits,
+        the disk must have room to checkpoint what it wrote into memory.db (a WAL that cannot be checkpointed fills
+        a small disk for good) and, once the WAL is truncated, ``reserve`` bytes left: else it is rolled back
+        (:class:`StorageFullError`)."""
         self.sync()
+        journal = self.db.wal_bytes()
         try:
-            with self.db.transaction():
+            with self.db.transaction(before_commit=lambda: self._room_to_commit(journal, reserve)):
                 yield
         except BaseException:
             self._load_spaces()
@@ -159,6 +183,21 @@ class Store(Reads, Housekeeping):
             raise
         finally:
             self.generation += 1
+
+    def _room_to_commit(self, journal: int, reserve: int) -> None:
+        """Raises :class:`StorageFullError` where committing would leave the disk unable to checkpoint the WAL into
+        memory.db, or with less than ``reserve`` free once it is (``journal``: the WAL's size when it began)."""
+        growth = self.db.growth_bytes()
+        if growth <= 0:
+            return
+        free = free_bytes(self.db.path)
+        written = max(0, self.db.wal_bytes() - journal)  # given back when the WAL is truncated after the commit
+        if free < growth + self.db.unwritten_bytes() + _COMMIT_SLACK or free - growth + written < reserve:
+            raise StorageFullError(
+                f"the disk holding the memory {self.db.path} has {human_bytes(free)} free: this write would grow "
+                f"memory.db by {human_bytes(growth)} and leave less than {human_bytes(reserve)}; nothing of it was "
+                "stored"
+            )
 
     def forget_graph_changes(self, through: int) -> None:
         """Lets go of the record of which rows graph revisions up to ``through`` changed (:meth:`graph_changes`):
@@ -200,7 +239,11 @@ class Store(Reads, Housekeeping):
     ) -> IngestResult:
         """Writes a clip, its observations and their identity decisions in one transaction (and the
         clip's caption as a clip-scale episode, and its timestamped speech). A clip already in memory
-        (same camera and start) is left as it is and its decisions returned."""
+        (same camera and start) is left as it is and its decisions returned.
+
+        Raises :class:`StorageFullError` (nothing stored) where the disk has no room for the clip and the reserve
+        (:attr:`reserve_bytes`), saying how much it needs and the cure. A full-text index found damaged by the write
+        is rebuilt (it is made from memory's own text) and the clip written again."""
         if caption is not None and (not isinstance(caption, str) or len(caption) > 4000):
             raise InvalidRecordError("caption must be text of at most 4000 characters")
         records = sorted(observations, key=lambda o: (o.t_start, o.track_id))
@@ -213,87 +256,119 @@ class Store(Reads, Housekeeping):
                     f"observation of track {r.track_id} spans {r.t_start}..{r.t_end}, outside its clip "
                     f"{clip.t_start}..{clip.t_end}"
                 )
-        with self.write():
-            existing = self.ingested(clip.camera, clip.t_start)
-            if existing is not None:
-                return IngestResult(existing, False, tuple(self._clip_decisions(existing)))
-            now = time.time()
-            clip_id = self.db.insert(
-                "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, ?, "
-                "?, ?)",
-                (
-                    clip.camera,
-                    clip.t_start,
-                    clip.t_end,
-                    json.dumps(list(clip.keyframes)),
-                    sum(self._file_bytes(k) for k in clip.keyframes),
-                    now,
-                ),
-            )
-            placed: dict[int, tuple[int, float]] = {}  # track -> (place, likeness), for a camera without zones
-            for i, r in enumerate(records):
-                if r.surroundings is not None and not r.description.zone and not r.description.moving:
-                    # where it stands (a thing carried past is at no place)
-                    place_id, named, likeness = places.assign(
-                        self.db,
-                        clip.camera,
-                        r.surroundings,
-                        space=r.surroundings_space,
-                        similarity=self.places_config.threshold(r.surroundings_space),
-                    )
-                    placed[r.track_id] = (place_id, likeness)
-                    if named:  # a place the user named: the thing was there
-                        records[i] = replace(r, description=replace(r.description, zone=named))
-            decisions = [
-                self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id), moving=clip.moving)
-                for r in records
-            ]
-            if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
-                marks = ",".join("?" * len(decisions))
-                now_in = dict(
-                    self.db.query(
-                        f"SELECT id, entity_id FROM observations WHERE id IN ({marks})",
-                        [d.observation_id for d in decisions],
-                    )
-                )
-                decisions = [
-                    d if now_in[d.observation_id] == d.entity_id else replace(d, entity_id=now_in[d.observation_id])
-                    for d in decisions
-                ]
-            self.db.executemany(
-                "INSERT INTO clip_speech (clip_id, t_start, t_end, text) VALUES (?, ?, ?, ?)",
-                [(clip_id, float(a), float(b), str(text)) for a, b, text in speech],
-            )
-            if caption:
-                self.db.execute(
-                    "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, "
-                    "?)",
-                    (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
-                )
-            sightings = [
-                consolidate.Sighting(
-                    d.observation_id,
-                    d.entity_id,
-                    r.kind,
-                    r.t_start,
-                    r.t_end,
-                    r.description,
-                    np.median(np.asarray(r.boxes, np.float64), axis=0),
-                    r.category,
-                )
-                for r, d in zip(records, decisions)
-            ]
-            folded = consolidate.consolidate_clip(self.db, self.consolidation, clip_id, clip.camera, sightings)
-            episodes.roll_up(
-                self.db, clip.camera, before=clip.t_start, summarize=self.summarize
-            )  # windows this clip is past are closed
-            self.db.execute(
-                "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (clip.camera, clip.t_start, clip.t_end, clip_id, len(records), now),
-            )
+        try:
+            return self._ingest(clip, records, caption, speech)
+        except CorruptMemoryError as exc:
+            if not exc.virtual_table or not self.db.recover_from_index_damage():
+                raise
+            return self._ingest(clip, records, caption, speech)
+
+    def _ingest(
+        self,
+        clip: ClipRecord,
+        records: list[ObservationRecord],
+        caption: str | None,
+        speech: Sequence[tuple[float, float, str]],
+    ) -> IngestResult:
+        fresh = self.ingested(clip.camera, clip.t_start) is None
+        if fresh:
+            self.check_room(clip, records)
+            self.db.settle_wal()
+        try:
+            with self.write(reserve=self.reserve_bytes if fresh else 0):
+                result, folded = self._write_clip(clip, records, caption, speech)
+        except StorageFullError:
+            self.check_room(clip, records, failed=True)
+            raise
         self.delete_media(folded)
-        return IngestResult(clip_id, True, tuple(decisions))
+        return result
+
+    def _write_clip(
+        self,
+        clip: ClipRecord,
+        records: list[ObservationRecord],
+        caption: str | None,
+        speech: Sequence[tuple[float, float, str]],
+    ) -> tuple[IngestResult, list[str]]:
+        """The clip's transaction (:meth:`ingest_clip`); returns its result and the media files consolidation let
+        go (deleted once it is committed)."""
+        existing = self.ingested(clip.camera, clip.t_start)
+        if existing is not None:
+            return IngestResult(existing, False, tuple(self._clip_decisions(existing))), []
+        now = time.time()
+        clip_id = self.db.insert(
+            "INSERT INTO clips (camera, t_start, t_end, keyframes, media_bytes, ingested_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                clip.camera,
+                clip.t_start,
+                clip.t_end,
+                json.dumps(list(clip.keyframes)),
+                sum(self._file_bytes(k) for k in clip.keyframes),
+                now,
+            ),
+        )
+        placed: dict[int, tuple[int, float]] = {}  # track -> (place, likeness), for a camera without zones
+        for i, r in enumerate(records):
+            if r.surroundings is not None and not r.description.zone and not r.description.moving:
+                # where it stands (a thing carried past is at no place)
+                place_id, named, likeness = places.assign(
+                    self.db,
+                    clip.camera,
+                    r.surroundings,
+                    space=r.surroundings_space,
+                    similarity=self.places_config.threshold(r.surroundings_space),
+                )
+                placed[r.track_id] = (place_id, likeness)
+                if named:  # a place the user named: the thing was there
+                    records[i] = replace(r, description=replace(r.description, zone=named))
+        decisions = [
+            self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id), moving=clip.moving)
+            for r in records
+        ]
+        if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
+            marks = ",".join("?" * len(decisions))
+            now_in = dict(
+                self.db.query(
+                    f"SELECT id, entity_id FROM observations WHERE id IN ({marks})",
+                    [d.observation_id for d in decisions],
+                )
+            )
+            decisions = [
+                d if now_in[d.observation_id] == d.entity_id else replace(d, entity_id=now_in[d.observation_id])
+                for d in decisions
+            ]
+        self.db.executemany(
+            "INSERT INTO clip_speech (clip_id, t_start, t_end, text) VALUES (?, ?, ?, ?)",
+            [(clip_id, float(a), float(b), str(text)) for a, b, text in speech],
+        )
+        if caption:
+            self.db.execute(
+                "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
+                (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
+            )
+        sightings = [
+            consolidate.Sighting(
+                d.observation_id,
+                d.entity_id,
+                r.kind,
+                r.t_start,
+                r.t_end,
+                r.description,
+                np.median(np.asarray(r.boxes, np.float64), axis=0),
+                r.category,
+            )
+            for r, d in zip(records, decisions)
+        ]
+        folded = consolidate.consolidate_clip(self.db, self.consolidation, clip_id, clip.camera, sightings)
+        episodes.roll_up(
+            self.db, clip.camera, before=clip.t_start, summarize=self.summarize
+        )  # windows this clip is past are closed
+        self.db.execute(
+            "INSERT INTO ingest_log (camera, clip_t_start, clip_t_end, clip_id, observations, committed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (clip.camera, clip.t_start, clip.t_end, clip_id, len(records), now),
+        )
+        return IngestResult(clip_id, True, tuple(decisions)), folded
 
     def _write_observation(
         self,
@@ -376,6 +451,77 @@ class Store(Reads, Housekeeping):
             kind, known[0], vector / max(float(np.linalg.norm(vector)), 1e-12), category
         )
         return None if entity_id is None else self.entity(entity_id)
+
+    # -- room on the disk --------------------------------------------------------------------------
+
+    def room_needed(self, records: Sequence[ObservationRecord]) -> tuple[int, int]:
+        """(bytes memory.db grows by to hold a clip of these records, the part of it that is new vector chunks): a
+        generous estimate of the rows (vectors, boxes, text, index entries, a page margin), and exactly the vec0
+        chunks its vectors open. sqlite-vec allocates a chunk of ``chunk_size`` (1,024) slots whole when a
+        partition (a kind) has no free slot: for 512-d vectors 2 MiB each, observations' and references' tables,
+        so a memory's first clip of a person and a thing grows it by 8 MiB."""
+        rows = 256 * 1024 + sum(
+            2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description.text) for r in records
+        )
+        wanted: dict[tuple[str, str], tuple[int, int]] = {}  # (space, kind) -> (dims, vectors)
+        for r in records:
+            dims, count = wanted.get((r.embedding_space, r.kind), (int(r.embedding.size), 0))
+            wanted[(r.embedding_space, r.kind)] = (dims, count + 1)
+        chunks = 0
+        for (space, kind), (dims, count) in wanted.items():
+            known = self._spaces.get(space)
+            for prefix in ("vec_obs", "vec_ref"):
+                size, free = self._latest_chunk(f"{prefix}_{known[0]}", kind) if known else (1024, 0)
+                if count > free:
+                    chunks += -(-(count - free) // size) * size * (4 * dims + _VECTOR_SLOT_EXTRA)
+        return rows + chunks, chunks
+
+    def _latest_chunk(self, table: str, kind: str) -> tuple[int, int]:
+        """(slots a chunk of ``table`` has, slots free in the newest chunk of partition ``kind``, where sqlite-vec
+        puts the next vector)."""
+        ddl = str(self.db.value("SELECT sql FROM sqlite_schema WHERE name = ?", (table,)) or "")
+        configured = re.search(r"chunk_size\s*=\s*(\d+)", ddl)
+        size = int(configured.group(1)) if configured else 1024
+        if not ddl:
+            return size, 0
+        row = self.db.query_one(
+            f"SELECT size, validity FROM {table}_chunks WHERE partition00 = ? ORDER BY chunk_id DESC LIMIT 1", (kind,)
+        )
+        if row is None:
+            return size, 0
+        return int(row[0]), int(row[0]) - int.from_bytes(bytes(row[1]), "little").bit_count()
+
+    def check_room(
+        self, clip: ClipRecord, records: Sequence[ObservationRecord], *, media: int = 0, failed: bool = False
+    ) -> None:
+        """Raises :class:`StorageFullError` where the disk lacks room for a clip of these records and ``media``
+        bytes of pictures: what memory.db grows by, twice (the WAL, then memory.db when it is checkpointed), or
+        once and :attr:`reserve_bytes` left. ``failed``: the clip's transaction failed on a full disk (the
+        disk filled meanwhile): the same account of what it needs, where the disk is short of it."""
+        growth, chunks = self.room_needed(records)
+        need = media + max(2 * growth, growth + self.reserve_bytes)
+        free = free_bytes(self.db.path)
+        if free >= need:  # after a failure: not for want of disk (a quota, SQLite's max_page_count): its own error
+            return
+        what = f"the {clip.camera} clip at {format_utc(clip.t_start)} UTC"
+        opened = f", {human_bytes(chunks)} of it new vector chunks" if chunks else ""
+        raise StorageFullError(
+            f"{what} needs about {human_bytes(need)} on the disk holding {self.home} ({human_bytes(media)} of "
+            f"pictures, {human_bytes(growth)} of records{opened}, written to the journal and then into memory.db, and "
+            f"{human_bytes(self.reserve_bytes)} kept free for pruning, [storage] reserve_bytes); "
+            f"{human_bytes(free)} are free: nothing of it was stored. {self._cure(need - free)}"
+        )
+
+    def _cure(self, shortfall: int) -> str:
+        """What makes ``shortfall`` more bytes free: a prune to a cap that deletes enough of the oldest clips, where
+        deleting clips can; else room on the disk."""
+        elsewhere = "free space on that disk, or give a --home on a larger disk"
+        if self.db.value("SELECT 1 FROM clips LIMIT 1") is None:
+            return f"This memory holds no clip to prune: {elsewhere}."
+        cap = (footprint.usage(self) - max(shortfall, 0)) // 1024 * 1024
+        if cap < footprint.empty_bytes(self):
+            return f"Deleting every clip would not make that much room: {elsewhere}."
+        return f"`edge-agent memory prune --max-bytes {cap}` makes room (it deletes the oldest clips), or {elsewhere}."
 
     def save_media(self, files: dict[str, bytes], *, need: int | None = None, what: str = "this clip") -> list[str]:
         """Writes media files (relative path -> bytes) before the records that name them are committed,

@@ -22,6 +22,7 @@ import numpy as np
 
 from edge_agent.config.retrieval import VectorIndexConfig
 from edge_agent.memory.db import ReadOnlyMemoryError, StorageFullError
+from edge_agent.memory.derived import DamagedIndexError
 from edge_agent.memory.store import Store
 from edge_agent.memory.vectorindex import SegmentedVectors, best, run_side_by_side
 
@@ -213,15 +214,22 @@ class TextIndex:
         if vector.size != self.dims:
             raise ValueError(f"question vector has {vector.size} dimensions, the text index {self.dims}")
         self.sync()
+        try:
+            per_kind = self._search(vector, int(k), before)
+        except DamagedIndexError:  # a file under index/ found damaged: set aside, made again, searched again
+            for mirror in self._mirrors.values():
+                mirror.recover()
+            per_kind = self._search(vector, int(k), before)
+        hits = [TextHit(kind, i, s) for kind, found in per_kind.items() for i, s in best(found, int(k))]
+        return sorted(hits, key=lambda h: -h.similarity)
+
+    def _search(self, vector: np.ndarray, k: int, before: float | None) -> dict[str, list[tuple[int, float]]]:
         # The searches of both kinds at once, side by side: their segments and tails share the cores.
-        tasks = [
-            (kind, task) for kind, mirror in self._mirrors.items() for task in mirror.tasks(vector, int(k), before)
-        ]
+        tasks = [(kind, task) for kind, mirror in self._mirrors.items() for task in mirror.tasks(vector, k, before)]
         per_kind: dict[str, list[tuple[int, float]]] = {kind: [] for kind in self._mirrors}
         for (kind, _), found in zip(tasks, run_side_by_side([task for _, task in tasks])):
             per_kind[kind] += found
-        hits = [TextHit(kind, i, s) for kind, found in per_kind.items() for i, s in best(found, int(k))]
-        return sorted(hits, key=lambda h: -h.similarity)
+        return per_kind
 
     def similarities(self, question_vector: np.ndarray, kind: str, ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of the question to given items (those with a vector)."""

@@ -20,11 +20,16 @@ Segments and tails are searched side by side, one per core (usearch and the nati
 One process at a time writes the files (a lock on the folder); another sharing the memory reads what it saved.
 
 A manifest (``manifest.json``, written last, atomically) names the segments, the vector space they were made
-in and how many vector deletions memory had recorded when they were checked. When memory deletes vectors
-(forget, retention: ``housekeeping`` counts them in ``meta``) the segments' deleted rows are found and
-left out of results (tombstones), and a segment more than half deleted is rebuilt from the table. Missing,
-damaged or other-model files are rebuilt from the table. Where the index folder cannot be written (a
-read-only or full medium), whatever is there and current is used and the rest is searched exactly in RAM.
+in, how many vector deletions memory had recorded when they were checked and each file's size and checksum
+(memory/derived.py); the saved tail has a record of its own (``tail-*.json``), written after its rows. When
+memory deletes vectors (forget, retention: ``housekeeping`` counts them in ``meta``) the segments' deleted rows
+are found and left out of results (tombstones), and a segment more than half deleted is rebuilt from the table.
+Missing, damaged or other-model files are rebuilt from the table. A segment's graph, ids and times are checked
+against their checksums when a process first opens them (a damaged HNSW graph crashes usearch: opening it is no
+way to find out), its float16 rows as a search reads them (those files are not read whole: 768 MB at a million
+observations), the tail when it is opened; a damaged segment is set aside (memory/derived.py) and made again
+from its rows. Where the index folder cannot be written (a read-only or full medium), whatever is there and
+current is used and the rest is searched exactly in RAM.
 
 ``before`` (a question asked as of T): segments wholly after T are skipped, wholly before it searched as
 they are; the one that straddles T is searched with a wider beam and, where that leaves fewer than k,
@@ -50,6 +55,8 @@ import numpy.typing as npt
 
 from edge_agent import native
 from edge_agent.config.retrieval import VectorIndexConfig
+from edge_agent.memory import derived
+from edge_agent.memory.derived import DamagedIndexError
 from edge_agent.memory.housekeeping import deletions_key
 from edge_agent.memory.store import Store
 
@@ -80,6 +87,7 @@ class _Segment:
     times: npt.NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
     deleted: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  #: sorted tombstones
     exact: str = ""  #: the file of the rows' float16 vectors in id order (read by row, not mapped)
+    files: dict[str, Any] = field(default_factory=dict)  #: each file's size and checksum, by file name
 
     def manifest(self) -> dict[str, Any]:
         return {
@@ -116,6 +124,11 @@ class SegmentedVectors:
         self._tail_ids = np.empty(0, np.int64)
         self._tail_times = np.empty(0, np.float64)
         self._tail = np.empty((0, dims), np.float16)
+        self._verified: set[tuple[str, str]] = set()  #: (file name, checksum) of files this process checked whole
+        self._damaged: dict[str, str] = {}  #: segments a search found damaged (what): not opened again here
+        self._suspect = False  #: a search found damage: :meth:`recover` opens the index again
+        self._unrecorded = False  #: segments were opened from a manifest without checksums: the writer adds them
+        self._recorded: tuple[Path, int] | None = None  #: the saved tail's record and the rows it names, as last known
 
     # -- keeping up with the table ------------------------------------------------------------------------
 
@@ -139,7 +152,7 @@ class SegmentedVectors:
             self._load_new_rows()
             return
         with self._writer() as writer:
-            self._refresh()
+            self._refresh(writer)
             deletions = self._deletion_count()
             if deletions != self._deletions:
                 if self.segments:
@@ -153,6 +166,15 @@ class SegmentedVectors:
                 while len(self._tail_ids) >= self.segment_rows and self._seal():
                     pass
                 self._save_tail()
+
+    def recover(self) -> None:
+        """After a search found a damaged file (:class:`DamagedIndexError`): opens the index again, the damaged
+        segment or tail set aside and made again from the table (where this process may not write, its rows are
+        searched exactly instead)."""
+        if self._suspect:
+            self._suspect = False
+            self._stamp = (-1, -1)  # the manifest is read again, the segments and the tail opened (and checked) again
+            self.sync()
 
     def _reset_tail(self) -> None:
         self._tail_ids = np.empty(0, np.int64)
@@ -269,11 +291,17 @@ class SegmentedVectors:
         )
         index.add(ids.astype(np.uint64), _int8(vectors), threads=os.cpu_count() or 1)
         exact = np.ascontiguousarray(vectors, np.float16)
+        files: dict[str, Any] = {}
         try:
-            _atomic(self.folder / f"{name}.usearch", index.save)
-            _atomic(self.folder / f"{name}.f16", lambda path: exact.tofile(path))
-            _atomic(self.folder / f"{name}.ids.npy", _saver(ids))
-            _atomic(self.folder / f"{name}.times.npy", _saver(times))
+            for suffix, write in (
+                (".usearch", index.save),
+                (".f16", lambda path: exact.tofile(path)),
+                (".ids.npy", _saver(ids)),
+                (".times.npy", _saver(times)),
+            ):
+                path = self.folder / f"{name}{suffix}"
+                _atomic(path, write)
+                files[path.name] = derived.file_record(path)
         except OSError as exc:
             log.warning(
                 "cannot write a vector index segment under %s (%s): searching those rows exactly", self.folder, exc
@@ -281,12 +309,26 @@ class SegmentedVectors:
             return None
         del index
         segment = _Segment(name, int(ids[0]), int(ids[-1]), len(ids), float(times.min()), float(times.max()))
+        segment.files = files
         return self._load(segment)
 
     def _load(self, segment: _Segment) -> _Segment:
         from usearch.index import Index
 
         base = self.folder / segment.name
+        if segment.name in self._damaged:
+            raise DamagedIndexError(self._damaged[segment.name])
+        # Checked whole before usearch opens them (a million observations: 616 MB of graphs, ~60 ms from the page
+        # cache, once a process), but the float16 rows: a search checks those it reads.
+        unchecked = [
+            n
+            for n, r in segment.files.items()
+            if not isinstance(r, dict) or (n, str(r.get("checksum"))) not in self._verified
+        ]
+        damage = derived.damage(self.folder, segment.files, whole=[n for n in unchecked if not n.endswith(".f16")])
+        if damage is not None:
+            raise DamagedIndexError(damage)
+        self._verified.update((n, str(r["checksum"])) for n, r in segment.files.items())
         # Without usearch's key table: a view is only searched (hits come back with their keys all the same), and
         # making that table was half the time of opening a segment (a million observations: 30 segments, 0.11 s).
         index = Index.restore(str(base) + ".usearch", view=True, enable_key_lookups=False)
@@ -305,9 +347,10 @@ class SegmentedVectors:
             raise ValueError(f"vector index segment {segment.exact} does not match its manifest")
         return segment
 
-    def _refresh(self) -> None:
+    def _refresh(self, writer: bool = False) -> None:
         """Re-reads the manifest when it changed (first use, or another process sealed or checked
-        segments): its segments, memory-mapped, and the saved tail when it belongs to them. A damaged or
+        segments): its segments, memory-mapped, and the saved tail when it belongs to them. A damaged segment is
+        set aside and made again from its rows (``writer``: this process may write the files); else a damaged or
         mismatched file drops the segments from it on (their rows are read into the tail)."""
         manifest = self.folder / "manifest.json"
         try:
@@ -331,6 +374,8 @@ class SegmentedVectors:
             if data.get("format") != FORMAT:
                 log.info("vector index %s is of an earlier format: rebuilding it", self.folder)
                 return
+            remade = False
+            self._unrecorded = not isinstance(data.get("files"), dict)  # written before checksums: the writer adds them
             for entry in data.get("segments", []):
                 segment = _Segment(
                     str(entry["name"]),
@@ -340,48 +385,105 @@ class SegmentedVectors:
                     float(entry["t_min"]),
                     float(entry["t_max"]),
                 )
-                self.segments.append(self._load(segment))
+                segment.files = self._records(segment.name, data.get("files"))
+                try:
+                    self.segments.append(self._load(segment))
+                except DamagedIndexError as exc:
+                    if not writer:
+                        raise
+                    remade = True
+                    rebuilt = self._remade(segment, str(exc))
+                    if rebuilt is not None:
+                        self.segments.append(rebuilt)
             self._deletions = int(data.get("deletions", -1))
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
             log.warning(
                 "vector index %s is unreadable (%s): rebuilding from segment %d", self.folder, exc, len(self.segments)
             )
             return
-        self._load_tail()
+        self._load_tail(writer)
+        if writer and (remade or self._unrecorded):
+            self._unrecorded = False
+            self._save_manifest()
+
+    def _records(self, name: str, files: Any) -> dict[str, Any]:
+        """A segment's files' records in the manifest; for a manifest written before there were any, the files as
+        they are now (saved in the manifest by the next process that may write it)."""
+        if isinstance(files, dict):
+            return {n: r for n, r in files.items() if n.split(".")[0] == name}
+        return {p.name: derived.file_record(p) for p in sorted(self.folder.glob(f"{name}.*"))}
+
+    def _remade(self, segment: _Segment, damage: str) -> _Segment | None:
+        """A damaged segment set aside and made again from the table's rows in its range; None where memory no longer
+        holds any. Raises :class:`DamagedIndexError` where it cannot be written (its rows and those after it are then
+        searched exactly)."""
+        derived.set_aside(self.folder.parent, sorted(self.folder.glob(f"{segment.name}.*")), damage)
+        self._damaged.pop(segment.name, None)
+        parts = list(self._rows(segment.lo - 1, segment.hi))
+        if not parts:
+            return None
+        rebuilt = self._build(
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+        )
+        if rebuilt is None:
+            raise DamagedIndexError(damage)
+        rebuilt.lo, rebuilt.hi = segment.lo, segment.hi
+        return rebuilt
 
     def _tail_files(self) -> tuple[Path, Path, Path]:
         """The saved tail: the rows after the segments, as of this many deletions (appended as rows come)."""
         stem = self.folder / f"tail-{self.boundary}-{self._deletions}"
         return Path(f"{stem}.ids"), Path(f"{stem}.times"), Path(f"{stem}.f16")
 
-    def _load_tail(self) -> None:
-        """The saved tail, memory-mapped (its whole rows): a new process reads none of it until a search scans it, and
-        then from the page cache (reading it into the process's own memory was a tenth of a second of the first
-        question at a million observations: 29 MB of new pages). The files are only appended to or replaced, never
-        shortened under a mapping (:meth:`_save_tail`)."""
-        ids_file, times_file, vectors_file = self._tail_files()
+    def _tail_record(self) -> Path:
+        """How many rows the saved tail holds and their checksums, written after them."""
+        return self.folder / f"tail-{self.boundary}-{self._deletions}.json"
+
+    def _load_tail(self, writer: bool = False) -> None:
+        """The saved tail, memory-mapped (the rows its record names, once their checksums agree: one pass, 25 MB and
+        ~3 ms at a million observations, over pages every search scans anyway): a new process reads none of it
+        until then, and then from the page cache (reading it into the process's own memory was a tenth of a second of
+        the first question at a million observations: 29 MB of new pages). The files are only appended to or
+        replaced, never shortened under a mapping (:meth:`_save_tail`). A damaged tail is set aside (``writer``: this
+        process may write the files) and its rows read from the table."""
+        files = (ids_file, times_file, vectors_file, record_file) = (*self._tail_files(), self._tail_record())
         try:
-            n = min(
-                ids_file.stat().st_size // 8,
-                times_file.stat().st_size // 8,
-                vectors_file.stat().st_size // (2 * self.dims),
+            record = json.loads(record_file.read_text())
+            n, written = int(record["rows"]), record["files"]
+            damage = (
+                derived.damage(self.folder, written) if isinstance(written, dict) else f"{record_file} is unreadable"
             )
-            if not n:
-                return
-            ids = np.memmap(ids_file, np.int64, mode="r", shape=(n,))
-            times = np.memmap(times_file, np.float64, mode="r", shape=(n,))
-            vectors = np.memmap(vectors_file, np.float16, mode="r", shape=(n, self.dims))
-        except (OSError, ValueError):
+        except FileNotFoundError:
+            return  # none, or one saved without its record (cut short, or by an earlier version): read from the table
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            n, damage = 0, f"{record_file} is unreadable ({exc})"
+        if damage is None and n:
+            try:
+                ids = np.memmap(ids_file, np.int64, mode="r", shape=(n,))
+                times = np.memmap(times_file, np.float64, mode="r", shape=(n,))
+                vectors = np.memmap(vectors_file, np.float16, mode="r", shape=(n, self.dims))
+            except (OSError, ValueError) as exc:
+                damage = f"the saved vector index tail {ids_file} cannot be read ({exc})"
+            else:
+                if ids[0] <= self.boundary or np.any(np.diff(ids) <= 0):
+                    damage = f"the saved vector index tail {ids_file} does not follow its segments"
+        if damage is not None:
+            if writer:
+                derived.set_aside(self.folder.parent, files, damage)
+            else:
+                log.warning("%s: reading its rows from memory", damage)
             return
-        if ids[0] <= self.boundary or np.any(np.diff(ids) <= 0):
-            log.warning("the saved vector index tail %s is inconsistent: reading it from memory", ids_file)
-            return
-        self._tail_ids, self._tail_times, self._tail = ids, times, vectors
+        if n:
+            self._tail_ids, self._tail_times, self._tail = ids, times, vectors
+        self._recorded = (record_file, n)
 
     def _save_tail(self) -> None:
         """Appends to the saved tail the rows it lacks (a new file for a new boundary); earlier tails go. A file
         holding rows this process's tail lacks is replaced, not shortened: another process may have it mapped."""
         ids_file, times_file, vectors_file = self._tail_files()
+        record_file = self._tail_record()
         files = (
             (vectors_file, self._tail, 2 * self.dims),
             (times_file, self._tail_times, 8),
@@ -393,18 +495,28 @@ class SegmentedVectors:
             if whole:  # the rows saved before: those up to the last whole row's id
                 last = int(np.fromfile(ids_file, np.int64, count=1, offset=(whole - 1) * 8)[0])
                 saved = int(np.searchsorted(self._tail_ids, last, side="right"))
-            keep = whole if saved == whole else 0  # written anew where the file and this tail differ
+            # Written anew where the file and this tail differ, or where no record of its rows was read (they might not
+            # be what this tail holds: the record is made of this tail's rows).
+            known = self._recorded is not None and self._recorded[0] == record_file
+            keep = whole if saved == whole and known else 0
             for path, array, width in files:  # the ids last: a row counts once all three hold it
                 if keep < whole:
                     path.unlink(missing_ok=True)
                 with open(path, "ab") as f:
                     f.truncate(keep * width)  # past the rows all three hold: a save cut short
                     f.write(np.ascontiguousarray(array[keep:]).tobytes())
+            if not (keep == whole == len(self._tail_ids) and self._recorded == (record_file, keep)):
+                record = {
+                    "rows": len(self._tail_ids),
+                    "files": {path.name: derived.array_record(array) for path, array, _ in files},
+                }
+                _atomic(record_file, lambda p: Path(p).write_text(json.dumps(record)))
+                self._recorded = (record_file, len(self._tail_ids))
         except OSError as exc:
             log.warning("cannot save the vector index tail under %s: %s", self.folder, exc)
             return
         for old in self.folder.glob("tail-*"):
-            if old not in (ids_file, times_file, vectors_file):
+            if old not in (ids_file, times_file, vectors_file, record_file):
                 old.unlink(missing_ok=True)
 
     def _save_manifest(self) -> None:
@@ -414,6 +526,7 @@ class SegmentedVectors:
             "dims": self.dims,
             "deletions": self._deletions,
             "segments": [s.manifest() for s in self.segments],
+            "files": {name: record for s in self.segments for name, record in s.files.items()},
         }
         manifest = self.folder / "manifest.json"
         try:
@@ -426,7 +539,7 @@ class SegmentedVectors:
         used = {s.name for s in self.segments}
         for pattern in ("*.npy", "*.usearch", "*.f16"):
             for path in self.folder.glob(pattern):
-                if path.name.split(".")[0] not in used:
+                if path.name.split(".")[0] not in used and not path.name.startswith("tail-"):  # the tail's: its own
                     path.unlink(missing_ok=True)
 
     def _tombstones(self, writer: bool) -> None:
@@ -461,15 +574,26 @@ class SegmentedVectors:
             if len(deleted):  # ids after its last live row may be given out again: they belong to the tail
                 segment.hi = int(inside[-1]) if len(inside) else segment.lo - 1
             if writer:
-                _atomic(self.folder / f"{segment.name}.deleted.npy", _saver(deleted))
+                path = self.folder / f"{segment.name}.deleted.npy"
+                _atomic(path, _saver(deleted))
+                segment.files[path.name] = derived.file_record(path)
             kept.append(segment)
         self.segments = kept
 
     # -- search ----------------------------------------------------------------------------------------
 
     def search(self, query: npt.NDArray[np.float32], k: int, before: float | None = None) -> list[tuple[int, float]]:
-        """The ``k`` rows most cosine-similar to ``query`` (as of ``before`` if given): (item id, similarity)."""
-        return best([hit for hits in run_side_by_side(self.tasks(query, k, before)) for hit in hits], k)
+        """The ``k`` rows most cosine-similar to ``query`` (as of ``before`` if given): (item id, similarity). A
+        damaged file found on the way is set aside and made again (:meth:`recover`), and the search run again."""
+
+        def run() -> list[tuple[int, float]]:
+            return best([hit for hits in run_side_by_side(self.tasks(query, k, before)) for hit in hits], k)
+
+        try:
+            return run()
+        except DamagedIndexError:
+            self.recover()
+            return run()
 
     def tasks(
         self, query: npt.NDArray[np.float32], k: int, before: float | None = None
@@ -493,7 +617,11 @@ class SegmentedVectors:
         base = self._tail if keep is None else np.ascontiguousarray(self._tail[keep])
         if not len(base):
             return []
-        rows, scores = native.cosine_topk(q, base, k, threads=1)
+        try:
+            rows, scores = native.cosine_topk(q, base, k, threads=1)
+        except ValueError as exc:  # a NaN or inf: the saved tail changed under this process's mapping
+            self._suspect = True
+            raise DamagedIndexError(f"the vector index tail under {self.folder} is damaged ({exc})") from exc
         positions = rows[0] if keep is None else keep[rows[0]]
         return [(int(self._tail_ids[r]), float(s)) for r, s in zip(positions, scores[0])]
 
@@ -520,7 +648,15 @@ class SegmentedVectors:
             keys, positions = segment.ids[eligible], eligible
         if not len(keys):
             return []
-        sims = self._exact_rows(segment, positions) @ q
+        rows = self._exact_rows(segment, positions)
+        with np.errstate(all="ignore"):  # NaN, inf: damage, said below
+            lengths = np.linalg.norm(rows, axis=1)
+        if not np.all(lengths <= 1.01):  # unit vectors (and no NaN): random bytes are neither
+            damage = f"{segment.exact} is not what was written (a row that is not a unit vector)"
+            self._damaged[segment.name] = damage
+            self._suspect = True
+            raise DamagedIndexError(damage)
+        sims = rows @ q
         order = np.argsort(-sims, kind="stable")[:k]
         return [(int(keys[i]), float(sims[i])) for i in order]
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+import re
 from dataclasses import asdict
 from typing import Any
 
@@ -105,6 +107,43 @@ def encode(perceived: PerceivedClip, node: str, max_bytes: int) -> bytes:
     )
 
 
+MAX_DEPTH = 12  #: the deepest a message may nest (a clip's own is 6: message, observations, one, boxes, a box)
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # a JSON string, escapes included (unrolled: linear)
+_LARGEST = 2**63 - 1  #: an integer in a message fits SQLite's (track ids, times in milliseconds)
+
+
+def _depth(payload: bytes) -> int:
+    """How deep the JSON in ``payload`` nests, counted on its brackets outside strings, before it is parsed (the
+    parser's recursion is what a deep message would exhaust)."""
+    marks = np.frombuffer(_STRING.sub(b'""', payload), np.uint8)
+    steps = np.isin(marks, (0x5B, 0x7B)).astype(np.int32) - np.isin(marks, (0x5D, 0x7D)).astype(np.int32)
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _no_constant(name: str) -> float:
+    raise WireError(f"a clip message holds {name}: every number must be finite")
+
+
+def _sound(value: object, where: str = "clip message") -> None:
+    """Every string without NUL, every number finite and within 64 bits, throughout (the depth is bounded)."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise WireError(f"{where}: a text holds a NUL character")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise WireError(f"{where}: a number is not finite ({value})")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -_LARGEST <= value <= _LARGEST:
+            raise WireError(f"{where}: a number is out of range ({value})")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _sound(key, where)
+            _sound(item, f"{where}: {key}" if where == "clip message" else where)
+    elif isinstance(value, list):
+        for item in value:
+            _sound(item, where)
+
+
 def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in data:
         raise WireError(f"{where}: {key} is missing")
@@ -114,42 +153,130 @@ def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where:
     return value
 
 
+def _text(data: dict[str, Any], key: str, where: str, default: str = "") -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise WireError(f"{where}: {key} must be text")
+    return value
+
+
 def _description(data: object, where: str) -> Description:
+    where = f"{where}: description"
     if not isinstance(data, dict):
-        raise WireError(f"{where}: description must be an object")
-    try:
-        return Description(
-            text=str(data.get("text", "")),
-            colours=tuple(data.get("colours", ())),
-            rgb=None if data.get("rgb") is None else tuple(data["rgb"]),
-            pattern=data.get("pattern", ""),
-            size=data.get("size", ""),
-            zone=data.get("zone", ""),
-            region=data.get("region", ""),
-            motion=data.get("motion", ""),
-            company=tuple((str(c), n) for c, n in data.get("company", ())),
+        raise WireError(f"{where} must be an object")
+    colours, rgb, company = data.get("colours", []), data.get("rgb"), data.get("company", [])
+    if not (isinstance(colours, list) and len(colours) <= 8 and all(isinstance(c, str) for c in colours)):
+        raise WireError(f"{where}: colours must be a list of at most 8 names")
+    if rgb is not None and not (
+        isinstance(rgb, list) and len(rgb) == 3 and all(type(v) is int and 0 <= v <= 255 for v in rgb)
+    ):
+        raise WireError(f"{where}: rgb must be three whole numbers 0-255")
+    if not (
+        isinstance(company, list)
+        and len(company) <= 100
+        and all(
+            isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and type(c[1]) is int and c[1] >= 0
+            for c in company
         )
-    except (TypeError, ValueError) as exc:
-        raise WireError(f"{where}: description: {exc}") from None
+    ):
+        raise WireError(f"{where}: company must be [category, count] pairs")
+    return Description(
+        text=_text(data, "text", where),
+        colours=tuple(colours),
+        rgb=None if rgb is None else (rgb[0], rgb[1], rgb[2]),
+        pattern=_text(data, "pattern", where),
+        size=_text(data, "size", where),
+        zone=_text(data, "zone", where),
+        region=_text(data, "region", where),
+        motion=_text(data, "motion", where),
+        company=tuple((c, n) for c, n in company),
+    )
 
 
-def decode(payload: bytes) -> tuple[str, PerceivedClip]:
-    """(node, clip) of a message; :class:`WireError` (or the records' own InvalidRecordError) names what is wrong."""
+def _picture(text: object, path: str, where: str) -> bytes:
+    """The bytes of a picture the message carries: base64 of a JPEG that decodes (checked at an eighth of its
+    size: cheap, and a picture that decodes so decodes whole)."""
+    if not isinstance(text, str):
+        raise WireError(f"{where}: picture {path!r} is not base64")
     try:
-        data = json.loads(payload)
+        data = base64.b64decode(text, validate=True)
+    except ValueError:
+        raise WireError(f"{where}: picture {path!r} is not base64") from None
+    image = None
+    if data[:3] == b"\xff\xd8\xff":
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    if image is None:
+        raise WireError(f"{where}: picture {path!r} is not a JPEG image")
+    return data
+
+
+_LATEST = 1e11  #: seconds since 1970 a message's times stay below (the year 5138)
+
+
+def _time(value: object, what: str, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= _LATEST:
+        raise WireError(f"{where}: {what} must be a time in seconds since 1970, got {_shown(value)}")
+    return float(value)
+
+
+def _times(values: list[Any], where: str) -> np.ndarray:
+    times = np.asarray(values, np.float64)
+    if times.ndim != 1 or not np.all((times >= 0) & (times <= _LATEST)):
+        raise WireError(f"{where}: frame_times must be times in seconds since 1970")
+    return times
+
+
+def _pixels(values: list[Any], what: str, where: str) -> np.ndarray:
+    """Boxes or scores: numbers within a million (a frame's pixels), as float32."""
+    numbers = np.asarray(values, np.float64)
+    if not np.all(np.abs(numbers) <= 1e6):
+        raise WireError(f"{where}: {what} must be numbers within a million")
+    return numbers.astype(np.float32)
+
+
+def decode(payload: bytes, max_bytes: int = 256 << 20) -> tuple[str, PerceivedClip]:
+    """(node, clip) of a message; :class:`WireError` (or the records' own InvalidRecordError) names what is wrong.
+    Total: whatever the bytes, one of those two, never another error. Its size and nesting are bounded before it
+    is parsed; every string is without NUL and every number finite and within 64 bits; each picture is a JPEG."""
+    if len(payload) > max_bytes:
+        raise WireError(f"a clip message of {len(payload)} bytes is larger than the {max_bytes} allowed")
+    if _depth(payload) > MAX_DEPTH:
+        raise WireError(f"a clip message nests deeper than {MAX_DEPTH} levels")
+    try:
+        data = json.loads(payload, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WireError(f"a clip message is not JSON: {exc}") from None
+    except RecursionError:  # nesting the count above could not see (it never should)
+        raise WireError(f"a clip message nests deeper than {MAX_DEPTH} levels") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise WireError(f"not a clip message (schema must be {SCHEMA!r})")
     if data.get("version") != VERSION:
-        raise WireError(f"clip message version {data.get('version')!r} is not {VERSION}: update edge-agent")
+        raise WireError(f"clip message version {_shown(data.get('version'))} is not {VERSION}: update edge-agent")
+    _sound(data)
+    try:
+        return _decoded(data)
+    except EdgeAgentError:
+        raise
+    except (TypeError, ValueError, OverflowError) as exc:  # a shape the checks above let through: still named
+        raise WireError(f"clip message: {exc}") from None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _decoded(data: dict[str, Any]) -> tuple[str, PerceivedClip]:
     where = "clip message"
     node = _field(data, "node", str, where)
+    keyframes = _field(data, "keyframes", list, where)
+    if not all(isinstance(k, str) for k in keyframes):
+        raise WireError(f"{where}: keyframes must be paths")
     clip = ClipRecord(
         _field(data, "camera", str, where),
-        _field(data, "t_start", (int, float), where),
-        _field(data, "t_end", (int, float), where),
-        tuple(_field(data, "keyframes", list, where)),
+        _time(_field(data, "t_start", (int, float), where), "t_start", where),
+        _time(_field(data, "t_end", (int, float), where), "t_end", where),
+        tuple(keyframes),
         moving=data.get("moving", False) is True,
     )
     where = f"the {clip.camera} clip at {clip.t_start:.3f}"
@@ -159,24 +286,27 @@ def decode(payload: bytes) -> tuple[str, PerceivedClip]:
         if not isinstance(o, dict):
             raise WireError(f"{at}: must be an object")
         around = o.get("surroundings")
+        crop = o.get("crop_path")
+        if crop is not None and not isinstance(crop, str):
+            raise WireError(f"{at}: crop_path must be a path")
         try:
             records.append(
                 ObservationRecord(
                     track_id=_field(o, "track_id", int, at),
                     kind=_field(o, "kind", str, at),
                     category=_field(o, "category", str, at),
-                    frame_times=np.asarray(_field(o, "frame_times", list, at), np.float64),
-                    boxes=np.asarray(_field(o, "boxes", list, at), np.float32).reshape(-1, 4),
-                    scores=np.asarray(_field(o, "scores", list, at), np.float32),
+                    frame_times=_times(_field(o, "frame_times", list, at), at),
+                    boxes=_pixels(_field(o, "boxes", list, at), "boxes", at).reshape(-1, 4),
+                    scores=_pixels(_field(o, "scores", list, at), "scores", at),
                     embedding=_unvector(_field(o, "embedding", str, at), f"{at}: embedding"),
                     embedding_space=_field(o, "embedding_space", str, at),
                     description=_description(o.get("description", {}), at),
-                    crop_path=o.get("crop_path"),
+                    crop_path=crop,
                     surroundings=None if around is None else _unvector(around, f"{at}: surroundings"),
-                    surroundings_space=o.get("surroundings_space") or "surroundings",
+                    surroundings_space=_text(o, "surroundings_space", at) or "surroundings",
                 )
             )
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             if isinstance(exc, EdgeAgentError):
                 raise
             raise WireError(f"{at}: {exc}") from None
@@ -184,11 +314,11 @@ def decode(payload: bytes) -> tuple[str, PerceivedClip]:
     media: dict[str, bytes] = {}
     for path, text in _field(data, "media", dict, where).items():
         if path not in named:
-            raise WireError(f"{where}: picture {path!r} is not named by the clip's records")
-        try:
-            media[path] = base64.b64decode(text, validate=True)
-        except (TypeError, ValueError):
-            raise WireError(f"{where}: picture {path!r} is not base64") from None
+            raise WireError(f"{where}: picture {_shown(path)} is not named by the clip's records")
+        media[path] = _picture(text, path, where)
+    unsent = named - set(media)
+    if unsent:
+        raise WireError(f"{where}: its records name a picture it does not carry ({_shown(min(unsent))})")
     caption = data.get("caption")
     if caption is not None and not isinstance(caption, str):
         raise WireError(f"{where}: caption must be text")
@@ -196,15 +326,21 @@ def decode(payload: bytes) -> tuple[str, PerceivedClip]:
     for s in _field(data, "speech", list, where):
         if not (isinstance(s, list) and len(s) == 3 and isinstance(s[2], str)):
             raise WireError(f"{where}: speech must be [start, end, text] triples")
-        speech.append((float(s[0]), float(s[1]), s[2]))
+        speech.append((_time(s[0], "a speech start", where), _time(s[1], "a speech end", where), s[2]))
     return node, PerceivedClip(clip, tuple(records), caption, tuple(speech), media)
 
 
 def key_of(payload: bytes) -> tuple[str, int] | None:
     """(camera, start in milliseconds) of a message, where it can be read, however bad the rest is."""
     try:
+        if len(payload) > 256 << 20 or _depth(payload) > MAX_DEPTH:
+            return None
         data = json.loads(payload)
-        camera, start = data["camera"], float(data["t_start"])
-    except (ValueError, KeyError, TypeError):
+        camera, start = data["camera"], data["t_start"]
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
-    return (camera, int(round(start * 1000))) if isinstance(camera, str) else None
+    if not (isinstance(camera, str) and 0 < len(camera) <= 200 and "\x00" not in camera):
+        return None
+    if not isinstance(start, (int, float)) or isinstance(start, bool) or not math.isfinite(start) or abs(start) > 1e15:
+        return None
+    return camera, int(round(start * 1000))

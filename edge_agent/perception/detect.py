@@ -345,7 +345,10 @@ class OpenCVDetector:
         scale = min(1.0, self.max_width / image.shape[1])
         small = cv2.resize(image, None, fx=scale, fy=scale) if scale < 1.0 else image
         boxes, scores, classes = [], [], []
-        if self._people:
+        window_width, window_height = self._hog.winSize
+        # A person is found at the window's size or larger, so a smaller image holds none (and OpenCV's HOG
+        # crashes the process on one less than the window high).
+        if self._people and small.shape[0] >= window_height and small.shape[1] >= window_width:
             found, weights = self._hog.detectMultiScale(small, winStride=(8, 8), padding=(8, 8), scale=1.05)
             for (x, y, w, h), weight in zip(found, np.asarray(weights).reshape(-1)):
                 boxes.append([x, y, x + w, y + h])

@@ -25,6 +25,7 @@ from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.findings import Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
 from edge_agent.qa.handlers import HANDLERS, Context
+from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.qa.render import cite, finding_json, render
 from edge_agent.qa.scope import View
 from edge_agent.retrieval import Evidence, RetrievalConfig, Retriever
@@ -265,10 +266,12 @@ class DeterministicController:
         image_text: ImageTextEmbedder | None = None,
         *,
         timezone: str = "UTC",
+        max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.timezone = timezone
+        self.max_question_chars = max_question_chars  #: longer questions are refused (edge_agent.qa.question)
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
         self._known: tuple[tuple[int, int], dict[str, int], list[str], list[str], list[str]] | None = None
         self._reader: tuple[tuple[int, int], Reader] | None = None
@@ -308,6 +311,7 @@ class DeterministicController:
 
     def query(self, question: str, as_of: float | None = None) -> Query:
         """The question as a typed query, read with the names, cameras, kinds and places memory knows."""
+        bounded(question, self.max_question_chars)
         return self.reader().read(question, reference=self.reference(as_of), zone=self.timezone, as_of=as_of)
 
     def ask(
@@ -316,6 +320,7 @@ class DeterministicController:
         """Times written in the question count: a window or a bound narrows what is used (as ``as_of`` does), a
         moment joins the search. ``query``: the question already read (by a model, or a conversation); else the
         reader reads it."""
+        bounded(question, self.max_question_chars)
         started = time.perf_counter()
         query = query or self.query(question, as_of)
         query = replace(query, time=query.time.bounded(as_of))

@@ -27,6 +27,7 @@ from edge_agent.memory.consolidate import facts
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import COCO_CLASSES, COLOURS
 from edge_agent.qa.deterministic import Answer, DeterministicController, cite
+from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama", "query_schema"]
@@ -166,13 +167,17 @@ class LLMController:
         look_at_frames: Callable[[int], str] | None = None,
         image_text: Any = None,
         timezone: str = "UTC",
+        max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> None:
         self.store = store
         self.llm = llm
         self.max_rounds = max_rounds
         self.max_context_chars = max_context_chars
         self.max_tokens = max_tokens
-        self.fallback = DeterministicController(store, embedder, config, image_text=image_text, timezone=timezone)
+        self.max_question_chars = max_question_chars  #: longer questions are refused (edge_agent.qa.question)
+        self.fallback = DeterministicController(
+            store, embedder, config, image_text=image_text, timezone=timezone, max_question_chars=max_question_chars
+        )
         self.look_at_frames = look_at_frames
         self.query_failures = 0  #: questions the model did not read into a query (the parser's reading was used)
         self.last_query_failure: str | None = None
@@ -264,11 +269,13 @@ class LLMController:
 
     def query(self, question: str, as_of: float | None = None) -> Query:
         """The question as a typed query (the model's reading; the reader's where the model gives none)."""
+        bounded(question, self.max_question_chars)
         return self.read_query(question, as_of)
 
     def ask(
         self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
     ) -> Answer:
+        bounded(question, self.max_question_chars)
         started = time.perf_counter()
         query = query or self.read_query(question, as_of)
         if not self._open(query, as_of):

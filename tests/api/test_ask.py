@@ -57,6 +57,34 @@ def test_ask_refuses_invalid_input_with_the_field(client, body, field):
     assert set(got.json()) == {"error"}
 
 
+def test_the_question_limit_is_the_configured_one(make_client, memory, embedder, config):
+    question = ("where was the red cup last seen " * 40)[:600]
+    refused = make_client(memory.home, embedder=embedder).post("/api/ask", json={"question": question})
+    assert refused.status_code == 422 and refused.json() == {
+        "error": "question: the question is 600 characters long; at most 500 are taken ([qa] max_question_chars)"
+    }
+    longer = config.model_copy(update={"qa": config.qa.model_copy(update={"max_question_chars": 1000})})
+    taken = make_client(memory.home, embedder=embedder, cfg=longer).post("/api/ask", json={"question": question})
+    assert taken.status_code == 200, taken.text
+
+
+def test_a_spoken_question_longer_than_the_limit_is_refused(client, monkeypatch):
+    from edge_agent.perception import speech
+
+    class Transcriber:
+        name = "heard by the test"
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+    monkeypatch.setattr(speech, "WhisperTranscriber", Transcriber)
+    monkeypatch.setattr(speech, "spoken_question", lambda transcriber, path: "where was the red cup " * 40)
+    got = client.post("/api/ask/audio", content=b"RIFF....", headers={"content-type": "audio/wav"})
+    assert got.status_code == 422 and got.json() == {
+        "error": "question: the question is 880 characters long; at most 500 are taken ([qa] max_question_chars)"
+    }
+
+
 def test_ask_refuses_a_body_that_is_not_json(client):
     got = client.post(
         "/api/ask", content=b"question=where", headers={"content-type": "application/x-www-form-urlencoded"}

@@ -57,7 +57,7 @@ def test_another_address_needs_the_token(tmp_path, runs, capsys):
 def test_bad_arguments(tmp_path, runs, capsys):
     with pytest.raises(SystemExit):
         main(["--home", str(tmp_path), "serve", "--port", "70000"])
-    assert "1..65535" in capsys.readouterr().err
+    assert "from 1 to 65535" in capsys.readouterr().err
     assert main(["--home", str(tmp_path), "serve", "--config", str(tmp_path / "missing.toml")]) == 1
     assert "configuration file not found" in capsys.readouterr().err
     assert runs == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import time
 
 import cv2
@@ -61,16 +62,16 @@ def test_bad_video_files(tmp_path, make, match):
         VideoFileSource(make(tmp_path))
 
 
-def test_truncated_video_says_so_after_what_it_could_read(tmp_path):
+def test_truncated_video_is_read_as_far_as_it_goes_and_says_so(tmp_path):
+    """What a truncated file holds is ingested (its last clip too) and the frames it lacks are counted: raising at
+    its end lost the last partial clip, and every run to resume stopped there again."""
     path = _video(tmp_path / "v.avi", frames=200)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 3])
     source = VideoFileSource(path, sample_fps=10.0, start=0.0)
-    read = []
-    with pytest.raises(CaptureError, match="truncated"):
-        for frame in source.frames():
-            read.append(frame)
-    assert 0 < len(read) < 200
+    read = list(source.frames())
+    assert 0 < len(read) < 200 and len(read) + source.unreadable.count == 200
+    assert "truncated" in source.unreadable.first[-1]
 
 
 def test_image_folder_and_mot_sequence(tmp_path):
@@ -188,3 +189,148 @@ def test_a_live_source_drops_its_oldest_frames_rather_than_fall_behind():
     source.close()
     assert source.dropped >= before + 10
     assert later.t - first.t >= 10 * 0.5  # what comes next is recent, not the frame after the first
+
+
+def _bad_images(folder):
+    """The three kinds of unreadable image a folder meets: an empty file, text, random bytes."""
+    (folder / "002-empty.jpg").write_bytes(b"")
+    (folder / "004-text.png").write_text("not an image, a note someone saved with the wrong name")
+    (folder / "006-random.jpg").write_bytes(np.random.default_rng(0).integers(0, 256, 4096, np.uint8).tobytes())
+    return ["002-empty.jpg", "004-text.png", "006-random.jpg"]
+
+
+def test_unreadable_images_are_skipped_and_counted(tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i in (1, 3, 5, 7):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), np.full((8, 8, 3), 30 * i, np.uint8))
+    bad = _bad_images(folder)
+    source = ImageFolderSource(folder, fps=1.0, sample_fps=1.0, start=0.0)
+    frames = list(source.frames())
+    assert [f.index for f in frames] == [0, 2, 4, 6]  # the readable ones, at their places in the folder
+    assert [int(f.image[0, 0, 0]) for f in frames] == [30, 90, 150, 210]
+    assert source.unreadable.count == 3 and [s.split(" ")[0] for s in source.unreadable.first] == bad
+
+
+def test_an_unreadable_sampled_image_gives_its_place_to_the_next(tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i in (1, 3, 5):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), np.zeros((8, 8, 3), np.uint8))
+    (folder / "000.png").write_bytes(b"")
+    frames = list(ImageFolderSource(folder, fps=2.0, sample_fps=1.0, start=0.0).frames())
+    assert [f.index for f in frames] == [1, 3]  # 000 could not be read: 001 is the first sample
+
+
+def test_a_folder_of_nothing_readable_is_refused(tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    _bad_images(folder)
+    with pytest.raises(CaptureError, match=r"none of the 3 images in .* could be read"):
+        list(ImageFolderSource(folder, start=0.0).frames())
+
+
+def test_a_mot_sequence_skips_unreadable_images_and_names_that_are_not_frame_numbers(tmp_path):
+    day1, _ = write_demo_scene(tmp_path / "scene", seconds=3, fps=4)
+    images = day1 / "img1"
+    (images / "000003.jpg").write_bytes(b"")
+    (images / "000006.jpg").write_text("text")
+    (images / "thumbs.jpg").write_bytes(b"\xff\xd8 not really")
+    mot = MOTSequenceSource(day1, sample_fps=2.0, start=100.0)
+    frames = list(mot.frames())
+    assert [f.index for f in frames] == [1, 4, 7, 9, 11]  # 3 and 6 unreadable: the frame after each is sampled
+    assert mot.unreadable.count == 3
+    assert [s.split(" ")[0] for s in mot.unreadable.first] == ["thumbs.jpg", "000003.jpg", "000006.jpg"]
+
+
+def _noisy_mp4(path, frames=100, fps=10.0):
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (64, 48))
+    rng = np.random.default_rng(0)
+    for _ in range(frames):
+        writer.write(rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
+    writer.release()
+    return path
+
+
+def test_a_damaged_stretch_of_a_video_is_gone_past(tmp_path):
+    """A damaged stretch in the middle of a recording (the demuxer refuses its packets): the frames after it are
+    read and the damaged ones counted, rather than the recording ending there (every run stopping at it)."""
+    path = _noisy_mp4(tmp_path / "v.mp4")
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 5000] = np.random.default_rng(3).integers(0, 256, 5000, np.uint8).tobytes()
+    path.write_bytes(bytes(data))
+    source = VideoFileSource(path, sample_fps=10.0, start=0.0)
+    frames = list(source.frames())
+    indices = [f.index for f in frames]
+    assert indices == sorted(indices) and indices[-1] >= 90  # read on to the end
+    assert 0 < source.unreadable.count < 40 and len(frames) + source.unreadable.count == 100
+    assert source.unreadable.first[0].startswith("frame")
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda p: p / "missing.mp4", "video file not found"),
+        (lambda p: "/dev/null", "/dev/null is a character device, not a video file, image folder or URL"),
+        (lambda p: os.mkfifo(p / "pipe") or p / "pipe", "pipe is a named pipe .FIFO., not a video file"),
+        (lambda p: _socket(p / "sock"), "sock is a socket, not a video file"),
+        (lambda p: (p / "e.mp4").write_bytes(b"") or p / "e.mp4", r"e.mp4 is empty \(0 bytes\), not a video"),
+    ],
+    ids=["missing", "character device", "fifo", "socket", "empty"],
+)
+def test_what_is_not_a_video_file_is_named(tmp_path, make, match):
+    path = make(tmp_path)
+    for open_it in (VideoFileSource, lambda p: open_source(str(p))):
+        with pytest.raises(CaptureError, match=match if "missing" not in str(path) else "not found|no such source"):
+            open_it(path)
+
+
+def _socket(path):
+    import socket
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.close()  # the file stays
+    return path
+
+
+def test_a_video_that_cannot_be_read_for_its_permissions_says_so(tmp_path, monkeypatch):
+    path = _video(tmp_path / "v.avi")
+    monkeypatch.setattr(os, "access", lambda p, mode: False)  # another user's file (root may read any)
+    with pytest.raises(CaptureError, match="cannot read .*v.avi: permission denied"):
+        VideoFileSource(path)
+
+
+def test_without_a_frame_count_a_damaged_stretch_is_gone_past_and_the_end_found(tmp_path, monkeypatch):
+    """A stream that reports no frame count: refused frames are taken for damage while good ones follow, and for
+    the end after DAMAGED_STRETCH_S of them."""
+    from edge_agent.capture import video
+
+    grabs = iter([True] * 5 + [False] * 3 + [True] * 5)
+
+    class Capture:
+        def __init__(self, _path):
+            self.calls = 0
+
+        def isOpened(self):  # noqa: N802 - OpenCV's name
+            return True
+
+        def get(self, prop):
+            return 10.0 if prop == cv2.CAP_PROP_FPS else 0.0
+
+        def grab(self):
+            self.calls += 1
+            assert self.calls < 1000, "never gave up on the end"
+            return next(grabs, False)
+
+        def retrieve(self):
+            return True, np.zeros((4, 4, 3), np.uint8)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(video.cv2, "VideoCapture", Capture)
+    source = VideoFileSource(_video(tmp_path / "v.avi"), sample_fps=10.0, start=0.0)
+    assert [f.index for f in source.frames()] == [0, 1, 2, 3, 4, 8, 9, 10, 11, 12]
+    assert (source.unreadable.count, source.unreadable.first) == (3, ["frames 5-7 (damaged)"])

@@ -4,6 +4,7 @@ and one resolution of the memory, models and configuration folders that every co
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -11,9 +12,20 @@ import typing
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from edge_agent.config import AssociationConfig, Config, ConfigError, Thresholds, home_dir, load_config, models_dir
+from edge_agent.config import (
+    AssociationConfig,
+    Config,
+    ConfigError,
+    FaceThresholds,
+    Thresholds,
+    home_dir,
+    load_config,
+    models_dir,
+)
 from edge_agent.config.sinks import SINK_CONFIG
 
 
@@ -139,3 +151,116 @@ def test_global_options_go_before_or_after_the_subcommand(tmp_path):
     assert len(json.loads(after.stdout)) == 3
     done = _edge_agent("rules", "list", "--home", home, module="edge_agent.cli")
     assert done.returncode == 0 and done.stdout.strip() == "no rules"
+
+
+def _numeric_fields():
+    """(model, field name, int or float) of every number field reachable from the configuration, its
+    pydantic dataclasses (thresholds) included."""
+    seen: set[type] = set()
+    _models(Config, seen)
+    for model in SINK_CONFIG.values() if isinstance(SINK_CONFIG, dict) else []:
+        _models(model, seen)
+    seen |= {Thresholds, FaceThresholds}
+    found = []
+    for model in seen:
+        fields = model.model_fields if issubclass(model, BaseModel) else model.__pydantic_fields__
+        for name, field in fields.items():
+            kinds = {field.annotation} | set(typing.get_args(field.annotation))
+            for kind in (float, int):
+                if kind in kinds:
+                    found.append(pytest.param(model, name, kind, id=f"{model.__name__}.{name}"))
+                    break
+    return found
+
+
+@pytest.mark.parametrize(("model", "name", "kind"), _numeric_fields())
+def test_every_number_in_the_configuration_is_finite_and_in_range(model, name, kind):
+    bad = [math.inf, -math.inf, math.nan] + ([2**63, -(2**63) - 1] if kind is int else [])
+    for value in bad:
+        with pytest.raises(ValidationError) as refused:
+            TypeAdapter(model).validate_python({name: value})
+        assert any(e["loc"][:1] == (name,) for e in refused.value.errors()), (name, value, refused.value.errors())
+
+
+@pytest.mark.parametrize(
+    ("toml", "key"),
+    [
+        ("[capture]\nclip_seconds = inf\n", "capture.clip_seconds"),
+        ("[capture]\nclip_seconds = nan\n", "capture.clip_seconds"),
+        ("[capture]\nclip_seconds = 1e-300\n", "capture.clip_seconds"),
+        ("[capture]\nclip_seconds = 1e300\n", "capture.clip_seconds"),
+        ("[capture]\nimage_fps = 1e-300\n", "capture.image_fps"),
+        ("[retrieval]\nlexical_window = 1180591620717411303424\n", "retrieval.lexical_window"),
+        ("[detector]\ntype = 'gt'\nseed = -1\n", "detector.gt.seed"),
+        ("[tracker]\nlost_track_buffer = 4294967296\n", "tracker.lost_track_buffer"),
+        ("[zones.kitchen]\nsink = [0, 0, inf, 10]\n", "zones.kitchen.sink"),
+        ("[embedders.object]\ntype = 'onnx'\nmodel = 'm.onnx'\nstd = [0.2, 0.0, 0.2]\n", "embedders.object.onnx.std"),
+        ("[embedders.object]\ntype = 'onnx'\nmodel = 'm.onnx'\nmean = [0.2, nan, 0.2]\n", "embedders.object.onnx.mean"),
+        ("[faces.default]\nsame = 0.9\ndifferent = 0.8\nmargin = inf\n", "faces.default.margin"),
+        ("[embedders.described]\nobject = nan\n", "embedders.described.object"),
+    ],
+)
+def test_a_number_out_of_range_names_its_key(tmp_path, toml, key):
+    path = tmp_path / "edge-agent.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: {key}") and "\n" not in message, message
+
+
+@pytest.mark.parametrize("seconds", [0.5, 10, 3600])
+def test_a_sensible_clip_length_is_taken(seconds):
+    assert load_config(None, capture={"clip_seconds": seconds}).capture.clip_seconds == seconds
+
+
+@pytest.mark.parametrize("what", ["utf-16 bytes", "a folder", "not UTF-8"])
+def test_a_configuration_file_that_cannot_be_read_is_named(tmp_path, what):
+    path = tmp_path / "edge-agent.toml"
+    if what == "a folder":
+        path.mkdir()
+    elif what == "utf-16 bytes":
+        path.write_bytes(b"\xff\xfe" + "[capture]\nclip_seconds = 5\n".encode("utf-16-le"))
+    else:
+        path.write_bytes(b"[capture]\n# caf\xe9\nclip_seconds = 5\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    message = str(refused.value)
+    assert str(path) in message and "\n" not in message, message
+    done = _edge_agent("--config", path, "--home", tmp_path / "home", "memory", "stats")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and str(path) in done.stderr, done.stderr
+    assert done.stderr.startswith("edge-agent: error: ")
+
+
+def test_the_question_limit_is_one_setting():
+    assert load_config(None).qa.max_question_chars == 500
+    assert load_config(None, qa={"max_question_chars": 2000}).qa.max_question_chars == 2000
+    for bad in (0, -1, 10**9):
+        with pytest.raises(ConfigError, match="qa.max_question_chars"):
+            load_config(None, qa={"max_question_chars": bad})
+
+
+@given(
+    st.sampled_from(
+        [
+            "capture.clip_seconds",
+            "capture.image_fps",
+            "retrieval.lexical_window",
+            "retrieval.around_seconds",
+            "backup.every_hours",
+            "tracker.lost_track_buffer",
+            "rules.cooldown_s",
+            "qa.max_question_chars",
+        ]
+    ),
+    st.one_of(st.floats(), st.integers(), st.integers(min_value=2**62, max_value=2**80)),
+)
+def test_any_number_in_the_configuration_is_taken_finite_or_refused_naming_its_key(key, value):
+    area, name = key.split(".")
+    try:
+        config = load_config(None, **{area: {name: value}})
+    except ConfigError as refused:
+        assert str(refused).startswith(f"{key}: ") and "\n" not in str(refused)
+        return
+    taken = getattr(getattr(config, area), name)
+    assert math.isfinite(taken) and (isinstance(taken, float) or abs(taken) < 2**63)

@@ -101,17 +101,17 @@ def synthetic_clip(index: int, observations: int = 30, frames: int = 20) -> tupl
     return clip(t0), records
 
 
-def filled_memory(home, clips: int = 6, per_clip: int = 3):
-    """A memory of ``clips`` clips with crops and keyframes on disk (distinct objects a clip, each seen
-    again in the next clip); returns the home. For retention, backup and fault tests."""
+def filled_memory(home, clips: int = 6, per_clip: int = 3, picture_bytes: int = 500):
+    """A memory of ``clips`` clips with crops of ``picture_bytes`` and keyframes of four times that on disk (distinct
+    objects a clip, each seen again in the next clip); returns the home. For retention, backup and fault tests."""
     from edge_agent.memory import Store
 
     protos = np.eye(per_clip, 32, dtype=np.float32) + 0.05
     with Store(home) as store:
         for c in range(clips):
             t0 = c * 60.0
-            files = {f"keyframes/k{c}.jpg": bytes([c % 256]) * 2000}
-            files.update({f"crops/{c}/{track}.jpg": bytes([track]) * 500 for track in range(per_clip)})
+            files = {f"keyframes/k{c}.jpg": bytes([c % 256]) * (4 * picture_bytes)}
+            files.update({f"crops/{c}/{track}.jpg": bytes([track]) * picture_bytes for track in range(per_clip)})
             store.save_media(files)
             records = [
                 observation(

@@ -4,17 +4,21 @@ replaced memory kept aside, refused while the memory is in use; scheduled backup
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from helpers.memory import damage, filled_memory
+from helpers.mounts import tmpfs
 
 from edge_agent.memory import Store, backup
 from edge_agent.memory.backup import BackupError, BackupSchedule
+from edge_agent.memory.db import StorageFullError
 
 
 def _entities(home):
@@ -78,19 +82,98 @@ def test_restore_refuses_while_the_memory_is_open(tmp_path):
             backup.restore(home, tmp_path / "backup")
 
 
+def _files(home):
+    """Every file under ``home`` (but the lock) with its bytes: the home exactly as it is."""
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()} | {
+        "(folders)": sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_dir())
+    }
+
+
 def test_a_failed_restore_puts_the_memory_back(tmp_path, monkeypatch):
     home = filled_memory(tmp_path / "home", clips=3)
     with Store(home) as store:
         backup.backup(store, tmp_path / "backup")
-    before = _entities(home)
+    before = _files(home)
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(shutil, "copytree", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(StorageFullError, match="the memory is unchanged"):
         backup.restore(home, tmp_path / "backup")
-    assert _entities(home) == before and not list(home.glob("replaced-*"))
+    assert _files(home) == before and not list(home.glob("replaced-*"))
+
+
+@pytest.mark.parametrize("failing", range(1, 6))
+def test_a_restore_failing_at_any_rename_leaves_the_home_exactly_as_before(tmp_path, monkeypatch, failing):
+    """The memory is moved aside and the backup moved in by renames: whichever of them fails (the
+    first, the fourth, ...), the home is left file for file as it was."""
+    home = filled_memory(tmp_path / "home", clips=3)
+    with Store(home) as store:
+        from edge_agent.config.retrieval import RelationWeights
+        from edge_agent.retrieval.graph import load_graph
+
+        load_graph(store, RelationWeights())  # an index/ folder beside the database: it is moved too
+    filled_memory(tmp_path / "other", clips=2)
+    with Store(tmp_path / "other") as store:
+        backup.backup(store, tmp_path / "backup")
+    before = _files(home)
+    real, calls = os.replace, []
+
+    def replace(source, target):
+        calls.append(source)
+        if len(calls) == failing:
+            raise OSError(5, "Input/output error")
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(BackupError, match="Input/output error.*the memory is unchanged"):
+        backup.restore(home, tmp_path / "backup")
+    monkeypatch.undo()
+    assert _files(home) == before and not list(home.glob("replaced-*"))
+
+
+def test_two_restores_in_the_same_second_keep_both_memories_they_replace(tmp_path, monkeypatch):
+    home = filled_memory(tmp_path / "home", clips=4)
+    for name, clips in (("one", 3), ("two", 2)):
+        with Store(filled_memory(tmp_path / name, clips=clips)) as store:
+            backup.backup(store, tmp_path / f"backup-{name}")
+    original = _entities(home)
+    now, gmtime = time.time(), time.gmtime
+    monkeypatch.setattr(time, "time", lambda: now)  # both restores in the same second, the same microsecond
+    monkeypatch.setattr(time, "gmtime", lambda t=None: gmtime(now if t is None else t))
+    first = backup.restore(home, tmp_path / "backup-one")
+    second = backup.restore(home, tmp_path / "backup-two")
+    monkeypatch.undo()
+    assert first.replaced != second.replaced and len(list(home.glob("replaced-*"))) == 2
+    assert _entities(Path(first.replaced)) == original  # nothing lost: each replaced memory whole, in its own folder
+    assert _entities(Path(second.replaced)) == _entities(tmp_path / "one")
+    assert _entities(home) == _entities(tmp_path / "two")
+    again = backup.restore(home, tmp_path / "backup-two")  # the same backup again: the same memory, nothing lost
+    assert _entities(home) == _entities(tmp_path / "two") == _entities(Path(again.replaced))
+
+
+@pytest.mark.parametrize("source", ["home", "home/memory.db", "link"])
+def test_restore_refuses_the_memory_itself(tmp_path, source):
+    home = filled_memory(tmp_path / "home", clips=2)
+    (tmp_path / "link").symlink_to(home)
+    before = _files(home)
+    with pytest.raises(BackupError, match="is the memory itself"):
+        backup.restore(home, tmp_path / source)
+    assert _files(home) == before and not list(home.glob("replaced-*"))
+
+
+def test_restore_into_a_read_only_home_is_refused(tmp_path):
+    filled_memory(tmp_path / "other", clips=2)
+    with Store(tmp_path / "other") as store:
+        backup.backup(store, tmp_path / "backup")
+    with tmpfs(tmp_path / "disk", "16m") as disk:
+        home = filled_memory(disk.path / "home", clips=2)
+        before = _files(home)
+        disk.readonly()
+        with pytest.raises(BackupError, match=f"cannot restore into {home}: .*read-only.*the memory is unchanged"):
+            backup.restore(home, tmp_path / "backup")
+        assert _files(home) == before
 
 
 def test_backup_is_one_snapshot_while_another_process_writes(tmp_path):

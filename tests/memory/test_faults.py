@@ -5,6 +5,7 @@ private to its user."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 
 import numpy as np
@@ -171,3 +172,202 @@ def test_a_read_only_home_can_be_read(tmp_path):
                 store.ingest_clip(clip(9000.0), [observation(1, 9000.0, [0, 0, 10, 10], unit(np.ones(32)))])
         with pytest.raises(ReadOnlyMemoryError, match="cannot be written"):
             Store(home)
+
+
+# -- a full disk: the reserve, the journal, sqlite-vec's errors (issue 39) -------------------------------------
+
+
+def _wide_clip(t0: float, seed: int = 0) -> tuple:
+    """A clip of a person and a cup with 512-d appearance vectors: its first write opens four vec0 chunks of
+    about 2 MiB (observations and references, per kind), as the real embedders' first clip does."""
+    rng = np.random.default_rng(seed)
+    records = [
+        observation(1, t0, [0, 0, 40, 80], unit(rng.normal(size=512)), kind="person", category="person"),
+        observation(2, t0, [100, 0, 140, 40], unit(rng.normal(size=512)), description="a red cup"),
+    ]
+    return clip(t0), records
+
+
+def _journal_bytes(home) -> int:
+    wal = home / "memory.db-wal"
+    return wal.stat().st_size if wal.exists() else 0
+
+
+def test_the_journal_is_truncated_after_a_large_clip(tmp_path):
+    """A clip that opens vector chunks writes ~9 MB into the WAL: it goes back to the file system at once, not at
+    some later checkpoint (on a small disk the WAL beside memory.db was what filled it)."""
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(*_wide_clip(0.0))
+        assert _journal_bytes(tmp_path / "home") < 1 << 20
+        assert store.counts()["clips"] == 1
+
+
+def test_a_clip_the_disk_cannot_hold_is_refused_in_one_line(tmp_path):
+    """A 3 MB disk cannot hold the first clip's vector chunks: one line saying how much it needs, what is free and
+    the cure that works (this memory has nothing to prune); nothing stored, no journal left behind."""
+    with tmpfs(tmp_path / "disk", "3m") as disk:
+        home = disk.path / "home"
+        with Store(home) as store:
+            counts, free = store.counts(), shutil.disk_usage(disk.path).free
+            with pytest.raises(StorageFullError) as caught:
+                store.ingest_clip(*_wide_clip(0.0))
+            message = str(caught.value)
+            assert "\n" not in message and "needs about" in message and "free" in message
+            assert "memory prune" not in message and "larger disk" in message  # nothing to prune in this memory
+            assert store.counts() == counts
+        assert _journal_bytes(home) < 64 << 10
+        assert shutil.disk_usage(disk.path).free >= free - (64 << 10)
+
+
+def test_a_clip_failing_half_way_on_a_full_disk_leaves_no_journal(tmp_path, monkeypatch):
+    """Where the check before the clip is fooled (another writer took the space meanwhile), the driver's own error
+    (sqlite-vec's "Could not insert a new vector chunk") is the same one-line full-disk error, and the WAL the failed
+    transaction wrote is truncated."""
+    with tmpfs(tmp_path / "disk", "3m") as disk:
+        home = disk.path / "home"
+        with Store(home, reserve_bytes=0) as store:
+            free = shutil.disk_usage(disk.path).free
+            monkeypatch.setattr("edge_agent.memory.store.free_bytes", lambda path: 1 << 40)
+            with pytest.raises(StorageFullError) as caught:
+                store.ingest_clip(*_wide_clip(0.0))
+            assert "\n" not in str(caught.value) and "is full" in str(caught.value)
+            assert store.counts()["clips"] == 0
+        assert _journal_bytes(home) < 64 << 10
+        assert shutil.disk_usage(disk.path).free >= free - (64 << 10)
+
+
+def test_sqlite_vec_failing_on_a_full_disk_is_a_full_disk(tmp_path):
+    """sqlite-vec reports a disk that filled up as "Could not insert a new vector chunk" (insert) or a bare "SQL logic
+    error" (delete, secure_delete on): both are the one-line full-disk error."""
+    with tmpfs(tmp_path / "disk", "8m") as disk:
+        with Database(disk.path / "memory.db") as db:
+            db.execute(
+                "CREATE VIRTUAL TABLE v USING vec0 (id INTEGER PRIMARY KEY, e float[512], kind TEXT PARTITION KEY)"
+            )
+            db.execute("INSERT INTO v VALUES (1, ?, 'a')", (unit(np.ones(512)).tobytes(),))
+            db.checkpoint()
+            disk.fill(leave=64 << 10)
+            with pytest.raises(StorageFullError, match="is full"):
+                db.execute("INSERT INTO v VALUES (2, ?, 'b')", (unit(np.ones(512)).tobytes(),))
+            disk.fill()
+            with pytest.raises(StorageFullError, match="is full"):
+                db.execute("DELETE FROM v WHERE id = 1")
+
+
+def test_a_clip_that_would_take_the_reserve_is_refused_with_a_cure_that_works(tmp_path, monkeypatch):
+    """The write path leaves ``reserve_bytes`` free for `memory prune`: a clip that would go below is refused before
+    it is written, with how much it needs and a --max-bytes that frees enough; that prune then lets it in."""
+    from edge_agent.memory import retention
+
+    home = filled_memory(tmp_path / "home", clips=12)
+    reserve = 4 << 20
+    with Store(home, reserve_bytes=reserve) as store:
+        counts = store.counts()
+        usage = retention.usage(store)
+        free = {"bytes": reserve + (100 << 10)}
+        monkeypatch.setattr("edge_agent.memory.store.free_bytes", lambda path: free["bytes"])
+        new = (clip(9000.0), [observation(1, 9000.0, [0, 0, 10, 10], unit(np.ones(32)), description="a blue cup")])
+        with pytest.raises(StorageFullError) as caught:
+            store.ingest_clip(*new)
+        message = str(caught.value)
+        assert "\n" not in message and "needs about" in message and "kept free" in message
+        cap = int(message.split("memory prune --max-bytes ")[1].split("`")[0])
+        assert 0 < cap < usage
+        assert store.counts() == counts
+        report = retention.enforce(store, retention.RetentionPolicy(max_bytes=cap))
+        assert report.cap_reached
+        free["bytes"] += usage - report.bytes_after  # what the prune gave back to the disk
+        assert store.ingest_clip(*new).created
+
+
+# -- damaged full-text and vector indexes (issue 39) -----------------------------------------------------------
+
+_FTS_DAMAGE = {
+    "garbage in a leaf": "UPDATE observation_fts_data SET block = randomblob(length(block)) WHERE id > 10",
+    "a leaf deleted": "DELETE FROM observation_fts_data WHERE id = "
+    "(SELECT min(id) FROM observation_fts_data WHERE id > 10)",
+    "garbage in the structure": "UPDATE observation_fts_data SET block = randomblob(length(block)) WHERE id = 10",
+}
+
+
+def _raw(home, sql: str) -> None:
+    import apsw
+
+    connection = apsw.Connection(str(home / "memory.db"))
+    connection.execute(sql)
+    connection.close()
+
+
+def _memory_rows(home) -> list:
+    """Every row of memory's own tables (not the full-text index's)."""
+    import apsw
+
+    connection = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    tables = [
+        r[0]
+        for r in connection.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '%fts%' "
+            "AND sql NOT LIKE 'CREATE VIRTUAL%'"
+        )
+    ]
+    rows = [(t, sorted(map(repr, connection.execute(f'SELECT * FROM "{t}"')))) for t in sorted(tables)]
+    connection.close()
+    return rows
+
+
+@pytest.mark.parametrize("damage_sql", list(_FTS_DAMAGE.values()), ids=list(_FTS_DAMAGE))
+def test_a_damaged_full_text_index_is_rebuilt_before_anything_is_written(tmp_path, caplog, damage_sql):
+    """The full-text index is made from the descriptions: opening to write finds it damaged (as `memory check` does),
+    rebuilds it with a one-line warning, and nothing else of memory changes; the clip is then written."""
+    from edge_agent.memory.check import check
+
+    home = filled_memory(tmp_path / "home", clips=6)
+    _raw(home, damage_sql)
+    with Store(home, mode="read", check=False) as store:
+        assert not check(store).ok
+    rows = _memory_rows(home)
+    with caplog.at_level("WARNING", logger="edge_agent.memory.db"), Store(home) as store:
+        assert _memory_rows(home) == rows
+        assert store.ingest_clip(clip(9000.0), [observation(1, 9000.0, [0, 0, 10, 10], unit(np.ones(32)))]).created
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "observation_fts" in warnings[0] and "rebuilt" in warnings[0]
+    assert "\n" not in warnings[0]
+    with Store(home, check=False) as store:
+        assert check(store).ok
+
+
+def test_damage_the_bounded_check_did_not_reach_is_rebuilt_when_a_write_meets_it(tmp_path, caplog, monkeypatch):
+    """On a memory too large to check its full-text index within the opening's budget, a write that meets the damage
+    rebuilds the index and is written (not refused with a cure that would lose memory since the last backup)."""
+    from edge_agent.memory import db as database
+    from edge_agent.memory.check import check
+
+    home = filled_memory(tmp_path / "home", clips=6)
+    _raw(home, _FTS_DAMAGE["garbage in the structure"])
+    monkeypatch.setattr(database, "INDEX_CHECK_S", 0.0)
+    with caplog.at_level("WARNING", logger="edge_agent.memory.db"), Store(home) as store:
+        assert store.ingest_clip(
+            clip(9000.0), [observation(1, 9000.0, [0, 0, 10, 10], unit(np.ones(32)), description="a blue cup")]
+        ).created
+    assert any("observation_fts" in r.getMessage() and "rebuilt" in r.getMessage() for r in caplog.records)
+    with Store(home, check=False) as store:
+        assert check(store).ok and store.counts()["clips"] == 7
+
+
+def test_a_damaged_vector_table_is_refused_for_writing(tmp_path):
+    """Vectors are memory itself (an appearance cannot be made again without its pictures): a vec0 table whose chunks
+    are damaged is refused for writing as a damaged file is, in one line; `memory check` reports it; reading works."""
+    from edge_agent.memory.check import check
+
+    home = filled_memory(tmp_path / "home", clips=3)
+    _raw(home, "UPDATE vec_obs_1_chunks SET validity = zeroblob(7)")
+    before = (home / "memory.db").read_bytes()
+    with pytest.raises(CorruptMemoryError) as caught:
+        Store(home)
+    assert "vec_obs_1" in str(caught.value) and "\n" not in str(caught.value)
+    assert (home / "memory.db").read_bytes() == before
+    with Store(home, mode="read") as store:
+        assert len(store.entities()) == 3
+    with Store(home, mode="read", check=False) as store:
+        report = check(store)
+        assert not report.ok and any("vec_obs_1" in p for p in report.integrity)

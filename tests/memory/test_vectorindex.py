@@ -199,7 +199,8 @@ def test_another_model_or_damaged_files_are_rebuilt(tmp_path, caplog):
         with caplog.at_level(logging.WARNING):
             damaged = SegmentedVectors(store, TABLE, DIMS, "other-model:24", SMALL)
             damaged.sync()
-        assert "unreadable" in caplog.text
+        assert "set aside" in caplog.text  # that segment alone is made again
+        assert [s.name == o.name for s, o in zip(damaged.segments, other.segments)] == [True, False]
         assert len(damaged) == 2100 and recall(damaged.search(q, 10), exact(store, q, 10)) >= 0.9
         (folder / "manifest.json").write_text("{")
         broken = SegmentedVectors(store, TABLE, DIMS, "other-model:24", SMALL)
@@ -227,7 +228,7 @@ def test_an_index_of_an_earlier_format_or_without_its_exact_vectors_is_rebuilt(t
         with caplog.at_level(logging.WARNING):
             cut = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
             cut.sync()
-        assert "unreadable" in caplog.text
+        assert "is shorter than written" in caplog.text and "set aside" in caplog.text
         q = queries(6, 1)[0]
         assert len(cut) == 2100 and recall(cut.search(q, 10), exact(store, q, 10)) >= 0.9
 
@@ -327,3 +328,84 @@ def test_text_vectors_deleted_by_forget_leave_the_index(tmp_path):
             delete_text_vectors(store.db, "observation", [5])
         index.sync()
         assert index.search(v[4], 1)[0][0] != 5
+
+
+def _scramble(path, start: int = 0) -> None:
+    """Random bytes over a file from ``start`` on, its size kept."""
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.seek(start)
+        f.write(np.random.default_rng(5).bytes(size - start))
+
+
+def test_files_damaged_under_a_running_process_are_set_aside_and_made_again(tmp_path, caplog):
+    """A segment's float16 rows are checked as a search reads them, the mapped tail when the scan refuses it: the
+    search that finds the damage is answered all the same (the damaged file set aside, made again from the table)."""
+    with Store(tmp_path / "home") as store:
+        vectors = make_table(store, 2100)  # two segments and a tail of 52 rows
+        index = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        index.sync()
+        folder = store.home / "index" / TABLE
+        first, second = (s.name for s in index.segments)
+        for path, q in ((folder / f"{first}.f16", vectors[10]), (next(folder.glob("tail-*.f16")), vectors[2090])):
+            _scramble(path)
+            caplog.clear()
+            with caplog.at_level(logging.WARNING):
+                got = index.search(q, 10)
+            assert recall(got, exact(store, q, 10)) >= 0.9 and got[0][1] == pytest.approx(1.0, abs=2e-3)
+            assert len(caplog.records) == 1 and "set aside" in caplog.records[0].getMessage()
+            assert list(folder.parent.glob(f"damaged-*/{TABLE}/{path.name}"))
+        assert index.segments[0].name != first and index.segments[1].name == second  # that segment alone remade
+        assert len(index) == 2100
+    with Store(tmp_path / "home") as store:  # the next process finds all as written
+        again = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            again.sync()
+        assert not caplog.records and len(again) == 2100
+        assert again.search(vectors[2090], 1)[0][0] == 2091
+
+
+def test_a_damaged_graph_is_never_opened(tmp_path, caplog):
+    """Random bytes in an HNSW graph crash usearch when it searches it (measured: a segmentation fault): its
+    checksum is checked first. A process that may not write searches the rows exactly and leaves the files."""
+    with Store(tmp_path / "home") as store:
+        make_table(store, 2100)
+        SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL).sync()
+        folder = store.home / "index" / TABLE
+        manifest = json.loads((folder / "manifest.json").read_text())
+        graph = folder / f"{manifest['segments'][1]['name']}.usearch"
+        _scramble(graph, graph.stat().st_size // 2)
+        q = queries(9, 1)[0]
+        fd = os.open(folder / ".lock", os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another process writes the index
+        try:
+            with caplog.at_level(logging.WARNING):
+                reader = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+                reader.sync()
+            assert "is not what was written" in caplog.text and graph.exists()
+            assert len(reader.segments) == 1 and len(reader) == 2100
+            assert recall(reader.search(q, 10), exact(store, q, 10)) >= 0.9
+        finally:
+            os.close(fd)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            writer = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+            writer.sync()
+        assert "set aside" in caplog.text and not graph.exists()
+        assert len(writer.segments) == 2 and recall(writer.search(q, 10), exact(store, q, 10)) >= 0.9
+
+
+def test_an_index_saved_without_checksums_has_them_added(tmp_path):
+    with Store(tmp_path / "home") as store:
+        make_table(store, 2100)
+        SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL).sync()
+        folder = store.home / "index" / TABLE
+        manifest = json.loads((folder / "manifest.json").read_text())
+        (folder / "manifest.json").write_text(json.dumps({k: v for k, v in manifest.items() if k != "files"}))
+        for record in folder.glob("tail-*.json"):
+            record.unlink()  # the tail is read from the table again
+        again = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
+        again.sync()
+        assert json.loads((folder / "manifest.json").read_text())["files"] == manifest["files"]
+        assert len(list(folder.glob("tail-*.json"))) == 1 and len(again) == 2100

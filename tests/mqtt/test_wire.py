@@ -93,6 +93,18 @@ def _tampered(change) -> bytes:
         (lambda d: d["observations"][0].update(frame_times=[1.0]), "boxes must have shape"),
         (lambda d: d["observations"][0].update(crop_path="/etc/passwd"), "relative to the media folder"),
         (lambda d: d.update(speech=[[1, 2]]), "speech must be"),
+        (lambda d: d.update(speech=[["a", "b", "x"]]), "speech start must be a time"),
+        (lambda d: d.update(speech=[[1, None, "x"]]), "speech end must be a time"),
+        (lambda d: d["observations"][0].update(track_id=2**70), "out of range"),
+        (lambda d: d["observations"][0].update(crop_path="crops/\x00.jpg"), "NUL"),
+        (lambda d: d.update(camera="kitchen\x00"), "NUL"),
+        (lambda d: d["observations"][0]["description"].update(rgb=["x", 1, 2]), "rgb must be"),
+        (lambda d: d["observations"][0]["description"].update(company=[[1, "x"]]), "company must be"),
+        (lambda d: d["observations"][0].update(frame_times=[1e300, 2e300, 3e300, 4e300]), "frame_times must be"),
+        (lambda d: d["media"].update({"keyframes/kitchen/1.jpg": "aGVsbG8="}), "not a JPEG"),
+        (lambda d: d["media"].pop("keyframes/kitchen/1.jpg"), "does not carry"),
+        (lambda d: d.update(t_start=1e300), "t_start must be a time"),
+        (lambda d: d.update(media=[]), "media has the wrong type"),
     ],
 )
 def test_a_bad_message_is_refused_with_the_field_named(change, named):
@@ -104,10 +116,31 @@ def test_not_json_is_refused_and_a_key_is_read_where_it_can_be():
     with pytest.raises(WireError, match="not JSON"):
         decode(b"\xff\x00")
     assert key_of(b"\xff") is None
+    assert key_of(b'{"camera": "kitchen", "t_start": NaN}') is None
+    assert key_of(b'{"camera": "kitchen", "t_start": 1e400}') is None
     assert key_of(_tampered(lambda d: d.pop("observations"))) == ("kitchen", 1_780_000_000_250)
 
 
-def test_a_decoded_clip_is_written_to_memory_with_its_pictures(tmp_path):
+def test_nesting_size_and_constants_are_refused_before_or_while_parsing():
+    deep = b"[" * 100_000 + b"]" * 100_000
+    with pytest.raises(WireError, match="nests deeper"):
+        decode(deep)
+    assert key_of(deep) is None
+    with pytest.raises(WireError, match="nests deeper"):
+        decode(b'{"schema": "edge-agent.clip", "x": ' + b"{" * 50 + b"}" * 50 + b"}")
+    text = b'{"a": "' + b"[" * 1000 + b'\\"' + b"[" * 1000 + b'"}'  # brackets inside a string are not nesting
+    with pytest.raises(WireError, match="not a clip message"):
+        decode(text)
+    with pytest.raises(WireError, match="larger than"):
+        decode(encode(perceived_clip(), "n", 1 << 20), max_bytes=100)
+    for constant in (b"NaN", b"Infinity", b"-Infinity"):
+        with pytest.raises(WireError, match="finite"):
+            decode(_tampered(lambda d: None).replace(b'"t_start": 1780000000.25', b'"t_start": ' + constant))
+    with pytest.raises(WireError, match="finite|must be a time"):
+        decode(_tampered(lambda d: None).replace(b'"t_start": 1780000000.25', b'"t_start": 1e400'))
+
+
+def test_a_decoded_clip_is_written_to_memory_with_its_pictures_under_names_memory_chose(tmp_path):
     from edge_agent.ingest import write_clip
 
     _, got = decode(encode(perceived_clip(), "n", 1 << 20))
@@ -115,5 +148,9 @@ def test_a_decoded_clip_is_written_to_memory_with_its_pictures(tmp_path):
         first = write_clip(store, got)
         again = write_clip(store, got)
         assert first.created and not again.created and len(first.decisions) == 2
-        assert store.media_path("crops/kitchen/1/3.jpg").read_bytes() == got.media["crops/kitchen/1/3.jpg"]
-        assert store.media_path("keyframes/kitchen/1.jpg").read_bytes() == got.media["keyframes/kitchen/1.jpg"]
+        crop = store.db.value("SELECT crop_path FROM observations WHERE category = 'cup'")
+        (keyframe,) = json.loads(store.db.value("SELECT keyframes FROM clips"))
+        assert crop == "crops/kitchen/1780000000250/0.jpg" and keyframe == "keyframes/kitchen/1780000000250/0.jpg"
+        assert store.media_path(crop).read_bytes() == got.media["crops/kitchen/1/3.jpg"]
+        assert store.media_path(keyframe).read_bytes() == got.media["keyframes/kitchen/1.jpg"]
+        assert not store.media_path("crops/kitchen/1/3.jpg").exists()  # the name the message gave is not used

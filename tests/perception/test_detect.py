@@ -164,6 +164,12 @@ def test_opencv_fallback_needs_no_model_and_reports_missing_cascades():
         OpenCVDetector(cascades={"nothing.xml": "cat"})
 
 
+@pytest.mark.parametrize("shape", [(48, 64, 3), (64, 64, 3), (40, 200, 3), (127, 63, 3)])
+def test_opencv_fallback_on_an_image_smaller_than_its_people_window(shape):
+    """OpenCV's HOG crashed the process on an image less than its window (64 x 128) high: a folder of thumbnails."""
+    assert len(OpenCVDetector().detect(Frame(0, 0.0, np.full(shape, 90, np.uint8)))) == 0
+
+
 def test_ground_truth_replay_with_named_classes_and_noise(tmp_path):
     day1, _ = write_demo_scene(tmp_path, seconds=2, fps=4)
     frame = next(MOTSequenceSource(day1).frames())

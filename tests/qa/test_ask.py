@@ -72,3 +72,36 @@ def test_chat_keeps_the_conversation(home, capsys, monkeypatch):
 def test_image_text_model_folder_is_checked(home, capsys, tmp_path):
     assert main(["--home", str(home), "ask", "what looked green?", "--image-text", str(tmp_path)]) == 1
     assert "image-text model file not found" in capsys.readouterr().err
+
+
+def test_chat_refuses_a_line_longer_than_the_limit_and_goes_on(home, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("where is the cup " * 400 + "\nWhere was the red cup last seen?\n"))
+    capsys.readouterr()
+    assert main(["--home", str(home), "chat"]) == 0
+    out = capsys.readouterr()
+    assert out.err == (
+        "edge-agent: error: the question is 6,799 characters long; at most 500 are taken ([qa] max_question_chars)\n"
+    )
+    answers = [line for line in out.out.splitlines() if line.startswith("agent> ")]
+    assert len(answers) == 1 and "2026-03-03" in answers[0]
+
+
+@pytest.mark.parametrize("limit", [20, 500])
+def test_every_controller_refuses_a_question_longer_than_the_limit(home, embedder, limit):
+    from helpers.llm import Scripted
+
+    from edge_agent.config import load_config
+    from edge_agent.memory import Store
+    from edge_agent.qa.question import QuestionTooLong
+    from edge_agent.runtime import Runtime
+
+    rt = Runtime.at(home, load_config(None, qa={"max_question_chars": limit}))
+    question = ("where was the red cup " * 30)[: limit + 1]
+    with Store(home, mode="read") as store:
+        for controller in (rt.controller(store, embedder), rt.controller(store, embedder, llm=Scripted("{}"))):
+            for asking in (controller.query, controller.ask):
+                with pytest.raises(QuestionTooLong, match=rf"at most {limit} are taken \(\[qa\] max_question_chars\)"):
+                    asking(question)
+            assert controller.query(question[:limit]) is not None  # the limit itself is taken

@@ -248,3 +248,18 @@ def test_categories_beyond_the_detector_are_accepted_when_given():
     assert parse_rule(text, categories=["person", "keys"]).subject == "keys"
     with pytest.raises(RuleParseError, match=r"categories are person, keys \("):
         parse_rule("tell me when the dog appears", categories=["person", "keys"])
+
+
+@pytest.mark.parametrize(
+    ("text", "relation", "place", "window"),
+    [
+        ("a person on the sidewalk", "on", "sidewalk", None),  # no verb: the preposition is the relation
+        ("a person at the sidewalk after 10pm", "in", "sidewalk", ("22:00", "00:00")),  # until midnight
+        ("the dog is on the sidewalk before 7am", "on", "sidewalk", ("00:00", "07:00")),
+        ("the van leaves after 22:30", "leaves", None, ("22:30", "00:00")),
+        ("the dog has not been seen for 3 hours after 3", "absent", None, None),  # "after 3": no clock time said
+    ],
+)
+def test_a_condition_without_a_verb_and_a_window_open_at_one_end(text, relation, place, window):
+    p = parse_rule(text, places={"sidewalk": ["street"]}, cameras=["street"])
+    assert (p.relation, p.object, p.window) == (relation, place, window)
