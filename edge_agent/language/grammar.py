@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from edge_agent.errors import InvalidInputError
+
 __all__ = [
     "FIELDS",
     "Aggregate",
@@ -254,7 +256,7 @@ class RuleReading:
     camera: str | None = None  #: "on camera X", besides the place
 
 
-class Unreadable(ValueError):
+class Unreadable(InvalidInputError):
     """A sentence that cannot be read into the grammar: the message says why; ``words`` are the words that name
     nothing memory knows, ``missing`` the slot no word filled (relation, subject, span)."""
 
