@@ -168,38 +168,13 @@ def test_a_full_disk_stops_ingest_in_one_line_and_the_prune_it_names_lets_it_res
         code, _, err = _ingest(capsys, home, day1, "2026-03-02T08:00:00+00:00")
         assert code == 0, err
         disk.fill(leave=(2 << 20) + (64 << 10))
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "--config",
-            config,
-            "ingest",
-            day2,
-            "--detector",
-            "gt",
-            "--quiet",
-            "--start",
-            "2026-03-03T08:00:00+00:00",
-        )
+        day2_args = ("--home", home, "--config", config, "ingest", day2, "--detector", "gt", "--quiet")
+        code, _, err = run(capsys, *day2_args, "--start", "2026-03-03T08:00:00+00:00")
         assert code == 1 and err.count("\n") == 1 and "needs about" in err and "kept free" in err, err
         cap = err.split("memory prune --max-bytes ")[1].split("`")[0]
         code, out, err = run(capsys, "--home", home, "--config", config, "memory", "prune", "--max-bytes", cap)
         assert code == 0, err
-        code, _, err = run(
-            capsys,
-            "--home",
-            home,
-            "--config",
-            config,
-            "ingest",
-            day2,
-            "--detector",
-            "gt",
-            "--quiet",
-            "--start",
-            "2026-03-03T08:00:00+00:00",
-        )
+        code, _, err = run(capsys, *day2_args, "--start", "2026-03-03T08:00:00+00:00")
         assert code == 0, err
         code, out, _ = run(capsys, "--home", home, "memory", "check")
         assert code == 0, out
