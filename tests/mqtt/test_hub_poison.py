@@ -9,9 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -282,14 +279,12 @@ def test_the_hub_survives_generated_messages_and_refusals_leave_memory_byte_iden
         assert seen["n"] >= 1000 and hub.stats.refused > seen["n"] // 2
 
 
-def test_hub_rejected_lists_the_dead_letters(memory):
+def test_hub_rejected_lists_the_dead_letters(memory, capsys):
+    from edge_agent.cli import main
+
     home, _, hub = memory
     hub.handle(message(POISON["a track id of 2**70"], mid=9))
     hub.dead_letters.close()
-    env = {**os.environ, "EDGE_AGENT_HOME": str(home)}
-    run = subprocess.run(
-        [sys.executable, "-m", "edge_agent", "hub", "rejected", "--json"], capture_output=True, text=True, env=env
-    )
-    assert run.returncode == 0, run.stderr
-    (row,) = json.loads(run.stdout)
+    assert main(["--home", str(home), "hub", "rejected", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
     assert "out of range" in row["reason"] and row["camera"] == "kitchen" and row["bytes"] > 0
