@@ -17,6 +17,6 @@ class StorageConfig(StrictModel):
     reserve_bytes: int = Field(
         DEFAULT_RESERVE_BYTES,
         ge=0,
-        description="bytes ingest leaves free on the disk holding the memory, for `memory prune` to work with: a clip "
-        "that would go below is refused, saying how much it needs (default 8 MiB)",
+        description="bytes ingest leaves free on the disk holding the memory, for `memory prune` to work with (at most "
+        "an eighth of that disk): a clip that would go below is refused, saying how much it needs (default 8 MiB)",
     )

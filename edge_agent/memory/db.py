@@ -46,6 +46,7 @@ __all__ = [
     "HasDatabase",
     "available_driver",
     "database_of",
+    "disk_bytes",
     "human_bytes",
     "make_private",
 ]
@@ -100,6 +101,14 @@ def free_bytes(path: str | Path) -> int:
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     return shutil.disk_usage(folder).free
+
+
+def disk_bytes(path: str | Path) -> int:
+    """The size of the file system holding ``path`` (its nearest existing folder)."""
+    folder = Path(path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return shutil.disk_usage(folder).total
 
 
 # SQLite result codes (primary) of the faults that get their own error.

@@ -426,6 +426,14 @@ MIGRATIONS: dict[int, str] = {
 }
 
 
+#: Slots in a chunk of a new space's vec0 tables. sqlite-vec allocates a chunk whole when a kind's newest is full:
+#: at its default (1,024) a memory's first clip of a person and a thing opened four 2 MiB chunks of 512-d vectors
+#: (8 MiB, written twice: the WAL, then memory.db), more than a small disk holds. At 64 it opens 0.5 MiB. The cost
+#: is sqlite-vec's own KNN, which association does not use by default (its references are a matrix in RAM):
+#: 17 ms against 12 ms for 20,000 512-d vectors (measured 2026-12-03; 256 slots: 12 ms, still 512 KiB a chunk).
+VECTOR_CHUNK = 64
+
+
 def vector_table_ddl(space_id: int, dims: int) -> str:
     """The two vec0 tables of one embedding space: every observation's embedding (filterable by kind,
     camera and time), and the entities' current reference embeddings that association searches."""
@@ -435,12 +443,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS vec_obs_{space_id} USING vec0 (
     embedding float[{dims}] distance_metric=cosine,
     kind TEXT PARTITION KEY,
     camera TEXT,
-    t FLOAT
+    t FLOAT,
+    chunk_size={VECTOR_CHUNK}
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS vec_ref_{space_id} USING vec0 (
     observation_id INTEGER PRIMARY KEY,
     embedding float[{dims}] distance_metric=cosine,
     kind TEXT PARTITION KEY,
-    entity_id INTEGER
+    entity_id INTEGER,
+    chunk_size={VECTOR_CHUNK}
 );
 """

@@ -33,6 +33,7 @@ from edge_agent.memory.db import (
     Database,
     DatabaseError,
     StorageFullError,
+    disk_bytes,
     free_bytes,
     human_bytes,
     make_private,
@@ -50,7 +51,7 @@ from edge_agent.memory.records import (
     NotFoundError,
     ObservationRecord,
 )
-from edge_agent.memory.schema import vector_table_ddl
+from edge_agent.memory.schema import VECTOR_CHUNK, vector_table_ddl
 
 __all__ = ["DATABASE_FILE", "MissingMemoryError", "NotFoundError", "Store", "default_home"]
 
@@ -109,7 +110,7 @@ class Store(Reads, Housekeeping):
         reserve_bytes: int = DEFAULT_RESERVE_BYTES,
     ) -> None:
         self.home = Path(home) if home is not None else default_home()
-        self.reserve_bytes = reserve_bytes  #: free bytes a clip's write leaves on the disk (``[storage]``)
+        self.reserve_bytes = reserve_bytes  #: free bytes a clip's write leaves on the disk (``[storage]``, see reserve)
         self.media_dir = self.home / "media"
         database = self.home / DATABASE_FILE
         if not database.exists() and _holds_files(self.media_dir):
@@ -242,7 +243,7 @@ class Store(Reads, Housekeeping):
         (same camera and start) is left as it is and its decisions returned.
 
         Raises :class:`StorageFullError` (nothing stored) where the disk has no room for the clip and the reserve
-        (:attr:`reserve_bytes`), saying how much it needs and the cure. A full-text index found damaged by the write
+        (:attr:`reserve`), saying how much it needs and the cure. A full-text index found damaged by the write
         is rebuilt (it is made from memory's own text) and the clip written again."""
         if caption is not None and (not isinstance(caption, str) or len(caption) > 4000):
             raise InvalidRecordError("caption must be text of at most 4000 characters")
@@ -275,7 +276,7 @@ class Store(Reads, Housekeeping):
             self.check_room(clip, records)
             self.db.settle_wal()
         try:
-            with self.write(reserve=self.reserve_bytes if fresh else 0):
+            with self.write(reserve=self.reserve if fresh else 0):
                 result, folded = self._write_clip(clip, records, caption, speech)
         except StorageFullError:
             self.check_room(clip, records, failed=True)
@@ -454,12 +455,19 @@ class Store(Reads, Housekeeping):
 
     # -- room on the disk --------------------------------------------------------------------------
 
-    def room_needed(self, records: Sequence[ObservationRecord]) -> tuple[int, int]:
+    @property
+    def reserve(self) -> int:
+        """The bytes a clip's write leaves free: :attr:`reserve_bytes`, but at most an eighth of the disk (a small
+        disk, a 3 MB card, would otherwise be all reserve; pruning its few clips needs little)."""
+        return min(self.reserve_bytes, disk_bytes(self.db.path) // 8)
+
+    def room_needed(self, records: Sequence[ObservationRecord], *, emptied: bool = False) -> tuple[int, int]:
         """(bytes memory.db grows by to hold a clip of these records, the part of it that is new vector chunks): a
         generous estimate of the rows (vectors, boxes, text, index entries, a page margin), and exactly the vec0
-        chunks its vectors open. sqlite-vec allocates a chunk of ``chunk_size`` (1,024) slots whole when a
-        partition (a kind) has no free slot: for 512-d vectors 2 MiB each, observations' and references' tables,
-        so a memory's first clip of a person and a thing grows it by 8 MiB."""
+        chunks its vectors open. sqlite-vec allocates a chunk of ``chunk_size`` slots whole when a partition (a kind)
+        has no free slot: a new space's tables have :data:`~edge_agent.memory.schema.VECTOR_CHUNK` (64: 128 KiB of
+        512-d vectors), an older memory's 1,024 (2 MiB), in the observations' and the references' tables.
+        ``emptied``: as if pruning had emptied its kinds' chunks (the last row of a chunk takes it with it)."""
         rows = 256 * 1024 + sum(
             2 * r.embedding.nbytes + 64 * len(r.boxes) + 2048 + 4 * len(r.description.text) for r in records
         )
@@ -471,7 +479,8 @@ class Store(Reads, Housekeeping):
         for (space, kind), (dims, count) in wanted.items():
             known = self._spaces.get(space)
             for prefix in ("vec_obs", "vec_ref"):
-                size, free = self._latest_chunk(f"{prefix}_{known[0]}", kind) if known else (1024, 0)
+                size, free = self._latest_chunk(f"{prefix}_{known[0]}", kind) if known else (VECTOR_CHUNK, 0)
+                free = 0 if emptied else free
                 if count > free:
                     chunks += -(-(count - free) // size) * size * (4 * dims + _VECTOR_SLOT_EXTRA)
         return rows + chunks, chunks
@@ -496,10 +505,11 @@ class Store(Reads, Housekeeping):
     ) -> None:
         """Raises :class:`StorageFullError` where the disk lacks room for a clip of these records and ``media``
         bytes of pictures: what memory.db grows by, twice (the WAL, then memory.db when it is checkpointed), or
-        once and :attr:`reserve_bytes` left. ``failed``: the clip's transaction failed on a full disk (the
+        once and :attr:`reserve` left. ``failed``: the clip's transaction failed on a full disk (the
         disk filled meanwhile): the same account of what it needs, where the disk is short of it."""
         growth, chunks = self.room_needed(records)
-        need = media + max(2 * growth, growth + self.reserve_bytes)
+        reserve = self.reserve
+        need = media + max(2 * growth, growth + reserve)
         free = free_bytes(self.db.path)
         if free >= need:  # after a failure: not for want of disk (a quota, SQLite's max_page_count): its own error
             return
@@ -508,20 +518,29 @@ class Store(Reads, Housekeeping):
         raise StorageFullError(
             f"{what} needs about {human_bytes(need)} on the disk holding {self.home} ({human_bytes(media)} of "
             f"pictures, {human_bytes(growth)} of records{opened}, written to the journal and then into memory.db, and "
-            f"{human_bytes(self.reserve_bytes)} kept free for pruning, [storage] reserve_bytes); "
-            f"{human_bytes(free)} are free: nothing of it was stored. {self._cure(need - free)}"
+            f"{human_bytes(reserve)} kept free for pruning, [storage] reserve_bytes); "
+            f"{human_bytes(free)} are free: nothing of it was stored. "
+            + self._cure(need - free, self.room_needed(records, emptied=True)[0] - growth)
         )
 
-    def _cure(self, shortfall: int) -> str:
+    def _cure(self, shortfall: int, reopened: int) -> str:
         """What makes ``shortfall`` more bytes free: a prune to a cap that deletes enough of the oldest clips, where
-        deleting clips can; else room on the disk."""
+        deleting clips can; else room on the disk. ``reopened``: the vector chunks the clip would open again were its
+        kinds' chunks emptied (a prune down to near an empty memory deletes their last rows): counted, twice, where
+        the cap comes that close."""
         elsewhere = "free space on that disk, or give a --home on a larger disk"
         if self.db.value("SELECT 1 FROM clips LIMIT 1") is None:
             return f"This memory holds no clip to prune: {elsewhere}."
-        cap = (footprint.usage(self) - max(shortfall, 0)) // 1024 * 1024
-        if cap < footprint.empty_bytes(self):
+        empty = footprint.empty_bytes(self)
+        cap = footprint.usage(self) - max(shortfall, 0)
+        if cap < empty + reopened:
+            cap -= 2 * reopened
+        if cap < empty:
             return f"Deleting every clip would not make that much room: {elsewhere}."
-        return f"`edge-agent memory prune --max-bytes {cap}` makes room (it deletes the oldest clips), or {elsewhere}."
+        return (
+            f"`edge-agent memory prune --max-bytes {cap // 1024 * 1024}` makes room (it deletes the oldest clips), or "
+            f"{elsewhere}."
+        )
 
     def save_media(self, files: dict[str, bytes], *, need: int | None = None, what: str = "this clip") -> list[str]:
         """Writes media files (relative path -> bytes) before the records that name them are committed,

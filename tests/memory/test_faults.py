@@ -178,8 +178,8 @@ def test_a_read_only_home_can_be_read(tmp_path):
 
 
 def _wide_clip(t0: float, seed: int = 0) -> tuple:
-    """A clip of a person and a cup with 512-d appearance vectors: its first write opens four vec0 chunks of
-    about 2 MiB (observations and references, per kind), as the real embedders' first clip does."""
+    """A clip of a person and a cup with 512-d appearance vectors: its first write opens four vec0 chunks
+    (observations and references, per kind), as the real embedders' first clip does."""
     rng = np.random.default_rng(seed)
     records = [
         observation(1, t0, [0, 0, 40, 80], unit(rng.normal(size=512)), kind="person", category="person"),
@@ -203,9 +203,9 @@ def test_the_journal_is_truncated_after_a_large_clip(tmp_path):
 
 
 def test_a_clip_the_disk_cannot_hold_is_refused_in_one_line(tmp_path):
-    """A 3 MB disk cannot hold the first clip's vector chunks: one line saying how much it needs, what is free and
+    """A 1 MB disk cannot hold the first clip (its vector chunks, twice): one line saying how much it needs, what is free and
     the cure that works (this memory has nothing to prune); nothing stored, no journal left behind."""
-    with tmpfs(tmp_path / "disk", "3m") as disk:
+    with tmpfs(tmp_path / "disk", "1m") as disk:
         home = disk.path / "home"
         with Store(home) as store:
             counts, free = store.counts(), shutil.disk_usage(disk.path).free
@@ -223,7 +223,7 @@ def test_a_clip_failing_half_way_on_a_full_disk_leaves_no_journal(tmp_path, monk
     """Where the check before the clip is fooled (another writer took the space meanwhile), the driver's own error
     (sqlite-vec's "Could not insert a new vector chunk") is the same one-line full-disk error, and the WAL the failed
     transaction wrote is truncated."""
-    with tmpfs(tmp_path / "disk", "3m") as disk:
+    with tmpfs(tmp_path / "disk", "1m") as disk:
         home = disk.path / "home"
         with Store(home, reserve_bytes=0) as store:
             free = shutil.disk_usage(disk.path).free
@@ -264,9 +264,9 @@ def test_a_clip_that_would_take_the_reserve_is_refused_with_a_cure_that_works(tm
     with Store(home, reserve_bytes=reserve) as store:
         counts = store.counts()
         usage = retention.usage(store)
-        free = {"bytes": reserve + (100 << 10)}
-        monkeypatch.setattr("edge_agent.memory.store.free_bytes", lambda path: free["bytes"])
         new = (clip(9000.0), [observation(1, 9000.0, [0, 0, 10, 10], unit(np.ones(32)), description="a blue cup")])
+        free = {"bytes": reserve + store.room_needed(new[1])[0] - (20 << 10)}  # 20 KiB short
+        monkeypatch.setattr("edge_agent.memory.store.free_bytes", lambda path: free["bytes"])
         with pytest.raises(StorageFullError) as caught:
             store.ingest_clip(*new)
         message = str(caught.value)
