@@ -203,8 +203,8 @@ def test_the_journal_is_truncated_after_a_large_clip(tmp_path):
 
 
 def test_a_clip_the_disk_cannot_hold_is_refused_in_one_line(tmp_path):
-    """A 1 MB disk cannot hold the first clip (its vector chunks, twice): one line saying how much it needs, what is free and
-    the cure that works (this memory has nothing to prune); nothing stored, no journal left behind."""
+    """A 1 MB disk cannot hold the first clip (its vector chunks, twice): one line saying how much it needs, what is
+    free and the cure that works (this memory has nothing to prune); nothing stored, no journal left behind."""
     with tmpfs(tmp_path / "disk", "1m") as disk:
         home = disk.path / "home"
         with Store(home) as store:
