@@ -49,6 +49,7 @@ __all__ = [
     "disk_bytes",
     "human_bytes",
     "make_private",
+    "out_of_memory",
 ]
 
 MIN_SQLITE_VEC = (0, 1, 9)  # older versions never reclaim deleted rows
@@ -112,7 +113,7 @@ def disk_bytes(path: str | Path) -> int:
 
 
 # SQLite result codes (primary) of the faults that get their own error.
-_CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT = 11, 26, 13, 8, 14, 9
+_CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT, _NOMEM = 11, 26, 13, 8, 14, 9, 7
 _CORRUPT_VTAB = _CORRUPT | (1 << 8)  # a virtual table (FTS5) found its own data damaged
 # sqlite-vec reports a disk that filled up while it allocated a chunk with its own message, and damage to its
 # tables as sizes that do not match: the first is a full disk, the others a damaged file.
@@ -132,6 +133,7 @@ WAL_TRUNCATE_BYTES = 4 << 20
 READ_CHECK_S = 0.05
 _OPEN_MARGIN = 1 << 20  # below this much free space a failure to open for writing is put down to a full disk
 _APSW_CODES = {
+    "NoMemError": _NOMEM,
     "CorruptError": _CORRUPT,
     "NotADBError": _NOTADB,
     "FullError": _FULL,
@@ -139,6 +141,12 @@ _APSW_CODES = {
     "CantOpenError": _CANTOPEN,
     "InterruptError": _INTERRUPT,
 }
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """SQLite said it ran out of memory: what FTS5 also says of some damage to its own structure (a size read from
+    garbage that it tries to allocate)."""
+    return _result_code(exc) == _NOMEM
 
 
 def _result_code(exc: BaseException) -> int | None:
@@ -458,7 +466,7 @@ class Database:
             if code == _INTERRUPT:
                 log.debug("the check of the full-text index %s stopped after %.2f s", fts, budget_s)
                 return None
-            if code in (_CORRUPT, _NOTADB) or "fts5" in str(exc):
+            if code in (_CORRUPT, _NOTADB, _NOMEM) or "fts5" in str(exc):  # NOMEM: a size read from garbage
                 return str(exc)
             raise
         return None
@@ -514,7 +522,15 @@ class Database:
 
     def integrity_check(self, limit: int = 100) -> list[str]:
         """SQLite's full integrity_check: [] when the file is sound, else what it found (at most ``limit``)."""
-        return _findings(self.query(f"PRAGMA integrity_check({int(limit)})"))
+        try:
+            return _findings(self.query(f"PRAGMA integrity_check({int(limit)})"))
+        except Exception as exc:
+            if not out_of_memory(exc):
+                raise
+            return [  # FTS5 reading a size from garbage in its own structure
+                "SQLite ran out of memory checking it: a full-text index's structure is damaged (opening the memory "
+                "to write rebuilds it from memory's text)"
+            ]
 
     def _connect(self, driver: str, busy_timeout_ms: int) -> Any:
         """A connection with sqlite-vec loaded and the busy timeout set before its first read (another

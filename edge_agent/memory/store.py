@@ -37,6 +37,7 @@ from edge_agent.memory.db import (
     free_bytes,
     human_bytes,
     make_private,
+    out_of_memory,
 )
 from edge_agent.memory.faces import write_observation_faces
 from edge_agent.memory.housekeeping import Housekeeping
@@ -261,6 +262,10 @@ class Store(Reads, Housekeeping):
             return self._ingest(clip, records, caption, speech)
         except CorruptMemoryError as exc:
             if not exc.virtual_table or not self.db.recover_from_index_damage():
+                raise
+            return self._ingest(clip, records, caption, speech)
+        except Exception as exc:  # FTS5 meeting damage in its structure may say it is out of memory
+            if not out_of_memory(exc) or not self.db.repair_text_indexes(None):
                 raise
             return self._ingest(clip, records, caption, speech)
 

@@ -101,6 +101,11 @@ def synthetic_clip(index: int, observations: int = 30, frames: int = 20) -> tupl
     return clip(t0), records
 
 
+def jpeg_like(fill: int, size: int) -> bytes:
+    """``size`` bytes a picture's check takes for a whole JPEG (its start and end markers), ``fill`` between."""
+    return b"\xff\xd8" + bytes([fill]) * max(0, size - 4) + b"\xff\xd9"
+
+
 def filled_memory(home, clips: int = 6, per_clip: int = 3, picture_bytes: int = 500):
     """A memory of ``clips`` clips with crops of ``picture_bytes`` and keyframes of four times that on disk (distinct
     objects a clip, each seen again in the next clip); returns the home. For retention, backup and fault tests."""
@@ -110,8 +115,8 @@ def filled_memory(home, clips: int = 6, per_clip: int = 3, picture_bytes: int = 
     with Store(home) as store:
         for c in range(clips):
             t0 = c * 60.0
-            files = {f"keyframes/k{c}.jpg": bytes([c % 256]) * (4 * picture_bytes)}
-            files.update({f"crops/{c}/{track}.jpg": bytes([track]) * picture_bytes for track in range(per_clip)})
+            files = {f"keyframes/k{c}.jpg": jpeg_like(c % 256, 4 * picture_bytes)}
+            files.update({f"crops/{c}/{track}.jpg": jpeg_like(track, picture_bytes) for track in range(per_clip)})
             store.save_media(files)
             records = [
                 observation(

@@ -26,6 +26,19 @@ def test_a_missing_crop_is_named(tmp_path):
     assert not report.ok and report.problems == [f"1 media files are missing from {home / 'media'}: crops/1/2.jpg"]
 
 
+def test_a_picture_cut_short_or_overwritten_is_named(tmp_path):
+    """Issue 39: `memory check` reads every file memory relies on: a crop cut short, and a keyframe overwritten with
+    other bytes, are named (their markers read, not the whole picture)."""
+    home = filled_memory(tmp_path / "home", clips=3)
+    crop = home / "media" / "crops" / "1" / "2.jpg"
+    crop.write_bytes(crop.read_bytes()[:100])
+    (home / "media" / "keyframes" / "k0.jpg").write_bytes(b"MZ" + bytes(200))
+    report = _check(home)
+    assert not report.ok and len(report.problems) == 1
+    named = report.problems[0].removeprefix("2 media files are damaged (not a whole JPEG): ")
+    assert sorted(named.split(", ")) == ["crops/1/2.jpg", "keyframes/k0.jpg"]
+
+
 def test_a_missing_vector_and_a_stale_full_text_index_are_named(tmp_path):
     home = filled_memory(tmp_path / "home", clips=3)
     with Store(home) as store:
