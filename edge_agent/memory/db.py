@@ -113,7 +113,7 @@ def disk_bytes(path: str | Path) -> int:
 
 
 # SQLite result codes (primary) of the faults that get their own error.
-_CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT, _NOMEM = 11, 26, 13, 8, 14, 9, 7
+_CORRUPT, _NOTADB, _FULL, _READONLY, _CANTOPEN, _INTERRUPT, _NOMEM, _BUSY = 11, 26, 13, 8, 14, 9, 7, 5
 _CORRUPT_VTAB = _CORRUPT | (1 << 8)  # a virtual table (FTS5) found its own data damaged
 # sqlite-vec reports a disk that filled up while it allocated a chunk with its own message, and damage to its
 # tables as sizes that do not match: the first is a full disk, the others a damaged file.
@@ -133,6 +133,7 @@ WAL_TRUNCATE_BYTES = 4 << 20
 READ_CHECK_S = 0.05
 _OPEN_MARGIN = 1 << 20  # below this much free space a failure to open for writing is put down to a full disk
 _APSW_CODES = {
+    "BusyError": _BUSY,
     "NoMemError": _NOMEM,
     "CorruptError": _CORRUPT,
     "NotADBError": _NOTADB,
@@ -291,6 +292,7 @@ class Database:
                 )
             _process_driver = chosen
         self.driver = chosen
+        self.busy_timeout_s = busy_timeout_ms / 1000  #: how long a statement waits for another process's lock
         self._lock = threading.RLock()
         self._depth = 0
         self._conn: Any = None
@@ -359,10 +361,22 @@ class Database:
             # retention hand freed pages back to the file system.
             self.execute("PRAGMA auto_vacuum = INCREMENTAL")
         if self.path != ":memory:":
-            mode = self.query_one("PRAGMA journal_mode = WAL")
+            mode = self._to_wal()
             if mode is None or str(mode[0]).lower() != "wal":
                 raise DatabaseError(f"cannot switch {self.path} to WAL journaling (got {mode})")
             self.execute("PRAGMA synchronous = NORMAL")
+
+    def _to_wal(self) -> tuple[Any, ...] | None:
+        """``PRAGMA journal_mode = WAL``, waiting while another process sets up the same new file: SQLite answers a
+        change of journal mode with "database is locked" at once, without waiting as other statements do."""
+        deadline = time.monotonic() + self.busy_timeout_s
+        while True:
+            try:
+                return self.query_one("PRAGMA journal_mode = WAL")
+            except Exception as exc:
+                if _result_code(exc) != _BUSY or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def quick_check(self, limit: int = 5, budget_s: float | None = None) -> None:
         """SQLite's quick_check (b-trees and free list, without index-content checks); raises
@@ -760,6 +774,8 @@ class Database:
             )
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self.transaction():
+                if self.user_version >= version:  # another process (a watch beside a serve) migrated it meanwhile
+                    continue
                 self.script(MIGRATIONS[version])
                 if version == 3:
                     migrate_to_v3(self)  # what v2 kept only in its sentences, into v3's fields

@@ -178,3 +178,30 @@ def test_missing_pieces_are_named(tmp_path):
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert "sqlite-vec is not installed" in out.stdout, out.stderr
+
+
+def test_processes_opening_a_new_memory_at_once_migrate_it_once(tmp_path):
+    """A `watch` and a `serve` (here: four connections) opening a memory that does not exist yet: each migration runs
+    once, inside its write lock, the others find it done (it used to fail: "table revisions already exists")."""
+    import threading
+
+    from edge_agent.memory.schema import SCHEMA_VERSION
+
+    def open_it(path: Path, start: threading.Barrier, opened: list[int], errors: list[Exception]) -> None:
+        start.wait()
+        try:
+            with Database(path) as db:
+                opened.append(db.user_version)
+        except Exception as exc:  # noqa: BLE001 - what the test reports
+            errors.append(exc)
+
+    for attempt in range(5):
+        path = tmp_path / f"home{attempt}" / "memory.db"
+        path.parent.mkdir()
+        start, opened, errors = threading.Barrier(4), [], []
+        threads = [threading.Thread(target=open_it, args=(path, start, opened, errors)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and opened == [SCHEMA_VERSION] * 4
