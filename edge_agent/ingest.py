@@ -355,6 +355,7 @@ class Pipeline:
                 speech=spoken,
                 camera=camera,
                 steady=np.stack(tracklet.steady) if tracklet.steady else None,
+                runner_up=tracklet.runner_up,
             )
             t = time.perf_counter()
             description = describer.describe(context)

@@ -41,6 +41,16 @@ class TrackerConfig(StrictModel):
     lost_track_buffer: int = Field(
         30, ge=0, le=100_000, description="frames, counted at 30 fps, that a lost track waits to be found again"
     )
+    confusable_merge_iou_threshold: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="in one frame, boxes of different classes of one confusable group (edge_agent.memory.categories: "
+        "car/truck/bus, chair/couch/bed/bench, ...) overlapping with at least this IoU are one thing: the best-scored "
+        "box and class are kept, the next-best class goes to the describer as its runner-up, and the tracker follows "
+        "a thing across such classes. Measured: a parked van's car and truck boxes overlap at 0.86-0.97, an armchair's "
+        "chair and couch boxes at 0.61-0.98; 1: only identical boxes merge",
+    )
     min_frames: int = Field(
         2, ge=1, description="sampled frames a tracklet needs to become an observation (fewer: likely a false positive)"
     )

@@ -61,6 +61,8 @@ class ObservationContext:
     #: the boxes with the camera's own motion taken out (a moving camera: what stood still while the wearer
     #: turned is still); None: the camera is fixed and ``boxes`` are steady
     steady: np.ndarray | None = None
+    #: the detector's next-best category for this thing ('' for none): a van is "truck", runner-up "car"
+    runner_up: str = ""
 
 
 class Describer(Protocol):
@@ -370,7 +372,8 @@ class LlamaVLMDescriber:
         pixels measure; a reply that is not the schema's keeps the measured fields (counted in ``failures``)."""
         measured = self.template.measure(observation)
         facts = [
-            f"Detector category: {observation.category}.",
+            f"Detector category: {observation.category}"
+            + (f" (else {observation.runner_up})." if observation.runner_up else "."),
             f"Where and how it moves (from its boxes): {place_phrase(measured.place)}, "
             f"{motion_phrase(measured.motion)}.",
             f"Also in view: {', '.join(sorted(set(observation.others))) or 'nothing else detected'}.",

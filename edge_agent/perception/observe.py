@@ -15,7 +15,7 @@ from edge_agent.capture.frames import Frame
 from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
 from edge_agent.perception.constancy import Constancy
-from edge_agent.perception.detect import Detections
+from edge_agent.perception.detect import Detections, confusable_ids, merge_confusable
 from edge_agent.perception.embed import ColorTextureEmbedder
 from edge_agent.perception.motion import CameraMotion
 
@@ -25,7 +25,12 @@ __all__ = ["Tracklet", "appearance", "crop", "track_clip"]
 @dataclass
 class Tracklet:
     track_id: int
+    #: the class with the highest summed detection score over the tracklet's frames (a track follows a thing
+    #: across the classes of its confusable group); ``runner_up`` the next ('' for none), for the describer
     category: str
+    runner_up: str = ""
+    #: per class, the summed scores of the tracklet's detections and of the runner-ups merged into them
+    labels: dict[str, float] = field(default_factory=dict)
     frame_indices: list[int] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     boxes: list[np.ndarray] = field(default_factory=list)
@@ -77,7 +82,11 @@ def track_clip(
     looks the same. ``moving``: the camera's view moves, so the tracker follows its motion from frame to frame
     instead (:mod:`edge_agent.perception.motion`): there, matching by appearance joined a thing carried past
     and the thing put down into one observation whose place was lost (measured on the worn-camera worlds).
-    ``constancy`` corrects the crops by their frame's illuminant."""
+    ``constancy`` corrects the crops by their frame's illuminant.
+
+    Every frame's detections first go through :func:`merge_confusable` (a van seen as car and truck is one box),
+    and the tracker is class-aware by confusable group, so that a thing whose best class flips between car and
+    truck from frame to frame stays one track; its category is decided over the whole tracklet."""
     tracker = ByteTracker(
         high_conf_det_threshold=settings.high_conf_det_threshold,
         low_conf_det_threshold=settings.low_conf_det_threshold,
@@ -95,8 +104,13 @@ def track_clip(
     motion = CameraMotion() if moving else None
     gains: dict[int, np.ndarray | None] = {}  # per frame, computed once when a crop is first cut from it
 
-    def add(track_id: int, category: str, frame: Frame, raw_box: np.ndarray, score: float) -> None:
+    def add(track_id: int, dets: Detections, det_index: int, frame: Frame, score: float) -> None:
+        category, raw_box = dets.category(det_index), dets.xyxy[det_index]
         t = tracklets.setdefault(track_id, Tracklet(track_id, category))
+        t.labels[category] = t.labels.get(category, 0.0) + float(dets.confidence[det_index])
+        runner_up = dets.runner_up(det_index)
+        if runner_up:
+            t.labels[runner_up] = t.labels.get(runner_up, 0.0) + float(dets.runner_up_confidence[det_index])
         t.frame_indices.append(frame.index)
         t.times.append(frame.t)
         t.boxes.append(raw_box.copy())
@@ -115,16 +129,21 @@ def track_clip(
             t.crops.sort(key=lambda c: -c[0])
             del t.crops[settings.crops_per_observation :]
 
-    for frame, dets in zip(clip.frames, detections):
+    for frame, found in zip(clip.frames, detections):
+        dets = merge_confusable(found, settings.confusable_merge_iou_threshold)
         warp = motion.estimate(frame.image, dets.xyxy) if motion is not None else None
         features = None if looks is None else appearance(looks, frame.image, dets, settings.high_conf_det_threshold)
-        tracks = tracker.update(dets.xyxy, dets.confidence, dets.class_id, warp=warp, features=features)
-        for track_id, score, class_id, det_index in zip(
-            tracks.track_id.tolist(), tracks.score.tolist(), tracks.class_id.tolist(), tracks.det_index.tolist()
+        group = confusable_ids(dets.class_names)[dets.class_id]
+        tracks = tracker.update(dets.xyxy, dets.confidence, group, warp=warp, features=features)
+        for track_id, score, det_index in zip(
+            tracks.track_id.tolist(), tracks.score.tolist(), tracks.det_index.tolist()
         ):
             if det_index >= 0:  # the detector's box
-                add(track_id, dets.class_names[class_id], frame, dets.xyxy[det_index], float(score))
+                add(track_id, dets, det_index, frame, float(score))
     kept = [t for t in tracklets.values() if len(t.times) >= settings.min_frames and t.crops]
+    for t in kept:
+        ranked = sorted(t.labels, key=lambda c: -t.labels[c])  # stable: a tie goes to the class seen first
+        t.category, t.runner_up = ranked[0], ranked[1] if len(ranked) > 1 else ""
     return sorted(kept, key=lambda t: (t.t_start, t.track_id))
 
 

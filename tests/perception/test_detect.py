@@ -10,6 +10,7 @@ from helpers.shared import data, model
 from edge_agent.capture import MOTSequenceSource, VideoFileSource
 from edge_agent.capture.frames import Frame
 from edge_agent.demo import write_demo_scene
+from edge_agent.native import iou_matrix
 from edge_agent.perception.detect import (
     COCO_CLASSES,
     DetectionNoise,
@@ -19,8 +20,10 @@ from edge_agent.perception.detect import (
     OpenCVDetector,
     TensorRTYOLOXDetector,
     YOLOXDetector,
+    confusable_ids,
     kind_of,
     letterbox,
+    merge_confusable,
 )
 
 
@@ -180,3 +183,105 @@ def test_ground_truth_replay_with_named_classes_and_noise(tmp_path):
     assert min(counts) < 3  # some boxes were missed
     with pytest.raises(ModelError, match="no ground truth"):
         GroundTruthDetector.from_mot(tmp_path)
+
+
+# -- one box per thing: merging confusable classes -----------------------------------------------------
+
+VAN = [651, 42, 724, 99]  # vtest.avi's parked van, as YOLOX-nano boxes it as truck (0.75) and car (0.66)
+VAN_AS_CAR = [651, 43, 722, 99]
+FAR = [10, 300, 80, 360]
+
+
+def _detections(rows):
+    """Detections from (category, box, score) rows, in COCO's class ids."""
+    if not rows:
+        return Detections.empty(COCO_CLASSES)
+    return Detections(
+        np.array([box for _, box, _ in rows], np.float32),
+        np.array([score for _, _, score in rows], np.float32),
+        np.array([COCO_CLASSES.index(c) for c, _, _ in rows], np.int32),
+        COCO_CLASSES,
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        pytest.param(
+            [("car", VAN_AS_CAR, 0.66), ("truck", VAN, 0.75)], [("truck", "car", 0.66)], id="van-car-truck-merge"
+        ),
+        pytest.param(
+            [("car", VAN_AS_CAR, 0.66), ("truck", FAR, 0.75)], [("truck", "", 0.0), ("car", "", 0.0)], id="far-apart"
+        ),
+        pytest.param(
+            [("person", [100, 100, 160, 260], 0.8), ("bicycle", [100, 110, 160, 260], 0.7)],
+            [("person", "", 0.0), ("bicycle", "", 0.0)],
+            id="person-on-bicycle-never",
+        ),
+        pytest.param(
+            [("bus", VAN, 0.11), ("car", VAN_AS_CAR, 0.66), ("truck", VAN, 0.75)],
+            [("truck", "car", 0.66)],
+            id="car-truck-bus-three-way",
+        ),
+        pytest.param(
+            [("car", VAN_AS_CAR, 0.66), ("car", VAN, 0.5)],
+            [("car", "", 0.0), ("car", "", 0.0)],
+            id="one-class-is-nms-business",
+        ),
+        pytest.param(
+            [("chair", VAN, 0.4), ("car", VAN, 0.6)], [("car", "", 0.0), ("chair", "", 0.0)], id="different-groups"
+        ),
+        pytest.param([("car", [0, 0, 100, 100], 0.6), ("truck", [0, 0, 100, 55], 0.7)], None, id="iou-0.55-below"),
+        pytest.param([], [], id="empty"),
+    ],
+)
+def test_merge_confusable(rows, expected):
+    merged = merge_confusable(_detections(rows), iou_threshold=0.6)
+    if expected is None:  # under the threshold: unchanged
+        expected = [(c, "", 0.0) for c, _, _ in sorted(rows, key=lambda r: -r[2])]
+    order = np.argsort(-merged.confidence, kind="stable")
+    got = [(merged.category(i), merged.runner_up(i), float(merged.runner_up_confidence[i])) for i in order]
+    assert [(c, r) for c, r, _ in got] == [(c, r) for c, r, _ in expected]
+    np.testing.assert_allclose([s for _, _, s in got], [s for _, _, s in expected], atol=1e-6)
+    if expected and expected[0][1]:  # the winner keeps its own box and score
+        winner = max(rows, key=lambda r: r[2])
+        np.testing.assert_array_equal(merged.xyxy[order[0]], winner[1])
+        assert merged.confidence[order[0]] == pytest.approx(winner[2])
+
+
+def test_merging_is_idempotent_and_clipping_keeps_the_runner_up():
+    once = merge_confusable(_detections([("car", VAN_AS_CAR, 0.66), ("truck", VAN, 0.75)]), iou_threshold=0.6)
+    twice = merge_confusable(once, iou_threshold=0.6)
+    assert len(twice) == 1 and twice.runner_up(0) == "car"
+    clipped = twice.clipped(700, 576)
+    assert clipped.runner_up(0) == "car" and clipped.runner_up_confidence[0] == pytest.approx(0.66)
+
+
+def test_detections_without_runner_ups_have_none_and_wrong_lengths_are_refused():
+    d = _detections([("cup", [0, 0, 10, 10], 0.9)])
+    assert d.runner_up_id.tolist() == [-1] and d.runner_up(0) == "" and d.runner_up_confidence.tolist() == [0.0]
+    with pytest.raises(ValueError, match=r"runner_up_id \(N,\) and runner_up_confidence \(N,\)"):
+        Detections(d.xyxy, d.confidence, d.class_id, COCO_CLASSES, np.full(2, -1, np.int32), np.zeros(2, np.float32))
+
+
+def test_confusable_classes_share_one_id():
+    ids = confusable_ids(COCO_CLASSES)
+    car, truck, bus, person, bicycle = (COCO_CLASSES.index(c) for c in ("car", "truck", "bus", "person", "bicycle"))
+    assert ids[car] == ids[truck] == ids[bus] == car
+    assert ids[person] == person and ids[bicycle] == bicycle
+
+
+def test_yolox_sees_vtest_van_once_after_merging(yolox):
+    """The parked van is boxed as truck and as car on every frame: one box per thing once merged."""
+    source = VideoFileSource(data("video/vtest.avi"), sample_fps=1.0, start=0.0)
+    frame = next(source.frames())
+    source.close()
+    found = yolox.detect(frame)
+    merged = merge_confusable(found, iou_threshold=0.6)
+
+    def at_van(d):
+        return np.flatnonzero(iou_matrix(d.xyxy, np.array([VAN], np.float32))[:, 0] > 0.5).tolist()
+
+    assert {"car", "truck"} <= {found.category(i) for i in at_van(found)}  # before: two things where there is one
+    (van,) = at_van(merged)
+    assert merged.category(van) == "truck" and merged.runner_up(van) == "car"

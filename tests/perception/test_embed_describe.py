@@ -273,6 +273,25 @@ def test_vlm_describer_prompt_is_grounded_and_carries_memory():
     assert d.wants_context and not TemplateDescriber().wants_context and d.failures == 0
 
 
+@pytest.mark.parametrize(
+    ("runner_up", "said"), [("car", "Detector category: truck (else car)."), ("", "Detector category: truck.")]
+)
+def test_vlm_describer_is_told_the_detectors_runner_up(runner_up, said):
+    from edge_agent.perception.describe import LlamaVLMDescriber
+
+    llm = FakeLlama({"sentence": "A white van.", "colours": ["white"], "pattern": "plain"})
+    context = ObservationContext(
+        "truck",
+        [mug(True)],
+        np.array([[100, 100, 150, 160]] * 2, np.float32),
+        [0.0, 5.0],
+        (640, 360),
+        runner_up=runner_up,
+    )
+    LlamaVLMDescriber("model.gguf", "mmproj.gguf", llm=llm).describe(context)
+    assert said in llm.requests[0][1]["content"][-1]["text"]
+
+
 def test_a_vlm_reply_outside_the_schema_keeps_the_measured_fields():
     from edge_agent.perception.describe import LlamaVLMDescriber
 

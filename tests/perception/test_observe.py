@@ -54,3 +54,42 @@ def test_two_walkers_passing_each_other_stay_apart():
     for t in tracks:  # each keeps walking its own way
         xs = np.diff([b[0] for b in t.boxes])
         assert np.all(xs > 0) or np.all(xs < 0)
+
+
+def _parked(labels_per_frame) -> tuple[ClipFrames, list[Detections]]:
+    """A parked white van on a grey street, 2 fps; on each frame the detector boxes it as the (class, score)
+    pairs given, each box a pixel or two off the others (two class heads)."""
+    frames, detections = [], []
+    for i, labels in enumerate(labels_per_frame):
+        image = np.full((360, 640, 3), 90, np.uint8)
+        image[100:220, 300:460] = 235
+        frames.append(Frame(5 * i, i * 0.5, image))
+        boxes = [[300 + k, 100 - k, 460 - k, 220] for k in range(len(labels))]
+        detections.append(
+            Detections(
+                np.array(boxes, np.float32).reshape(-1, 4),
+                np.array([s for _, s in labels], np.float32),
+                np.array([COCO_CLASSES.index(c) for c, _ in labels], np.int32),
+                COCO_CLASSES,
+            )
+        )
+    return ClipFrames(0.0, len(frames) * 0.5, tuple(frames)), detections
+
+
+def test_a_van_boxed_as_truck_and_car_is_one_observation():
+    clip, detections = _parked([[("truck", 0.75), ("car", 0.66)]] * 6)
+    (van,) = track_clip(clip, detections, TrackerConfig(), 2.0)  # before: a truck and a car, both parked here
+    assert (van.category, van.runner_up, len(van.times)) == ("truck", "car", 6)
+
+
+def test_a_thing_whose_best_class_flips_stays_one_track_named_by_its_summed_scores():
+    flips = [[("truck", 0.7), ("car", 0.65)], [("car", 0.72), ("truck", 0.6)], [("truck", 0.8)], [("car", 0.55)]]
+    clip, detections = _parked(flips * 2)
+    (van,) = track_clip(clip, detections, TrackerConfig(), 2.0)
+    assert (van.category, van.runner_up, len(van.times)) == ("truck", "car", 8)
+
+
+def test_merging_can_be_limited_to_identical_boxes():
+    clip, detections = _parked([[("truck", 0.75), ("car", 0.66)]] * 6)
+    tracks = track_clip(clip, detections, TrackerConfig(confusable_merge_iou_threshold=1.0), 2.0)
+    assert len(tracks) == 2  # the two class heads' boxes differ by a pixel: two observations, as before merging
