@@ -36,6 +36,7 @@ __all__ = [
     "RuleOut",
     "RulePreviewOut",
     "RulePreviewRequest",
+    "RuleReadingOut",
     "RuleRequest",
     "SplitOut",
     "SplitRequest",
@@ -348,6 +349,19 @@ class RulePreviewOut(BaseModel):
     text: str
     predicate: dict[str, Any] = Field(..., description="the structured predicate as read")
     description: str = Field(..., description="the predicate read back in words, for the user to confirm")
+
+
+class RuleReadingOut(BaseModel):
+    """A rule as the reader took it, or why it could not: both are answers (a page checking what its user wrote
+    logs no failed request)."""
+
+    text: str = Field(..., description="the rule as given")
+    readable: bool
+    predicate: dict[str, Any] | None = Field(None, description="the structured predicate as read (when readable)")
+    description: str | None = Field(None, description="the predicate read back in words (when readable)")
+    reason: str | None = Field(
+        None, description="why the reader could not read it, in its words, with rules that would read (when not)"
+    )
 
 
 class RuleOut(RulePreviewOut):

@@ -1,6 +1,7 @@
 """Rules and the alerts they raise. A rule is read (the phrase reader, or a predicate given as JSON: the
-server loads no LLM), shown back in words (``/rules/preview``), then stored. Alerts are raised by the
-``watch`` / ``ingest`` process; ``/alerts/stream`` passes them on as server-sent events."""
+server loads no LLM), shown back in words (``/rules/preview``; ``/rules/read`` answers the reader's refusal
+too, for the dashboard), then stored. Alerts are raised by the ``watch`` / ``ingest`` process;
+``/alerts/stream`` passes them on as server-sent events."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request
 from fastapi.responses import StreamingResponse
 
-from edge_agent.api.models import MAX_ID, AlertOut, RuleOut, RulePreviewOut, RulePreviewRequest, RuleRequest, errors
+from edge_agent.api.models import (
+    MAX_ID,
+    AlertOut,
+    RuleOut,
+    RulePreviewOut,
+    RulePreviewRequest,
+    RuleReadingOut,
+    RuleRequest,
+    errors,
+)
 from edge_agent.api.state import ApiState
 from edge_agent.api.views import crop_url, keyframe_url, with_crops, with_keyframes
 from edge_agent.memory import Store
@@ -69,6 +79,32 @@ async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
         text, predicate = _read(store, api, body)
         return RulePreviewOut(
             text=text, predicate=predicate.model_dump(exclude_defaults=True), description=describe(predicate)
+        )
+
+    return await api.db(run)
+
+
+@router.post(
+    "/rules/read",
+    response_model=RuleReadingOut,
+    responses=errors(413, 422),
+    summary="Read a rule as the dashboard does while it is written: its reading, or the reader's refusal (200)",
+)
+async def read(body: RulePreviewRequest, request: Request) -> RuleReadingOut:
+    """As ``/rules/preview``, but a rule the reader cannot read is an answer, not a 422: ``readable`` false and
+    ``reason`` in the reader's words. A body that is not a rule request at all is still a 422."""
+    api = _api(request)
+
+    def run(store: Store) -> RuleReadingOut:
+        try:
+            text, predicate = _read(store, api, body)
+        except RuleParseError as exc:
+            return RuleReadingOut(text=body.text or "", readable=False, reason=str(exc))
+        return RuleReadingOut(
+            text=text,
+            readable=True,
+            predicate=predicate.model_dump(exclude_defaults=True),
+            description=describe(predicate),
         )
 
     return await api.db(run)

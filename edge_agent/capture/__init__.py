@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edge_agent.capture.clipper import ClipFrames, clips
+from edge_agent.capture.clipper import ClipFrames, clips, expected_clips
 from edge_agent.capture.frames import CaptureError, Frame, FrameSource, Unreadable
 from edge_agent.capture.images import ImageFolderSource, MOTSequenceSource, is_mot_sequence
 from edge_agent.capture.live import LiveSource
@@ -22,6 +22,7 @@ __all__ = [
     "Unreadable",
     "VideoFileSource",
     "clips",
+    "expected_clips",
     "open_source",
 ]
 

@@ -3,12 +3,13 @@ first frame's time, as the unit that memory ingests (one transaction per clip)."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from edge_agent.capture.frames import Frame
 
-__all__ = ["ClipFrames", "clips"]
+__all__ = ["ClipFrames", "clips", "expected_clips"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -16,6 +17,15 @@ class ClipFrames:
     t_start: float
     t_end: float
     frames: tuple[Frame, ...]
+
+
+def expected_clips(span: float | None, clip_seconds: float = 10.0) -> int | None:
+    """How many clips :func:`clips` cuts a recording into whose frames span ``span`` seconds (first to last): a
+    progress bar's total. None where that is unknown (a camera, a stream, a file that does not say its length); a
+    gap or a damaged stretch in the recording makes fewer."""
+    if span is None or not math.isfinite(span) or span < 0 or clip_seconds <= 0:
+        return None
+    return int(span // clip_seconds) + 1
 
 
 def clips(frames: Iterable[Frame], clip_seconds: float = 10.0) -> Iterator[ClipFrames]:

@@ -64,6 +64,11 @@ class ImageFolderSource:
         self.start = start if start is not None else os.path.getmtime(self.paths[0])
         self.unreadable = Unreadable()  #: the images the last reading went past
 
+    @property
+    def span(self) -> float | None:
+        """Seconds from the first image to the last."""
+        return (len(self.paths) - 1) / self.fps
+
     def _indexed(self) -> list[tuple[int, float, Path]]:
         """(frame index, seconds from ``start``, image) in time order."""
         return [(index, index / self.fps, path) for index, path in enumerate(self.paths)]
@@ -118,6 +123,12 @@ class MOTSequenceSource(ImageFolderSource):
         super().__init__(image_dir, fps=fps, sample_fps=sample_fps, start=start if start is not None else 0.0)
         self.root = folder
         self.name = str(folder)
+
+    @property
+    def span(self) -> float | None:
+        """Seconds from the first frame to the last, by their numbers (a stray file is no frame)."""
+        numbers = [int(p.stem) for p in self.paths if p.stem.isdigit()]
+        return (max(numbers) - min(numbers)) / self.fps if numbers else None
 
     def _indexed(self) -> list[tuple[int, float, Path]]:
         out = []

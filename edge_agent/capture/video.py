@@ -75,6 +75,8 @@ class VideoFileSource:
             )
         self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
         self.duration = self.frame_count / self.fps if self.frame_count > 0 else 0.0
+        #: seconds from the first frame to the last, None where the file does not say how many frames it holds
+        self.span = (self.frame_count - 1) / self.fps if self.frame_count > 0 else None
         self.start = start if start is not None else os.path.getmtime(self.path) - self.duration
         self.sample_fps = min(sample_fps, self.fps)
         self.unreadable = Unreadable()  #: the frames the last reading went past

@@ -28,24 +28,37 @@ from edge_agent.cli import (
     rules,
     serve,
 )
-from edge_agent.cli.common import fail, global_options
+from edge_agent.cli.common import examples, fail, finish_help, global_options
 
 __all__ = ["build_parser", "main"]
 
 _GROUPS = (entities, people, places, ingest, hub, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
+#: The groups that keep no memory: their --home only places the models folder.
+_TOOLS = (models, evaluate, calibrate, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="edge-agent", description="On-device agent that remembers the physical things a camera sees."
+        prog="edge-agent",
+        description="On-device agent that remembers the physical things a camera sees. Each command has its own "
+        "help and examples: edge-agent COMMAND -h.",
+        epilog=examples(
+            "# a first memory from the generated demo scene (no camera or model needed)",
+            "edge-agent demo /tmp/demo-scene",
+            "edge-agent --home /tmp/demo-home ingest /tmp/demo-scene/day1 --detector gt --start 2026-03-02T08:00:00Z",
+            'edge-agent --home /tmp/demo-home ask "where was the red cup last seen?"',
+        ),
     )
     parser.add_argument("--version", action="version", version=f"edge-agent {__version__}")
     global_options(parser, top=True)
     common = argparse.ArgumentParser(add_help=False)
     global_options(common, top=False)
+    tools = argparse.ArgumentParser(add_help=False)
+    global_options(tools, top=False, memory=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in _GROUPS:
-        group.register(commands, common)
+        group.register(commands, tools if group in _TOOLS else common)
+    finish_help(parser)
     return parser
 
 

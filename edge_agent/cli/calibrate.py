@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, random_seed, runtime
+from edge_agent.cli.common import emit, examples, fail, random_seed, runtime
 
 __all__ = ["register"]
 
@@ -27,6 +27,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "identity",
         parents=[common],
         help="tau_low / tau_high (and the description's weight) at a false-merge rate, from MOT sequences or a world",
+        epilog=examples(
+            "edge-agent calibrate identity --mot mot17-mini/MOT17-02-FRCNN mot17-mini/MOT17-04-FRCNN",
+            "# objects of a synthetic world, trying three description weights",
+            "edge-agent calibrate identity --world kitchen-lookalikes --seed 0 --weights 0 0.25 0.5 --json",
+        ),
     )
     data = identity.add_mutually_exclusive_group(required=True)
     data.add_argument("--mot", type=Path, nargs="+", metavar="DIR", help="MOT-format sequences (ground-truth boxes)")

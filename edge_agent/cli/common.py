@@ -19,13 +19,23 @@ N = TypeVar("N", int, float)
 
 __all__ = [
     "GLOBAL",
+    "INGEST_FIRST",
     "INT64_MAX",
+    "SHOWS_MEMORY",
+    "CommandRuntime",
+    "HelpFormatter",
     "after_each_clip",
     "byte_size",
     "camera_name",
+    "confirm_help",
+    "count",
     "emit",
+    "empty_memory",
+    "examples",
     "fail",
+    "finish_help",
     "global_options",
+    "holds_clips",
     "keep_text_index_warm",
     "number",
     "parse_time",
@@ -36,32 +46,70 @@ __all__ = [
     "runtime",
     "random_seed",
     "show_warnings",
+    "unconfirmed",
     "utc",
 ]
 
+_WHERE_HOME = (
+    "(default: the configuration's home, else $EDGE_AGENT_HOME, else the per-user data folder: "
+    "$XDG_DATA_HOME/edge-agent, ~/.local/share/edge-agent)"
+)
+
 #: The options every command takes, with their help.
 GLOBAL = (
-    (
-        "--home",
-        "memory folder (default: the configuration's home, else $EDGE_AGENT_HOME, else the per-user data folder)",
-    ),
+    ("--home", f"the memory folder {_WHERE_HOME}"),
     ("--config", "configuration file, TOML (default: $EDGE_AGENT_CONFIG, else every default)"),
     ("--models", "models folder (default: $EDGE_AGENT_MODELS, else the configuration's models, else <home>/models)"),
 )
 
+#: --home for the commands that keep no memory (models, eval, calibrate, bench): there it only places <home>/models.
+TOOL_HOME = f"a memory folder: this command keeps nothing there, it only looks for <home>/models {_WHERE_HOME}"
 
-def global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """Adds --home, --config and --models. Under a subcommand they default to nothing at all (SUPPRESS), so
-    one given before the subcommand is not overwritten:
-    ``edge-agent --home D ask Q`` = ``edge-agent ask --home D Q``."""
+
+def global_options(parser: argparse.ArgumentParser, *, top: bool, memory: bool = True) -> None:
+    """Adds --home, --config and --models (``memory=False``: for a command that keeps no memory, whose --home
+    only places the models folder). Under a subcommand they default to nothing at all (SUPPRESS), so one given
+    before the subcommand is not overwritten: ``edge-agent --home D ask Q`` = ``edge-agent ask --home D Q``."""
     for flag, text in GLOBAL:
         parser.add_argument(
             flag,
             type=Path,
             metavar="DIR" if flag != "--config" else "FILE",
-            help=text,
+            help=text if memory or flag != "--home" else TOOL_HOME,
             default=None if top else argparse.SUPPRESS,
         )
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """The formatter of every command's help: in a description or an epilog, a line that begins with a space (an
+    example) is kept as written; any other line is wrapped to the terminal as argparse does."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        wrap = super()._fill_text
+        return "\n".join(
+            indent + line if line.startswith(" ") or not line.strip() else wrap(line, width, indent)
+            for line in text.splitlines()
+        )
+
+
+def examples(*lines: str) -> str:
+    """A command's epilog: its examples, each ``edge-agent ...`` line kept as written (a ``# ...`` line above one
+    says what it does). tests/test_cli_help.py parses every one with the real parser."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def finish_help(parser: argparse.ArgumentParser) -> None:
+    """Every parser under ``parser`` formats with :class:`HelpFormatter`, and a subcommand without a description
+    takes its one-line help as one (``edge-agent entities list -h`` says what the command does)."""
+    parser.formatter_class = HelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            said = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                text = said.get(name)
+                if sub.description is None and text:
+                    sub.description = text[0].upper() + text[1:] + "."
+                finish_help(sub)
 
 
 INT64_MAX = (1 << 63) - 1  #: SQLite's largest integer: ids, counts and sizes stay within it
@@ -120,9 +168,59 @@ def byte_size(text: str) -> int:
     return int(value)
 
 
-def runtime(args: argparse.Namespace, **overrides: object) -> Runtime:
+#: The commands that show what the cameras recorded: the first time one opens a memory that is new (made now) or
+#: holds no clip, it says where that memory is, in one line on stderr (a new user's first question made an empty
+#: memory in the per-user folder without a word). ``ask`` says so in its answer, ingest and watch in their report;
+#: hub and frigate name their memory anyway; rules and people are set up before any clip.
+SHOWS_MEMORY = frozenset({"chat", "entities", "places", "alerts", "memory", "serve"})
+INGEST_FIRST = "ingest a recording first (edge-agent ingest VIDEO --camera NAME)"
+
+
+def empty_memory(home: Path, *, new: bool) -> str:
+    """'memory at HOME is new and empty: ingest a recording first (...)', or '... holds no clips yet: ...'."""
+    return f"memory at {home} {'is new and empty' if new else 'holds no clips yet'}: {INGEST_FIRST}"
+
+
+def holds_clips(store: Any) -> bool:
+    from edge_agent.memory import queries
+
+    return queries.last_clip_end(store.db) is not None
+
+
+class CommandRuntime(Runtime):
+    """The runtime of one command: as :class:`Runtime`, and a command of :data:`SHOWS_MEMORY` opening a new or
+    empty memory names its folder (once, however often it opens memory)."""
+
+    command: str | None = None
+    _said = False
+
+    def memory_is_new(self) -> bool:
+        """No memory is in the home yet: the next opening makes one."""
+        from edge_agent.memory.store import DATABASE_FILE
+
+        return not (self.home / DATABASE_FILE).exists()
+
+    def store(self, *, mode: str = "write", check: bool = True) -> Any:
+        new = self.memory_is_new()
+        store = super().store(mode=mode, check=check)
+        if self.command in SHOWS_MEMORY and not self._said:
+            self._said = True
+            try:
+                empty = new or not holds_clips(store)
+            except BaseException:
+                store.close()
+                raise
+            if empty:
+                print(f"edge-agent: {empty_memory(self.home, new=new)}", file=sys.stderr)
+        return store
+
+
+def runtime(args: argparse.Namespace, **overrides: object) -> CommandRuntime:
     """The runtime of the options given (``overrides`` replace areas of the configuration)."""
-    return Runtime.load(home=args.home, config=args.config, models=args.models, **overrides)
+    rt = CommandRuntime.load(home=args.home, config=args.config, models=args.models, **overrides)
+    assert isinstance(rt, CommandRuntime)
+    rt.command = getattr(args, "command", None)
+    return rt
 
 
 def after_each_clip(rt: Runtime, store: Any, alerting: Any, *, warm: bool = False) -> Any:
@@ -194,6 +292,30 @@ def show_warnings() -> None:
 def fail(message: str) -> int:
     print(f"edge-agent: error: {message}", file=sys.stderr)
     return 1
+
+
+#: The exit status of a command that needs --yes and was not given it where no terminal can ask (a rule read and
+#: shown back, an erasure described): nothing was changed, and nothing went wrong. 1 stays an error, 2 a usage error.
+NEEDS_CONFIRMATION = 3
+
+
+def confirm_help(what: str) -> str:
+    """The help of a --yes option, with the exit status it saves a script from reading as a failure."""
+    return (
+        f"confirm: {what}. Without it nothing is changed: what would be done is shown and the exit status is "
+        f"{NEEDS_CONFIRMATION} (1 is an error, 2 a usage error)"
+    )
+
+
+def unconfirmed(text: str) -> int:
+    """Says what would be done and that --yes does it, on stdout (it is no error): :data:`NEEDS_CONFIRMATION`."""
+    print(text)
+    return NEEDS_CONFIRMATION
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 observation', '2 observations', '0 entities' (with ``plural`` given)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> int:

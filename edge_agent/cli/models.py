@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import fail, positive_float, positive_int, runtime
+from edge_agent.cli.common import examples, fail, positive_float, positive_int, runtime
 from edge_agent.modelfiles.engine import EngineBuildError, build_engine, engine_file
 from edge_agent.modelfiles.fetch import fetch
 from edge_agent.modelfiles.manifest import Manifest, ModelEntry, load_manifest
@@ -41,6 +41,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "list",
         parents=[common],
         help="every model: present and verified or not, what each task uses now, what is missing for a better one",
+        epilog=examples(
+            "edge-agent models list",
+            "# what a Jetson would run: TensorRT engines where built, else ONNX",
+            "edge-agent --models /opt/edge-agent/models models list --profile jetson --json",
+        ),
     )
     model_list.add_argument(
         "--profile",
@@ -50,13 +55,26 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     model_list.add_argument("--json", action="store_true", help="print JSON instead of text")
     verify = model_commands.add_parser(
-        "verify", parents=[common], help="size and sha256 of model files against the manifest (exit 1 on a mismatch)"
+        "verify",
+        parents=[common],
+        help="size and sha256 of model files against the manifest (exit 1 on a mismatch)",
+        epilog=examples("edge-agent models verify", "edge-agent models verify yolox_nano osnet_x0_25_msmt17"),
     )
     verify.add_argument("names", nargs="*", metavar="NAME", help="models to check (default: every file present)")
     model_fetch = model_commands.add_parser(
-        "fetch", parents=[common], help="download a model file over HTTP(S), resumable, kept only if its sha256 matches"
+        "fetch",
+        parents=[common],
+        help="download a model file over HTTP(S), resumable, kept only if its sha256 matches",
+        description="Downloads a model file the manifest names, over HTTP(S); an interrupted download resumes; the "
+        "file is kept only if its size and sha256 match the manifest. Nothing is ever downloaded unless asked here.",
+        epilog=examples(
+            "edge-agent models fetch yolox_nano",
+            "# from a mirror, into another folder",
+            "edge-agent models fetch osnet_x0_25_msmt17 --url https://mirror.lan/osnet_x0_25_msmt17.onnx "
+            "--to /opt/edge-agent/models --timeout 120",
+        ),
     )
-    model_fetch.add_argument("name", metavar="NAME")
+    model_fetch.add_argument("name", metavar="NAME", help="a model's name in the manifest (see models list)")
     model_fetch.add_argument(
         "--url", help="download from here instead of the manifest's URL (still verified against the manifest)"
     )
@@ -65,13 +83,29 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--timeout", type=positive_float, default=30.0, help="seconds without data before giving up (30)"
     )
     model_path = model_commands.add_parser(
-        "path", parents=[common], help="print where a model's file is (exit 1 when it is not there)"
+        "path",
+        parents=[common],
+        help="print where a model's file is (exit 1 when it is not there)",
+        epilog=examples(
+            "edge-agent models path yolox_nano",
+            "# in a script: the detector's file, or stop",
+            'edge-agent models path yolox_nano > detector.txt || echo "fetch it: edge-agent models fetch yolox_nano"',
+        ),
     )
-    model_path.add_argument("name", metavar="NAME")
+    model_path.add_argument("name", metavar="NAME", help="a model's name in the manifest (see models list)")
     engine = model_commands.add_parser(
-        "build-engine", parents=[common], help="convert a manifest ONNX model to a TensorRT engine in the models folder"
+        "build-engine",
+        parents=[common],
+        help="convert a manifest ONNX model to a TensorRT engine in the models folder",
+        description="Converts a manifest ONNX model to a TensorRT engine for this GPU (a Jetson, or a desktop "
+        "NVIDIA card with TensorRT installed), written beside it in the models folder, where the `tensorrt` "
+        "detector and the Jetson profile find it.",
+        epilog=examples(
+            "edge-agent models build-engine yolox_nano --fp16",
+            "edge-agent models build-engine osnet_x0_25_msmt17 --fp16 --shape 8x3x256x128 --workspace 2048",
+        ),
     )
-    engine.add_argument("name", metavar="NAME")
+    engine.add_argument("name", metavar="NAME", help="an ONNX model's name in the manifest (see models list)")
     precision = engine.add_mutually_exclusive_group()
     precision.add_argument(
         "--fp16",

@@ -10,7 +10,7 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, runtime
+from edge_agent.cli.common import confirm_help, count, emit, examples, fail, runtime, unconfirmed
 from edge_agent.cli.entities import entity_line
 
 __all__ = ["register"]
@@ -20,16 +20,35 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     people = commands.add_parser("people", help="the people you name, known by their faces")
     actions = people.add_subparsers(dest="action", metavar="ACTION", required=True)
     enroll = actions.add_parser(
-        "enroll", parents=[common], help="keep the face in each picture as NAME's (one clear face per picture)"
+        "enroll",
+        parents=[common],
+        help="keep the face in each picture as NAME's (one clear face per picture)",
+        epilog=examples(
+            "edge-agent people enroll Alice --image alice-1.jpg alice-2.jpg",
+            "# more pictures later: they are added to the faces Alice has",
+            "edge-agent people enroll Alice --image alice-garden.jpg --json",
+        ),
     )
-    enroll.add_argument("name")
+    enroll.add_argument("name", help="the person's name, as questions and rules will say it")
     enroll.add_argument("--image", nargs="+", required=True, metavar="FILE", help="pictures of their face")
-    listing = actions.add_parser("list", parents=[common], help="every named person and how many faces they have")
-    forget = actions.add_parser(
-        "forget", parents=[common], help="remove a person's name, face vectors and face pictures (asks for --yes)"
+    listing = actions.add_parser(
+        "list",
+        parents=[common],
+        help="every named person and how many faces they have",
+        epilog=examples("edge-agent people list", "edge-agent --home demo-home people list --json"),
     )
-    forget.add_argument("name")
-    forget.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
+    forget = actions.add_parser(
+        "forget",
+        parents=[common],
+        help="remove a person's name, face vectors and face pictures (asks for --yes)",
+        epilog=examples(
+            "# says what would be removed, removes nothing",
+            "edge-agent people forget Alice",
+            "edge-agent people forget Alice --yes",
+        ),
+    )
+    forget.add_argument("name", help="the name the person was enrolled (or an entity named) under")
+    forget.add_argument("--yes", action="store_true", help=confirm_help("this cannot be undone"))
     for sub in (enroll, listing, forget):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
         sub.set_defaults(handler=run)
@@ -39,7 +58,15 @@ def run(args: argparse.Namespace) -> int:
     from edge_agent.memory import people
 
     if args.action == "forget" and not args.yes:
-        return fail(f"forgetting {args.name!r} removes their name and faces for good; run again with --yes")
+        with runtime(args).store(mode="read") as store:
+            named = len(store.entities_named(args.name))
+        if not named:
+            return fail(f"no person named {args.name!r} (`edge-agent people list` shows who is named)")
+        return unconfirmed(
+            f"Forgetting who {args.name!r} is would remove the name from {count(named, 'entity', 'entities')}, "
+            "every face vector of them and the pictures that show the face, for good.\n"
+            "Not forgotten yet: add --yes to forget it."
+        )
     caller = f"cli (uid {os.getuid()})"
     rt = runtime(args)
     if args.action == "enroll":
@@ -47,18 +74,18 @@ def run(args: argparse.Namespace) -> int:
     with rt.store(mode="read" if args.action == "list" else "write") as store:
         if args.action == "list":
             found = people.named_people(store)
-            lines = [f"{entity_line(p.entity)}; {p.faces} faces ({p.enrolled} enrolled)" for p in found]
+            lines = [f"{entity_line(p.entity)}; {count(p.faces, 'face')} ({p.enrolled} enrolled)" for p in found]
             return emit(args, [asdict(p) for p in found], "\n".join(lines) or "no one is named yet")
         if args.action == "enroll":
             done = people.enroll(store, args.name, space, faces, caller=caller)
             said = {"new": "a new person", "existing": "added to", "recognised": "recognised and named"}[done.how]
-            return emit(args, asdict(done), f"{said}: {entity_line(done.entity)} (+{done.added} faces)")
+            return emit(args, asdict(done), f"{said}: {entity_line(done.entity)} (+{count(done.added, 'face')})")
         gone = people.forget(store, args.name, caller=caller)
         return emit(
             args,
             asdict(gone),
-            f"forgot who {gone.name!r} is: {len(gone.entities)} entities unnamed, {gone.faces} face vectors and "
-            f"{gone.pictures} pictures removed",
+            f"forgot who {gone.name!r} is: {count(len(gone.entities), 'entity', 'entities')} unnamed, "
+            f"{count(gone.faces, 'face vector')} and {count(gone.pictures, 'picture')} removed",
         )
 
 

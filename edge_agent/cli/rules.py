@@ -10,7 +10,19 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli.common import emit, fail, number, parse_time, positive_int, row_id, runtime, utc
+from edge_agent.cli.common import (
+    NEEDS_CONFIRMATION,
+    count,
+    emit,
+    examples,
+    number,
+    parse_time,
+    positive_int,
+    row_id,
+    runtime,
+    unconfirmed,
+    utc,
+)
 from edge_agent.runtime import Runtime
 
 __all__ = ["register"]
@@ -20,7 +32,17 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     rules = commands.add_parser("rules", help="rules that raise alerts: 'notify me when the dog is on the sofa'")
     actions = rules.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = actions.add_parser(
-        "add", parents=[common], help="read a rule (a sentence, or --json), show it back, store it once confirmed"
+        "add",
+        parents=[common],
+        help="read a rule (a sentence, or --json-predicate), show it back, store it once confirmed",
+        epilog=examples(
+            "# read, shown back, stored once you say y",
+            'edge-agent rules add "notify me when the dog is on the sofa"',
+            'edge-agent rules add "an unknown person appears for the third time this week" --yes --cooldown 3600',
+            "edge-agent rules add porch --json-predicate "
+            """'{"subject": "person", "relation": "in", "object_type": "zone", "zone": [0, 200, 320, 360], """
+            """"camera": "porch"}' --yes""",
+        ),
     )
     add.add_argument("text", help="the rule in words, or its predicate as a JSON object")
     add.add_argument(
@@ -39,21 +61,49 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--parser", choices=["auto", "phrases", "llm"], help="how to read the sentence (default: [rules] parser)"
     )
     add.add_argument("--model", type=Path, help="GGUF chat model of the LLM parser")
-    add.add_argument("--yes", action="store_true", help="store without asking for confirmation")
-    listing = actions.add_parser("list", parents=[common], help="the rules in force")
+    add.add_argument(
+        "--yes",
+        action="store_true",
+        help="store it without asking. Without --yes a terminal asks; with none to ask on (a script, a pipe) the "
+        f"rule is shown as read, not stored, and the exit status is {NEEDS_CONFIRMATION} (1: an error, 2: a usage "
+        "error)",
+    )
+    listing = actions.add_parser(
+        "list",
+        parents=[common],
+        help="the rules in force",
+        epilog=examples("edge-agent rules list", "edge-agent rules list --all --json"),
+    )
     listing.add_argument("--all", action="store_true", help="also the removed ones")
-    remove = actions.add_parser("remove", parents=[common], help="stop a rule (its alerts stay listed)")
-    remove.add_argument("rule", type=row_id)
+    remove = actions.add_parser(
+        "remove",
+        parents=[common],
+        help="stop a rule (its alerts stay listed)",
+        epilog=examples("edge-agent rules remove 2", "edge-agent rules remove 2 --json"),
+    )
+    remove.add_argument("rule", type=row_id, help="the rule's id, as `rules list` shows it")
     test = actions.add_parser(
-        "test", parents=[common], help="replay a rule (an id, a sentence or JSON) over what memory holds; sends nothing"
+        "test",
+        parents=[common],
+        help="replay a rule (an id, a sentence or JSON) over what memory holds; sends nothing",
+        epilog=examples(
+            "edge-agent rules test 2",
+            "# a rule not stored yet, over the clips since a time",
+            'edge-agent rules test "tell me when a person is on street" --since 2026-03-02T00:00:00Z --json',
+        ),
     )
     test.add_argument("rule", help="a rule id, or a rule as for add")
     test.add_argument("--since", help="only clips from this time on (ISO 8601)")
     alerts = commands.add_parser("alerts", help="the alerts rules have raised")
     alert_actions = alerts.add_subparsers(dest="action", metavar="ACTION", required=True)
-    alert_list = alert_actions.add_parser("list", parents=[common], help="alerts, newest first, with their deliveries")
-    alert_list.add_argument("--rule", type=row_id, help="only this rule's")
-    alert_list.add_argument("--limit", type=positive_int, default=50)
+    alert_list = alert_actions.add_parser(
+        "list",
+        parents=[common],
+        help="alerts, newest first, with their deliveries",
+        epilog=examples("edge-agent alerts list", "edge-agent alerts list --rule 2 --limit 10 --json"),
+    )
+    alert_list.add_argument("--rule", type=row_id, help="only this rule's (its id)")
+    alert_list.add_argument("--limit", type=positive_int, default=50, help="how many to list, newest first (50)")
     for sub in (add, listing, remove, test, alert_list):
         sub.add_argument("--json", action="store_true", help="print JSON instead of text")
         sub.set_defaults(handler=run)
@@ -153,8 +203,12 @@ def run(args: argparse.Namespace) -> int:
                 f"predicate: {predicate.model_dump_json(exclude_defaults=True)}"
             )
             if not args.yes:
-                if not sys.stdin.isatty():
-                    return fail(f"{shown}\nnot stored: confirm with --yes (no terminal to ask on)")
+                if not sys.stdin.isatty():  # a script: the reading is its answer, and no error
+                    if args.json:
+                        unstored = {"stored": False, "text": args.text, "reads_as": describe(predicate)}
+                        emit(args, {**unstored, "predicate": predicate.model_dump(exclude_defaults=True)}, "")
+                        return NEEDS_CONFIRMATION
+                    return unconfirmed(f"{shown}\nNot stored yet (no terminal to ask on): add --yes to store it.")
                 print(shown)
                 if input("store this rule? [y/N] ").strip().lower() not in ("y", "yes"):
                     print("not stored")
@@ -177,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
             args,
             [asdict(a) for a in found],
             "\n".join(
-                [f"{describe(rule.predicate)}: {len(found)} alerts over memory"]
+                [f"{describe(rule.predicate)}: {count(len(found), 'alert')} over memory"]
                 + [f"  {utc(a.t)} UTC  {a.message}" for a in found]
             ),
         )

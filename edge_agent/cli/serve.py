@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from edge_agent.cli.common import port, runtime
+from edge_agent.cli.common import examples, port, runtime
 from edge_agent.errors import EdgeAgentError
 
 __all__ = ["add_options", "build_app", "register", "server_options"]
@@ -17,25 +17,33 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "serve",
         parents=[common],
         help="a local HTTP API over the memory (ask, entities, moments, rules, alerts) and the dashboard",
+        description="Serves the memory over HTTP until Ctrl-C: the dashboard at /, the API under /api/ (OpenAPI at "
+        "/api/openapi.json). On this machine only by default; any other address needs the API token.",
+        epilog=examples(
+            "# http://127.0.0.1:8765/ on this machine",
+            "edge-agent serve",
+            "# on the LAN: a token is made on first use (<home>/api-token, mode 0600)",
+            "edge-agent --home demo-home serve --host 0.0.0.0 --port 8080",
+        ),
     )
     add_options(serve)
     serve.set_defaults(handler=run)
 
 
-def add_options(parser: argparse.ArgumentParser, *, default: int = 8765) -> None:
-    """--host, --port and --require-token (serve, and hub --serve)."""
+def add_options(parser: argparse.ArgumentParser, *, default: int = 8765, condition: str = "") -> None:
+    """--host, --port and --require-token (serve; hub and frigate with ``condition`` "with --serve: ")."""
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to bind (default 127.0.0.1: this machine only); any other address (0.0.0.0, a LAN "
+        help=f"{condition}address to bind (default 127.0.0.1: this machine only); any other address (0.0.0.0, a LAN "
         "address) requires the API token, made on first use in <home>/api-token",
     )
-    parser.add_argument("--port", type=port, default=default, help=f"TCP port ({default})")
+    parser.add_argument("--port", type=port, default=default, help=f"{condition}TCP port ({default})")
     parser.add_argument(
         "--require-token",
         action="store_true",
-        help="require the API token on a loopback bind too (other users of this machine can reach loopback); "
-        "also [api] require_token = true in the configuration",
+        help=f"{condition}require the API token on a loopback bind too (other users of this machine can reach "
+        "loopback); also [api] require_token = true in the configuration",
     )
 
 

@@ -59,7 +59,8 @@ def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequenc
             f"({n} sighting{'' if n == 1 else 's'}{', moving' if entity in moving else ''})"
         )
     rest = len(sightings) - min(most, len(sightings))
-    return f"{head}: {len(sightings)} things seen: " + "; ".join(parts) + (f"; and {rest} more" if rest > 0 else "")
+    things = f"{len(sightings)} thing{'' if len(sightings) == 1 else 's'}"
+    return f"{head}: {things} seen: " + "; ".join(parts) + (f"; and {rest} more" if rest > 0 else "")
 
 
 class LLMSummarizer:

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
 from edge_agent.memory.associate import score_from_json
 from edge_agent.memory.db import Database
+from edge_agent.memory.description import label
 from edge_agent.memory.records import (
     KINDS,
     AssociationDecision,
     Biography,
     Clip,
     Entity,
+    EntityOverview,
     Episode,
     NotFoundError,
     Observation,
@@ -72,6 +75,60 @@ class Reads:
             (kind, kind),
         )
         return [Entity(*row) for row in rows]
+
+    def entity_overviews(self, kind: str | None = None) -> list[EntityOverview]:
+        """Every entity as :meth:`entities` lists them, each with what it looks like, its cameras and where it was
+        last (:class:`EntityOverview`): four queries over all of memory, none per entity."""
+        found = self.entities(kind)
+        cameras: dict[int, list[tuple[float, str]]] = {}
+        for entity_id, camera, t in self.db.query(  # traces too: a sighting folded into one keeps its camera there
+            "SELECT entity_id, camera, max(t_end) FROM (SELECT entity_id, camera, t_end FROM observations "
+            "WHERE entity_id IS NOT NULL UNION ALL SELECT entity_id, camera, t_end FROM traces) "
+            "GROUP BY entity_id, camera"
+        ):
+            cameras.setdefault(int(entity_id), []).append((float(t), str(camera)))
+        # SQLite takes the bare columns of an aggregate query from the row max() chose: the latest sighting
+        last = {
+            int(row[0]): row[1:5]
+            for row in self.db.query(
+                "SELECT entity_id, camera, zone, place_id, region, max(t_start) FROM observations "
+                "WHERE entity_id IS NOT NULL GROUP BY entity_id"
+            )
+        }
+        looks: dict[int, tuple[int, bool, tuple[str, ...], str]] = {}
+        for entity_id, first, second, pattern, n in self.db.query(
+            "SELECT entity_id, colour, colour_second, pattern, count(*) FROM observations "
+            "WHERE entity_id IS NOT NULL GROUP BY entity_id, colour, colour_second, pattern"
+        ):
+            described = (int(n), bool(first or pattern), tuple(c for c in (first, second) if c), str(pattern or ""))
+            if described[:2] > looks.get(int(entity_id), (0, False))[:2]:  # the most usual; a described one on a tie
+                looks[int(entity_id)] = described
+        overviews = []
+        for e in found:
+            _, _, colours, pattern = looks.get(e.id, (0, False, (), ""))
+            camera, zone, place_id, region = last.get(e.id, ("", "", None, ""))
+            seen_on = tuple(c for _, c in sorted(cameras.get(e.id, []), reverse=True))
+            overviews.append(
+                EntityOverview(
+                    **asdict(e),
+                    label=label(e.category, colours, pattern),
+                    colours=colours,
+                    pattern=pattern,
+                    cameras=seen_on,
+                    last_camera=str(camera or (seen_on[0] if seen_on else "")),
+                    last_zone=str(zone or ""),
+                    last_place_id=None if place_id is None else int(place_id),
+                    last_region=str(region or ""),
+                )
+            )
+        return overviews
+
+    def entities_named(self, name: str) -> list[int]:
+        """The ids of the entities the user gave ``name`` (any case), oldest first."""
+        rows = self.db.query(
+            "SELECT id FROM entities WHERE name = ? COLLATE NOCASE ORDER BY id", (" ".join(name.split()),)
+        )
+        return [int(r[0]) for r in rows]
 
     def entity(self, entity_id: int) -> Entity:
         row = self.db.query_one(

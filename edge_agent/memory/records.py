@@ -23,6 +23,7 @@ __all__ = [
     "Description",
     "ClipRecord",
     "Entity",
+    "EntityOverview",
     "Episode",
     "IngestResult",
     "InvalidRecordError",
@@ -254,6 +255,23 @@ class Entity:
     first_seen: float
     last_seen: float
     observations: int
+
+
+@dataclass(frozen=True)
+class EntityOverview(Entity):
+    """An entity as a listing shows it: what it looks like (the colours and pattern most of its observations were
+    described with, and :func:`~edge_agent.memory.description.label`'s words for them), the cameras it was seen on
+    (most recently first) and where it was last: that camera, its named zone or place (``last_zone``), else the
+    learned place's id (``last_place_id``, a camera without zones) and the image region."""
+
+    label: str = ""
+    colours: tuple[str, ...] = ()
+    pattern: str = ""
+    cameras: tuple[str, ...] = ()
+    last_camera: str = ""
+    last_zone: str = ""
+    last_place_id: int | None = None
+    last_region: str = ""
 
 
 @dataclass(frozen=True)

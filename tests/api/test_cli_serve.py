@@ -12,6 +12,7 @@ import uvicorn
 from helpers.server import live_server
 
 from edge_agent.cli import build_parser, main
+from edge_agent.cli.common import INGEST_FIRST
 
 
 @pytest.fixture
@@ -32,7 +33,8 @@ def test_loopback_by_default_without_a_token(tmp_path, runs, capsys):
     [(app, kw)] = runs
     assert kw["host"] == "127.0.0.1" and kw["port"] == 8765 and kw["log_level"] == "info"
     assert app.state.api.token is None and not (home / "api-token").exists()
-    assert capsys.readouterr().err == ""
+    # nothing of a token; only that the memory served is new (issue 40: its folder is named)
+    assert capsys.readouterr().err == f"edge-agent: memory at {home} is new and empty: {INGEST_FIRST}\n"
 
 
 def test_another_address_needs_the_token(tmp_path, runs, capsys):

@@ -17,6 +17,7 @@ from edge_agent.capture import (
     MOTSequenceSource,
     VideoFileSource,
     clips,
+    expected_clips,
     open_source,
 )
 from edge_agent.capture.frames import Frame
@@ -334,3 +335,34 @@ def test_without_a_frame_count_a_damaged_stretch_is_gone_past_and_the_end_found(
     source = VideoFileSource(_video(tmp_path / "v.avi"), sample_fps=10.0, start=0.0)
     assert [f.index for f in source.frames()] == [0, 1, 2, 3, 4, 8, 9, 10, 11, 12]
     assert (source.unreadable.count, source.unreadable.first) == (3, ["frames 5-7 (damaged)"])
+
+
+@pytest.mark.parametrize(
+    ("frames", "fps", "sample_fps", "clip_seconds"),
+    [(50, 10.0, 2.0, 1.0), (50, 10.0, 2.0, 2.0), (50, 10.0, 2.0, 10.0), (95, 10.0, 2.0, 3.0), (61, 30.0, 2.0, 1.0)],
+)
+def test_a_recording_says_how_many_clips_it_makes(tmp_path, frames, fps, sample_fps, clip_seconds):
+    """ingest's progress bar has a total: the clips a recording's length makes, known before it is read."""
+    source = VideoFileSource(_video(tmp_path / "v.avi", frames=frames, fps=fps), sample_fps=sample_fps, start=0.0)
+    total = expected_clips(source.span, clip_seconds)
+    assert total == len(list(clips(source.frames(), clip_seconds)))
+    source.close()
+
+
+def test_image_folders_and_mot_sequences_say_how_many_clips_they_make(tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i in range(7):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), np.zeros((8, 8, 3), np.uint8))
+    images = ImageFolderSource(folder, fps=2.0, sample_fps=1.0, start=0.0)
+    assert expected_clips(images.span, 1.0) == len(list(clips(images.frames(), 1.0))) == 4
+    day1, _ = write_demo_scene(tmp_path / "scene", seconds=12, fps=4)
+    (day1 / "img1" / "thumbnail.jpg").write_bytes(b"")  # not a frame: no part of the length
+    mot = MOTSequenceSource(day1, sample_fps=2.0)
+    assert expected_clips(mot.span, 5.0) == len(list(clips(mot.frames(), 5.0))) == 3
+
+
+@pytest.mark.parametrize("span", [None, -1.0, float("nan"), float("inf")])
+def test_an_unknown_length_makes_no_total(span):
+    assert expected_clips(span, 10.0) is None
+    assert expected_clips(0.0, 10.0) == 1  # one frame: one clip

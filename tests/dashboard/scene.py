@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -236,10 +237,18 @@ CLIPS = [
 
 
 def ingest(
-    store: Store, minute: float, camera: str, seen: list[tuple[str, tuple, str]], caption: str, *, start: float = T0
+    store: Store,
+    minute: float,
+    camera: str,
+    seen: list[tuple[str, tuple, str]],
+    caption: str,
+    *,
+    start: float = T0,
+    around: np.ndarray | None = None,
 ):
     """One 10-second clip, ``minute`` minutes after ``start``: its keyframe drawn with what was seen, a
-    crop per thing; the store's result."""
+    crop per thing; the store's result. ``around``: the things' surroundings (a camera without zones: memory
+    groups them into places)."""
     t0 = start + minute * 60
     stem = f"{camera}-{int(t0)}"
     frame = _frame(camera, t0, [(what, box) for what, box, _ in seen])
@@ -267,6 +276,8 @@ def ingest(
                 crop_path=crop_path,
             )
         )
+        if around is not None:
+            records[-1] = replace(records[-1], surroundings=around)
     return store.ingest_clip(clip(t0, camera=camera, keyframes=[key]), records, caption=caption)
 
 

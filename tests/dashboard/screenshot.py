@@ -1,6 +1,6 @@
-"""The README's picture of the dashboard (docs/dashboard.png): the test scene, set in the last hour, served
-and driven in headless Chromium at 1400x900: a question answered and its moment shown, an entity open,
-a live alert just arrived. Not a test (pytest does not collect it):
+"""The README's picture of the dashboard (docs/dashboard.png): the test scene, set in the last hour, with a worn
+camera's clips (whose surroundings make places), served and driven in headless Chromium at 1920x1080: a question
+answered and its moment shown, an entity open, a live alert just arrived. Not a test (pytest does not collect it):
 
     python tests/dashboard/screenshot.py docs/dashboard.png
 
@@ -17,9 +17,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: helpers and dashboard, as under pytest
 
-from dashboard.scene import DOG_RULE, ZONES, browser_missing, build, chromium, dog_on_sofa, live_server  # noqa: E402
+from dashboard.scene import (  # noqa: E402
+    BY_WINDOW,
+    DOG_RULE,
+    ZONES,
+    browser_missing,
+    build,
+    chromium,
+    dog_on_sofa,
+    ingest,
+    said,
+)
+from helpers.memory import near, unit  # noqa: E402
+from helpers.server import live_server  # noqa: E402
 
 from edge_agent.api import create_app  # noqa: E402
 from edge_agent.api import rules as rules_api  # noqa: E402
@@ -31,6 +45,21 @@ from edge_agent.rules.parse import parse_rule  # noqa: E402
 from edge_agent.runtime import Runtime
 
 LIMIT = 300_000  #: bytes: above this the PNG is quantised to a palette
+
+
+def quantised(png: bytes) -> bytes:
+    """The PNG with a 256-colour palette (Pillow's median cut); as it is where Pillow, no dependency of the
+    project, is not installed."""
+    try:
+        from PIL import Image
+    except ImportError:
+        print("Pillow is not installed: the picture is kept as Chromium made it", file=sys.stderr)
+        return png
+    buffer = io.BytesIO()
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
+        buffer, "PNG", optimize=True
+    )
+    return buffer.getvalue()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,11 +85,23 @@ def main(argv: list[str] | None = None) -> int:
             corrections.rename(store, scene.red, "Anna's mug")
             corrections.rename(store, scene.person, "Anna")
             book.add_rule(store, DOG_RULE, parse_rule(DOG_RULE, places=["sofa"]), cooldown_s=600)
+            hall, porch = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(4)])
+            for k, (minute, around) in enumerate(((50.5, hall), (51, porch), (51.5, hall))):  # worn: places
+                dog = said("a brown dog", "brown", "", "")
+                ingest(
+                    store,
+                    minute,
+                    "worn",
+                    [("dog", BY_WINDOW, dog)],
+                    "worn: a brown dog",
+                    start=start,
+                    around=near(around, 0.99, k),
+                )
         app = create_app(
             Runtime.at(scene.home, load_config(None, zones=ZONES)), token=None, embedder=MiniLMTextEmbedder()
         )
         with live_server(app) as url:
-            driver = chromium(1400, 900)
+            driver = chromium(1920, 1080)
             try:
                 wait = WebDriverWait(driver, 20, poll_frequency=0.05)
                 driver.get(url)
@@ -81,13 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 driver.quit()
     if len(png) > LIMIT:
-        from PIL import Image
-
-        buffer = io.BytesIO()
-        Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
-            buffer, "PNG", optimize=True
-        )
-        png = buffer.getvalue()
+        png = quantised(png)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(png)
     print(f"{args.out}: {len(png) / 1000:.0f} KB")

@@ -143,4 +143,4 @@ def test_summaries_by_an_llm_from_memory_facts_with_the_extractive_text_as_fallb
         )
         store.summarize = LLMSummarizer(_Model(RuntimeError("out of memory")))
         store.close_episodes()
-        assert "things seen" in _episodes(store, "10min")[1][5] and store.summarize.failures == 3  # 10 min, hour, day
+        assert "thing seen" in _episodes(store, "10min")[1][5] and store.summarize.failures == 3  # 10 min, hour, day

@@ -120,6 +120,10 @@ def test_places_from_the_command_line(tmp_path, capsys):
     assert code == 0 and [(p["observations"], p["name"]) for p in listed] == [(2, None), (1, None)]
     code, out, _ = run("--home", home, "places", "list")
     assert code == 0 and "(unnamed)" in out and "example: observation" in out and "(alike 0.99)" in out
+    lines = out.splitlines()  # by camera, in English, and how to name one
+    assert lines[0] == "wearable: 2 places, none named" and " 2 observations (" in lines[1]
+    assert " 1 observation (" in lines[2] and "1 observations" not in out
+    assert lines[3].startswith("Places are learned for cameras with no zones") and "places name ID NAME" in lines[3]
     code, out, _ = run("--home", home, "places", "name", listed[0]["id"], "sofa")
     assert code == 0 and "2 observations are there" in out
     code, out, _ = run("--home", home, "places", "merge", listed[0]["id"], listed[1]["id"], "--json")

@@ -38,9 +38,13 @@ def test_add_list_test_alerts_remove(setup, capsys):
     code, out, err = run(
         capsys, "--home", home, "rules", "add", "notify me when the dog is on the sofa", "--config", config
     )
-    assert (
-        code == 1 and "reads as: when any dog is on the place 'sofa'" in err and "--yes" in err
-    )  # no terminal: not stored
+    assert (code, err) == (3, "")  # no terminal to ask on: read, shown, not stored; no error
+    assert "reads as: when any dog is on the place 'sofa'" in out
+    assert out.endswith("Not stored yet (no terminal to ask on): add --yes to store it.\n")
+    code, out, err = run(
+        capsys, "--home", home, "rules", "add", "notify me when the dog is on the sofa", "--config", config, "--json"
+    )
+    assert code == 3 and json.loads(out)["stored"] is False and json.loads(out)["predicate"]["relation"] == "on"
     code, out, _ = run(
         capsys,
         "--home",

@@ -311,6 +311,10 @@ async function loadMoments({ camera = $("#camera-select").value, start = null, e
   }
 }
 
+/** An episode's text without its head ('kitchen, 08:00–09:00 (hour): '); memories written before the fix say
+ * '1 things seen'. */
+const episodeLine = (text) => text.replace(/^[^()]*\((?:10min|hour|day)\):\s*/, "").replace(/^1 things seen\b/, "1 thing seen");
+
 function renderTimeline(m) {
   // the track spans what was recorded in the range (a little either side), not the whole range
   const clips = m.cameras.flatMap((c) => c.clips);
@@ -337,7 +341,7 @@ function renderTimeline(m) {
         h("ul", {}, eps.map((e) => h("li", {
           dataset: { testid: "episode" }, title: e.text,
           onclick: () => { const c = cam.clips.find((x) => x.t_end > e.t_start && x.t_start < e.t_end); if (c) showMoment(c); },
-        }, h("time", {}, `${clock(e.t_start)}–${clock(e.t_end)}`), " ", e.text.replace(/^[^()]*\((?:10min|hour|day)\):\s*/, "")))));
+        }, h("time", {}, `${clock(e.t_start)}–${clock(e.t_end)}`), " ", episodeLine(e.text)))));
     }).filter(Boolean);
     return h("div", { class: "cam-row", dataset: { camera: cam.camera } },
       h("div", { class: "cam-head" }, h("strong", {}, cam.camera), h("span", { class: "sub" }, ` ${plural(cam.clips.length, "clip")}`),
@@ -363,12 +367,18 @@ function renderAnswer(entry, r) {
     type: "button", class: "ev", dataset: { testid: "evidence", clipId: e.clip, observationId: e.observation },
     title: `${e.description || ""} (${e.camera}, ${when(e.t_start)}): show this moment`, onclick: guard(() => jumpTo(e)),
   }, thumb(e.crop_url || e.keyframe_url, "thumb", e.description || ""), h("span", { class: "t" }, `${e.camera} ${clock(e.t_start)}`)));
+  const text = h("p", { class: "text" }, r.text);
   $(".a", entry).replaceWith(h("div", { class: "a", dataset: { testid: "answer" } },
-    h("p", { class: "text" }, r.text),
+    text,
     r.choice ? h("p", { class: "sub" }, `choice: ${r.choice}`) : null,
     evidence.length ? h("div", { class: "evidence" }, evidence) : null,
-    h("div", { class: "meta sub" }, `${r.tool} · ${Math.round(total)} ms · ${r.seen.length} observations read`,
+    h("div", { class: "meta sub" }, `${r.tool} · ${Math.round(total)} ms · ${plural(r.seen.length, "observation")} read`,
       r.context ? h("details", {}, h("summary", {}, "what it read"), h("pre", {}, r.context)) : null)));
+  if (text.scrollHeight > text.clientHeight + 1) {  // a long list is cut at a few lines (CSS): the rest on demand
+    text.after(h("button", { type: "button", class: "link more", onclick: (event) => {
+      event.target.textContent = text.classList.toggle("open") ? "less" : "all of it";
+    } }, "all of it"));
+  }
   entry.scrollIntoView({ block: "end" });
 }
 
@@ -453,6 +463,14 @@ async function loadPlaces() {
 async function loadEntities() {
   state.entities = await api("/api/entities");
   renderEntities();
+  $("#ask-input").placeholder = exampleQuestion(state.entities);
+}
+
+/** The Ask field's example, about a thing this memory holds (never the demo's cup): the most recently seen named
+ * one, else the most recently seen thing that is not a person, else a person; a neutral line over an empty memory. */
+function exampleQuestion(entities) {
+  const thing = entities.find((e) => e.name) || entities.find((e) => e.kind !== "person") || entities[0];
+  return thing ? `Where was ${thing.name || `the ${thing.category}`} last seen?` : "Ask about what the cameras have seen";
 }
 
 function renderEntities() {
@@ -563,14 +581,14 @@ function renderEntity(bio) {
   detail.replaceChildren(
     h("div", { class: "ent-head" }, thumb(e.crop_url, "thumb big"),
       h("div", {}, h("h3", { id: "entity-name" }, entityLabel(e)),
-        h("div", { class: "sub" }, `#${e.id} · ${e.kind} · ${e.category} · ${e.observations} observations`),
+        h("div", { class: "sub" }, `#${e.id} · ${e.category === e.kind ? e.kind : `${e.kind} · ${e.category}`} · ${plural(e.observations, "observation")}`),
         h("div", { class: "sub" }, `seen ${span(e.first_seen, e.last_seen)}`)),
       h("button", { type: "button", class: "link close", title: "close", "aria-label": "close", onclick: closeEntity }, "×")),
     h("div", { class: "actions" }, rename, merge, forget),
     h("h4", {}, "Facts"), h("ul", { id: "facts", class: "facts" }, facts),
     h("h4", {}, "Sightings"), h("ul", { id: "traces", class: "traces" }, traces),
     h("h4", {}, "Recent activity"), h("ul", { id: "recent", class: "recent" }, recent),
-    h("h4", {}, `Biography (${bio.observations_total} observations${bio.observations_total > bio.observations.length ? `, the latest ${bio.observations.length}` : ""})`),
+    h("h4", {}, `Biography (${plural(bio.observations_total, "observation")}${bio.observations_total > bio.observations.length ? `, the latest ${bio.observations.length}` : ""})`),
     h("div", { id: "observations", class: "observations" }, observations));
   detail.hidden = false;
 }
@@ -580,8 +598,14 @@ function renderEntity(bio) {
 async function previewRule(event) {
   event.preventDefault();
   const text = $("#rule-input").value.trim();
-  if (!text) throw new Error("write the rule first, e.g. 'notify me when the dog is on the sofa'");
-  const p = await api("/api/rules/preview", { method: "POST", json: { text } });
+  if (!text) throw new Error("write the rule first, e.g. 'notify me when a person appears'");
+  const p = await api("/api/rules/read", { method: "POST", json: { text } });  // a refusal is an answer: no 422 logged
+  if (!p.readable) {
+    clearPreview();
+    showRuleProblem(p.reason);
+    return;
+  }
+  $("#rule-problem").hidden = true;
   state.preview = p;
   $("#rule-description").textContent = p.description;
   $("#rule-predicate").textContent = JSON.stringify(p.predicate);
@@ -589,9 +613,22 @@ async function previewRule(event) {
   $("#rule-confirm").focus();
 }
 
+/** Why the reader could not read the rule, in its words, and the rules it offers that would read (each a button
+ * that tries it). */
+function showRuleProblem(reason) {
+  const [why, offered = ""] = reason.split("; rules that read: ");
+  const examples = offered ? offered.replace(/^'|'$/g, "").split("'; '") : [];
+  $("#rule-reason").textContent = why;
+  $("#rule-examples").replaceChildren(...(examples.length ? [h("span", { class: "sub" }, "Rules that read here:")] : []),
+    ...examples.map((rule) => h("button", { type: "button", class: "link", dataset: { testid: "rule-example" },
+      onclick: guard(async (event) => { $("#rule-input").value = rule; await previewRule(event); }) }, rule)));
+  $("#rule-problem").hidden = false;
+}
+
 function clearPreview() {
   state.preview = null;
   $("#rule-preview").hidden = true;
+  $("#rule-problem").hidden = true;
 }
 
 async function addRule() {
