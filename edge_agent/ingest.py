@@ -26,6 +26,7 @@ from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, Store
 from edge_agent.perception.backends import Backends
+from edge_agent.perception.changes import ChangeFinder, with_changes
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import Detections, kind_of
@@ -216,6 +217,7 @@ class Pipeline:
         self._detected: dict[int, Detections] = {}  # a live source's frames, detected as they came
         method = config.capture.colour_constancy
         self._constancy = Constancy(method) if method != "none" else None
+        self._change_finders: dict[str, ChangeFinder | None] = {}  # per camera, kept across the run's clips
 
     def run(
         self, source: FrameSource, camera: str, progress: Callable[[IngestReport], None] | None = None
@@ -281,6 +283,13 @@ class Pipeline:
         report.wall_seconds = time.perf_counter() - started
         return report
 
+    def _change_finder(self, camera: str) -> ChangeFinder | None:
+        if camera not in self._change_finders:
+            settings = self.config.changes
+            applies = settings.applies(camera, self.tracker_settings.moves(camera))
+            self._change_finders[camera] = ChangeFinder(settings, self.config.capture.sample_fps) if applies else None
+        return self._change_finders[camera]
+
     def perceive(self, clip: ClipFrames, camera: str, stage: dict[str, float]) -> PerceivedClip:
         """Detection, tracking, embeddings, descriptions, places and pictures of one clip (``stage``: milliseconds
         per stage, added to)."""
@@ -288,6 +297,9 @@ class Pipeline:
         t = time.perf_counter()
         early = [self._detected.pop(f.index, None) for f in clip.frames]
         detections = [d if d is not None else self.backends.detector.detect(f) for d, f in zip(early, clip.frames)]
+        finder = self._change_finder(camera)
+        if finder is not None:  # things the detector has no class for, found by what changed
+            detections = [with_changes(d, finder.find(f.image, d)) for d, f in zip(detections, clip.frames)]
         stage["detect"] += (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()

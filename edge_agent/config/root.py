@@ -15,6 +15,7 @@ from edge_agent.config.association import AssociationConfig
 from edge_agent.config.backup import BackupConfig
 from edge_agent.config.base import ConfigError, StrictModel, describe_validation_error
 from edge_agent.config.capture import CaptureConfig
+from edge_agent.config.changes import ChangesConfig
 from edge_agent.config.consolidation import ConsolidationConfig
 from edge_agent.config.describer import DescriberConfig, TemplateDescriberConfig
 from edge_agent.config.detector import AutoDetector, DetectorConfig
@@ -50,6 +51,9 @@ class Config(StrictModel):
     capture: CaptureConfig = Field(default_factory=CaptureConfig, description="clip length and sampling")
     detector: DetectorConfig = Field(default_factory=AutoDetector, description="the detector backend")
     tracker: TrackerConfig = Field(default_factory=TrackerConfig, description="the within-clip tracker")
+    changes: ChangesConfig = Field(
+        default_factory=ChangesConfig, description="things found by what changed on fixed cameras"
+    )
     embedders: EmbeddersConfig = Field(default_factory=EmbeddersConfig, description="appearance embedders per kind")
     describer: DescriberConfig = Field(
         default_factory=TemplateDescriberConfig, description="who describes observations"
