@@ -27,12 +27,29 @@ from edge_agent.cli import (
     places,
     rules,
     serve,
+    things,
 )
 from edge_agent.cli.common import examples, fail, finish_help, global_options
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS = (entities, people, places, ingest, hub, ask, serve, demo, memory, models, rules, evaluate, calibrate, bench)
+_GROUPS = (
+    entities,
+    people,
+    things,
+    places,
+    ingest,
+    hub,
+    ask,
+    serve,
+    demo,
+    memory,
+    models,
+    rules,
+    evaluate,
+    calibrate,
+    bench,
+)
 #: The groups that keep no memory: their --home only places the models folder.
 _TOOLS = (models, evaluate, calibrate, bench)
 

@@ -31,6 +31,12 @@ the separation veto still applying; a face unlike every face of a candidate veto
 no face, or an ambiguous one, leaves the body rule to decide, a person's body compared with their references of
 the same day where there are any (clothes change), and not with older ones when memory knows their face.
 
+Things named from pictures (issue 41, memory.things): an object entity's enrolled vectors (``thing_refs``) are a
+second reference set beside its FIFO. An object observation in the same space that passes GEB's two thresholds
+against a thing's enrolled vectors alone makes that thing a candidate that qualifies (:func:`with_enrolled`), seen
+or not yet; its category must be compatible, a thing enrolled as plain "object" being compatible with any until its
+first sighting gives it that sighting's category.
+
 Candidate search: an in-memory matrix of reference vectors kept in step with the vec_ref tables and
 scanned with the native ``cosine_topk`` (default), or sqlite-vec KNN over those tables. ``edge-agent
 bench memory`` measures both; the matrix is the faster (see the README).
@@ -64,6 +70,7 @@ __all__ = [
     "Thresholds",
     "VecTableIndex",
     "likeness",
+    "with_enrolled",
 ]
 
 
@@ -325,6 +332,8 @@ class Associator:
         candidates, incompatible = self._candidates(space_id, record.kind, record.category, record.embedding)
         if faces.match is not None and faces.match not in candidates:
             candidates.append(faces.match)  # the person the faces say it is, whatever the clothes
+        enrolled = self._enrolled_things(record, thresholds)
+        candidates.extend(e for e in sorted(enrolled) if e not in candidates and e not in incompatible)
         refs = References(
             np.empty((0, record.embedding.size), np.float32), np.empty(0, np.int64), np.empty(0, np.int64)
         )
@@ -355,6 +364,7 @@ class Associator:
                 )
             if faces.match is not None and all(row[0] != faces.match for row in rows):
                 rows.append((faces.match, False, 0.0, 0.0, 0.0))  # a person known by face alone (enrolled)
+            rows = with_enrolled(rows, {e: r for e, r in enrolled.items() if e not in incompatible})
             for owner, qualifies, lo, hi, mean in rows:
                 said = faces.of(int(owner))
                 # Like the separation veto, the category veto is recorded only where it decides: on a
@@ -413,13 +423,18 @@ class Associator:
                         self._audit_join(keep, absorb, moved, observation_id, now)
                         joined.add(absorb)
                         entity_id = keep
-            if winner.face_verdict == "same" and not self.db.value(
+            if (winner.face_verdict == "same" or winner.entity_id in enrolled) and not self.db.value(
                 "SELECT count(*) FROM observations WHERE entity_id = ? AND id != ?", (entity_id, observation_id)
-            ):  # a person enrolled from pictures, seen for the first time
+            ):  # a person or thing enrolled from pictures, seen for the first time
                 self.db.execute(
                     "UPDATE entities SET first_seen = ?, last_seen = ? WHERE id = ?",
                     (record.t_start, record.t_end, entity_id),
                 )
+                if winner.entity_id in enrolled:  # a thing enrolled as plain "object" is what it was first seen as
+                    self.db.execute(
+                        "UPDATE entities SET category = ? WHERE id = ? AND category = 'object'",
+                        (record.category, entity_id),
+                    )
             self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         else:
             entity_id = self.new_entity(record, now)
@@ -485,6 +500,46 @@ class Associator:
             if veto is None:
                 found.append(replace(s, in_place=overlap))
         return max(found, key=lambda s: (likeness(s), -s.entity_id)) if found else None
+
+    def _enrolled_things(
+        self, record: ObservationRecord, thresholds: Thresholds
+    ) -> dict[int, tuple[bool, float, float, float]]:
+        """Things enrolled from pictures in the record's space and of a compatible category (plain "object": any)
+        that the record passes GEB's two thresholds against: entity -> (qualifies, min, max, mean) over their
+        enrolled vectors alone."""
+        if record.kind != "object" or not _table_exists(self.db, "thing_refs"):
+            return {}
+        found = self.db.query(
+            "SELECT t.entity_id, e.category, t.embedding FROM thing_refs t JOIN entities e ON e.id = t.entity_id "
+            "WHERE t.space = ? ORDER BY t.entity_id, t.id",
+            (record.embedding_space,),
+        )
+        rows = [
+            (int(e), np.frombuffer(blob, dtype=np.float32))
+            for e, category, blob in found
+            if str(category).lower() == "object" or compatible(str(category), record.category)
+        ]
+        rows = [(e, v) for e, v in rows if v.size == record.embedding.size]
+        if not rows:
+            return {}
+        test = native.association_test(
+            record.embedding,
+            np.stack([v for _, v in rows]),
+            np.array([e for e, _ in rows], np.int64),
+            thresholds.tau_low,
+            thresholds.tau_high,
+        )
+        return {
+            int(o): (True, float(lo), float(hi), float(mean))
+            for o, q, lo, hi, mean in zip(
+                test.owner.tolist(),
+                test.qualifies.tolist(),
+                test.min_sim.tolist(),
+                test.max_sim.tolist(),
+                test.mean_sim.tolist(),
+            )
+            if q
+        }
 
     def _face_verdict(self, record: ObservationRecord) -> FaceVerdict:
         """What the observation's faces say (nothing without faces, or with face processing off)."""
@@ -646,6 +701,7 @@ class Associator:
                         (min(keep, other), max(keep, other), *row[2:]),
                     )
         self.db.execute("UPDATE face_refs SET entity_id = ? WHERE entity_id = ? AND enrolled = 1", (keep, absorb))
+        self.db.execute("UPDATE thing_refs SET entity_id = ? WHERE entity_id = ?", (keep, absorb))
         name = self.db.value("SELECT name FROM entities WHERE id = ?", (absorb,))
         if name is not None:
             self.db.execute("UPDATE entities SET name = coalesce(name, ?) WHERE id = ?", (name, keep))
@@ -820,6 +876,17 @@ class Associator:
                 self.add_reference(
                     entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy()
                 )
+
+
+def with_enrolled(
+    rows: Sequence[tuple[int, bool, float, float, float]], enrolled: Mapping[int, tuple[bool, float, float, float]]
+) -> list[tuple[int, bool, float, float, float]]:
+    """Candidate rows (entity, qualifies, min, max, mean) with enrolled things' tests: a thing whose observed
+    references do not qualify (or that has none) but whose enrolled vectors do is scored by its enrolled ones."""
+    out = [(o, q, lo, hi, m) if q or o not in enrolled else (o, *enrolled[o]) for o, q, lo, hi, m in rows]
+    seen = {row[0] for row in out}
+    out.extend((e, *enrolled[e]) for e in sorted(enrolled) if e not in seen)
+    return out
 
 
 def _score_json(s: CandidateScore) -> dict[str, object]:

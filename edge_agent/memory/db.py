@@ -538,6 +538,8 @@ class Database:
         """SQLite's full integrity_check: [] when the file is sound, else what it found (at most ``limit``)."""
         try:
             return _findings(self.query(f"PRAGMA integrity_check({int(limit)})"))
+        except CorruptMemoryError as exc:  # a page so damaged that SQLite's own check stops on it: that is the finding
+            return [f"SQLite stopped checking: {exc.__cause__ or exc}"]
         except Exception as exc:
             if not out_of_memory(exc):
                 raise

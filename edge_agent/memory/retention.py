@@ -367,6 +367,7 @@ def _drop_records(store: Store, clip_ids: list[int]) -> tuple[int, int, list[str
             for e in touched
             if store.db.query_one("SELECT 1 FROM observations WHERE entity_id = ? LIMIT 1", (e,)) is None
             and store.db.query_one("SELECT 1 FROM face_refs WHERE entity_id = ? AND enrolled = 1", (e,)) is None
+            and store.db.query_one("SELECT 1 FROM thing_refs WHERE entity_id = ?", (e,)) is None
         ]
         for entity_id in emptied:
             store.db.execute("DELETE FROM entities WHERE id = ?", (entity_id,))

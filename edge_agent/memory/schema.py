@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -412,6 +412,19 @@ CREATE INDEX clips_by_camera ON clips (camera, t_start);
 CREATE INDEX entities_by_category ON entities (lower(category));
 """
 
+# Things the user names from pictures (issue 41): an object entity's enrolled appearance vectors, kept apart from the
+# reference FIFO (which holds observations and would evict them) and searched by association beside it.
+_V11 = """
+CREATE TABLE thing_refs (
+    id INTEGER PRIMARY KEY,
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    space TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX thing_refs_by_space ON thing_refs (space, entity_id);
+"""
+
 MIGRATIONS: dict[int, str] = {
     1: _V1,
     2: _V2,
@@ -423,6 +436,7 @@ MIGRATIONS: dict[int, str] = {
     8: _V8,
     9: _V9,
     10: _V10,
+    11: _V11,
 }
 
 
