@@ -279,6 +279,9 @@ class Listing(Finding):
         return cameras.pop() if len(cameras) == 1 and not self.where else None  # seen on one camera: that one
 
 
+SAME_MOMENT_S = 0.5  #: sightings closer than this are one moment (frames are sampled 2 a second)
+
+
 @dataclass(frozen=True)
 class Order(Finding):
     """The moments of two things (each its first sighting, or last for leaving) and which came first."""
@@ -317,6 +320,11 @@ class Order(Finding):
         return self.b_at.t_end if self.leaving else self.b_at.t_start
 
     @property
+    def together(self) -> bool:
+        """Both were first seen (or left) on the same sampled frame: neither came first."""
+        return self.a_time is not None and self.b_time is not None and abs(self.a_time - self.b_time) < SAME_MOMENT_S
+
+    @property
     def a_first(self) -> bool | None:
         if self.a_time is None or self.b_time is None:
             return None if self.a_time is None and self.b_time is None else self.b_time is None
@@ -331,9 +339,9 @@ class Order(Finding):
         if first is None:
             return None
         if self.asked == "before or after":
-            return "before" if first else "after"
+            return "together" if self.together else "before" if first else "after"
         if self.yes_no:
-            return first if self.asked in ("before", "first") else not first
+            return False if self.together else first if self.asked in ("before", "first") else not first
         winner_is_a = first if self.asked in ("first", "before") else not first
         return self.a if winner_is_a else self.b
 

@@ -306,6 +306,10 @@ def _order(f: Order) -> str:
     first = f.a_first
     if first is None:
         return f"I cannot tell: {a}; {b}."
+    if f.together:  # in view together from the same moment: neither came first
+        if f.yes_no and f.asked != "before or after":
+            return f"No, at the same time: {a}, {b}."
+        return f"At the same time: {a}, {b}."
     winner, loser = (f.a, f.b) if first else (f.b, f.a)
     if f.asked == "before or after":
         return f"{'Before' if first else 'After'}: {a}, {b}."

@@ -98,6 +98,8 @@ def _t(hour: float) -> str:
         ("who was in the kitchen?", ("a person in red", "a person in green"), "a person in red", "1 person seen"),
         ("did the dog come before the couch?", ("yes", "no"), "yes", "Yes: the dog first seen"),
         ("which came first, the tv or the cup?", ("the tv", "the cup"), "the cup", "The cup came first"),
+        ("did the couch come before the tv?", ("yes", "no"), "no", "No, at the same time: the couch first seen"),
+        ("was the tv there before the couch or after?", (), None, "At the same time: the tv first seen"),
         (
             "how long was the truck there?",
             ("under 10 seconds", "about a minute and a half", "over an hour"),
