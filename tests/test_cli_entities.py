@@ -7,9 +7,9 @@ import os
 
 import numpy as np
 import pytest
+from helpers.cli import run
 from helpers.memory import DAY, clip, near, observation, unit
 
-from edge_agent.cli import main
 from edge_agent.memory import Store
 from edge_agent.memory.schema import SCHEMA_VERSION
 
@@ -27,12 +27,6 @@ def home(tmp_path):
             clip(5 * DAY), [observation(1, 5 * DAY, [0, 0, 40, 90], mug, kind="person", category="person")]
         )
     return tmp_path / "home"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_list_and_show(home, capsys):

@@ -8,19 +8,14 @@ import json
 import sys
 
 import pytest
+from helpers.cli import run
 from helpers.memory import filled_memory
 
-from edge_agent.cli import ask, main
+from edge_agent.cli import ask
 from edge_agent.cli.common import INGEST_FIRST
 from edge_agent.demo import write_demo_scene
 
 START = "2026-03-02T08:00:00+00:00"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")

@@ -9,19 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from helpers.cli import run
 from helpers.memory import damage, filled_memory
 from helpers.mounts import tmpfs
 from helpers.shared import data, model
 
-from edge_agent.cli import main
 from edge_agent.demo import write_demo_scene
 from edge_agent.memory import Store
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")

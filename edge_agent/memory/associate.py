@@ -507,7 +507,7 @@ class Associator:
         """Things enrolled from pictures in the record's space and of a compatible category (plain "object": any)
         that the record passes GEB's two thresholds against: entity -> (qualifies, min, max, mean) over their
         enrolled vectors alone."""
-        if record.kind != "object" or not _table_exists(self.db, "thing_refs"):
+        if record.kind != "object":
             return {}
         found = self.db.query(
             "SELECT t.entity_id, e.category, t.embedding FROM thing_refs t JOIN entities e ON e.id = t.entity_id "

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from edge_agent.config.changes import ChangesConfig
+from edge_agent.native import iou_matrix
 from edge_agent.perception.detect import Detections, kind_of
 
 __all__ = ["CHANGE_CATEGORY", "ChangeFinder", "Changes", "with_changes"]
@@ -113,7 +114,7 @@ class ChangeFinder:
                 continue
             if not in_hands and living_mask[y1:y2, x1:x2].mean() > self.settings.person_overlap:
                 continue
-            if len(boxes) and _iou(box, boxes).max() >= self.settings.detected_iou:
+            if len(boxes) and iou_matrix(box[None], boxes).max() >= self.settings.detected_iou:
                 continue  # the detector has it already
             if things_mask[y1:y2, x1:x2].mean() > 0.5:
                 continue  # a piece of a thing the detector has
@@ -169,17 +170,6 @@ def _mask(boxes: np.ndarray, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
     for x1, y1, x2, y2 in boxes.astype(int):
         mask[max(0, y1) : max(0, y2), max(0, x1) : max(0, x2)] = True
     return mask
-
-
-def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-9)
 
 
 def with_changes(detections: Detections, changes: Changes) -> Detections:

@@ -10,7 +10,6 @@ Screenshots of each step go to $EDGE_AGENT_TEST_ARTIFACTS, else <repo>/test-arti
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,16 +37,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 QUESTION = "Where was the red cup last seen?"
 NEW_NAME = "Anna's mug"
 TOKEN = "a-token-for-the-dashboard-test-0123456789"
-
-
-@pytest.fixture(scope="module")
-def artefacts() -> Path:
-    folder = Path(
-        os.environ.get("EDGE_AGENT_TEST_ARTIFACTS")
-        or Path(__file__).resolve().parents[2] / "test-artifacts" / "dashboard"
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture

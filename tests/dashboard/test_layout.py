@@ -7,7 +7,6 @@ browser's console. Screenshots go where test_dashboard.py puts its own."""
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,16 +31,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 SOFA, DESK = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(8), np.ones(4), np.zeros(4)])
-
-
-@pytest.fixture(scope="module")
-def artefacts() -> Path:
-    folder = Path(
-        os.environ.get("EDGE_AGENT_TEST_ARTIFACTS")
-        or Path(__file__).resolve().parents[2] / "test-artifacts" / "dashboard"
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import json
 import os
 
 import pytest
+from helpers.cli import run
 from helpers.memory import observation
 
-from edge_agent.cli import main
 from edge_agent.memory import Store
 from edge_agent.rules.resolver import Resolver
 
@@ -23,12 +23,6 @@ def setup(tmp_path):
         f'[[alerts.sinks]]\ntype = "jsonl"\npath = "{tmp_path / "alerts.jsonl"}"\n'
     )
     return tmp_path / "home", config
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_add_list_test_alerts_remove(setup, capsys):
