@@ -25,6 +25,7 @@ from edge_agent.capture import ClipFrames, Frame, FrameSource, VideoFileSource, 
 from edge_agent.clock import format_utc
 from edge_agent.config import Config
 from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, Store
+from edge_agent.memory.things import named_things
 from edge_agent.perception.backends import Backends
 from edge_agent.perception.changes import ChangeFinder, with_changes
 from edge_agent.perception.constancy import Constancy
@@ -32,6 +33,7 @@ from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import Detections, kind_of
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
+from edge_agent.perception.openvocab import OpenVocabDetector
 
 __all__ = [
     "STAGES",
@@ -46,7 +48,7 @@ __all__ = [
     "write_clip",
 ]
 
-STAGES = ("decode", "detect", "track", "embed", "faces", "describe", "write", "rules", "speech")
+STAGES = ("decode", "detect", "changes", "track", "embed", "faces", "describe", "write", "rules", "speech")
 T = TypeVar("T")
 
 
@@ -210,6 +212,8 @@ class Pipeline:
         self.store = store
         self.destination = destination
         self.backends = backends
+        if store is not None and isinstance(backends.detector, OpenVocabDetector):  # the household's words too
+            backends.detector.set_enrolled([t.entity.name for t in named_things(store) if t.entity.name])
         self.config = config
         self.tracker_settings = config.tracker
         self.stop = threading.Event()
@@ -287,7 +291,11 @@ class Pipeline:
         if camera not in self._change_finders:
             settings = self.config.changes
             applies = settings.applies(camera, self.tracker_settings.moves(camera))
-            self._change_finders[camera] = ChangeFinder(settings, self.config.capture.sample_fps) if applies else None
+            self._change_finders[camera] = (
+                ChangeFinder(settings, self.config.capture.sample_fps, self.tracker_settings.new_track_threshold)
+                if applies
+                else None
+            )
         return self._change_finders[camera]
 
     def perceive(self, clip: ClipFrames, camera: str, stage: dict[str, float]) -> PerceivedClip:
@@ -297,10 +305,12 @@ class Pipeline:
         t = time.perf_counter()
         early = [self._detected.pop(f.index, None) for f in clip.frames]
         detections = [d if d is not None else self.backends.detector.detect(f) for d, f in zip(early, clip.frames)]
+        stage["detect"] += (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
         finder = self._change_finder(camera)
         if finder is not None:  # things the detector has no class for, found by what changed
             detections = [with_changes(d, finder.find(f.image, d)) for d, f in zip(detections, clip.frames)]
-        stage["detect"] += (time.perf_counter() - t) * 1000
+        stage["changes"] += (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
         tracklets = track_clip(

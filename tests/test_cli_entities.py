@@ -200,3 +200,20 @@ def test_forget_without_yes_says_what_would_go_and_exits_3(street, capsys):
     assert out.startswith("Forgetting #1 truck would erase it") and "(1 observation and" in out
     assert "Not forgotten yet: add --yes to forget it" in out
     assert run(capsys, "--home", street, "entities", "show", 1)[0] == 0  # still there
+
+
+def test_show_says_when_a_thing_was_taken_and_by_whom(tmp_path, capsys):
+    keys, alice = unit(np.r_[np.ones(8), np.zeros(8)]), unit(np.r_[np.zeros(8), np.ones(8)])
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(
+            clip(0.0, 10.0, "hall"),
+            [
+                observation(1, 0.0, [300, 200, 330, 220], keys, category="keys"),
+                observation(2, 1.0, [200, 100, 290, 400], alice, kind="person", category="person", frames=8),
+            ],
+        )
+    code, out, _ = run(capsys, "--home", tmp_path / "home", "entities", "show", 1)
+    assert code == 0 and "  taken 1970-01-01 00:00:01.5" not in out  # to the second, as the sightings
+    assert "  taken 1970-01-01 00:00:01 by #2 person, after obs 1 on hall" in out
+    code, out, _ = run(capsys, "--home", tmp_path / "home", "entities", "show", 1, "--json")
+    assert json.loads(out)["taken"]["by_entity_id"] == 2

@@ -188,6 +188,11 @@ def run(args: argparse.Namespace) -> int:
                     f"  obs {o.id:<7} {utc(o.t_start)} .. {utc(o.t_end)[11:]}  {o.camera:<12} "
                     f"{o.description or '(no description)'}  crop: {crop}"
                 )
+            taken = store.taken(args.entity)
+            if taken is not None:
+                who = store.entity(taken.by_entity_id) if taken.by_entity_id is not None else None
+                by = "" if who is None else f" by #{who.id} " + (repr(who.name) if who.name else who.category)
+                lines.append(f"  taken {utc(taken.t)}{by}, after obs {taken.observation_id} on {taken.camera}")
             related = store.possibly_same([args.entity])
             for a, b, score in related:
                 lines.append(f"  possibly the same as #{b if a == args.entity else a} (similarity {score:.2f})")
@@ -208,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
                 "references": store.reference_ids(args.entity),
                 "possibly_same": [{"entity": b if a == args.entity else a, "score": w} for a, b, w in related],
                 "merges": merges,
+                "taken": None if taken is None else asdict(taken),
             }
             return emit(args, out, "\n".join(lines))
         if args.action == "merge":

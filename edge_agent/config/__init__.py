@@ -9,7 +9,7 @@ Example (every key optional):
     sample_fps = 2
 
     [detector]
-    type = "yolox"            # auto | yolox | tensorrt | opencv | gt
+    type = "yolox"            # auto | yolox | tensorrt | open-vocab | opencv | gt
     model = "yolox_nano.onnx"
     providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
 
@@ -34,6 +34,7 @@ from edge_agent.config.detector import (
     DetectorConfig,
     GroundTruthDetectorConfig,
     OpenCVDetectorConfig,
+    OpenVocabDetectorConfig,
     TensorRTDetectorConfig,
     YOLOXDetectorConfig,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "ONNXEmbedderConfig",
     "OSNetEmbedderConfig",
     "OpenCVDetectorConfig",
+    "OpenVocabDetectorConfig",
     "PlacesConfig",
     "QaConfig",
     "RelationWeights",

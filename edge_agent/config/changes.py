@@ -50,7 +50,7 @@ class ChangesConfig(StrictModel):
         le=3_600,
         description="a changed region moving beside a person must be there this long to be a thing in their hands",
     )
-    width: int = Field(160, ge=32, le=4096, description="pixels wide the background models see (downscaled, grey)")
+    width: int = Field(160, ge=32, le=4096, description="pixels wide the background models see (downscaled, in colour)")
     min_area: float = Field(
         0.002, gt=0, le=1, description="smallest region reported, as a fraction of the frame's area"
     )
@@ -77,6 +77,29 @@ class ChangesConfig(StrictModel):
         ge=0,
         le=2,
         description="a thing in someone's hands lies within this many box sizes outside their box",
+    )
+    unsure_score: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="a box the detector is unsure of (at least this score, below [tracker] new_track_threshold, "
+        "so it starts no track), beside a person and found again in consecutive frames for handled_seconds, is a "
+        "thing in their hands (category 'object': the detector's class is a guess); 1: off",
+    )
+    undecided: float = Field(
+        0.33,
+        gt=0,
+        le=1,
+        description="a box the detector is unsure of is a thing it has no class for once, over the frames it was "
+        "followed, its second guess (a class not confusable with the first) sums to at least this fraction of its "
+        "first",
+    )
+    handled_overlap: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description="a thing in someone's hands may have up to this fraction of its box inside their box (the hand "
+        "holding it)",
     )
     score: float = Field(
         0.7,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from edge_agent.config.base import StrictModel
 
@@ -13,6 +13,7 @@ __all__ = [
     "DetectorConfig",
     "GroundTruthDetectorConfig",
     "OpenCVDetectorConfig",
+    "OpenVocabDetectorConfig",
     "TensorRTDetectorConfig",
     "YOLOXDetectorConfig",
 ]
@@ -49,6 +50,41 @@ class TensorRTDetectorConfig(StrictModel):
     nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box")
 
 
+class OpenVocabDetectorConfig(StrictModel):
+    type: Literal["open-vocab"] = Field(description="an open-vocabulary detector (YOLO-World or OWL-style ONNX)")
+    style: Literal["yolo-world", "owl"] = Field(
+        ...,
+        description="yolo-world: words fixed at export, one image input, boxes xyxy + scores per class; owl: "
+        "the words' text embeddings as an input (pixel_values, text_embeds -> logits, pred_boxes)",
+    )
+    model: str = Field(..., description="ONNX file, absolute or in the models folder")
+    classes: list[str] = Field(
+        [],
+        description="the words to look for, in order; yolo-world: the export's classes, exactly (required)",
+    )
+    vocabulary: list[str] = Field([], description="owl: more words, after the classes and the names of enrolled things")
+    image_text: str | None = Field(
+        None,
+        description="owl: a CLIP-style folder (image.onnx, text.onnx, tokenizer.json) whose text tower embeds the "
+        "words, in the models folder or absolute; default: [places] image_text",
+    )
+    providers: list[str] = Field(["CPUExecutionProvider"], description="ONNX Runtime execution providers, in order")
+    score_threshold: float = Field(0.1, ge=0, le=1, description="lowest detection score kept")
+    nms_iou: float = Field(0.45, gt=0, le=1, description="IoU above which NMS suppresses a box of the same word")
+    threads: int = Field(0, ge=0, le=256, description="ONNX Runtime's threads for one frame (0: one per core)")
+
+    @model_validator(mode="after")
+    def _words_fit_the_style(self) -> OpenVocabDetectorConfig:
+        if self.style == "yolo-world" and not self.classes:
+            raise ValueError("style 'yolo-world' needs `classes`: the export's class names, in its order")
+        if self.style == "yolo-world" and self.vocabulary:
+            raise ValueError(
+                "style 'yolo-world' fixes its words at export: put them in `classes` (and export the model with "
+                "them), not in `vocabulary`"
+            )
+        return self
+
+
 class OpenCVDetectorConfig(StrictModel):
     type: Literal["opencv"] = Field(description="HOG people + Haar cascades (no model file)")
     people: bool = Field(True, description="run the HOG people detector")
@@ -69,6 +105,13 @@ class GroundTruthDetectorConfig(StrictModel):
 
 
 DetectorConfig = Annotated[
-    Union[AutoDetector, YOLOXDetectorConfig, TensorRTDetectorConfig, OpenCVDetectorConfig, GroundTruthDetectorConfig],
+    Union[
+        AutoDetector,
+        YOLOXDetectorConfig,
+        TensorRTDetectorConfig,
+        OpenVocabDetectorConfig,
+        OpenCVDetectorConfig,
+        GroundTruthDetectorConfig,
+    ],
     Field(discriminator="type"),
 ]

@@ -21,7 +21,7 @@ from edge_agent.eval.scene import box_of, draw_order
 if TYPE_CHECKING:
     from edge_agent.eval.world import EntitySpec, Session, World
 
-__all__ = ["COLOURS", "render_frame", "write_sequence"]
+__all__ = ["COLOURS", "draw_thing", "render_frame", "write_sequence"]
 
 COLOURS = {  # BGR
     # crimson and navy: "red" and "blue" to a colour namer, another hue to an embedder (look-alikes only
@@ -133,24 +133,70 @@ def _draw(
     light: float,
     material: str | None = None,
     turn: float = 0.0,
+    figure: bool = False,
 ) -> None:
     """``spec`` drawn in ``box``; of ``material`` (:mod:`edge_agent.eval.texture`), turned by ``turn``, when
-    given."""
+    given; a person as a figure (:func:`_figure`) when ``figure``."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     before = None
     if material is not None:
         region = canvas[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)]
         before = region.copy()
-    _shape(canvas, spec, (x0, y0, x1, y1), light)
+    _shape(canvas, spec, (x0, y0, x1, y1), light, figure)
     if material is not None:
         _textured(canvas, (x0, y0, x1, y1), material, turn, before)
 
 
-def _shape(canvas: np.ndarray, spec: EntitySpec, box: tuple[int, int, int, int], light: float) -> None:
+def _figure(
+    canvas: np.ndarray, box: tuple[int, int, int, int], shirt: tuple[int, int, int], light: float
+) -> tuple[int, int, int, int]:
+    """A standing person filling ``box``: head and hair, neck, a shirt of ``shirt`` with arms and hands, trousers
+    and shoes; returns the shirt's box (where a pattern goes)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    cx, head = (x0 + x1) / 2, h * 0.065
+    skin, hair = _scaled((120, 160, 210), light), _scaled((30, 30, 40), light)
+    trousers, shoes = _scaled((60, 50, 40), light), _scaled((20, 20, 20), light)
+    cv2.ellipse(canvas, (int(cx), int(y0 + head * 1.2)), (int(head * 0.85), int(head * 1.1)), 0, 0, 360, skin, -1)
+    cv2.ellipse(canvas, (int(cx), int(y0 + head * 0.7)), (int(head * 0.9), int(head * 0.7)), 0, 180, 360, hair, -1)
+    neck = (int(cx - head * 0.3), int(y0 + head * 2.1), int(cx + head * 0.3), int(y0 + head * 2.6))
+    cv2.rectangle(canvas, neck[:2], neck[2:], skin, -1)
+    top, waist = y0 + head * 2.5, y0 + h * 0.52
+    torso = [[cx - w * 0.34, top], [cx + w * 0.34, top], [cx + w * 0.28, waist], [cx - w * 0.28, waist]]
+    cv2.fillPoly(canvas, [np.array(torso, np.int32)], shirt)
+    for s in (-1, 1):
+        arm = [
+            [cx + s * w * 0.34, top + 1],
+            [cx + s * w * 0.44, top + h * 0.16],
+            [cx + s * w * 0.5, y0 + h * 0.47],
+            [cx + s * w * 0.38, y0 + h * 0.48],
+            [cx + s * w * 0.33, top + h * 0.18],
+            [cx + s * w * 0.26, top + 6],
+        ]
+        cv2.fillPoly(canvas, [np.array(arm, np.int32)], shirt)
+        cv2.circle(canvas, (int(cx + s * w * 0.44), int(y0 + h * 0.5)), max(2, int(head * 0.45)), skin, -1)
+        leg = [[cx + s * w * 0.03, waist], [cx + s * w * 0.28, waist], [cx + s * w * 0.3, y0 + h * 0.96]]
+        leg.append([cx + s * w * 0.12, y0 + h * 0.96])
+        cv2.fillPoly(canvas, [np.array(leg, np.int32)], trousers)
+        foot = (int(cx + s * w * 0.22), int(y0 + h * 0.975))
+        cv2.ellipse(canvas, foot, (max(2, int(w * 0.14)), max(1, int(h * 0.025))), 0, 0, 360, shoes, -1)
+    return int(cx - w * 0.32), int(top), int(cx + w * 0.32), int(waist)
+
+
+def draw_thing(canvas: np.ndarray, spec: EntitySpec, box: tuple[int, int, int, int], light: float = 1.0) -> None:
+    """A thing drawn in ``box`` as a world draws it (a picture to enroll it from)."""
+    _shape(canvas, spec, box, light)
+
+
+def _shape(
+    canvas: np.ndarray, spec: EntitySpec, box: tuple[int, int, int, int], light: float, figure: bool = False
+) -> None:
     x0, y0, x1, y1 = box
     colour = _scaled(COLOURS.get(spec.color, (128, 128, 128)), light)
     accent = _scaled((235, 235, 235) if spec.color not in ("white", "silver", "yellow") else (40, 40, 40), light)
-    if spec.category == "person":
+    if spec.category == "person" and figure:
+        body = _figure(canvas, box, colour, light)
+    elif spec.category == "person":
         head = max(8, (x1 - x0) // 2 - 4)
         cv2.circle(canvas, ((x0 + x1) // 2, y0 + head), head, _scaled((120, 160, 210), light), -1)
         body = (x0, y0 + 2 * head, x1, y1)
@@ -168,7 +214,7 @@ def _shape(canvas: np.ndarray, spec: EntitySpec, box: tuple[int, int, int, int],
             )
         body = (x0, y0, x1 - (x1 - x0) // 5 if spec.category == "cup" else x1, y1)
     bx0, by0, bx1, by1 = body
-    if spec.category == "person":
+    if spec.category == "person" and not figure:
         cv2.rectangle(canvas, (bx0, by0), (bx1, by1), colour, -1)
     if spec.pattern == "stripes":
         for y in range(by0 + 4, by1 - 2, 10):
@@ -213,7 +259,8 @@ def render_frame(
         if thing.outfits:  # what they wear today
             thing = thing.model_copy(update={"color": thing.colour_on(session.day)})
         material = f"{thing.category}:{thing.color}" if imaging.texture == "photo" else None
-        _draw(canvas, thing, box, session.light, material, session.turns.get(instance, 0.0))
+        figure = imaging.people == "figure"
+        _draw(canvas, thing, box, session.light, material, session.turns.get(instance, 0.0), figure)
         if thing.category == "person" and world.scenario.faces > 0:
             k = people.index(instance)
             facing = np.random.default_rng([world.seed, session.index, frame, k]).random() < world.scenario.faces

@@ -1,6 +1,9 @@
 """``edge-agent eval world``: a synthetic world (:mod:`edge_agent.eval.world`) through the real pipeline
-and scored (EVAL.md section 2). Ground-truth boxes are replayed with the scenario's noise; tracking,
-embeddings, descriptions, association, memory, retrieval and the controller are the product's own.
+and scored (EVAL.md section 2). Ground-truth boxes are replayed with the scenario's noise (``detector="gt"``), or
+the rendered frames go through the product's default detector stack (``"auto"``: YOLOX when its file is in the models
+folder, else OpenCV, plus the change finder on a fixed camera); tracking, embeddings, descriptions, association,
+memory, retrieval and the controller are the product's own either way. Observations are matched to the true instances
+by IoU with the true boxes, whatever category the detector gave them (keys found as an "object").
 
 Reported per seed and averaged: identity (entities against instances), evidence recall (questions
 whose evidence windows are all covered by observations of the right instance in the final context:
@@ -45,17 +48,21 @@ from edge_agent.eval.alerts import (
     true_alerts,
 )
 from edge_agent.eval.calibrate import Recording, RecordingStore, labelled
+from edge_agent.eval.draw import draw_thing
 from edge_agent.eval.faces import DrawnFaces, portrait
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import IDENTITY_KEYS, evidence_covered, identity_scores
-from edge_agent.eval.world import Scenario, World, place_in, rule_predicates, simulate
+from edge_agent.eval.moves import box_recall, score_moves
+from edge_agent.eval.scene import size_of
+from edge_agent.eval.world import ANIMALS, Scenario, World, place_in, rule_predicates, simulate
 from edge_agent.ingest import Pipeline
-from edge_agent.memory import Store, people, places, queries
+from edge_agent.memory import Store, people, places, queries, things
 from edge_agent.memory.associate import AssociationConfig, Associator, Thresholds
 from edge_agent.memory.consolidate import traces
 from edge_agent.memory.description import label
 from edge_agent.memory.records import AssociationDecision, ObservationRecord
-from edge_agent.perception.backends import build_backends
+from edge_agent.perception.backends import Backends, build_backends
+from edge_agent.perception.embed import observation_embedding
 from edge_agent.retrieval import RetrievalConfig
 from edge_agent.rules import book
 from edge_agent.rules.alerting import settings_of
@@ -63,6 +70,7 @@ from edge_agent.rules.resolver import Resolver
 
 __all__ = [
     "ABLATIONS",
+    "DETECTORS",
     "evaluate_world",
     "format_people",
     "format_table",
@@ -71,6 +79,7 @@ __all__ = [
     "world_config",
 ]
 
+DETECTORS = ("gt", "auto")  #: how a world's frames become boxes: replayed ground truth, or the default detector stack
 IDENTITY_ABLATIONS = ("no-veto", "single-threshold", "text-only", "no-faces")
 RETRIEVAL_ABLATIONS = ("no-identity-edges", "no-episode-edges", "no-biography-text")
 ABLATIONS = IDENTITY_ABLATIONS + RETRIEVAL_ABLATIONS
@@ -255,6 +264,7 @@ def _run_seed(
     embedder: Any,
     controller_factory: Callable[[Store, Any, RetrievalConfig], Any],
     keep: Path | None,
+    detector: str = "gt",
 ) -> dict[str, Any]:
     timings: dict[str, float] = {}
     t = time.perf_counter()
@@ -264,7 +274,7 @@ def _run_seed(
         folder = (keep / f"seed{seed}") if keep is not None else root / "world"
         paths = world.write(folder)
         timings["render_s"] = time.perf_counter() - t
-        run_config = world_config(world, scenario, seed, config)
+        run_config = world_config(world, scenario, seed, config, detector)
         t = time.perf_counter()
         with RecordingStore(
             root / "memory", config=config.association, consolidation=config.consolidation, faces=config.faces
@@ -283,6 +293,9 @@ def _run_seed(
             t = time.perf_counter()
             result = _score_memory(world, store, gt, _retrieval(config.retrieval, None), embedder, controller_factory)
             result["alerts"] = alerts
+            labels = gt.label_observations(store)
+            result["moves"] = score_moves(world, store, labels)  # the script's puts and takes against memory
+            result["perception"] = box_recall(world, store, labels)
             timings["score_s"] = time.perf_counter() - t
             result["ablations"] = {}
             for name in ablations:
@@ -341,6 +354,26 @@ def enroll_household(scenario: Scenario, store: Store) -> list[int]:
     return out
 
 
+def enroll_things(scenario: Scenario, store: Store, backends: Backends) -> list[int]:
+    """The household naming the things the detector has no class for (``things enroll NAME --image``), each from
+    one picture of it filling most of the frame (drawn as the world draws it), embedded by the object embedder;
+    returns their entities. Nothing where objects are compared in a joined space (as ``things enroll`` refuses)."""
+    embedder = backends.embedders["object"]
+    classes = set(getattr(backends.detector, "class_names", ()))
+    if backends.space("object") != embedder.space:
+        return []
+    out = []
+    for spec in scenario.things:
+        if spec.category in classes or spec.category in ANIMALS:
+            continue
+        w, h = size_of(spec.category)
+        picture = np.full((h + h // 2, w + w // 2, 3), 128, np.uint8)
+        draw_thing(picture, spec, (w // 4, h // 4, w // 4 + w, h // 4 + h))
+        vector = observation_embedding(embedder, [picture])[None]
+        out.append(things.enroll(store, spec.id, embedder.space, vector, caller="world").entity.id)
+    return out
+
+
 def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> int:
     """The user naming places, as a wearer would on the dashboard: every place memory found (a camera without
     zones) holding at least ``least`` observations of things is named once, for where most of those things truly
@@ -363,26 +396,37 @@ def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> 
     return named
 
 
-def world_config(world: World, scenario: Scenario, seed: int, config: Config) -> Config:
-    """The configuration a world is perceived with: its frame rate, its ground-truth boxes with the scenario's
-    noise (seeded), its camera's zones."""
+def world_config(world: World, scenario: Scenario, seed: int, config: Config, detector: str = "gt") -> Config:
+    """The configuration a world is perceived with: its frame rate, its camera's zones, and its boxes: ``gt``, the
+    ground-truth boxes with the scenario's noise (seeded), no change finder; ``auto``, the default detector (YOLOX
+    when its file is in the models folder, else OpenCV) and, on a fixed camera only, the change finder for the
+    things the detector has no class for (the scenario's noise is then the detector's own)."""
+    if detector not in DETECTORS:
+        raise InvalidInputError(f"unknown detector {detector!r}; known: {', '.join(DETECTORS)}")
     noise = scenario.noise
+    boxes = (
+        {
+            "type": "gt",
+            "miss_rate": noise.miss_rate,
+            "jitter_px": noise.jitter_px,
+            "false_positive_rate": noise.false_positive_rate,
+            "seed": seed,
+        }
+        if detector == "gt"
+        else {"type": "auto"}
+    )
+    fixed = scenario.camera.kind == "fixed"
     return config.model_copy(
         update={
             "capture": config.capture.model_copy(
                 update={"sample_fps": world.sessions[0].fps, "clip_seconds": config.capture.clip_seconds}
             ),
-            "detector": Config.model_validate(
-                {
-                    "detector": {
-                        "type": "gt",
-                        "miss_rate": noise.miss_rate,
-                        "jitter_px": noise.jitter_px,
-                        "false_positive_rate": noise.false_positive_rate,
-                        "seed": seed,
-                    }
-                }
-            ).detector,
+            "detector": Config.model_validate({"detector": boxes}).detector,
+            "changes": config.changes.model_copy(
+                update={"enabled": True, "cameras": [world.camera]}
+                if detector == "auto" and fixed
+                else {"enabled": False}
+            ),
             "zones": {world.camera: world.zones} if world.zones else {},
             # a worn camera moves: its wearer says so (the tracker follows the camera's motion)
             "tracker": config.tracker.model_copy(
@@ -397,17 +441,24 @@ def world_config(world: World, scenario: Scenario, seed: int, config: Config) ->
 def ingest_world(
     world: World, scenario: Scenario, paths: Sequence[Path], config: Config, models: Path, store: Store
 ) -> tuple[GroundTruth, dict[str, str]]:
-    """Every session of a written world through the pipeline into ``store``; (its ground truth, the backends)."""
+    """Every session of a written world through the pipeline into ``store``; (its ground truth, the backends).
+    A real detector and its pipeline are kept across the sessions, as a camera watched all day keeps them: the
+    change finder's background at a session's start is the scene as the last one left it."""
     ids = {k: e.id for k, e in enumerate(scenario.entities, start=1)}
     gt = GroundTruth()
     backends_used: dict[str, str] = {}
+    pipeline: Pipeline | None = None
     for path, session in zip(paths, world.sessions):
         source = MOTSequenceSource(path, sample_fps=session.fps, start=session.t_start)
-        backends = build_backends(config, models, source)
-        # the world's people have drawn faces, read by their stand-in (no face model reads a drawing)
-        backends.faces = DrawnFaces() if scenario.faces > 0 and config.faces.enabled is not False else None
-        backends_used = backends.summary()
-        Pipeline(store, backends, config).run(source, camera=world.camera)
+        if pipeline is None or config.detector.type == "gt":  # the ground truth is replayed per sequence
+            backends = build_backends(config, models, source)
+            if pipeline is None and config.detector.type != "gt":  # what the detector has no class for is named
+                enroll_things(scenario, store, backends)
+            # the world's people have drawn faces, read by their stand-in (no face model reads a drawing)
+            backends.faces = DrawnFaces() if scenario.faces > 0 and config.faces.enabled is not False else None
+            backends_used = backends.summary()
+            pipeline = Pipeline(store, backends, config)
+        pipeline.run(source, camera=world.camera)
         gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
     return gt, backends_used
 
@@ -450,14 +501,18 @@ def evaluate_world(
     controller: str = "deterministic",
     llm: Any = None,
     keep: Path | None = None,
+    detector: str = "gt",
 ) -> dict[str, Any]:
-    """Runs every seed; ``controller`` is ``deterministic`` or ``llm`` (then ``llm`` is a llama_cpp.Llama)."""
+    """Runs every seed; ``controller`` is ``deterministic`` or ``llm`` (then ``llm`` is a llama_cpp.Llama);
+    ``detector`` is ``gt`` (the true boxes replayed with the scenario's noise) or ``auto`` (:func:`world_config`)."""
     from edge_agent.perception.text import MiniLMTextEmbedder
     from edge_agent.qa import DeterministicController, LLMController
 
     unknown = [a for a in ablations if a not in ABLATIONS]
     if unknown:
         raise InvalidInputError(f"unknown ablation(s) {', '.join(unknown)}; known: {', '.join(ABLATIONS)}")
+    if detector not in DETECTORS:
+        raise InvalidInputError(f"unknown detector {detector!r}; known: {', '.join(DETECTORS)}")
     started = time.perf_counter()
     embedder = MiniLMTextEmbedder()
 
@@ -466,13 +521,14 @@ def evaluate_world(
             return LLMController(store, text, llm, config=retrieval)
         return DeterministicController(store, text, retrieval)
 
-    runs = [_run_seed(scenario, seed, config, models, ablations, embedder, factory, keep) for seed in seeds]
+    runs = [_run_seed(scenario, seed, config, models, ablations, embedder, factory, keep, detector) for seed in seeds]
     out: dict[str, Any] = {
         "evaluation": "world",
         "version": __version__,
         "scenario": scenario.name,
         "seeds": list(seeds),
         "controller": controller,
+        "detector": detector,
         "models": {"text": embedder.space, **runs[0]["backends"], "llm": getattr(llm, "model_path", None)},
         "textures": texture.source() if scenario.imaging.texture == "photo" else "flat",
         "config": {
@@ -509,7 +565,7 @@ def format_table(result: dict[str, Any]) -> str:
 
     lines = [
         f"edge-agent {result['version']} world '{result['scenario']}', "
-        f"seeds {result['seeds']}, controller {result['controller']}"
+        f"seeds {result['seeds']}, controller {result['controller']}, detector {result.get('detector', 'gt')}"
         + (f", textures: {result['textures']}" if result.get("textures", "flat") != "flat" else ""),
         "",
         f"{'memory':<20} {'B3 F1':>7} {'f-merge':>8} {'pw F1':>7} {'people B3':>9} {'p f-merge':>9} "
@@ -552,6 +608,19 @@ def format_table(result: dict[str, Any]) -> str:
                 f"{r['rule'][:56]:<56} {r['alerts']:>6.1f} {r['events']:>6.1f} {r['matched']:>6.1f} "
                 f"{_fmt(r['precision']):>5} {_fmt(r['recall']):>6} {delay:>16}"
             )
+    moves = per.get("moves")
+    if moves and (moves["puts"] or moves["takes"]):
+        lines.append(
+            f"moves (seed {per['seed']}): puts recalled within {moves['window_s']:.0f} s "
+            f"{moves['puts_recalled']}/{moves['puts']} (seen later {moves['puts_seen_later']}); takes "
+            f"{moves['takes']}: in hands {moves['takes_in_hands']}, the region left seen {moves['takes_left_region']}"
+        )
+    found = per.get("perception", {}).get("by_category", {})
+    if found:
+        lines.append(
+            f"observations by category (seed {per['seed']}; observations / of a true instance / entities): "
+            + "; ".join(f"{c} {v['observations']}/{v['labelled']}/{v['entities']}" for c, v in found.items())
+        )
     lines.append(
         f"per seed: {per['sessions']} sessions, {per['frames']} frames ({per['video_s'] / 60:.0f} min of video), "
         f"{per['observations']} observations, {per['questions']} questions; ask p50 {per['ask_ms_p50']:.0f} ms; "

@@ -36,6 +36,10 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     body = tokens[start:]
     window, used = _day_window(body)
     body = [t for j, t in enumerate(body) if j not in used]
+    moment, used = _moment(body)
+    body = [t for j, t in enumerate(body) if j not in used]
+    negated, used = _negation(body)
+    body = [t for j, t in enumerate(body) if j not in used]
     times, per, within, used = _nth_time(body)
     body = [t for j, t in enumerate(body) if j not in used]
     span, span_at, used = _span_said(body)
@@ -108,6 +112,8 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         window=window,
         target_entity=target.entity_id if target is not None and target.name else None,
         camera=camera,
+        at=moment,
+        negated=negated,
     )
 
 
@@ -217,6 +223,31 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
                 if second is not None:
                     return (first[0], second[0]), set(range(i, j + second[1]))
     return None, set()
+
+
+def _moment(tokens: Sequence[str]) -> tuple[str | None, set[int]]:
+    """A moment of the day to check at: "at 11 pm", "at 23:00", "at noon" (a clock time said unambiguously: "at 3"
+    may be a place's number)."""
+    for i in range(len(tokens) - 1):
+        if tokens[i] == "at":
+            clock = _clock(tokens, i + 1)
+            said = tokens[i + 1]
+            if clock is not None and (clock[1] == 2 or ":" in said or said in ("noon", "midday", "midnight")):
+                return clock[0], set(range(i, i + 1 + clock[1]))
+    return None, set()
+
+
+#: Words after "is not" that make it a place negated ("is not by the door"), not an absence ("is not seen").
+_NEGATED_PLACES = frozenset({"on", "in", "at", "by", "near", "next", "beside", "inside", "onto", "there", "home"})
+
+
+def _negation(tokens: Sequence[str]) -> tuple[bool, set[int]]:
+    """ "is not by the door", "are not on the shelf": the "not" of a place relation (read without it, and kept as
+    ``negated``); "is not seen", "has not been seen" stay absences."""
+    for i in range(1, len(tokens) - 1):
+        if tokens[i] == "not" and tokens[i - 1] in ("is", "are", "was", "were") and tokens[i + 1] in _NEGATED_PLACES:
+            return True, {i}
+    return False, set()
 
 
 _ORDINALS = {

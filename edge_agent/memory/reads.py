@@ -25,6 +25,7 @@ from edge_agent.memory.records import (
     NotFoundError,
     Observation,
 )
+from edge_agent.memory.takings import Taking, taking_of
 
 __all__ = ["Reads"]
 
@@ -154,6 +155,11 @@ class Reads:
         if row is None:
             raise NotFoundError(f"no observation {observation_id}")
         return Observation(*row)
+
+    def taken(self, entity_id: int, until: float | None = None) -> Taking | None:
+        """The thing's taking by ``until`` (None: now) while still true (:func:`edge_agent.memory.takings.taking_of`):
+        when it went from a fixed camera's view with a person within reach, and who."""
+        return taking_of(self.db, entity_id, until)
 
     def biography(self, entity_id: int) -> Biography:
         return Biography(self.entity(entity_id), tuple(self.observations(entity_id)))

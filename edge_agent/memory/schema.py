@@ -9,7 +9,7 @@ that "the same frame" is an exact key. Media paths are relative to the store's m
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 def _content_fts(fts: str, table: str, column: str) -> str:
@@ -425,6 +425,17 @@ CREATE TABLE thing_refs (
 CREATE INDEX thing_refs_by_space ON thing_refs (space, entity_id);
 """
 
+# Things taken (issue 41, memory.takings): a thing's last sighting on a fixed camera that ended while the camera
+# recorded on and a person was within reach, with when and that person's sighting.
+_V12 = """
+CREATE TABLE takings (
+    observation_id INTEGER PRIMARY KEY REFERENCES observations (id) ON DELETE CASCADE,
+    t REAL NOT NULL,
+    by_observation_id INTEGER REFERENCES observations (id) ON DELETE SET NULL
+);
+CREATE INDEX takings_by ON takings (by_observation_id);
+"""
+
 MIGRATIONS: dict[int, str] = {
     1: _V1,
     2: _V2,
@@ -437,6 +448,7 @@ MIGRATIONS: dict[int, str] = {
     9: _V9,
     10: _V10,
     11: _V11,
+    12: _V12,
 }
 
 

@@ -26,7 +26,7 @@ from edge_agent.config.faces import FacesConfig
 from edge_agent.config.paths import default_home
 from edge_agent.config.places import PlacesConfig
 from edge_agent.config.storage import DEFAULT_RESERVE_BYTES
-from edge_agent.memory import consolidate, episodes, footprint, places
+from edge_agent.memory import consolidate, episodes, footprint, places, takings
 from edge_agent.memory.associate import AssociationConfig, Associator
 from edge_agent.memory.db import (
     CorruptMemoryError,
@@ -351,6 +351,14 @@ class Store(Reads, Housekeeping):
             self.db.execute(
                 "INSERT INTO episodes (scale, camera, t_start, t_end, clip_id, text) VALUES ('clip', ?, ?, ?, ?, ?)",
                 (clip.camera, clip.t_start, clip.t_end, clip_id, caption),
+            )
+        if not clip.moving:  # a worn camera's things leave its view as it turns: none is taken
+            takings.write(
+                self.db,
+                [
+                    (decisions[i].observation_id, decisions[k].observation_id, t)
+                    for i, k, t in takings.decide(records, clip.t_end)
+                ],
             )
         sightings = [
             consolidate.Sighting(

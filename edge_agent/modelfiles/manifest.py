@@ -40,12 +40,13 @@ __all__ = [
 TASKS = frozenset({"detect", "face-detect", "reid", "image-embed", "text-embed", "vlm", "llm", "stt"})
 FORMATS = frozenset({"onnx", "engine", "gguf", "safetensors", "ctranslate2", "tflite", "builtin"})
 BACKENDS = frozenset({"onnxruntime", "tensorrt", "opencv", "numpy", "llama-cpp", "faster-whisper", "tflite"})
-SOURCES = frozenset({"url", "package", "builtin"})
+SOURCES = frozenset({"url", "package", "builtin", "export"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _REQUIRED = {
     "url": ("file", "size", "sha256"),
     "package": ("package", "version", "module", "file", "size", "sha256"),
     "builtin": (),
+    "export": ("file", "note"),
 }
 
 
@@ -55,8 +56,9 @@ class ManifestError(EdgeAgentError, ValueError):
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """One model. ``file`` is a name in the models folder (source "url") or a path relative to the
-    installed ``module``'s folder (source "package"); builtins have none."""
+    """One model. ``file`` is a name in the models folder (source "url", or "export": a file users make from the
+    model's published weights, whose bytes no checksum can fix) or a path relative to the installed ``module``'s
+    folder (source "package"); builtins have none."""
 
     name: str
     task: str
@@ -116,13 +118,15 @@ def _entry(raw: dict[str, Any], index: int) -> ModelEntry:
         raise ManifestError(f"{where}: a builtin has no file or sha256")
     if (source == "builtin") != (raw["format"] == "builtin"):
         raise ManifestError(f"{where}: format 'builtin' goes with source 'builtin' and only with it")
+    if source == "export" and any(raw.get(k) for k in ("size", "sha256", "url")):
+        raise ManifestError(f"{where}: an export of the user's own has no size, sha256 or url (exports differ)")
     if source == "url" and not raw.get("url") and not raw.get("note"):
         raise ManifestError(f"{where}: without a url, a note must say where the file comes from")
     if "sha256" in raw and not (isinstance(raw["sha256"], str) and _SHA256.fullmatch(raw["sha256"])):
         raise ManifestError(f"{where}: sha256 must be 64 lowercase hex digits, got {raw['sha256']!r}")
     if "size" in raw and not (isinstance(raw["size"], int) and raw["size"] > 0):
         raise ManifestError(f"{where}: size must be a positive number of bytes, got {raw['size']!r}")
-    if source == "url" and "/" in str(raw["file"]):
+    if source in ("url", "export") and "/" in str(raw["file"]):
         raise ManifestError(f"{where}: file must be a bare name in the models folder, got {raw['file']!r}")
     if raw.get("url") and not str(raw["url"]).startswith("https://"):
         raise ManifestError(f"{where}: url must be https://, got {raw['url']!r}")

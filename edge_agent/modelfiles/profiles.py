@@ -88,6 +88,8 @@ def _candidate(manifest: Manifest, name: str, models: Path, hash_files: bool, ch
         return Candidate(entry.name, True, "built-in, no file", result)
     if result.status == "ok":
         return Candidate(entry.name, True, f"{result.path}, verified" if hash_files else f"{result.path}", result)
+    if result.status == "unverified":
+        return Candidate(entry.name, True, f"{result.path}, an export of your own (no checksum)", result)
     if result.status == "corrupt":  # the pipeline still loads it; say so rather than hide it
         return Candidate(entry.name, True, f"{result.path}, NOT verified: {result.detail}", result)
     if entry.source == "package":

@@ -1,6 +1,7 @@
 """Where a manifest entry's file is on this machine and whether it is the file edge-agent was tested
 with (size, then sha256). A file in the models folder, a file inside an installed package, or nothing
-to check (a builtin). Nothing here downloads or imports a model."""
+to check (a builtin; an export of the user's own is found but has no checksum to compare). Nothing here
+downloads or imports a model."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from edge_agent.modelfiles.manifest import ModelEntry
 
 __all__ = ["Check", "Status", "check", "locate", "sha256_file"]
 
-Status = Literal["ok", "corrupt", "absent", "not-installed", "builtin"]
+Status = Literal["ok", "corrupt", "absent", "not-installed", "builtin", "unverified"]
 
 
 def hash_file(path: Path, limit: int | None = None) -> Any:
@@ -48,7 +49,7 @@ def _package_root(module: str) -> Path | None:
 
 def locate(entry: ModelEntry, models: Path) -> Path | None:
     """The path the entry's file has (or would have) here; None for builtins and uninstalled packages."""
-    if entry.source == "url":
+    if entry.source in ("url", "export"):
         assert entry.file is not None
         return models / entry.file
     if entry.source == "package":
@@ -75,7 +76,7 @@ class Check:
     @property
     def usable(self) -> bool:
         """The file is there (verified or not: the pipeline loads whatever file it finds) or needs none."""
-        return self.status in ("ok", "corrupt", "builtin")
+        return self.status in ("ok", "corrupt", "builtin", "unverified")
 
 
 def _installed_version(package: str) -> str | None:
@@ -120,6 +121,8 @@ def check(entry: ModelEntry, models: Path, *, hash_files: bool = True) -> Check:
         )
         return Check(entry.name, "absent", path, entry.sha256, entry.size, detail=how)
     size = path.stat().st_size
+    if entry.source == "export":
+        return Check(entry.name, "unverified", path, actual_size=size, detail="an export of your own: no checksum")
     digest = sha256_file(path) if hash_files and size == entry.size else None
     if size != entry.size or (hash_files and digest != entry.sha256):
         detail = f"expected {entry.size} bytes, sha256 {entry.sha256}; found {size} bytes" + (

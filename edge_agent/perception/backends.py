@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from edge_agent.capture import FrameSource, MOTSequenceSource
-from edge_agent.config import Config, FacesConfig
+from edge_agent.config import Config, FacesConfig, OpenVocabDetectorConfig
 from edge_agent.memory.description import Description, label
 from edge_agent.perception.describe import Describer, LlamaVLMDescriber, TemplateDescriber
 from edge_agent.perception.detect import (
@@ -33,6 +33,7 @@ from edge_agent.perception.embed import (
     TensorRTEmbedder,
 )
 from edge_agent.perception.faces import FaceEmbedder, Faces, faces_available
+from edge_agent.perception.imagetext import ImageTextEmbedder
 from edge_agent.perception.places import ImageTextPlaces, ModelFreePlaces, PlaceDescriber
 
 __all__ = ["Backends", "build_backends", "face_embedder"]
@@ -111,6 +112,8 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         detector = TensorRTYOLOXDetector(
             _model_file(d.engine, models), score_threshold=d.score_threshold, nms_iou=d.nms_iou
         )
+    elif d.type == "open-vocab":
+        detector = _open_vocab(d, config, models)
     elif d.type == "opencv":
         detector = OpenCVDetector(people=d.people, cascades=d.cascades)
     else:
@@ -162,14 +165,7 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         )
     places: PlaceDescriber = ModelFreePlaces()
     if config.places.image_text:
-        from edge_agent.perception.imagetext import ONNXCLIPEmbedder
-
-        folder = _model_file(config.places.image_text, models)
-        try:
-            model = ONNXCLIPEmbedder(folder / "image.onnx", folder / "text.onnx", folder / "tokenizer.json")
-        except (FileNotFoundError, ImportError, ModelError) as exc:
-            raise ModelError(f"[places] image_text: {exc}") from None
-        places = ImageTextPlaces(model)
+        places = ImageTextPlaces(_image_text(config.places.image_text, models, "[places] image_text"))
     return Backends(
         detector,
         embedders,
@@ -178,6 +174,42 @@ def build_backends(config: Config, models: Path, source: FrameSource | None = No
         _described(config.embedders.described),
         places,
         face_embedder(config.faces, models),
+    )
+
+
+def _image_text(folder_name: str, models: Path, key: str) -> ImageTextEmbedder:
+    """A CLIP-style model folder (image.onnx, text.onnx, tokenizer.json); ModelError names ``key``."""
+    from edge_agent.perception.imagetext import ONNXCLIPEmbedder
+
+    folder = _model_file(folder_name, models)
+    try:
+        return ONNXCLIPEmbedder(folder / "image.onnx", folder / "text.onnx", folder / "tokenizer.json")
+    except (FileNotFoundError, ImportError, ModelError) as exc:
+        raise ModelError(f"{key}: {exc}") from None
+
+
+def _open_vocab(d: OpenVocabDetectorConfig, config: Config, models: Path) -> Detector:
+    """The open-vocabulary detector; an owl export embeds its words with [detector] image_text, else [places]'s."""
+    from edge_agent.perception.openvocab import OpenVocabDetector
+
+    text_embedder = None
+    if d.style == "owl":
+        folder, key = (
+            (d.image_text, "[detector] image_text")
+            if d.image_text
+            else (config.places.image_text, "[places] image_text")
+        )
+        text_embedder = _image_text(folder, models, key) if folder else None
+    return OpenVocabDetector(
+        _model_file(d.model, models),
+        style=d.style,
+        classes=d.classes,
+        vocabulary=d.vocabulary,
+        text_embedder=text_embedder,
+        providers=d.providers,
+        score_threshold=d.score_threshold,
+        nms_iou=d.nms_iou,
+        threads=d.threads,
     )
 
 

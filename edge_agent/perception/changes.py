@@ -1,10 +1,15 @@
 """ReflectWorld-MM / GEB: things the detector has no class for, found by what changed. A fixed camera keeps two
-background models (MOG2, shadows dropped), one long and one short (the abandoned / removed object method): a
+background models (MOG2 on a small colour copy of each frame, shadows dropped: in colour MOG2 tells a shadow, darker
+with the same hue, from a dark thing, which in grey it cannot; silver keys on a beige counter are barely a change in
+grey), one long and one short (the abandoned / removed object method): a
 region new to the long model but settled in the short one, for a few seconds, is a thing left there; a region
-new to both that moves beside a person, outside their box, is a thing in their hands."""
+new to both that moves beside a person, outside their box, is a thing in their hands. So is a box the detector is
+unsure of (too low a score to start a track, its class flipping between guesses) found again beside a person
+frame after frame: box.mp4's decorated box, held in the air, is a 0.3-0.55 "book" or "cake"."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -13,7 +18,7 @@ import numpy.typing as npt
 
 from edge_agent.config.changes import ChangesConfig
 from edge_agent.native import iou_matrix
-from edge_agent.perception.detect import Detections, kind_of
+from edge_agent.perception.detect import Detections, confusable_ids, kind_of
 
 __all__ = ["CHANGE_CATEGORY", "ChangeFinder", "Changes", "with_changes"]
 
@@ -38,13 +43,37 @@ class Changes:
         return cls(np.empty((0, 4), np.float32), np.empty(0, np.float32), np.empty(0, bool))
 
 
+@dataclass(frozen=True)
+class _Run:
+    """A box of a thing beside a person, found again in ``frames`` frames in a row: the detector's summed best
+    score per confusable group over them (``guesses``), and whether it is unsure of the thing in the last. Once
+    its guesses split, it stays undecided: a thing the detector has no class for keeps having none."""
+
+    box: np.ndarray
+    frames: int
+    guesses: dict[int, float]
+    unsure: bool
+    undecided: bool = False  #: the guesses split between unrelated classes at some frame of the run
+
+    def after(self, before: _Run, undecided: float) -> _Run:
+        """This frame's run continuing ``before`` (``undecided``: [changes] undecided)."""
+        guesses = dict(before.guesses)
+        for group, score in self.guesses.items():
+            guesses[group] = guesses.get(group, 0.0) + score
+        ranked = sorted(guesses.values(), reverse=True)
+        split = len(ranked) > 1 and ranked[1] >= undecided * ranked[0]
+        return _Run(self.box, before.frames + 1, guesses, self.unsure, before.undecided or split)
+
+
 class ChangeFinder:
     """One camera's background models over its sampled frames (``sample_fps`` of them a second), fed in time
-    order by :meth:`find`."""
+    order by :meth:`find`. ``confident``: the score at which the tracker starts a track from a detection
+    ([tracker] new_track_threshold); a box below it is one the detector is unsure of."""
 
-    def __init__(self, settings: ChangesConfig, sample_fps: float) -> None:
+    def __init__(self, settings: ChangesConfig, sample_fps: float, confident: float = 0.6) -> None:
         self.settings = settings
         self.sample_fps = sample_fps
+        self.confident = confident
         self._long_history = max(2, round(settings.long_seconds * sample_fps))
         self._short_history = max(1, round(settings.short_seconds * sample_fps))
         self._persist = max(1, round(settings.persist_seconds * sample_fps))
@@ -58,6 +87,7 @@ class ChangeFinder:
         self._short = cv2.createBackgroundSubtractorMOG2(self._short_history, 16, True)
         self._static_count: npt.NDArray[np.uint16] | None = None
         self._handled_count = 0
+        self._unsure: list[_Run] = []  # boxes of things beside a person, followed from frame to frame
 
     def reset(self) -> None:
         """Forgets the scene: both models start again from the next frame."""
@@ -75,7 +105,7 @@ class ChangeFinder:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         # nearest to twice the size, then averaged: nearly INTER_AREA's smoothing at a tenth of its cost
         small = cv2.resize(image, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_NEAREST)
-        small = cv2.cvtColor(cv2.resize(small, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
         long_new = self._long.apply(small) == _FOREGROUND
         short_new = self._short.apply(small) == _FOREGROUND
         if self._static_count is None:
@@ -85,6 +115,7 @@ class ChangeFinder:
             self._short.apply(small, learningRate=1.0)
             self._static_count[:] = 0
             self._handled_count = 0
+            self._unsure = []
             return Changes.empty()
 
         static = self._clean(long_new & ~short_new)
@@ -104,6 +135,7 @@ class ChangeFinder:
         self._handled_count = self._handled_count + 1 if handled else 0
         if self._handled_count >= self._handled_needed:
             found.extend((box, True) for box in handled)
+        unsure = self._unsure_in_hands(detections, boxes, people, living_mask)
 
         area = long_new.size
         kept: list[tuple[np.ndarray, bool]] = []
@@ -119,6 +151,10 @@ class ChangeFinder:
             if things_mask[y1:y2, x1:x2].mean() > 0.5:
                 continue  # a piece of a thing the detector has
             kept.append((box, in_hands))
+        confident = boxes[detections.confidence >= self.confident]
+        for box in unsure:
+            if not len(confident) or iou_matrix(box[None], confident).max() < self.settings.detected_iou:
+                kept.append((box, True))
         if not kept:
             return Changes.empty()
         xyxy = np.stack([b for b, _ in kept]).astype(np.float32) / scale
@@ -138,6 +174,65 @@ class ChangeFinder:
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
         smallest = self.settings.min_area * mask.size
         return [np.array([x, y, x + w, y + h], np.float32) for x, y, w, h, a in stats[1:n] if a >= smallest]
+
+    def _unsure_in_hands(
+        self, detections: Detections, boxes: np.ndarray, people: np.ndarray, living_mask: npt.NDArray[np.bool_]
+    ) -> list[np.ndarray]:
+        """Things in hands the detector has no class for: its boxes (``boxes``, downscaled) of a thing beside a
+        person, one per place, found again frame after frame for ``handled_seconds``, that it is unsure of (below
+        the tracker's start score in this frame) and cannot decide about (over those frames its second guess, of an
+        unrelated class, scores at least ``undecided`` of its first: a box seen as book and as cake)."""
+        if not len(people):  # nobody's hands: no thing in them, and no run goes on
+            self._unsure = []
+            return []
+        score = detections.confidence
+        groups = _groups(detections.class_names)[detections.class_id]
+        order = [
+            i
+            for i in np.argsort(-score).tolist()
+            if score[i] >= self.settings.unsure_score and kind_of(detections.category(i)) == "object"
+        ]
+        frame = float(living_mask.size)
+        runs: list[_Run] = []
+        previous = list(self._unsure)
+        for i in order:
+            box = boxes[i]
+            if not self.settings.min_area <= _area(box) / frame <= self.settings.max_area:
+                continue  # a speck, or a table or a bed the person stands by
+            if runs and _same(box, np.stack([r.box for r in runs])).any():
+                continue  # the same thing, a worse guess of its class (a box as book takes in its side, as cake not)
+            if not self._beside(box, people, living_mask):
+                continue
+            guesses: dict[int, float] = {}
+            near = _same(box, boxes)
+            for j in np.flatnonzero(near & (score >= self.settings.unsure_score / 2)).tolist():
+                if kind_of(detections.category(j)) == "object":
+                    guesses[int(groups[j])] = max(guesses.get(int(groups[j]), 0.0), float(score[j]))
+            before = _Run(box, 0, {}, False)  # the thing's run up to the last frame: none yet
+            if previous:
+                boxes_before = np.stack([r.box for r in previous])
+                overlap = iou_matrix(box[None], boxes_before)[0] + _same(box, boxes_before)
+                best = int(np.argmax(overlap))
+                if overlap[best] >= self.settings.detected_iou:
+                    before = previous.pop(best)
+            runs.append(_Run(box, 0, guesses, bool(score[i] < self.confident)).after(before, self.settings.undecided))
+        self._unsure = runs
+        return [r.box for r in runs if r.unsure and r.undecided and r.frames >= self._handled_needed]
+
+    def _beside(self, box: np.ndarray, people: np.ndarray, living_mask: npt.NDArray[np.bool_]) -> bool:
+        """Whether ``box`` lies mostly outside the people's boxes but within reach of one."""
+        h, w = living_mask.shape
+        x1, y1, x2, y2 = np.clip(box, 0, [w, h, w, h]).astype(int)
+        if not len(people) or x2 <= x1 or y2 <= y1:
+            return False
+        if living_mask[y1:y2, x1:x2].mean() > self.settings.handled_overlap:
+            return False
+        reach = self.settings.handled_reach
+        for px1, py1, px2, py2 in people:
+            dx, dy = (px2 - px1) * reach, (py2 - py1) * reach
+            if x1 < px2 + dx and x2 > px1 - dx and y1 < py2 + dy and y2 > py1 - dy:
+                return True
+        return False
 
     def _handled(
         self, moving: npt.NDArray[np.bool_], people: np.ndarray, living_mask: npt.NDArray[np.bool_]
@@ -163,6 +258,27 @@ class ChangeFinder:
                 continue
             found.append(np.array([x, y, x + bw, y + bh], np.float32))
         return found
+
+
+@functools.cache
+def _groups(class_names: tuple[str, ...]) -> npt.NDArray[np.int32]:
+    """Per class id, its confusable group's id (:func:`confusable_ids`), once per detector."""
+    return confusable_ids(class_names)
+
+
+def _area(boxes: np.ndarray) -> np.ndarray:
+    return np.asarray((boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1]))
+
+
+def _same(box: np.ndarray, boxes: np.ndarray) -> npt.NDArray[np.bool_]:
+    """Per row of ``boxes``: whether it is a box of the same thing as ``box``, as the detector draws one thing in
+    two classes (a box as book takes in its side, as cake only its lid): half of the smaller inside the larger,
+    and at most four times its area."""
+    w = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    h = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    smaller = np.maximum(np.minimum(_area(box), _area(boxes)), 1e-6)
+    larger = np.maximum(_area(box), _area(boxes))
+    return np.asarray((w * h >= 0.5 * smaller) & (larger <= 4 * smaller))
 
 
 def _mask(boxes: np.ndarray, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:

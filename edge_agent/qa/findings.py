@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from edge_agent.memory import Entity, Observation
+from edge_agent.memory.takings import Taking
 
 __all__ = [
     "Alternatives",
@@ -149,6 +150,8 @@ class Seen(Finding):
     when_asked: bool = False  #: a "when" question: the moment is the answer
     leaving: bool = False  #: "when did it leave": the end of its last sighting
     chain: tuple[tuple[int, int, float, Observation], ...] = ()  #: possibly-same steps: (earlier, later, score, last)
+    taken: Taking | None = None  #: after the last sighting it went with a person within reach (memory.takings)
+    taker: Entity | None = None  #: that person
 
     @property
     def typed(self) -> object:

@@ -453,6 +453,12 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
         if last_id is not None:
             steps.append((earlier, later, score, ctx.store.observation(last_id)))
     evidence = [s[3] for s in steps] + then + [o]
+    taken = None if first else ctx.store.taken(subject, ctx.view.scope.end)
+    if taken is not None and taken.observation_id != o.id:
+        taken = None  # taken after a sighting the question's scope leaves out
+    taker = ctx.store.entity(taken.by_entity_id) if taken is not None and taken.by_entity_id is not None else None
+    if taken is not None and taken.by_observation_id is not None:
+        evidence += ctx.store.observations_by_id([taken.by_observation_id])
     return Seen(
         tuple(evidence),
         entity=ctx.store.entity(subject),
@@ -461,6 +467,8 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
         when_asked=when,
         leaving=query.event is Event.LEAVES,
         chain=tuple(steps),
+        taken=taken,
+        taker=taker,
     )
 
 

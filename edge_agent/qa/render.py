@@ -177,6 +177,10 @@ def _seen(f: Seen) -> str:
             f"Entity {_entity(e)} ({e.category}) was last seen {_t(o.t_end)} on camera {o.camera}{_there(o)}: "
             f"{o.description or 'no description'} (observation {o.id})."
         )
+    if f.taken is not None:
+        who = f" by {_entity(f.taker)} ({f.taker.category})" if f.taker is not None else ""
+        text += f" Then it was taken{who} {_t(f.taken.t)}"
+        text += f" (observation {f.taken.by_observation_id})." if f.taken.by_observation_id is not None else "."
     for earlier, later, score, last in f.chain:
         text += (
             f" Entity #{later} is possibly the same {e.category} as entity #{earlier} (similarity {score:.2f}), which "

@@ -193,6 +193,22 @@ def read_phrase(
             fields["per"] = r.per
     if r.window is not None:
         fields["window"] = r.window
+    if r.at is not None:
+        if (
+            fields["relation"] not in ("on", "in", "near", "appears")
+            or "camera" not in fields
+            and fields["relation"] == "appears"
+        ):
+            raise RuleParseError(
+                f"a check at {r.at} asks where the subject is: say on, in or near a place or thing (in {text!r})"
+            )
+        fields["at"] = r.at
+        fields["negated"] = r.negated
+    elif r.negated:
+        raise RuleParseError(
+            f"when should I check that it is not there? say a time of day, e.g. '... is not by the door at 11 pm' "
+            f"(in {text!r})"
+        )
     return fields
 
 

@@ -7,6 +7,8 @@ JSON schema and a person can write it by hand:
     {"subject": "keys", "subject_type": "entity", "relation": "absent", "absent_for_s": 86400}
     {"subject": "person", "subject_type": "unknown_person", "relation": "appears", "times": 3,
      "within_s": 604800, "per": "episode"}
+    {"subject": "keys", "subject_type": "entity", "relation": "near", "object": "door", "object_type": "place",
+     "at": "23:00", "negated": true}
 """
 
 from __future__ import annotations
@@ -72,6 +74,14 @@ class Predicate(BaseModel):
     window: tuple[str, str] | None = Field(
         None, description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight)"
     )
+    at: str | None = Field(
+        None,
+        description="a check once a day at this time, 'HH:MM': where the subject was last seen by then decides "
+        "(relations on, in, near, or appears with a camera)",
+    )
+    negated: bool = Field(
+        False, description="with `at`: fires when the subject is NOT on / in / near the object (or not on the camera)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Predicate:
@@ -101,6 +111,15 @@ class Predicate(BaseModel):
             raise ValueError("subject_type 'unknown_person' has subject 'person'")
         if self.window is not None and self.relation == "absent":
             raise ValueError("a time-of-day window does not apply to relation 'absent'")
+        if self.at is not None:
+            if not _CLOCK.match(self.at):
+                raise ValueError(f"`at` is a time 'HH:MM', got {self.at!r}")
+            if self.relation not in _NEEDS_OBJECT and not (self.relation == "appears" and self.camera):
+                raise ValueError("`at` checks where the subject is: relation on, in or near, or appears with a camera")
+            if self.window is not None or self.times is not None or self.min_duration_s:
+                raise ValueError("`at` is a moment: it does not go with window, times or min_duration_s")
+        elif self.negated:
+            raise ValueError("`negated` needs `at`: the time of day to check that the subject is not there")
         if self.window is not None:
             for clock in self.window:
                 if not _CLOCK.match(clock):
@@ -148,6 +167,11 @@ def describe(p: Predicate) -> str:
             + " "
             + target
         )
+    if p.at is not None:
+        if p.relation == "appears":
+            what = f"is seen on camera {p.camera!r}"
+        where = what.replace("is ", "is not ", 1) if p.negated else what
+        return f"every day at {p.at}, if {who} {where} (where it was last seen by then)"
     parts = [f"when {who} {what}"]
     if p.min_duration_s:
         parts.append(f"for at least {_span(p.min_duration_s)}")

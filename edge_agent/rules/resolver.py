@@ -254,6 +254,9 @@ class Resolver:
             if p.relation == "absent":
                 raised.extend(self._absence(rule, clip_id, camera, t1, observations))
                 continue
+            if p.at is not None:
+                raised.extend(self._check_at(rule, clip_id, t0, t1))
+                continue
             per_entity: dict[int, list[_Observation]] = defaultdict(list)
             for o in observations:
                 if self._subject(p, o):
@@ -385,6 +388,19 @@ class Resolver:
                 f"{who} has not been seen for {f'{span / 3600:g} h' if span >= 3600 else f'{span / 60:g} min'} "
                 f"(since {format_utc(last_seen if last_seen is not None else t - span)} UTC)"
             )
+        if p.at is not None:
+            if p.relation == "appears":
+                what = f"on camera {p.camera}"
+            else:
+                what = (
+                    {"on": "on", "in": "in", "near": "near"}[p.relation]
+                    + " "
+                    + (p.object or f"zone {list(p.zone or ())}")
+                )
+            seen = f"last seen {format_utc(last_seen)} UTC" if last_seen is not None else "never seen"
+            who = who if entity_id else repr(p.subject)
+            local = dt.datetime.fromtimestamp(t, self._tz).strftime("%H:%M")
+            return f"{who} was {'not ' if p.negated else ''}{what} at {local} ({seen})"
         if p.times is not None:
             return (
                 f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, "
@@ -404,21 +420,77 @@ class Resolver:
             target = " " + (p.object or f"zone {list(p.zone or ())}")
         return f"{who} {verb}{target} at {format_utc(t)} UTC{where}"
 
+    def _groups(self, p: Predicate) -> dict[int, list[int]]:
+        """The subject's entities, watched together: one named entity on its own (its id -> itself); a category (or
+        "an unknown person") as a whole (0 -> its members): "the keys have not been seen" means no keys at all, and an
+        identity split must not make a stale twin "absent"."""
+        if p.subject_type == "entity":
+            return {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
+        if p.subject_type == "unknown_person":
+            members = queries.unnamed_people(self.store.db)
+        else:
+            members = queries.entities_of_categories(self.store.db, sorted(category_names(p.subject)))
+        return {0: members} if members else {}
+
+    def _due(self, at: str, clock: float) -> float:
+        """The latest moment at or before ``clock`` whose local time of day is ``at`` ('HH:MM')."""
+        local = dt.datetime.fromtimestamp(clock, self._tz)
+        moment = local.replace(hour=int(at[:2]), minute=int(at[3:]), second=0, microsecond=0)
+        if moment > local:
+            moment = (moment - dt.timedelta(days=1)).replace(hour=int(at[:2]), minute=int(at[3:]))
+        return moment.timestamp()
+
+    def _check_at(self, rule: Rule, clip_id: int, start: float, clock: float) -> list[Alert]:
+        """A check once a day at ``at``: where each of the subject's entities was last seen by then (its last frame,
+        against the place or the things around it in that frame); fires when one is there, or (``negated``) when
+        none is, or none was seen at all. A clip ending past the moment makes the check; checks the clips skipped
+        over (days without a clip) are not made up, nor those before the first clip the rule looks at (``start``)."""
+        p = rule.predicate
+        assert p.at is not None
+        s = self._states.setdefault((rule.id, 0), _State())
+        if s.since is None:
+            s.since, s.dirty = self._due(p.at, start), True
+        due = self._due(p.at, clock)
+        if due <= s.since:
+            return []
+        s.since, s.dirty = due, True
+        members = [e for group in self._groups(p).values() for e in group]
+        there: list[tuple[int, int]] = []  # (entity, observation) of the ones there
+        latest: tuple[float, int, int] | None = None  # (time, entity, observation) of the last seen of them
+        for entity_id in members:
+            observation_id = queries.last_observation_of(self.store.db, entity_id, due)
+            if observation_id is None:
+                continue
+            o = self.store.observation(observation_id)
+            there_now = p.camera is None or o.camera == p.camera
+            if there_now and p.relation != "appears":
+                around = self._observations(o.clip_id)
+                boxes = next((x.boxes for x in around if x.id == observation_id), {})
+                last = max(boxes, default=None)
+                there_now = last is not None and holds(
+                    p, boxes[last], self._regions(p, o.camera, last, around, entity_id), self.settings.overlap
+                )
+            if there_now:
+                there.append((entity_id, observation_id))
+            if latest is None or o.t_end > latest[0]:
+                latest = (o.t_end, entity_id, observation_id)
+        if bool(there) == p.negated:
+            return []
+        entity_id, evidence = (
+            (there[0][0], [there[0][1]])
+            if there
+            else ((latest[1], [latest[2]]) if latest is not None else (p.entity_id or 0, []))
+        )
+        s.last_true = latest[0] if latest is not None else None
+        alert = self._fire(rule, entity_id, s, due, p.camera, clip_id, evidence, clock)
+        return [alert] if alert is not None else []
+
     def _absence(
         self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]
     ) -> list[Alert]:
         p = rule.predicate
         span = float(p.absent_for_s or 0)
-        # One named entity is watched on its own; a category (or "an unknown person") as a whole: "the keys
-        # have not been seen" means no keys at all, and an identity split must not make a stale twin "absent".
-        if p.subject_type == "entity":
-            groups = {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
-        else:
-            if p.subject_type == "unknown_person":
-                members = queries.unnamed_people(self.store.db)
-            else:
-                members = queries.entities_of_categories(self.store.db, sorted(category_names(p.subject)))
-            groups = {0: members} if members else {}
+        groups = self._groups(p)
         raised = []
         for entity_id, members in groups.items():
             s = self._states.setdefault((rule.id, entity_id), _State())

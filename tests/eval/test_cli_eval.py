@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
-from helpers.shared import data
+import pytest
+from helpers.shared import data, model
 
 from edge_agent.cli import main
 from edge_agent.demo import write_demo_scene
+from edge_agent.eval.worldeval import format_table
 
 
 def test_eval_identity_json(tmp_path, capsys):
@@ -154,3 +156,43 @@ def test_eval_identity_per_person_across_days_with_and_without_faces(tmp_path, c
     result = json.loads(capsys.readouterr().out)
     assert result["models"]["faces"] == "face:drawn_4x4" and set(result["per_seed"][0]["people"]) <= {"ann", "bob"}
     assert result["people_identity"]["bcubed_f1"] >= result["ablations"]["no-faces"]["people_identity"]["bcubed_f1"]
+
+
+# A tiny version of the shipped things-moved world: keys and a wallet (no COCO class) put down, moved, taken out.
+TINY_THINGS = {
+    "name": "tiny-things",
+    "days": 1,
+    "camera": {"kind": "fixed", "width": 480, "height": 270, "fps": 10},
+    "places": ["counter", "shelf", "table", "door"],
+    "entities": [
+        {"id": "keys", "category": "keys", "color": "silver"},
+        {"id": "wallet", "category": "wallet", "color": "brown"},
+        {"id": "alice", "category": "person", "color": "blue"},
+    ],
+    "episodes_per_day": 2,
+    "episode_seconds": [12, 16],
+    "questions_per_day": 3,
+    "away": {"keys": 0.5},
+}
+
+
+def test_eval_world_with_the_default_detector_and_the_change_finder(tmp_path, capsys):
+    models = model("yolox_nano.onnx").parent
+    (tmp_path / "tiny.json").write_text(json.dumps(TINY_THINGS))
+    argv = ["--home", str(tmp_path / "home"), "eval", "world", str(tmp_path / "tiny.json"), "--models", str(models)]
+    assert main([*argv, "--seed", "0", "--detector", "auto", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["detector"] == "auto" and "yolox" in result["models"]["detector"]
+    run = result["per_seed"][0]
+    assert run["moves"]["puts"] >= 1 and run["moves"]["takes"] >= 1
+    assert set(run["perception"]["boxes_found"]) == {"keys", "wallet", "alice"}
+    assert 0.0 <= result["evidence_recall"] <= 1.0 and 0.0 <= result["accuracy"] <= 1.0
+    assert "detector auto" in format_table(result).splitlines()[0]
+
+
+def test_eval_world_refuses_an_unknown_detector(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "world", "things-moved", "--detector", "yolo"])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--detector" in error and "invalid choice: 'yolo'" in error and "gt" in error and "auto" in error

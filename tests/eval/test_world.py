@@ -53,7 +53,16 @@ def _write(tmp_path: Path, data: dict) -> Path:
 
 
 @pytest.mark.parametrize(
-    "name", ["kitchen-lookalikes", "kitchen-harder", "wearable-rooms", "wearable-away", "living-room", "people-days"]
+    "name",
+    [
+        "kitchen-lookalikes",
+        "kitchen-harder",
+        "wearable-rooms",
+        "wearable-away",
+        "living-room",
+        "people-days",
+        "things-moved",
+    ],
 )
 def test_shipped_scenarios_load_and_simulate(name):
     scenario = load_scenario(SCENARIOS / f"{name}.json")
@@ -70,7 +79,9 @@ def test_shipped_scenarios_load_and_simulate(name):
 def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_scenario("living-room").name == "living-room"
-    shipped = "kitchen-harder, kitchen-lookalikes, living-room, people-days, wearable-away, wearable-rooms"
+    shipped = (
+        "kitchen-harder, kitchen-lookalikes, living-room, people-days, things-moved, wearable-away, wearable-rooms"
+    )
     with pytest.raises(ScenarioError, match=f"shipped scenarios: {shipped}"):
         load_scenario("no-such-world")
 

@@ -90,3 +90,15 @@ def test_verify_a_named_absent_model_fails_and_path_says_where(models, capsys):
     assert "built in" in capsys.readouterr().err
     assert main(["models", "path", "no-such-model"]) == 1
     assert "no model 'no-such-model' in the manifest" in capsys.readouterr().err
+
+
+def test_an_export_of_ones_own_is_listed_present_unverified_and_never_fetched(models, capsys):
+    assert main(["models", "fetch", "yolo-world-v2-s"]) == 1
+    assert "yolo-world-v2-s is an export you make yourself: " in capsys.readouterr().err
+    assert main(["models", "verify", "yolo-world-v2-s"]) == 1  # asked for by name and absent
+    assert "yolo-world-v2-s: absent (put yolov8s-worldv2.onnx in" in capsys.readouterr().out
+    (models / "yolov8s-worldv2.onnx").write_bytes(b"an export")
+    assert main(["models", "verify", "yolo-world-v2-s"]) == 0
+    assert "yolo-world-v2-s: present, not verified (an export of your own: no checksum)" in capsys.readouterr().out
+    assert main(["models", "list"]) == 0
+    assert f"export   present {models / 'yolov8s-worldv2.onnx'}" in capsys.readouterr().out

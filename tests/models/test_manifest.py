@@ -40,6 +40,10 @@ def test_every_entry_follows_the_schema(entry):
     if entry.source == "builtin":
         assert entry.file is None and entry.sha256 is None and entry.format == "builtin"
         return
+    if entry.source == "export":  # made by the user: no checksum, a note saying how
+        assert entry.file and "/" not in entry.file and entry.note
+        assert entry.size is None and entry.sha256 is None and entry.url is None
+        return
     assert re.fullmatch(r"[0-9a-f]{64}", entry.sha256 or "")
     assert isinstance(entry.size, int) and entry.size > 0
     if entry.source == "url":
@@ -126,3 +130,42 @@ def test_repeated_names_are_refused():
     one = GOOD.replace("{sha}", "0" * 64)
     with pytest.raises(ManifestError, match="names repeat: m"):
         parse_manifest(one + one.split("\n", 1)[1].replace('file = "m.onnx"', 'file = "n.onnx"'))
+
+
+EXPORT = """schema = 1
+[[models]]
+name = "x"
+task = "detect"
+format = "onnx"
+backend = "onnxruntime"
+source = "export"
+licence = "MIT"
+input = "1x3x8x8"
+file = "x.onnx"
+note = "export it yourself"
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('note = "export it yourself"', ""), "source 'export' needs 'note'"),
+        (('file = "x.onnx"', ""), "source 'export' needs 'file'"),
+        (('file = "x.onnx"', 'file = "x.onnx"\nsize = 10'), "an export of the user's own has no size, sha256 or url"),
+        (('file = "x.onnx"', 'file = "x.onnx"\nurl = "https://example.org/x.onnx"'), "has no size, sha256 or url"),
+        (('file = "x.onnx"', 'file = "sub/x.onnx"'), "bare name"),
+    ],
+)
+def test_an_export_has_a_file_and_a_note_and_no_checksum(change, message):
+    assert parse_manifest(EXPORT).models[0].source == "export"
+    with pytest.raises(ManifestError, match=re.escape(message)):
+        parse_manifest(EXPORT.replace(*change))
+
+
+def test_an_export_is_found_in_the_models_folder_but_never_verified(tmp_path):
+    entry = parse_manifest(EXPORT).models[0]
+    assert check(entry, tmp_path).status == "absent" and "see the manifest's note" in check(entry, tmp_path).detail
+    (tmp_path / "x.onnx").write_bytes(b"anything")
+    found = check(entry, tmp_path)
+    assert found.status == "unverified" and found.usable and found.path == tmp_path / "x.onnx"
+    assert found.actual_size == 8 and found.expected_sha256 is None

@@ -9,13 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
-from edge_agent.capture.frames import Frame
 from edge_agent.cli import main
 from edge_agent.config import ConfigError, load_config
 from edge_agent.config.changes import ChangesConfig
 from edge_agent.memory import Store
 from edge_agent.perception.changes import CHANGE_CATEGORY, ChangeFinder, with_changes
-from edge_agent.perception.detect import COCO_CLASSES, Detections, YOLOXDetector, kind_of
+from edge_agent.perception.detect import COCO_CLASSES, Detections, kind_of
 from tests.helpers.shared import data, model
 
 FPS = 2.0
@@ -144,34 +143,89 @@ def test_the_configuration_validates() -> None:
         load_config(changes={"min_area": 0})
 
 
-def test_box_mp4_the_held_box_is_boxed_once_and_not_repeated() -> None:
-    """box.mp4: a box held and moved in someone's hands, never put down. The detector boxes it (as "cake"); the
-    finder must not add pieces of it or of the moving hands, and together they box it in most sampled frames
-    after the first seconds."""
-    detector = YOLOXDetector(model("yolox_nano.onnx"))
-    video = cv2.VideoCapture(str(data("video/box.mp4")))
-    fps = video.get(cv2.CAP_PROP_FPS)
-    finder = ChangeFinder(ChangesConfig(enabled=True), FPS)
-    i, sampled, boxed, added = 0, 0, 0, 0
-    while True:
-        ok, image = video.read()
-        if not ok:
-            break
-        if i % round(fps / FPS) == 0:
-            found = detector.detect(Frame(i, i / fps, image))
-            changes = finder.find(image, found)
-            added += len(changes)
-            merged = with_changes(found, changes)
-            things = [k for k in range(len(merged)) if kind_of(merged.category(k)) == "object"]
-            sizes = (merged.xyxy[:, 2] - merged.xyxy[:, 0]) * (merged.xyxy[:, 3] - merged.xyxy[:, 1])
-            big = [k for k in things if sizes[k] > 0.1 * image.shape[0] * image.shape[1]]
-            if i / fps >= 2:
-                sampled += 1
-                boxed += bool(big)
-        i += 1
-    assert sampled >= 20
-    assert boxed >= 0.8 * sampled
-    assert added <= 2
+def unsure(boxes: list[tuple[tuple[float, float, float, float], str, float]]) -> Detections:
+    """The detector's boxes with their classes and scores: ((x1, y1, x2, y2), class, score)."""
+    return Detections(
+        np.asarray([b for b, _, _ in boxes], np.float32).reshape(-1, 4),
+        np.asarray([p for _, _, p in boxes], np.float32),
+        np.asarray([COCO_CLASSES.index(c) for _, c, _ in boxes], np.int32),
+        COCO_CLASSES,
+    )
+
+
+PERSON_BOX = (10.0, 40.0, 130.0, 230.0)
+
+
+def held(k: int, guesses: list[tuple[str, float]], dx: float = 0.0, person: bool = True) -> Detections:
+    """Frame ``k``: a person, and beside their box a thing the detector boxes as ``guesses`` (class, score)."""
+    thing = (125.0 + dx * k, 90.0, 185.0 + dx * k, 140.0)
+    return unsure(([(PERSON_BOX, "person", 0.9)] if person else []) + [(thing, c, p) for c, p in guesses])
+
+
+def found_in(finder: ChangeFinder, frames: list[Detections], seed: int) -> list[int]:
+    """The frames in which the finder reports a thing in someone's hands."""
+    out = []
+    for k, dets in enumerate(frames):
+        changes = finder.find(scene(seed + k), dets)
+        if changes.handled.any():
+            out.append(k)
+    return out
+
+
+def test_a_thing_the_detector_cannot_name_beside_a_person_is_found_in_their_hands() -> None:
+    """box.mp4's box: a book at 0.35, a cake at 0.2, then the other way round; below the tracker's start score."""
+    finder = warmed()
+    frames = [
+        held(k, [("book", 0.35), ("cake", 0.2)] if k % 3 else [("cake", 0.4), ("book", 0.3)], 3) for k in range(8)
+    ]
+    needed = round(ChangesConfig().handled_seconds * FPS)
+    assert found_in(finder, frames, 900) == list(range(needed - 1, 8))
+    changes = finder.find(scene(950), held(8, [("book", 0.35), ("cake", 0.3)], 3))
+    assert len(changes) == 1 and changes.handled[0]
+    assert np.allclose(changes.xyxy[0], (149, 90, 209, 140), atol=1)  # the detector's box, not a region's
+
+
+def test_a_thing_the_detector_names_steadily_or_surely_or_away_from_people_is_left_to_it() -> None:
+    cases = {
+        "one class, unsure": [("chair", 0.45), ("wine glass", 0.1)],  # a chair half in view: it is a chair
+        "confusable classes": [("cup", 0.4), ("bowl", 0.35)],  # one thing the detector swaps between
+        "sure": [("book", 0.7), ("cake", 0.5)],  # the tracker starts it
+        "too unsure": [("book", 0.25), ("cake", 0.2)],
+    }
+    for name, guesses in cases.items():
+        finder = warmed()
+        assert found_in(finder, [held(k, guesses) for k in range(8)], 1000) == [], name
+    finder = warmed()
+    alone = [held(k, [("book", 0.35), ("cake", 0.3)], person=False) for k in range(8)]
+    assert found_in(finder, alone, 1100) == [], "nobody holds it"
+    finder = warmed()
+    jumping = [held(k, [("book", 0.35), ("cake", 0.3)], 80) for k in range(8)]
+    assert found_in(finder, jumping, 1200) == [], "never the same place twice: not one thing followed"
+
+
+def test_box_mp4_the_held_box_is_in_memory_in_most_two_second_clips_as_at_most_two_entities(tmp_path, capsys) -> None:
+    """box.mp4 (issue 41's target): a decorated box held and moved in someone's hands for 15 s, never put down;
+    YOLOX-nano sees it as a 0.3-0.55 book or cake, sometimes a 0.6-0.7 cake. Ingested in 2-s clips through the
+    product's detector with [changes] on, it is in memory in at least 80% of the clips, as at most two entities
+    (what the finder found, and the detector's sure cakes)."""
+    model("yolox_nano.onnx")
+    config = tmp_path / "config.toml"
+    config.write_text("[capture]\nclip_seconds = 2\n\n[changes]\nenabled = true\n")
+    home = tmp_path / "home"
+    argv = ["--home", str(home), "--config", str(config), "--models", str(model("yolox_nano.onnx").parent)]
+    argv += ["ingest", str(data("video/box.mp4")), "--camera", "table", "--detector", "yolox", "--quiet"]
+    assert main(argv) == 0, capsys.readouterr().err
+    with Store(home) as store:
+        clips = {o.clip_id for e in store.entities() for o in store.observations(e.id)}
+        things = [
+            e.id
+            for e in store.entities(kind="object")
+            if e.category in (CHANGE_CATEGORY, "book", "cake") and len(store.observations(e.id)) >= 2
+        ]
+        boxed = {o.clip_id for e in things for o in store.observations(e)}
+    assert len(clips) == 8
+    assert len(boxed) >= 0.8 * len(clips), f"the box in {len(boxed)} of {len(clips)} clips"
+    assert 1 <= len(things) <= 2
 
 
 def test_ingest_makes_an_object_observation_of_a_thing_left_on_a_fixed_camera(tmp_path, capsys) -> None:

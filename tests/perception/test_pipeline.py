@@ -36,6 +36,7 @@ def test_lookalikes_over_two_days(tmp_path, capsys, scene):
     assert set(first["stage_ms"]) == {
         "decode",
         "detect",
+        "changes",
         "track",
         "embed",
         "faces",

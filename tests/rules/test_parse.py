@@ -263,3 +263,50 @@ def test_categories_beyond_the_detector_are_accepted_when_given():
 def test_a_condition_without_a_verb_and_a_window_open_at_one_end(text, relation, place, window):
     p = parse_rule(text, places={"sidewalk": ["street"]}, cameras=["street"])
     assert (p.relation, p.object, p.window) == (relation, place, window)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "tell me if my keys are not by the door at 11 pm",
+            {"subject": "keys", "entity_id": 9, "relation": "near", "object": "door", "at": "23:00", "negated": True},
+        ),
+        (
+            "alert me if the keys aren't on the sofa at 22:30",
+            {"relation": "on", "object": "sofa", "object_type": "place", "at": "22:30", "negated": True},
+        ),
+        (
+            "let me know if Bob is not in the kitchen at noon",
+            {"subject": "Bob", "relation": "in", "object": "kitchen", "at": "12:00", "negated": True},
+        ),
+        (
+            "tell me if the car is in the kitchen at 7am",  # a check at a moment, not negated
+            {"subject": "car", "relation": "in", "at": "07:00", "negated": False},
+        ),
+        (
+            "tell me if the keys are not seen for 3 hours",  # "not seen": an absence, not a negated place
+            {"relation": "absent", "absent_for_s": 10800.0, "at": None, "negated": False},
+        ),
+    ],
+)
+def test_a_check_at_a_moment_of_the_day_and_its_negation(text, expected):
+    p = parse_rule(text, places=PLACES, names={"Bob": 4, "keys": 9})
+    assert {k: getattr(p, k) for k in expected} == expected
+    said = describe(p)
+    if p.at is not None:
+        assert said.startswith(f"every day at {p.at}, if ") and (" is not " in said) == p.negated
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("tell me if my keys are not by the door", "when should I check that it is not there"),  # never misread
+        ('{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place", "negated": 1}', "needs `at`"),
+        ('{"subject": "dog", "relation": "leaves", "at": "23:00"}', "`at` checks where"),
+        ('{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place", "at": "25:00"}', "HH:MM"),
+    ],
+)
+def test_a_negated_place_without_a_moment_is_refused_not_misread(text, error):
+    with pytest.raises(RuleParseError, match=error):
+        parse_rule(text, places=PLACES, names={"keys": 9})

@@ -275,3 +275,34 @@ def test_a_place_the_user_named_on_a_worn_camera_fires_its_rule(home):
         ingest(store, T0 + 200, [seen(T0 + 200, sofa, 3)], camera="wearable")
         alerts = resolver.process()
         assert fired(alerts) == [201.0] and "sofa" in alerts[0].message
+
+
+def test_a_check_at_11_pm_fires_where_the_keys_were_last_seen_by_then(home):
+    """ "tell me if my keys are not on the sofa at 11 pm": checked once a day at 23:00 (UTC here) against where the
+    keys were last seen by then. Day one they were put on the sofa: quiet. Day two they were last seen off it: one
+    alert at 23:00, saying when they were last seen; a clip ending later the same night does not check again."""
+    night = T0 + 15 * HOUR  # 23:00 on the first day
+    with Store(home) as store:
+        ingest(store, T0, [observation(1, T0, ON_SOFA, KEYS, category="keys", frames=4)])
+        with store.write():
+            store.db.execute("UPDATE entities SET name = 'keys' WHERE id = 1")
+        rule = book.add_rule(
+            store,
+            "tell me if my keys are not on the sofa at 11 pm",
+            parse_rule("tell me if my keys are not on the sofa at 11 pm", places=["sofa"], names={"keys": 1}),
+            cooldown_s=600.0,
+        )
+        positive = add(store, "tell me if the keys are on the sofa at 11 pm")
+        resolver = Resolver(store, zones=ZONES)
+        ingest(store, T0 + 10 * HOUR, [dog(T0 + 10 * HOUR, [OFF_SOFA] * 4)])  # 18:00: not yet 23:00
+        assert resolver.process() == []
+        ingest(store, night + 60, [dog(night + 60, [OFF_SOFA] * 4)])  # 23:01: the check of day one
+        (on_sofa,) = resolver.process()
+        assert (on_sofa.rule_id, on_sofa.t, on_sofa.entity_id) == (positive.id, night, 1)
+        ingest(store, T0 + DAY + 4 * HOUR, [observation(1, T0 + DAY + 4 * HOUR, OFF_SOFA, KEYS, category="keys")])
+        ingest(store, night + DAY + 120, [dog(night + DAY + 120, [OFF_SOFA] * 4)])
+        (missing,) = resolver.process()
+        assert (missing.rule_id, missing.t, missing.entity_id) == (rule.id, night + DAY, 1)
+        assert missing.message.startswith("'keys' (#1) was not on sofa at 23:00 (last seen 2026-03-03 12:00:01")
+        ingest(store, night + DAY + 3600, [dog(night + DAY + 3600, [OFF_SOFA] * 4)])
+        assert resolver.process() == []  # one check a night
