@@ -16,9 +16,12 @@ from edge_agent.eval.scene import box_of
 from edge_agent.eval.world import ANIMALS, Event, Session, World
 from edge_agent.memory import Store, queries
 
-__all__ = ["MOVE_WINDOW_S", "box_recall", "score_moves"]
+__all__ = ["MOVE_WINDOW_S", "TAKING_WINDOW_S", "box_recall", "score_moves"]
 
 MOVE_WINDOW_S = 10.0  #: seconds after a put (or take) within which memory must have seen it to recall it
+#: A taking memory kept is of a take in the script from this long before it (its last frame to the hand) until the
+#: thing is put down again (carried out of view, it goes with the person).
+TAKING_WINDOW_S = 3.0
 MATCH_IOU = 0.5  #: a memory box and a true box are the same thing at this IoU or more (as GroundTruth labels)
 
 _Boxes = dict[int, tuple[np.ndarray, np.ndarray]]  # observation id -> (frame ms (N,), xyxy (N, 4))
@@ -62,13 +65,16 @@ def score_moves(world: World, store: Store, labels: dict[int, str], window: floa
     - a take: ``in_hands`` when an observation of the thing has a frame while it is carried (up to its next put,
       else the end of the session), within ``window``; ``left_region`` when an observation of something else (or
       of nothing true) has a frame within ``window`` after the take whose box is where the thing was drawn just
-      before it (IoU >= 0.5): the changed region it left behind, from which a "taken" record could be made."""
+      before it (IoU >= 0.5): the changed region it left behind; ``recorded`` when memory kept a taking of the
+      thing (:mod:`edge_agent.memory.takings`) within :data:`TAKING_WINDOW_S` of it, ``by_actor`` when by the one
+      who took it. ``takings_true``: of the takings memory kept (``takings_kept``), those of a take in the script."""
     boxes = store.observation_boxes(world.camera)
     by_instance: dict[str, list[int]] = defaultdict(list)
     for o, instance in labels.items():
         if o in boxes:
             by_instance[instance].append(o)
     things = {e.id for e in world.scenario.things if e.category not in ANIMALS}
+    kept = store.takings(world.camera)
     events = [e for e in world.events if e.subject in things]
     puts: list[dict[str, Any]] = []
     takes: list[dict[str, Any]] = []
@@ -80,7 +86,10 @@ def score_moves(world: World, store: Store, labels: dict[int, str], window: floa
             delay = seen[0][1] - e.t if seen else None
             puts.append(_event(e) | {"delay_s": delay, "recalled": delay is not None and delay <= window})
         elif e.kind in ("pick_up", "take_out"):
-            takes.append(_event(e) | _take(world, boxes, by_instance, e, later, window))
+            until = next((n.t for n in later if n.kind in ("put_down", "bring_back")), world.sessions[-1].t_end)
+            takes.append(
+                _event(e) | _take(world, boxes, by_instance, e, later, window) | _taken(kept, labels, e, until)
+            )
     return {
         "window_s": window,
         "puts": len(puts),
@@ -89,8 +98,31 @@ def score_moves(world: World, store: Store, labels: dict[int, str], window: floa
         "takes": len(takes),
         "takes_in_hands": sum(t["in_hands"] for t in takes),
         "takes_left_region": sum(t["left_region"] for t in takes),
+        "takes_recorded": sum(t["recorded"] for t in takes),
+        "takes_recorded_by_actor": sum(t["by_actor"] for t in takes),
+        "takings_kept": len(kept),
+        "takings_true": sum(any(o in truly for truly in (_near(kept, labels, x) for x in takes)) for o, _, _ in kept),
         "put_events": puts,
         "take_events": takes,
+    }
+
+
+def _taken(
+    kept: list[tuple[int, float, int | None]], labels: dict[int, str], e: Event, until: float
+) -> dict[str, bool]:
+    """Whether memory kept a taking (:mod:`edge_agent.memory.takings`) of the thing from :data:`TAKING_WINDOW_S`
+    before the take until it was put down again (``recorded``), and by the one who took it (``by_actor``)."""
+    near = [(o, by) for o, t, by in kept if labels.get(o) == e.subject and e.t - TAKING_WINDOW_S <= t <= until]
+    return {
+        "until": until,
+        "recorded": bool(near),
+        "by_actor": any(by is not None and labels.get(by) == e.actor for _, by in near),
+    }
+
+
+def _near(kept: list[tuple[int, float, int | None]], labels: dict[int, str], take: dict[str, Any]) -> set[int]:
+    return {
+        o for o, t, _ in kept if labels.get(o) == take["thing"] and take["t"] - TAKING_WINDOW_S <= t <= take["until"]
     }
 
 

@@ -25,7 +25,7 @@ from edge_agent.memory.records import (
     NotFoundError,
     Observation,
 )
-from edge_agent.memory.takings import Taking, taking_of
+from edge_agent.memory.takings import Taking, taking_of, takings_on
 
 __all__ = ["Reads"]
 
@@ -160,6 +160,10 @@ class Reads:
         """The thing's taking by ``until`` (None: now) while still true (:func:`edge_agent.memory.takings.taking_of`):
         when it went from a fixed camera's view with a person within reach, and who."""
         return taking_of(self.db, entity_id, until)
+
+    def takings(self, camera: str) -> list[tuple[int, float, int | None]]:
+        """Every taking kept of ``camera``'s things (:func:`edge_agent.memory.takings.takings_on`)."""
+        return takings_on(self.db, camera)
 
     def biography(self, entity_id: int) -> Biography:
         return Biography(self.entity(entity_id), tuple(self.observations(entity_id)))

@@ -14,7 +14,7 @@ import numpy as np
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import ObservationRecord
 
-__all__ = ["CARRIED", "RECORDED_ON_S", "REACH", "WINDOW_S", "Taking", "decide", "taking_of", "write"]
+__all__ = ["CARRIED", "RECORDED_ON_S", "REACH", "WINDOW_S", "Taking", "decide", "taking_of", "takings_on", "write"]
 
 RECORDED_ON_S = 2.0  #: the camera must record this long after a thing's last frame for it to be gone, not cut off
 WINDOW_S = 2.0  #: a person within reach this close in time to the thing's last frame took it
@@ -104,6 +104,17 @@ def _seen_on(records: Sequence[ObservationRecord], i: int, box: np.ndarray, t: f
 def write(db: Database, rows: Sequence[tuple[int, int, float]]) -> None:
     """Keeps (thing's observation, person's observation, when) rows; inside the clip's transaction."""
     db.executemany("INSERT INTO takings (observation_id, by_observation_id, t) VALUES (?, ?, ?)", rows)
+
+
+def takings_on(db: Database, camera: str) -> list[tuple[int, float, int | None]]:
+    """Every taking kept of ``camera``'s things, in time order: (the thing's observation, when, the person's
+    observation or None), whether or not a later sighting ended it (for scoring against a script)."""
+    rows = db.query(
+        "SELECT k.observation_id, k.t, k.by_observation_id FROM takings k "
+        "JOIN observations o ON o.id = k.observation_id WHERE o.camera = ? ORDER BY k.t, k.observation_id",
+        (camera,),
+    )
+    return [(int(o), float(t), None if by is None else int(by)) for o, t, by in rows]
 
 
 def taking_of(db: Database, entity_id: int, until: float | None = None) -> Taking | None:

@@ -50,6 +50,10 @@ def test_moves_and_boxes_of_a_world_replayed_from_its_true_boxes(tmp_path):
     assert moves["puts"] == kinds.count("put_down") + kinds.count("bring_back") > 0
     assert moves["takes"] == kinds.count("pick_up") + kinds.count("take_out") > 0
     assert 0 <= moves["puts_recalled"] + moves["puts_seen_later"] <= moves["puts"]
+    assert moves["takings_true"] <= moves["takings_kept"]
+    assert moves["takes_recorded_by_actor"] <= moves["takes_recorded"]
+    away = [t for t in moves["take_events"] if t["kind"] == "take_out"]  # carried out: memory kept who took them
+    assert away and sum(t["by_actor"] for t in away) >= len(away) / 2, away
     assert [p["thing"] for p in moves["put_events"]] == [
         e.subject for e in world.events if e.kind in ("put_down", "bring_back")
     ]
