@@ -566,6 +566,16 @@ def described_share(
     return shares
 
 
+def recorded_until(db: Database, camera: str, before: float | None = None) -> float | None:
+    """When ``camera``'s recording ended, of what was ingested starting before ``before`` (None: all of it), from
+    the ingest log (which keeps the clips memory folded away); None when it recorded nothing."""
+    found = db.value(
+        "SELECT max(clip_t_end) FROM ingest_log WHERE camera = ? AND (? IS NULL OR clip_t_start < ?)",
+        (camera, before, before),
+    )
+    return None if found is None else float(found)
+
+
 def recorded_without(db: Database, camera: str, entity_id: int, after: float, before: float, *, clips: int = 1) -> bool:
     """Whether ``camera`` recorded at least ``clips`` clips wholly between ``after`` and ``before`` in which the
     entity was not seen (no observation of it, and no trace of it overlapping the clip, whose folded sightings

@@ -17,6 +17,7 @@ __all__ = [
     "Count",
     "Duration",
     "Exists",
+    "Left",
     "Finding",
     "Habit",
     "Listing",
@@ -121,6 +122,24 @@ class Exists(Finding):
     @property
     def quantity(self) -> int | None:
         return self.n if self.seen else 0
+
+
+@dataclass(frozen=True)
+class Left(Finding):
+    """Whether a thing left ("did the van leave?"): its last sighting ended while its camera recorded on without
+    it (``recorded_until``), or it was taken; else it was still in view when the recording ended."""
+
+    holds: bool = False  #: the answer as asked (a negative question flips it)
+    left: bool = False
+    entity: Entity | None = None
+    observation: Observation | None = None
+    recorded_until: float | None = None
+    taken: Taking | None = None
+    negated: bool = False
+
+    @property
+    def typed(self) -> object:
+        return YesNo(self.holds, self.left)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from edge_agent.qa.findings import (
     Exists,
     Finding,
     Habit,
+    Left,
     Listing,
     Moved,
     NotSeen,
@@ -55,6 +56,9 @@ _AT_MOMENT_S = 2.0
 #: unseen longer than this (the camera off, or out of view).
 _STAYS_CITED = 24
 _UNSEEN_S = 60.0
+#: A thing left when its camera recorded on this long after its last sighting (a sampled frame or two missed is not
+#: leaving).
+_LEFT_S = 5.0
 
 
 @dataclass
@@ -368,6 +372,8 @@ def exists(query: Query, ctx: Context) -> Finding:
             holds=holds, seen=False, what=what, where=where_said(ctx.view), when=when_said(ctx.view), company=company,
             negated=query.negated,
         )  # fmt: skip
+    if query.event is Event.LEAVES and _one_thing(query.subject):
+        return _left(query, ctx, among(query, ctx, _primary(query, ctx.view, seen)))
     last = max(seen, key=lambda s: s.last)
     o = ctx.view.history(last.entity_id)[-1:]
     return Exists(
@@ -379,6 +385,41 @@ def exists(query: Query, ctx: Context) -> Finding:
         where=where_said(ctx.view),
         when=when_said(ctx.view),
         company=company,
+        negated=query.negated,
+    )
+
+
+#: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.
+_ANY_ONE = frozenset({"anyone", "anybody", "someone", "somebody", "everyone", "everybody", "people", "persons"})
+
+
+def _one_thing(subject: Subject) -> bool:
+    """Whether the question's subject is one thing ("the van", "Alice"), not anything or anyone."""
+    return subject.entity_id is not None or (
+        bool(subject.kinds) and not subject.generic and not subject.many and subject.said not in _ANY_ONE
+    )
+
+
+def _left(query: Query, ctx: Context, subject: int) -> Finding:
+    """ "Did the van leave?": whether its last sighting in the window asked ended :data:`_LEFT_S` or more before its
+    camera's recording did (it went out of view and stayed out), or it was taken; else it was still in view when the
+    recording ended."""
+    history = ctx.view.history(subject)
+    o = history[-1]
+    end = ctx.view.scope.end
+    until = queries.recorded_until(ctx.store.db, o.camera, end)
+    until = min(until, end) if until is not None and end is not None else until  # as of the end of the window asked
+    taken = ctx.store.taken(subject, ctx.view.scope.end)
+    taken = taken if taken is not None and taken.observation_id == o.id else None
+    left = taken is not None or (until is not None and until - o.t_end >= _LEFT_S)
+    return Left(
+        (o,),
+        holds=left != query.negated,
+        left=left,
+        entity=ctx.store.entity(subject),
+        observation=o,
+        recorded_until=until,
+        taken=taken,
         negated=query.negated,
     )
 

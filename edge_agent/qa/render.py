@@ -21,6 +21,7 @@ from edge_agent.qa.findings import (
     Exists,
     Finding,
     Habit,
+    Left,
     Listing,
     Moved,
     NotSeen,
@@ -141,6 +142,21 @@ def _exists(f: Exists) -> str:
     o = f.evidence[-1]
     last = f", the last at {_t(o.t_end)} on camera {o.camera}: {o.description or 'no description'} (observation {o.id})"
     return f"{answer}: {seen}{last}."
+
+
+def _left(f: Left) -> str:
+    e, o = f.entity, f.observation
+    if e is None or o is None:
+        return "Memory holds nothing that matches the question."
+    answer = "Yes" if f.holds else "No"
+    who = f"entity {_entity(e)} ({e.category})"
+    last = f"last seen {_t(o.t_end)} on camera {o.camera}{_there(o)} (observation {o.id})"
+    if f.taken is not None:
+        return f"{answer}: {who} was taken {_t(f.taken.t)}; {last}."
+    if f.left:
+        return f"{answer}: {who} left: {last}; the camera recorded on until {_t(f.recorded_until or o.t_end)}."
+    until = f" at {_t(f.recorded_until)}" if f.recorded_until is not None else ""
+    return f"{answer}: {who} was still in view when camera {o.camera}'s recording ended{until}: {last}."
 
 
 def _alternatives(f: Alternatives) -> str:
@@ -360,6 +376,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Unreadable: _unreadable,
     NotSeen: _not_seen,
     Exists: _exists,
+    Left: _left,
     Alternatives: _alternatives,
     Seen: _seen,
     Count: _count,

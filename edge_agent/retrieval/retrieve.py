@@ -6,7 +6,6 @@ as of T sees only what was recorded before T."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ from edge_agent.memory.vectorindex import searchers
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, load_graph
 from edge_agent.retrieval.ppr import personalized_pagerank
+from edge_agent.timing import timed
 
 if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
     from edge_agent.perception.imagetext import ImageTextEmbedder
@@ -83,127 +83,124 @@ class Retriever:
         holds of them joins the seeds, as strongly as the best text match."""
         cfg = self.config
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        self.index.update()
-        if self.keyframes is not None:
-            self.keyframes.update()
-        timings["index"] = (time.perf_counter() - t) * 1000
+        with timed(timings, "index"):
+            self.index.update()
+            if self.keyframes is not None:
+                self.keyframes.update()
 
-        t = time.perf_counter()
-        # The lexical half needs no vector: it runs while the question is embedded (both let go of the GIL).
-        lexical_search = searchers().submit(
-            self.index.lexical, question, cfg.seeds_per_index, before=as_of, window=cfg.lexical_window
-        )
-        q = self.embedder.embed([question])[0]
-        semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
-        lexical = lexical_search.result()
-        visual: list[tuple[str, int]] = []
-        if self.keyframes is not None and self.image_text is not None:
-            question_image_vector = self.image_text.embed_texts([question])[0]
-            visual = [
-                ("clip", clip_id)
-                for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)
-            ]
-        moments: list[tuple[str, int]] = []
-        for t in around:
-            if as_of is None or t < as_of:
-                observations, episodes = self.store.items_between(
-                    t - cfg.around_seconds, t + cfg.around_seconds, before=as_of
-                )
-                moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
-        fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
-        for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
-            for rank, key in enumerate(ranked):
-                fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
-        timings["seeds"] = (time.perf_counter() - t) * 1000
-
-        t = time.perf_counter()
-        graph = self._graph_for(as_of)
-        seeds: dict[int, float] = {}  # node -> weight
-        for (kind, item), weight in fused.items():
-            node = int(graph.nodes(kind, [item])[0])
-            if node >= 0:
-                if kind == "clip":  # a keyframe match is evidence about what the clip holds: half to its observations
-                    inside = graph.observations_of_clip(item)
-                    if len(inside):
-                        for o in inside.tolist():
-                            seeds[o] = seeds.get(o, 0.0) + weight / 2 / len(inside)
-                        weight /= 2
-                seeds[node] = seeds.get(node, 0.0) + weight
-        seed_nodes = np.fromiter(seeds, np.int64, len(seeds))
-        seed_weights = np.fromiter(seeds.values(), np.float64, len(seeds))
-        if cfg.ppr == "push":
-            nodes, values = graph.push(seed_nodes, seed_weights, restart=cfg.restart, epsilon=cfg.push_epsilon)
-        else:
-            dense = np.zeros(graph.n)
-            dense[seed_nodes] = seed_weights
-            dense = personalized_pagerank(
-                graph.transitions, dense, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
+        with timed(timings, "seeds"):
+            # The lexical half needs no vector: it runs while the question is embedded (both let go of the GIL).
+            lexical_search = searchers().submit(
+                self.index.lexical, question, cfg.seeds_per_index, before=as_of, window=cfg.lexical_window
             )
-            nodes = np.flatnonzero(dense)
-            values = dense[nodes]
-        timings["ppr"] = (time.perf_counter() - t) * 1000
+            q = self.embedder.embed([question])[0]
+            semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
+            lexical = lexical_search.result()
+            visual: list[tuple[str, int]] = []
+            if self.keyframes is not None and self.image_text is not None:
+                question_image_vector = self.image_text.embed_texts([question])[0]
+                visual = [
+                    ("clip", clip_id)
+                    for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)
+                ]
+            moments: list[tuple[str, int]] = []
+            for moment in around:
+                if as_of is None or moment < as_of:
+                    observations, episodes = self.store.items_between(
+                        moment - cfg.around_seconds, moment + cfg.around_seconds, before=as_of
+                    )
+                    moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
+            fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
+            for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
+                for rank, key in enumerate(ranked):
+                    fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
 
-        t = time.perf_counter()
-        n_obs, ep_base = graph.block("observation")[1], graph.block("episode")[0]
-        is_obs, is_ep = nodes < n_obs, nodes >= ep_base
-        obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
-        ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
-        top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
-        pool = cfg.budget * 8
-
-        def best(scores: np.ndarray) -> np.ndarray:  # the pool's best, without sorting every node reached
-            if len(scores) <= pool:
-                return np.argsort(-scores, kind="stable")
-            part = np.argpartition(-scores, pool)[:pool]
-            return part[np.argsort(-scores[part], kind="stable")]
-
-        obs_order = best(obs_scores)
-        ep_order = best(ep_scores)
-        obs_candidates = obs_nodes[obs_order]
-        ep_candidates = ep_nodes[ep_order]
-        obs_top, ep_top = obs_scores[obs_order], ep_scores[ep_order]
-        obs_ids = graph.column("observation_ids", obs_candidates).tolist()
-        ep_ids = graph.column("episode_ids", ep_candidates).tolist()
-        obs_entities = graph.column("observation_entities", obs_candidates).tolist()
-        # Question similarity of the items the semantic search reached; the rest count as 0 (reading
-        # every candidate's vector back from sqlite-vec cost more than the whole PPR).
-        obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
-        ep_sim = {h.id: h.similarity for h in semantic if h.kind == "episode"}
-        # The records of a moment the question names: how well each matches it decides among them.
-        obs_sim.update(
-            self.index.similarities(
-                q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]
-            )
-        )
-        ep_sim.update(
-            self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim])
-        )
-        ranked: list[tuple[float, str, int, int]] = []
-        named = set(moments)  # records of a moment the question names come first: the question is about them
-        for item, entity, relevance in zip(obs_ids, obs_entities, obs_top):
-            score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
-            ranked.append((score + (("observation", item) in named), "observation", item, entity))
-        for item, relevance in zip(ep_ids, ep_top):
-            score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
-            ranked.append((score + (("episode", item) in named), "episode", item, -1))
-        ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
-        chosen_obs, chosen_ep, per_entity = [], [], {}
-        scores = {}
-        for score, kind, item, entity in ranked:
-            if len(chosen_obs) + len(chosen_ep) >= cfg.budget:
-                break
-            if kind == "observation":
-                if entity >= 0 and per_entity.get(entity, 0) >= cfg.per_entity_cap:
-                    continue
-                per_entity[entity] = per_entity.get(entity, 0) + 1
-                chosen_obs.append(item)
+        with timed(timings, "ppr"):
+            graph = self._graph_for(as_of)
+            seeds: dict[int, float] = {}  # node -> weight
+            for (kind, item), weight in fused.items():
+                node = int(graph.nodes(kind, [item])[0])
+                if node >= 0:
+                    # a keyframe match is evidence about what the clip holds: half to its observations
+                    if kind == "clip":
+                        inside = graph.observations_of_clip(item)
+                        if len(inside):
+                            for o in inside.tolist():
+                                seeds[o] = seeds.get(o, 0.0) + weight / 2 / len(inside)
+                            weight /= 2
+                    seeds[node] = seeds.get(node, 0.0) + weight
+            seed_nodes = np.fromiter(seeds, np.int64, len(seeds))
+            seed_weights = np.fromiter(seeds.values(), np.float64, len(seeds))
+            if cfg.ppr == "push":
+                nodes, values = graph.push(seed_nodes, seed_weights, restart=cfg.restart, epsilon=cfg.push_epsilon)
             else:
-                if len(chosen_ep) >= cfg.episode_cap:
-                    continue
-                chosen_ep.append(item)
-            scores[(kind, item)] = score
-        timings["select"] = (time.perf_counter() - t) * 1000
+                dense = np.zeros(graph.n)
+                dense[seed_nodes] = seed_weights
+                dense = personalized_pagerank(
+                    graph.transitions, dense, restart=cfg.restart, tol=cfg.ppr_tolerance, max_iter=cfg.ppr_steps
+                )
+                nodes = np.flatnonzero(dense)
+                values = dense[nodes]
+
+        with timed(timings, "select"):
+            n_obs, ep_base = graph.block("observation")[1], graph.block("episode")[0]
+            is_obs, is_ep = nodes < n_obs, nodes >= ep_base
+            obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
+            ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
+            top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
+            pool = cfg.budget * 8
+
+            def best(scores: np.ndarray) -> np.ndarray:  # the pool's best, without sorting every node reached
+                if len(scores) <= pool:
+                    return np.argsort(-scores, kind="stable")
+                part = np.argpartition(-scores, pool)[:pool]
+                return part[np.argsort(-scores[part], kind="stable")]
+
+            obs_order = best(obs_scores)
+            ep_order = best(ep_scores)
+            obs_candidates = obs_nodes[obs_order]
+            ep_candidates = ep_nodes[ep_order]
+            obs_top, ep_top = obs_scores[obs_order], ep_scores[ep_order]
+            obs_ids = graph.column("observation_ids", obs_candidates).tolist()
+            ep_ids = graph.column("episode_ids", ep_candidates).tolist()
+            obs_entities = graph.column("observation_entities", obs_candidates).tolist()
+            # Question similarity of the items the semantic search reached; the rest count as 0 (reading
+            # every candidate's vector back from sqlite-vec cost more than the whole PPR).
+            obs_sim = {h.id: h.similarity for h in semantic if h.kind == "observation"}
+            ep_sim = {h.id: h.similarity for h in semantic if h.kind == "episode"}
+            # The records of a moment the question names: how well each matches it decides among them.
+            obs_sim.update(
+                self.index.similarities(
+                    q, "observation", [i for k, i in moments if k == "observation" and i not in obs_sim]
+                )
+            )
+            ep_sim.update(
+                self.index.similarities(q, "episode", [i for k, i in moments if k == "episode" and i not in ep_sim])
+            )
+            ranked: list[tuple[float, str, int, int]] = []
+            named = set(moments)  # records of a moment the question names come first: the question is about them
+            for item, entity, relevance in zip(obs_ids, obs_entities, obs_top):
+                score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(obs_sim.get(item, 0.0), 0.0)
+                ranked.append((score + (("observation", item) in named), "observation", item, entity))
+            for item, relevance in zip(ep_ids, ep_top):
+                score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
+                ranked.append((score + (("episode", item) in named), "episode", item, -1))
+            ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
+            chosen_obs, chosen_ep, per_entity = [], [], {}
+            scores = {}
+            for score, kind, item, entity in ranked:
+                if len(chosen_obs) + len(chosen_ep) >= cfg.budget:
+                    break
+                if kind == "observation":
+                    if entity >= 0 and per_entity.get(entity, 0) >= cfg.per_entity_cap:
+                        continue
+                    per_entity[entity] = per_entity.get(entity, 0) + 1
+                    chosen_obs.append(item)
+                else:
+                    if len(chosen_ep) >= cfg.episode_cap:
+                        continue
+                    chosen_ep.append(item)
+                scores[(kind, item)] = score
         return Evidence(
             chosen_obs,
             chosen_ep,

@@ -682,3 +682,25 @@ def test_ids_are_found_by_table_when_dense_and_by_search_when_sparse():
         expected = [ids.tolist().index(v) if v in ids.tolist() else -1 for v in values.tolist()]
         assert _positions(ids, values).tolist() == expected
     assert _positions(np.array([], np.int64), np.array([1, 2])).tolist() == [-1, -1]
+
+
+def test_every_stage_is_timed_also_when_the_question_names_a_moment(tmp_path, embedder):
+    """The seeds' time was the current clock minus the moment named once a loop variable took the timer's name
+    (issue 42): a question naming a time had a "seeds" figure of minus the time since 1970."""
+    with Store(tmp_path / "home") as store:
+        _kitchen(store)
+        for around in ((), (DAY + 60.0,)):
+            timings = Retriever(store, embedder).retrieve("red cup", around=around).timings_ms
+            assert set(timings) >= {"index", "seeds", "ppr", "select"}
+            assert all(0 <= ms < 600_000 for ms in timings.values()), timings
+
+
+def test_timed_adds_a_blocks_milliseconds_also_when_it_raises():
+    from edge_agent.timing import timed
+
+    timings: dict[str, float] = {"seeds": 1.0}
+    with timed(timings, "seeds"):
+        pass
+    with pytest.raises(ValueError), timed(timings, "ppr"):
+        raise ValueError("stage failed")
+    assert timings["seeds"] >= 1.0 and timings["ppr"] >= 0.0

@@ -257,10 +257,8 @@ def test_unreachable_webhook_fails_after_max_attempts_and_logs_once(store, caplo
 def test_slow_webhook_times_out(server_factory):
     server = server_factory(hang=True)
     sink = WebhookSink(WebhookSinkConfig(url=server.url, timeout_s=0.5))
-    start = time.monotonic()
     with pytest.raises(SinkError, match=r"webhook http://127\.0\.0\.1:\d+/hook: timed out after 0\.5 s"):
-        sink.send(payload())
-    assert time.monotonic() - start < 2.0
+        sink.send(payload())  # the server never answers: only the sink's own timeout ends the wait
 
 
 def test_delivery_never_blocks_the_caller(store, server_factory):
@@ -269,12 +267,11 @@ def test_delivery_never_blocks_the_caller(store, server_factory):
     dispatcher.start()
     try:
         rule_id, event_id = add_event(store)
-        start = time.monotonic()
         with store.db.transaction():
             enqueue(store.db, event_id, payload(rule_id, event_id), ["webhook"], T0)
-        dispatcher.wake()
-        assert time.monotonic() - start < 0.2
+        dispatcher.wake()  # returns while the webhook hangs until released: the caller never waits for it
         assert server.arrived.wait(5), "the dispatcher thread did not deliver"  # it is now the one waiting
+        assert not server.release.is_set()
         assert rows(store)[0][2] == "pending"
         server.release.set()
         deadline = time.monotonic() + 5
@@ -394,11 +391,9 @@ def test_mqtt_alert_and_home_assistant_discovery(broker):
         assert collect(after, {"edge-agent/status"})["edge-agent/status"] == ("offline", True)
 
 
-def test_mqtt_unreachable_broker_raises_quickly():
+def test_mqtt_unreachable_broker_raises_saying_so():
     port = closed_port()
     sink = MqttSink(MqttSinkConfig(port=port, timeout_s=1))
-    start = time.monotonic()
     with pytest.raises(SinkError, match=rf"mqtt 127\.0\.0\.1:{port}: cannot connect: connection refused"):
         sink.send(payload())
-    assert time.monotonic() - start < 2.5
     sink.close()

@@ -1,0 +1,43 @@
+"""'Did the van leave?': whether its last sighting ended while its camera recorded on (edge_agent.qa.handlers), not
+whether a van was seen."""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers.memory import DAY, clip, observation, said, unit
+
+from edge_agent.memory import Store
+from edge_agent.qa import DeterministicController
+
+VAN = unit(np.r_[np.ones(8), np.zeros(8)])
+CAR = unit(np.r_[np.zeros(8), np.ones(8)])
+T = DAY + 9 * 3600
+
+
+def test_did_it_leave_reads_the_end_of_its_last_sighting_against_the_recording(tmp_path, embedder) -> None:
+    home = tmp_path / "home"
+    with Store(home) as store:
+        van = observation(1, T, (400, 50, 600, 200), VAN, category="truck", frames=20, description=said("truck"))
+        car = observation(2, T, (50, 80, 200, 180), CAR, category="car", frames=6, description=said("car"))
+        store.ingest_clip(clip(T, 10.0, "street"), [van, car])  # the car is gone after 3 s, the van stays
+        later = observation(1, T + 10, (400, 50, 600, 200), VAN, category="truck", frames=20, description=said("truck"))
+        store.ingest_clip(clip(T + 10, 10.0, "street"), [later])
+    with Store(home, mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        stayed = ask("did the truck leave?", choices=["yes, it drove off", "no, it stayed parked"])
+        assert stayed.text.startswith("No: entity #1 (truck) was still in view when camera street's recording ended")
+        assert stayed.choice == "no, it stayed parked"
+        went = ask("did the car leave?", choices=["yes, it drove off", "no, it stayed parked"])
+        assert went.text.startswith("Yes: entity #2 (car) left: last seen") and went.choice == "yes, it drove off"
+        assert "recorded on until" in went.text
+        assert ask("did the car leave before 09:00:02?").text.startswith("No: ")  # as of then it was still there
+
+
+def test_did_anyone_leave_is_still_whether_any_was_seen(tmp_path, embedder) -> None:
+    home = tmp_path / "home"
+    with Store(home) as store:
+        car = observation(2, T, (50, 80, 200, 180), CAR, category="car", frames=6, description=said("car"))
+        store.ingest_clip(clip(T, 10.0, "street"), [car])
+    with Store(home, mode="read") as store:
+        answer = DeterministicController(store, embedder).ask("anything going on out on the street?")
+        assert answer.text.startswith("Yes: 1 car seen") or answer.text.startswith("Yes: 1 thing"), answer.text
