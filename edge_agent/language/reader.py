@@ -1267,6 +1267,8 @@ class Reader:
                 break
         if order is None and c.now:
             order = Order.LAST
+        if order is None and c.ordering:
+            order = Order.FIRST  # "in which order did the rooms have somebody in them?": by when each first did
         if order is None and any(said in ("before", "after") for _, said in c.order_words) and r.other is None:
             order = Order.AFTER if any(s == "after" for _, s in c.order_words) else None
         events = c.events

@@ -609,6 +609,7 @@ class CameraSighting(NamedTuple):
     observations: int
     last: float  #: the latest end
     last_observation: int  #: the id of the observation that ended last
+    first: float = float("inf")  #: the earliest start
 
 
 def _scope_sql(
@@ -694,21 +695,23 @@ def sightings_in(
 def cameras_seeing(
     db: Database, entity_ids: Sequence[int], *, start: float | None = None, end: float | None = None
 ) -> list[CameraSighting]:
-    """Per camera, how many observations of the entities overlap [start, end), and the latest one."""
+    """Per camera, how many observations of the entities overlap [start, end), the latest one, and the first start."""
     per_camera: dict[str, list[Any]] = {}
     for chunk in _chunks(entity_ids):
         where, params = _scope_sql((), start, end, (), ())
         condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", *where])
         # SQLite's bare column beside a single max(): the id is that of the row with the latest end
-        for camera, n, last, observation_id in db.query(
-            f"SELECT o.camera, count(*), max(o.t_end), o.id FROM observations o WHERE {condition} GROUP BY o.camera",
+        for camera, n, last, observation_id, first in db.query(
+            f"SELECT o.camera, count(*), max(o.t_end), o.id, min(o.t_start) FROM observations o WHERE {condition} "
+            "GROUP BY o.camera",
             [*chunk, *params],
         ):
-            known = per_camera.setdefault(str(camera), [0, float("-inf"), 0])
+            known = per_camera.setdefault(str(camera), [0, float("-inf"), 0, float("inf")])
             known[0] += int(n)
             if float(last) > known[1]:
                 known[1], known[2] = float(last), int(observation_id)
-    return [CameraSighting(c, n, last, i) for c, (n, last, i) in per_camera.items()]
+            known[3] = min(known[3], float(first))
+    return [CameraSighting(c, n, last, i, first) for c, (n, last, i, first) in per_camera.items()]
 
 
 def companions(db: Database, clip_ids: Sequence[int], leave_out: Sequence[int]) -> list[tuple[int, int, str]]:

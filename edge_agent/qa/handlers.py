@@ -691,8 +691,12 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many) else None
     per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
     per_camera = [c for c in per_camera if c.camera in cameras]
-    recent = query.order is Order.LAST
-    ranked = sorted(per_camera, key=lambda c: (-c.last,) if recent else (-c.observations, -c.last))
+    if query.order is Order.LAST:
+        ranked = sorted(per_camera, key=lambda c: -c.last)
+    elif query.order is Order.FIRST:  # "which room saw someone first?", "in which order ...": by the first sighting
+        ranked = sorted(per_camera, key=lambda c: c.first)
+    else:
+        ranked = sorted(per_camera, key=lambda c: (-c.observations, -c.last))
     evidence = ctx.store.observations_by_id([c.last_observation for c in ranked])
     return Cameras(
         tuple(evidence),

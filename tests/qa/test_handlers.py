@@ -92,6 +92,7 @@ def _t(hour: float) -> str:
         ("was the couch blue or red?", ("blue", "red", "neither"), "blue", "Blue: "),
         ("was the truck moving or parked?", ("moving", "parked"), "parked", "Still: "),
         ("which camera saw the dog?", ("kitchen", "street"), "kitchen", "on camera kitchen"),
+        ("which camera saw a person first?", ("kitchen", "living-room"), "kitchen", "on camera kitchen"),
         ("which camera saw no people?", ("kitchen", "living-room", "street"), "street", "Camera street saw no"),
         ("is the couch in the kitchen or in the living room?", ("kitchen", "living room"), "living room", ""),
         ("who was with the cup?", ("a person in red", "nobody"), "a person in red", "was with entity"),
