@@ -8,10 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
+import numpy.typing as npt
 
 from edge_agent.capture.frames import CaptureError, Frame, Unreadable
 
-__all__ = ["ImageFolderSource", "MOTSequenceSource", "is_mot_sequence"]
+__all__ = ["MOT_COLUMNS", "ImageFolderSource", "MOTSequenceSource", "is_mot_sequence", "read_mot_rows"]
+
+#: MOT ground truth's columns: frame, id, left, top, width, height, conf, class, visibility.
+MOT_COLUMNS = 9
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -140,3 +145,24 @@ class MOTSequenceSource(ImageFolderSource):
                 continue
             out.append((number, (number - 1) / self.fps, path))
         return sorted(out, key=lambda item: item[0])
+
+
+def read_mot_rows(path: str | Path, min_columns: int = 8) -> npt.NDArray[np.float64]:
+    """The rows of a MOT-format ``gt.txt`` (N, columns) as floats; an empty file (a session in which nothing was in
+    view) is (0, :data:`MOT_COLUMNS`) rows: nothing there. CaptureError names the file where it is not MOT rows."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaptureError(f"cannot read {path}: {exc}") from exc
+    if not text.strip():
+        return np.empty((0, MOT_COLUMNS), np.float64)
+    try:
+        rows = np.loadtxt(path, delimiter=",", ndmin=2)
+    except ValueError as exc:
+        raise CaptureError(
+            f"{path}: not MOT gt rows (frame, id, left, top, width, height, conf, class, visibility): {exc}"
+        ) from exc
+    if rows.shape[1] < min_columns:
+        raise CaptureError(f"{path}: expected at least {min_columns} columns, got {rows.shape[1]}")
+    return rows

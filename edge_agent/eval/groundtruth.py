@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_agent import native
+from edge_agent.capture.images import read_mot_rows
 from edge_agent.errors import InvalidInputError
 from edge_agent.memory import Store
 
@@ -59,7 +60,7 @@ class GroundTruth:
         Returns the number of boxes read."""
         root = Path(sequence)
         fps = fps or frame_rate(root)
-        rows = np.loadtxt(root / "gt" / "gt.txt", delimiter=",", ndmin=2)
+        rows = read_mot_rows(root / "gt" / "gt.txt")  # an empty file: nothing was in view
         rows = rows[rows[:, 6] != 0]
         if min_visibility > 0 and rows.shape[1] >= 9:
             rows = rows[rows[:, 8] >= min_visibility]

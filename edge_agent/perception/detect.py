@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from edge_agent.capture.frames import Frame
+from edge_agent.capture.frames import CaptureError, Frame
+from edge_agent.capture.images import read_mot_rows
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory.categories import CONFUSABLE
 from edge_agent.native import iou_matrix
@@ -507,13 +508,9 @@ class GroundTruthDetector:
         info.read(Path(sequence) / "seqinfo.ini")
         named = [c.strip() for c in info.get("Sequence", "classes", fallback="").split(",") if c.strip()]
         try:
-            rows = np.loadtxt(path, delimiter=",", ndmin=2)
-        except ValueError as exc:
-            raise ModelError(
-                f"{path}: not MOT gt rows (frame, id, left, top, width, height, conf, class, visibility): {exc}"
-            ) from exc
-        if rows.shape[1] < 8:
-            raise ModelError(f"{path}: expected at least 8 columns, got {rows.shape[1]}")
+            rows = read_mot_rows(path)  # an empty file: nothing was in view
+        except CaptureError as exc:
+            raise ModelError(str(exc)) from exc
         if min_visibility > 0 and rows.shape[1] >= 9:
             rows = rows[rows[:, 8] >= min_visibility]
         if named:
