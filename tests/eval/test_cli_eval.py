@@ -6,6 +6,7 @@ import json
 
 import pytest
 from helpers.shared import data, model
+from helpers.worlds import tiny_things
 
 from edge_agent.cli import main
 from edge_agent.demo import write_demo_scene
@@ -158,28 +159,10 @@ def test_eval_identity_per_person_across_days_with_and_without_faces(tmp_path, c
     assert result["people_identity"]["bcubed_f1"] >= result["ablations"]["no-faces"]["people_identity"]["bcubed_f1"]
 
 
-# A tiny version of the shipped things-moved world: keys and a wallet (no COCO class) put down, moved, taken out.
-TINY_THINGS = {
-    "name": "tiny-things",
-    "days": 1,
-    "camera": {"kind": "fixed", "width": 480, "height": 270, "fps": 10},
-    "places": ["counter", "shelf", "table", "door"],
-    "entities": [
-        {"id": "keys", "category": "keys", "color": "silver"},
-        {"id": "wallet", "category": "wallet", "color": "brown"},
-        {"id": "alice", "category": "person", "color": "blue"},
-    ],
-    "episodes_per_day": 2,
-    "episode_seconds": [12, 16],
-    "questions_per_day": 3,
-    "away": {"keys": 0.5},
-}
-
-
 def test_eval_world_with_the_default_detector_and_the_change_finder(tmp_path, capsys):
     models = model("yolox_nano.onnx").parent
-    (tmp_path / "tiny.json").write_text(json.dumps(TINY_THINGS))
-    argv = ["--home", str(tmp_path / "home"), "eval", "world", str(tmp_path / "tiny.json"), "--models", str(models)]
+    scenario = tiny_things(tmp_path, episodes_per_day=2)
+    argv = ["--home", str(tmp_path / "home"), "eval", "world", str(scenario), "--models", str(models)]
     assert main([*argv, "--seed", "0", "--detector", "auto", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["detector"] == "auto" and "yolox" in result["models"]["detector"]

@@ -3,38 +3,13 @@ tiny world of things outside COCO replayed from its true boxes; and how a world 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from helpers.worlds import tiny_things
 
 from edge_agent.config import load_config
 from edge_agent.eval.moves import box_recall, score_moves
 from edge_agent.eval.world import load_scenario, simulate
 from edge_agent.eval.worldeval import ingest_world, world_config
 from edge_agent.memory import Store
-
-TINY_THINGS = {
-    "name": "tiny-things",
-    "days": 1,
-    "camera": {"kind": "fixed", "width": 480, "height": 270, "fps": 10},
-    "places": ["counter", "shelf", "table", "door"],
-    "entities": [
-        {"id": "keys", "category": "keys", "color": "silver"},
-        {"id": "wallet", "category": "wallet", "color": "brown"},
-        {"id": "alice", "category": "person", "color": "blue"},
-    ],
-    "episodes_per_day": 3,
-    "episode_seconds": [12, 16],
-    "noise": {"miss_rate": 0.0, "jitter_px": 0, "false_positive_rate": 0.0, "fragment_rate": 0.0},
-    "lighting_drift": 0.05,
-    "questions_per_day": 3,
-    "away": {"keys": 0.5},
-}
-
-
-def tiny_things(tmp_path: Path, **changes: object) -> Path:
-    path = tmp_path / "tiny-things.json"
-    path.write_text(json.dumps(TINY_THINGS | changes))
-    return path
 
 
 def test_moves_and_boxes_of_a_world_replayed_from_its_true_boxes(tmp_path):
