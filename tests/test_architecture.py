@@ -1,5 +1,6 @@
-"""The package's shape, checked from its source: no import cycles in edge_agent, and SQL only inside
-edge_agent/memory/ (memory owns its tables; everything else asks it through named reads and writes).
+"""The package's shape, checked from its source: no import cycles in edge_agent, SQL only inside
+edge_agent/memory/ (memory owns its tables; everything else asks it through named reads and writes), and no
+function longer than :data:`MAX_FUNCTION_LINES` but those of a list that only shrinks.
 
 The import graph is built with ``ast`` over every module under edge_agent/: module-level and function-level
 imports are edges (a lazy import still ties two modules together), imports under ``if TYPE_CHECKING:`` are
@@ -26,6 +27,45 @@ PACKAGE_DIR = Path(edge_agent.__file__).resolve().parent
 # a module, or a package with everything under it.
 ALLOWED_IMPORTS: set[tuple[str, str]] = set()  # (importer, imported) left out of the graph: none left
 ALLOWED_SQL: set[str] = set()  # modules (or packages with their modules) that may still hold SQL: none left
+
+#: A function (or method) is at most this many lines, decorators and docstring included (issue 42).
+MAX_FUNCTION_LINES = 80
+#: The longer ones of 2026-12-03 ("<module path under edge_agent/>:<qualified name>": its length then). An entry may
+#: not grow; it goes when its function is split (the test fails on a stale entry), and nothing is added to it.
+ALLOWED_LONG: dict[str, int] = {
+    "api/app.py:create_app": 99,
+    "bench/node.py:_measure": 109,
+    "bench/retrieval.py:run": 106,
+    "cli/bench.py:register": 121,
+    "cli/entities.py:register": 89,
+    "cli/entities.py:run": 88,
+    "cli/evaluate.py:_run": 88,
+    "cli/evaluate.py:register": 141,
+    "cli/ingest.py:run": 97,
+    "cli/models.py:register": 101,
+    "eval/world.py:_perform": 118,
+    "eval/worldeval.py:_run_seed": 83,
+    "ingest.py:Pipeline.perceive": 130,
+    "language/reader.py:Reader._intent": 129,
+    "language/reader.py:Reader._query": 169,
+    "language/reader.py:Reader.phrases": 599,
+    "language/rules.py:read_rule": 90,
+    "language/times.py:_Reader.read": 109,
+    "memory/associate.py:Associator.associate": 145,
+    "memory/check.py:check": 97,
+    "memory/db.py:Database.__init__": 83,
+    "memory/retention.py:_enforce": 121,
+    "memory/seed.py:seed_entities": 88,
+    "memory/seed.py:seed_memory": 88,
+    "memory/store.py:Store._write_clip": 94,
+    "modelfiles/fetch.py:fetch": 99,
+    "native_reference.py:ByteTrackerReference.update": 122,
+    "perception/backends.py:build_backends": 91,
+    "qa/llm.py:LLMController.ask": 106,
+    "retrieval/graph.py:_added_edges": 88,
+    "retrieval/retrieve.py:Retriever.retrieve": 132,
+    "rules/parse.py:read_phrase": 104,
+}
 
 
 def _module_name(path: Path) -> str:
@@ -299,3 +339,33 @@ def test_sql_only_in_memory() -> None:
     )
     stale = sorted(e for e in ALLOWED_SQL if not any(_covered(m, {e}) for m in found))
     assert not stale, f"ALLOWED_SQL lists modules that hold no SQL any more: remove {stale}"
+
+
+def function_lengths() -> dict[str, int]:
+    """Every function and method under edge_agent/: "<module path>:<qualified name>" -> its lines."""
+    found: dict[str, int] = {}
+
+    def walk(node: ast.AST, module: str, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{child.name}"
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                found[f"{module}:{name}"] = int(child.end_lineno or child.lineno) - first + 1
+                walk(child, module, f"{name}.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, module, f"{prefix}{child.name}.")
+
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        walk(ast.parse(path.read_text()), path.relative_to(PACKAGE_DIR).as_posix(), "")
+    return found
+
+
+def test_no_function_is_longer_than_the_limit_but_those_listed() -> None:
+    lengths = function_lengths()
+    long = {name: n for name, n in lengths.items() if n > MAX_FUNCTION_LINES}
+    unexpected = sorted(f"{name} ({n} lines)" for name, n in long.items() if name not in ALLOWED_LONG)
+    assert not unexpected, f"functions over {MAX_FUNCTION_LINES} lines (split them): {unexpected}"
+    grown = sorted(f"{name}: {long[name]} > {n}" for name, n in ALLOWED_LONG.items() if long.get(name, 0) > n)
+    assert not grown, f"listed functions grew (they may only shrink): {grown}"
+    stale = sorted(name for name in ALLOWED_LONG if name not in long)
+    assert not stale, f"ALLOWED_LONG lists functions now within {MAX_FUNCTION_LINES} lines or gone: remove {stale}"
