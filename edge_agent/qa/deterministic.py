@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from edge_agent.retrieval import render as render_context
 if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
     from edge_agent.perception.imagetext import ImageTextEmbedder
 
-__all__ = ["Answer", "DeterministicController", "cite"]
+__all__ = ["Answer", "Controller", "DeterministicController", "cite"]
 
 #: Words a choice may use for a described value.
 _SAID_AS = {
@@ -45,6 +45,14 @@ _SAID_AS = {
 }
 #: Kinds the "I don't know" answer offers at most.
 _KNOWN_SHOWN = 12
+
+
+class Controller(Protocol):
+    """What answers a question from memory: the deterministic controller, or a model's search rounds."""
+
+    def ask(
+        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
+    ) -> Answer: ...
 
 
 @dataclass

@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from edge_agent.chat import ChatModel
 from edge_agent.clock import format_utc, parse_iso
 from edge_agent.language.grammar import FIELDS, Aggregate, Intent, Order, Place, Query, Side, Subject
 from edge_agent.memory import Store
@@ -29,6 +30,9 @@ from edge_agent.perception.vocabulary import COCO_CLASSES, COLOURS
 from edge_agent.qa.deterministic import Answer, DeterministicController, cite
 from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.retrieval import RetrievalConfig, Retriever, render
+
+if TYPE_CHECKING:  # an image-text model is optional, and its module imports OpenCV
+    from edge_agent.perception.imagetext import ImageTextEmbedder
 
 __all__ = ["TOOL_SCHEMA", "LLMController", "default_model_path", "load_llama", "query_schema"]
 
@@ -129,7 +133,7 @@ def default_model_path() -> Path | None:
     return next(Path(spec.origin).parent.glob("*.gguf"), None)
 
 
-def load_llama(model: str | Path | None = None, *, n_ctx: int = 4096, threads: int | None = None) -> Any:
+def load_llama(model: str | Path | None = None, *, n_ctx: int = 4096, threads: int | None = None) -> ChatModel:
     """A llama-cpp-python model for the controller; says what is missing when it cannot."""
     path = Path(model) if model is not None else default_model_path()
     if path is None:
@@ -140,7 +144,8 @@ def load_llama(model: str | Path | None = None, *, n_ctx: int = 4096, threads: i
         from llama_cpp import Llama
     except ImportError as exc:
         raise ImportError("the LLM controller needs llama-cpp-python: pip install 'edge-agent[vlm]'") from exc
-    return Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+    model_: ChatModel = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+    return model_
 
 
 def _time(text: str | None) -> float | None:
@@ -158,14 +163,14 @@ class LLMController:
         self,
         store: Store,
         embedder: TextEmbedder,
-        llm: Any,
+        llm: ChatModel,
         *,
         max_rounds: int = 4,
         max_context_chars: int = 6000,
         max_tokens: int = 160,
         config: RetrievalConfig | None = None,
         look_at_frames: Callable[[int], str] | None = None,
-        image_text: Any = None,
+        image_text: ImageTextEmbedder | None = None,
         timezone: str = "UTC",
         max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> None:

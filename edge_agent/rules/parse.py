@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from edge_agent.chat import ChatModel
 from edge_agent.errors import EdgeAgentError
 from edge_agent.language.grammar import Trigger, Unreadable
 from edge_agent.language.lexicon import Lexicon
@@ -303,7 +304,7 @@ _PROMPT = (
 )
 
 
-def _from_llm(text: str, llm: Any, places: Iterable[str], names: Mapping[str, int]) -> dict[str, Any]:
+def _from_llm(text: str, llm: ChatModel, places: Iterable[str], names: Mapping[str, int]) -> dict[str, Any]:
     context = f"Places: {', '.join(sorted(places)) or 'none'}. Named entities: {', '.join(sorted(names)) or 'none'}."
     reply = llm.create_chat_completion(
         messages=[{"role": "system", "content": _PROMPT}, {"role": "user", "content": f"{context}\nRule: {text}"}],
@@ -328,7 +329,7 @@ def parse_rule(
     names: Mapping[str, int] = (),
     categories: Iterable[str] | None = None,
     cameras: Iterable[str] = (),
-    llm: Any = None,
+    llm: ChatModel | None = None,
     mode: Literal["auto", "phrases", "llm", "json"] = "auto",
 ) -> Predicate:
     """A checked, resolved predicate. ``mode``: json (the text is the predicate), phrases (the reader only), llm
