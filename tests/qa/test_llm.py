@@ -80,5 +80,6 @@ def test_real_smollm2_tool_calls_parse(home, embedder):
         branch = next(b for b in TOOL_SCHEMA["oneOf"] if b["properties"]["tool"]["const"] == call["tool"])
         assert set(branch["required"]) <= set(call)
         answer = controller.ask("Where was the red cup last seen?")
-        assert answer.tool == "llm" or answer.tool.startswith("llm-fallback:")
+        # the model's rounds, their fallback, or (the question read as one memory answers) the handlers
+        assert answer.tool == "llm" or answer.tool.startswith(("llm-fallback:", "llm-query:"))
         assert answer.text
