@@ -16,8 +16,8 @@ __all__ = ["Alerting", "settings_of"]
 
 
 def settings_of(config: Config) -> ResolverSettings:
-    r = config.rules
-    return ResolverSettings(r.persist_frames, r.release_s, r.appearance_gap_s, r.overlap, r.timezone)
+    """The resolver's settings of ``config``'s ``[rules]``."""
+    return ResolverSettings.of(config.rules)
 
 
 class Alerting:

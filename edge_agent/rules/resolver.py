@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from edge_agent.clock import format_utc
+from edge_agent.config.rules import RulesConfig
 from edge_agent.memory import Store, queries, rulebook
 from edge_agent.rules.book import Alert, Rule, rules
 from edge_agent.rules.predicate import Predicate, category_names
@@ -36,13 +37,23 @@ from edge_agent.rules.predicate import Predicate, category_names
 __all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
 
 
+_RULES = RulesConfig()  #: the defaults, defined once (edge_agent.config.rules)
+
+
 @dataclass(frozen=True)
 class ResolverSettings:
-    persist_frames: int = 3  #: sampled frames a condition must hold on before it fires
-    release_s: float = 60.0  #: a condition false (or unseen) this long ends its episode
-    appearance_gap_s: float = 600.0  #: sightings further apart than this are separate visits
-    overlap: float = 0.5  #: "on" / "in": this fraction of the subject's box inside the object's
-    timezone: str = "UTC"  #: for time-of-day windows and "distinct days"
+    """The resolver's part of ``[rules]`` (:class:`~edge_agent.config.rules.RulesConfig`, whose defaults these are)."""
+
+    persist_frames: int = _RULES.persist_frames  #: sampled frames a condition must hold on before it fires
+    release_s: float = _RULES.release_s  #: a condition false (or unseen) this long ends its episode
+    appearance_gap_s: float = _RULES.appearance_gap_s  #: sightings further apart than this are separate visits
+    overlap: float = _RULES.overlap  #: "on" / "in": this fraction of the subject's box inside the object's
+    timezone: str = _RULES.timezone  #: for time-of-day windows and "distinct days"
+
+    @classmethod
+    def of(cls, rules: RulesConfig) -> ResolverSettings:
+        """The settings ``rules`` (a configuration's ``[rules]``) give."""
+        return cls(rules.persist_frames, rules.release_s, rules.appearance_gap_s, rules.overlap, rules.timezone)
 
 
 @dataclass
