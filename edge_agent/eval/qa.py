@@ -36,23 +36,9 @@ __all__ = [
 #: The intent labels a report lists first, in this order (the grammar's intents, and the first / last split and
 #: "open" of the first question set); a file may use any other label too, reported after these.
 INTENTS = (
-    "exists",
-    "where",
-    "when",
-    "when_first",
-    "when_last",
-    "count",
-    "attribute",
-    "which_camera",
-    "with",
-    "list",
-    "order",
-    "duration",
-    "what_happened",
-    "habit",
+    *(label for i in Intent for label in ((i.value, "when_first", "when_last") if i is Intent.WHEN else (i.value,))),
     "open",
 )
-assert {i.value for i in Intent} <= set(INTENTS)
 #: "memory": the fact is in what memory holds after ingest (a wrong answer is the read path's);
 #: "perception": the detector or describer misses it (a wrong answer is expected until perception sees it).
 DEPENDS = ("memory", "perception")

@@ -20,7 +20,7 @@ from edge_agent.language.lexicon import Lexicon
 from edge_agent.language.reader import Reader
 from edge_agent.language.rules import read_rule
 from edge_agent.perception.vocabulary import COCO_CLASSES
-from edge_agent.rules.predicate import Predicate, category_names
+from edge_agent.rules.predicate import RELATIONS, Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
 
@@ -284,7 +284,7 @@ LLM_SCHEMA: dict[str, Any] = {
     "properties": {
         "subject": _S,
         "subject_type": {"enum": ["category", "entity", "unknown_person"]},
-        "relation": {"enum": ["on", "in", "near", "enters", "leaves", "appears", "absent"]},
+        "relation": {"enum": list(RELATIONS)},
         "object": _S,
         "object_type": {"enum": ["category", "entity", "place", "none"]},
         "min_duration_s": {"type": "number"},

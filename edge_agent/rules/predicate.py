@@ -14,15 +14,16 @@ JSON schema and a person can write it by hand:
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edge_agent.perception.vocabulary import category_names
 
-__all__ = ["RELATIONS", "Predicate", "category_names", "describe"]
+__all__ = ["RELATIONS", "Predicate", "Relation", "category_names", "describe"]
 
-RELATIONS = ("on", "in", "near", "enters", "leaves", "appears", "absent")
+Relation = Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
+RELATIONS: tuple[str, ...] = get_args(Relation)
 _NEEDS_OBJECT = {"on", "in", "near"}
 #: Relations whose object is optional: without one they are about the camera's view ("the van leaves").
 _MAY_TAKE_OBJECT = {"enters", "leaves"}
@@ -46,7 +47,7 @@ class Predicate(BaseModel):
     entity_id: int | None = Field(
         None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)"
     )
-    relation: Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
+    relation: Relation
     object: str | None = Field(
         None,
         max_length=40,
