@@ -20,6 +20,7 @@ from edge_agent.api.models import (
     RenameRequest,
     SplitOut,
     SplitRequest,
+    TakenOut,
     TraceOut,
     errors,
 )
@@ -50,6 +51,7 @@ async def list_entities(
 
 def _biography(store: Store, entity_id: int, limit: int) -> BiographyOut:
     bio = store.biography(entity_id)
+    taken = store.taken(entity_id)
     observations = list(bio.observations)
     shown = observations[-limit:]
     return BiographyOut(
@@ -65,6 +67,7 @@ def _biography(store: Store, entity_id: int, limit: int) -> BiographyOut:
             for t in consolidate.traces(store, entity_id)
         ],
         recent=observations_out(store, observations[::-1][:RECENT]),
+        taken=None if taken is None else TakenOut(**{k: v for k, v in asdict(taken).items() if k != "entity_id"}),
     )
 
 

@@ -211,6 +211,17 @@ class BiographyOut(BaseModel):
     facts: list[FactOut] = Field(..., description="what memory has learnt about it, most important first")
     traces: list[TraceOut] = Field(..., description="spans it stayed in one state, in time order")
     recent: list[ObservationOut] = Field(..., description="recent activity: its last 10 observations, newest first")
+    taken: TakenOut | None = Field(
+        None, description="a thing taken after its last sighting, while memory holds it (until it is seen again)"
+    )
+
+
+class TakenOut(BaseModel):
+    t: float = Field(..., description="when it went: the end of its last sighting (Unix seconds)")
+    camera: str
+    observation_id: int = Field(..., description="its last sighting")
+    by_entity_id: int | None = Field(None, description="the person within reach as it went")
+    by_observation_id: int | None = None
 
 
 class RenameRequest(_In):
