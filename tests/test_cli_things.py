@@ -84,3 +84,39 @@ def test_enrolled_looks_admit_a_thing_its_observed_references_do_not():
     out = with_enrolled(rows, {1: (True, 0.8, 0.95, 0.9), 3: (True, 0.7, 0.9, 0.8)})
     assert out == [(1, True, 0.8, 0.95, 0.9), (2, True, 0.8, 0.9, 0.85), (3, True, 0.7, 0.9, 0.8)]
     assert with_enrolled(rows, {}) == rows
+
+
+def test_a_photo_is_cut_to_the_thing_the_detector_boxes_in_it(tmp_path, capsys):
+    """cup.mp4's bottle photographed with the hand holding it (a third of the photo): the enrolled look is the
+    bottle's box, as a later sighting's crop is, not the wall around it (0.99 against 0.90 like a later crop)."""
+    from helpers.shared import data, model
+
+    from edge_agent.capture.frames import Frame
+    from edge_agent.perception.detect import YOLOXDetector
+    from edge_agent.perception.observe import crop
+
+    models = model("yolox_nano.onnx").parent
+    video = cv2.VideoCapture(str(data("video/cup.mp4")))
+    frames = [video.read()[1] for _ in range(196)]
+    cv2.imwrite(str(tmp_path / "bottle.jpg"), frames[0][40:460, 180:560])
+    home = str(tmp_path / "home")
+    argv = [
+        "--home",
+        home,
+        "--models",
+        str(models),
+        "things",
+        "enroll",
+        "bottle",
+        "--image",
+        str(tmp_path / "bottle.jpg"),
+    ]
+    code, out, _ = _run(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out)["entity"]["category"] == "cell phone"  # what YOLOX calls it
+    later = frames[195]
+    found = YOLOXDetector(models / "yolox_nano.onnx").detect(Frame(0, 0.0, later))
+    k = max((i for i in range(len(found)) if found.category(i) == "cell phone"), key=lambda i: found.confidence[i])
+    seen = observation_embedding(ColorTextureEmbedder(), [crop(later, found.xyxy[k])])
+    with Store(home, mode="read") as store:
+        (blob,) = store.db.query("SELECT embedding FROM thing_refs")[0]
+    assert float(np.frombuffer(blob, np.float32) @ seen) >= 0.97

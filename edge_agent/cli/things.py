@@ -103,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _looks_of(rt: Any, images: list[str], category: str | None) -> tuple[str, Any, str]:
-    """(space, (N, D) vectors, category): each whole photo embedded by the object embedder, in the space association
-    compares objects in; the category given, else the detector's one non-person class over the photos, else
-    'object'. InvalidInputError names a photo that cannot be read."""
+    """(space, (N, D) vectors, category): each photo embedded by the object embedder, in the space association
+    compares objects in, cut to the biggest thing the detector boxes in it (a tenth of the photo or more, as a
+    sighting's crop is cut), else whole; the category given, else the detector's one non-person class over the
+    photos, else 'object'. InvalidInputError names a photo that cannot be read."""
     import cv2
     import numpy as np
 
@@ -113,6 +114,7 @@ def _looks_of(rt: Any, images: list[str], category: str | None) -> tuple[str, An
     from edge_agent.errors import InvalidInputError
     from edge_agent.perception.detect import kind_of
     from edge_agent.perception.embed import observation_embedding
+    from edge_agent.perception.observe import crop
 
     backends = rt.backends()
     embedder = backends.embedders["object"]
@@ -127,11 +129,17 @@ def _looks_of(rt: Any, images: list[str], category: str | None) -> tuple[str, An
         if image is None:
             raise InvalidInputError(f"cannot read {name} as a picture")
         pictures.append(image)
+    found: set[str] = set()
+    looks = []
+    for image in pictures:  # each photo as a sighting's crop: the thing the detector boxes in it, else the whole photo
+        dets = backends.detector.detect(Frame(0, 0.0, image))
+        things = [i for i in range(len(dets)) if kind_of(dets.category(i)) == "object" and dets.confidence[i] >= 0.3]
+        found.update(dets.category(i) for i in things)
+        area = image.shape[0] * image.shape[1]
+        sizes = {i: float(np.prod(dets.xyxy[i, 2:] - dets.xyxy[i, :2])) for i in things}
+        biggest = max(things, key=lambda i: sizes[i], default=None)
+        looks.append(crop(image, dets.xyxy[biggest]) if biggest is not None and sizes[biggest] >= 0.1 * area else image)
     if category is None:
-        found: set[str] = set()
-        for image in pictures:
-            dets = backends.detector.detect(Frame(0, 0.0, image))
-            found.update(c for c in (dets.category(i) for i in range(len(dets))) if kind_of(c) == "object")
         category = found.pop() if len(found) == 1 else "object"
-    vectors = np.stack([observation_embedding(embedder, [image]) for image in pictures]).astype(np.float32)
+    vectors = np.stack([observation_embedding(embedder, [look]) for look in looks]).astype(np.float32)
     return embedder.space, vectors, category
