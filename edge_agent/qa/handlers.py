@@ -451,23 +451,37 @@ def where(query: Query, ctx: Context) -> Finding:
     if not seen:
         return _not_seen(query, ctx.view)
     ids = _primary(query, ctx.view, seen)
-    subject = among(query, ctx, ids)
     if query.alternative_of == "region" and query.alternatives:
-        return _which_region(query, ctx, subject)
-    return _seen(query, ctx, subject, when=False)
+        said = _regions_said(query)
+        # "did the baby sit at the bottom centre or at the top right?": of several people, the one at either
+        at_one = [i for i in ids if any(_where_now(ctx, i, regions) for _, regions in said)]
+        return _which_region(query, ctx, among(query, ctx, at_one or ids), said)
+    return _seen(query, ctx, among(query, ctx, ids), when=False)
 
 
-def _which_region(query: Query, ctx: Context, subject: int) -> Finding:
+def _regions_said(query: Query) -> list[tuple[str, tuple[str, ...]]]:
+    """Each alternative the question gives ("at the bottom centre or at the top right") with its image regions."""
     from edge_agent.language.lexicon import Lexicon
 
-    history = ctx.view.history(subject)
     lexicon = Lexicon()
-    support = []
-    where_now = [o for o in history[-1:] if o.region] or history  # where it is: where it was last seen
+    out = []
     for said in query.alternatives:
         tag = next((t for s in lexicon.tag(said.split()) for t in s.tags if t.type == "region"), None)
-        regions = tag.value if tag is not None else ()
-        support.append((said, sum(1 for o in where_now if o.region in regions)))
+        out.append((said, tuple(tag.value) if tag is not None else ()))
+    return out
+
+
+def _where_now(ctx: Context, subject: int, regions: Sequence[str]) -> int:
+    """How many of the sightings that say where the subject is (its last one with a region, else all) are in
+    ``regions``."""
+    history = ctx.view.history(subject)
+    where_now = [o for o in history[-1:] if o.region] or history
+    return sum(1 for o in where_now if o.region in regions)
+
+
+def _which_region(query: Query, ctx: Context, subject: int, said: list[tuple[str, tuple[str, ...]]]) -> Finding:
+    history = ctx.view.history(subject)
+    support = [(alternative, _where_now(ctx, subject, regions)) for alternative, regions in said]
     best = max(support, key=lambda x: x[1])
     return Alternatives(
         tuple(history[-1:]),

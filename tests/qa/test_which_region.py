@@ -1,0 +1,38 @@
+"""'Did the baby sit at the bottom centre or at the top right?' with several people in memory: the one the question
+means is one at either place, not the one the search ranks first."""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers.memory import DAY, clip, observation, said, unit
+
+from edge_agent.memory import Store
+from edge_agent.qa import DeterministicController
+
+A = unit(np.r_[np.ones(8), np.zeros(8)])
+B = unit(np.r_[np.zeros(8), np.ones(8)])
+
+
+def test_of_several_people_the_one_at_either_place_is_asked_about(tmp_path, embedder) -> None:
+    home = tmp_path / "home"
+    with Store(home) as store:
+        for k in range(4):  # a walker on the street, seen often, at the middle left
+            t = DAY + 9 * 3600 + 20 * k
+            walker = said("person", colour="black", region="middle left", motion="moving right")
+            store.ingest_clip(
+                clip(t, 10.0, "street"),
+                [observation(1, t, (10, 100, 60, 220), A, kind="person", category="person", description=walker)],
+            )
+        t = DAY + 12 * 3600
+        sitting = said("person", colour="red", region="bottom centre")
+        store.ingest_clip(
+            clip(t, 10.0, "living-room"),
+            [observation(1, t, (280, 250, 360, 350), B, kind="person", category="person", description=sitting)],
+        )
+    with Store(home, mode="read") as store:
+        answer = DeterministicController(store, embedder).ask(
+            "did the baby sit at the bottom centre or at the top right of the view?",
+            choices=["at the bottom centre", "at the top right"],
+        )
+        assert answer.text.startswith("Bottom centre: ") and "person #2" in answer.text, answer.text
+        assert answer.choice == "at the bottom centre"
