@@ -48,7 +48,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from edge_agent.clock import after_recording
-from edge_agent.eval.world import World, rule_predicates
+from edge_agent.eval.world import World, place_in, rule_predicates
 from edge_agent.rules.predicate import Predicate, category_names
 from edge_agent.rules.resolver import ResolverSettings, holds, in_window
 
@@ -203,7 +203,7 @@ def _regions(
 def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
     """Every rule's true alerts in the world, by rule, instance and time."""
     category = {e.id: e.category for e in world.scenario.entities}
-    frames = [(s.time(f), shown) for s in world.sessions for f, shown in enumerate(s.true_boxes or s.boxes)]
+    frames = [(s.time(f), shown, s) for s in world.sessions for f, shown in enumerate(s.true_boxes or s.boxes)]
     out: list[TrueAlert] = []
     for k, (spec, p) in enumerate(zip(world.scenario.rules, rule_predicates(world.scenario))):
         if p.camera not in (None, world.camera):
@@ -216,14 +216,21 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
         ]  # the household's members are named: never unknown
         for instance in subjects:
             if p.relation == "absent":
-                seen = [t for t, shown in frames if any(i == instance for i, _ in shown)]
+                seen = [t for t, shown, _ in frames if any(i == instance for i, _ in shown)]
                 on = [(session.t_start, session.t_end) for session in world.sessions]
-                for due in absences(seen, [t for t, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s, on):
+                for due in absences(seen, [t for t, _, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s, on):
                     out.append(TrueAlert(k, instance, due, due))
                 continue
+            # A camera without zones (a worn one): a place is where the instance truly stands, as the wearer named it.
+            by_place = p.object_type == "place" and not world.zones
             samples = [
-                (t, holds(p, box, _regions(p, world.zones, shown, category, instance), settings.overlap))
-                for t, shown in frames
+                (
+                    t,
+                    place_in(world, session, instance, t) == (p.object or "").lower()
+                    if by_place
+                    else holds(p, box, _regions(p, world.zones, shown, category, instance), settings.overlap),
+                )
+                for t, shown, session in frames
                 for i, box in shown
                 if i == instance
             ]

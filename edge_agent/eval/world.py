@@ -206,10 +206,11 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def rule_predicates(scenario: Scenario) -> list[Predicate]:
     """The scenario's rules read as the product reads them (the phrase reader, or JSON), with the
-    places of a fixed camera as the named zones (a wearable camera has none) and the scenario's categories
-    beside the detector's (a world's keys are a category of their own). A world names no
-    entities, so a rule about one named thing cannot be scored; ScenarioError names the rule."""
-    places = scenario.places if scenario.camera.kind == "fixed" else []
+    scenario's places as the named places (a fixed camera's zones; a worn camera's places the wearer names, as the
+    evaluation does: ``eval.worldeval.name_places``) and the scenario's categories beside the detector's (a world's
+    keys are a category of their own). A world names no entities, so a rule about one named thing cannot be scored;
+    ScenarioError names the rule."""
+    places = scenario.places
     categories = {e.category.lower() for e in scenario.entities}
     out = []
     for k, rule in enumerate(scenario.rules):
@@ -222,12 +223,9 @@ def rule_predicates(scenario: Scenario) -> list[Predicate]:
         if predicate.subject_type == "entity" or predicate.object_type == "entity":
             raise ScenarioError(f"rules[{k}]: {rule.text!r} names an entity; a synthetic world's memory names none")
         if predicate.object_type == "category" and not category_names(predicate.object or "") & categories:
-            where = (
-                "a wearable camera has no zones"
-                if (predicate.object or "").lower() in scenario.places
-                else f"places: {', '.join(places)}"
+            raise ScenarioError(
+                f"rules[{k}]: no place or thing {predicate.object!r} in the scenario (places: {', '.join(places)})"
             )
-            raise ScenarioError(f"rules[{k}]: no place or thing {predicate.object!r} in the scenario ({where})")
         out.append(predicate)
     return out
 
