@@ -24,6 +24,7 @@ __all__ = ["CHANGE_CATEGORY", "ChangeFinder", "Changes", "with_changes"]
 
 CHANGE_CATEGORY = "object"  #: what a found region is called until the describer or a name says more
 _FOREGROUND = 255  # MOG2 marks shadows 127: they are not things
+_SHADOW = 127
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,11 @@ class ChangeFinder:
         # nearest to twice the size, then averaged: nearly INTER_AREA's smoothing at a tenth of its cost
         small = cv2.resize(image, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_NEAREST)
         small = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
-        long_new = self._long.apply(small) == _FOREGROUND
+        long_mask = self._long.apply(small)
+        long_new = long_mask == _FOREGROUND
+        # A dark thing's edges blend with the surface at this size and MOG2 calls them shadow: a shadow pixel
+        # touching a changed one is part of the change (a shadow on its own, a cloud's or a person's, is not).
+        long_new |= (long_mask == _SHADOW) & (cv2.dilate(long_new.astype(np.uint8), self._kernel) > 0)
         short_new = self._short.apply(small) == _FOREGROUND
         if self._static_count is None:
             self._static_count = np.zeros(long_new.shape, np.uint16)
