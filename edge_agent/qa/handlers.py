@@ -512,8 +512,8 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     if taken is not None and taken.observation_id != o.id:
         taken = None  # taken after a sighting the question's scope leaves out
     taker = ctx.store.entity(taken.by_entity_id) if taken is not None and taken.by_entity_id is not None else None
-    if taken is not None and taken.by_observation_id is not None:
-        evidence += ctx.store.observations_by_id([taken.by_observation_id])
+    if taken is not None and taken.by_observation_id is not None:  # who took it, where the question's scope holds it
+        evidence += [p for p in ctx.store.observations_by_id([taken.by_observation_id]) if ctx.view.scope.holds(p)]
     return Seen(
         tuple(evidence),
         entity=ctx.store.entity(subject),
