@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 from helpers.cli import run
-from helpers.memory import DAY, clip, near, observation, unit
+from helpers.memory import DAY, clip, keys_taken_clip, near, observation, unit
 
 from edge_agent.memory import Store
 from edge_agent.memory.schema import SCHEMA_VERSION
@@ -203,15 +203,8 @@ def test_forget_without_yes_says_what_would_go_and_exits_3(street, capsys):
 
 
 def test_show_says_when_a_thing_was_taken_and_by_whom(tmp_path, capsys):
-    keys, alice = unit(np.r_[np.ones(8), np.zeros(8)]), unit(np.r_[np.zeros(8), np.ones(8)])
     with Store(tmp_path / "home") as store:
-        store.ingest_clip(
-            clip(0.0, 10.0, "hall"),
-            [
-                observation(1, 0.0, [300, 200, 330, 220], keys, category="keys"),
-                observation(2, 1.0, [200, 100, 290, 400], alice, kind="person", category="person", frames=8),
-            ],
-        )
+        store.ingest_clip(*keys_taken_clip())
     code, out, _ = run(capsys, "--home", tmp_path / "home", "entities", "show", 1)
     assert code == 0 and "  taken 1970-01-01 00:00:01.5" not in out  # to the second, as the sightings
     assert "  taken 1970-01-01 00:00:01 by #2 person, after obs 1 on hall" in out

@@ -235,18 +235,10 @@ def test_openapi_and_docs(client):
 
 
 def test_a_biography_says_when_a_thing_was_taken_and_by_whom(make_client, tmp_path):
-    import numpy as np
-    from helpers.memory import clip, observation, unit
+    from helpers.memory import keys_taken_clip
 
-    keys, alice = unit(np.r_[np.ones(8), np.zeros(8)]), unit(np.r_[np.zeros(8), np.ones(8)])
     with Store(tmp_path / "home") as store:
-        store.ingest_clip(
-            clip(0.0, 10.0, "hall"),
-            [
-                observation(1, 0.0, [300, 200, 330, 220], keys, category="keys"),
-                observation(2, 1.0, [200, 100, 290, 400], alice, kind="person", category="person", frames=8),
-            ],
-        )
+        store.ingest_clip(*keys_taken_clip())
     client = make_client(tmp_path / "home")
     bio = client.get("/api/entities/1").json()
     assert bio["taken"] == {"t": 1.5, "camera": "hall", "observation_id": 1, "by_entity_id": 2, "by_observation_id": 2}

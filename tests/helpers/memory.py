@@ -80,6 +80,16 @@ def clip(t0, length=10.0, camera="kitchen", keyframes=()) -> ClipRecord:
     return ClipRecord(camera, t0, t0 + length, tuple(keyframes))
 
 
+def keys_taken_clip(t0: float = 0.0, camera: str = "hall") -> tuple[ClipRecord, list[ObservationRecord]]:
+    """A fixed camera's 10-s clip in which keys (track 1, on a shelf, seen to ``t0`` + 1.5 s) are taken by a person
+    standing beside them (track 2, from ``t0`` + 1 to + 4.5 s): memory keeps that taking (memory.takings)."""
+    keys, person = unit(np.r_[np.ones(8), np.zeros(8)]), unit(np.r_[np.zeros(8), np.ones(8)])
+    return clip(t0, 10.0, camera), [
+        observation(1, t0, [300, 200, 330, 220], keys, category="keys"),
+        observation(2, t0 + 1.0, [200, 100, 290, 400], person, kind="person", category="person", frames=8),
+    ]
+
+
 def synthetic_clip(index: int, observations: int = 30, frames: int = 20) -> tuple[ClipRecord, list[ObservationRecord]]:
     """A deterministic, heavy clip (for crash tests): ``observations`` objects side by side, each with
     ``frames`` boxes and an embedding drawn from a small set of look-alike prototypes."""
