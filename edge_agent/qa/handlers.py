@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from edge_agent.clock import format_utc
-from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Query, Side, Subject
+from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Place, Query, Side, Subject
 from edge_agent.language.lexicon import COLOUR_WORDS, MOTION_WORDS, PATTERN_WORDS, SIZE_WORDS
 from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts, traces
@@ -103,12 +103,20 @@ def _what(subject: Subject) -> str:
 
 
 def candidates(
-    query: Query, view: View, subject: Subject | None = None, *, select: bool = False, detail: bool = False
+    query: Query,
+    view: View,
+    subject: Subject | None = None,
+    *,
+    select: bool = False,
+    detail: bool = False,
+    place: Place | None = None,
 ) -> list[Sighting]:
     """The entities the subject may be, as seen in the view's scope: of its kinds (or its entity), described in its
     colours (all of them for yes / no and counts, the most so else), seen with what it names (``select``: a yes / no
-    or a count, where "carrying a bag" picks which)."""
+    or a count, where "carrying a bag" picks which) and with the things its place is next to (``place``: a side's of
+    a comparison, else the question's)."""
     subject = subject or query.subject
+    place = place or query.place
     seen = view.sightings(subject, detail=detail)
     colours = _colours(subject)
     if colours and seen:
@@ -120,7 +128,7 @@ def candidates(
         seen = sorted(
             (s for s in seen if shares.get(s.entity_id, 0.0) >= least), key=lambda s: -shares.get(s.entity_id, 0.0)
         )
-    near = [*subject.near, *query.place.near] if select else list(query.place.near)
+    near = [*subject.near, *place.near] if select else list(place.near)
     if seen and near:
         with_ = queries.seen_with(view.store.db, [s.entity_id for s in seen], near, before=view.scope.end)
         seen = [s for s in seen if s.entity_id in with_]
@@ -781,9 +789,10 @@ def order(query: Query, ctx: Context) -> Finding:
     side, other_side = query.sides()
     leaving = query.event is Event.LEAVES
 
-    def moment(subject: Subject, view: View) -> Observation | None:
-        """The first sighting of any of them in the view (the last, for leaving)."""
-        seen = candidates(query, view, subject)
+    def moment(subject: Subject, view: View, place: Place | None = None) -> Observation | None:
+        """The first sighting of any of them in the view (the last, for leaving); ``place``: the side's ("the person
+        on the sofa": one seen with a couch)."""
+        seen = candidates(query, view, subject, place=place)
         if not seen:
             return None
         pick = max(seen, key=lambda x: x.last) if leaving else min(seen, key=lambda x: x.first)
@@ -805,8 +814,8 @@ def order(query: Query, ctx: Context) -> Finding:
             more=tuple(rest),
             rank=True,
         )
-    a_at = moment(side.subject, ctx.view)
-    b_at = moment(other_side.subject, ctx.other or ctx.view) if other_side is not None else None
+    a_at = moment(side.subject, ctx.view, side.place)
+    b_at = moment(other_side.subject, ctx.other or ctx.view, other_side.place) if other_side is not None else None
     asked = (query.order or Order.FIRST).value
     if query.alternative_of == "order":
         asked = "before or after"

@@ -36,3 +36,31 @@ def test_of_several_people_the_one_at_either_place_is_asked_about(tmp_path, embe
         )
         assert answer.text.startswith("Bottom centre: ") and "person #2" in answer.text, answer.text
         assert answer.choice == "at the bottom centre"
+
+
+def test_each_side_of_an_order_keeps_what_its_thing_was_with(tmp_path, embedder) -> None:
+    """ "Which came first, the dog or the person by the couch?": the person is the one seen with a couch (at noon),
+    not the first person memory holds (on the street at nine)."""
+    home = tmp_path / "home"
+    couch = unit(np.r_[np.ones(4), np.zeros(12)])
+    dog = unit(np.r_[np.zeros(12), np.ones(4)])
+    with Store(home) as store:
+        t = DAY + 9 * 3600
+        store.ingest_clip(
+            clip(t, 10.0, "street"), [observation(1, t, (10, 100, 60, 220), A, kind="person", category="person")]
+        )
+        t = DAY + 11 * 3600
+        store.ingest_clip(
+            clip(t, 10.0, "hall"), [observation(1, t, (10, 150, 90, 220), dog, kind="animal", category="dog")]
+        )
+        t = DAY + 12 * 3600
+        store.ingest_clip(
+            clip(t, 10.0, "living-room"),
+            [
+                observation(1, t, (280, 150, 340, 350), B, kind="person", category="person"),
+                observation(2, t, (350, 250, 600, 350), couch, category="couch"),
+            ],
+        )
+    with Store(home, mode="read") as store:
+        answer = DeterministicController(store, embedder).ask("which came first, the dog or the person by the couch?")
+        assert answer.text.startswith("The dog came first"), answer.text
