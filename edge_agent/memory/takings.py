@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edge_agent import native
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import ObservationRecord
 
@@ -91,13 +92,9 @@ def _seen_on(records: Sequence[ObservationRecord], i: int, box: np.ndarray, t: f
         if k == i or other.kind != "object":
             continue
         times = np.asarray(other.frame_times, np.float64)
-        for j in np.flatnonzero((times > t) & (times <= t + window)).tolist():
-            b = np.asarray(other.boxes[j], np.float64)
-            w = max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
-            h = max(0.0, min(box[3], b[3]) - max(box[1], b[1]))
-            union = (box[2] - box[0]) * (box[3] - box[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
-            if union > 0 and w * h / union >= 0.3:
-                return True
+        after = np.flatnonzero((times > t) & (times <= t + window))
+        if after.size and native.iou_matrix(box[None], np.asarray(other.boxes)[after]).max() >= 0.3:
+            return True
     return False
 
 
