@@ -16,6 +16,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh ""
+# The models the default profile uses (YOLOX-nano detector, YuNet faces, OSNet person re-id): from ../shared/models
+# when it is beside the checkout, else fetched into .models (sha256-checked, `edge-agent models fetch`) when
+# this machine is online. $EDGE_AGENT_MODELS, when set, wins.
+if [ -z "${EDGE_AGENT_MODELS:-}" ]; then
+  if [ -f ../shared/models/yolox_nano.onnx ]; then
+    EDGE_AGENT_MODELS="$(cd ../shared/models && pwd)"
+  else
+    EDGE_AGENT_MODELS="$PWD/.models"
+    for model in yolox_nano yunet_2026may osnet_x0_25_msmt17; do
+      edge-agent models fetch "$model" --to .models --timeout 20 >/dev/null 2>&1 \
+        && echo "(fetched $model into .models)"
+    done
+  fi
+  export EDGE_AGENT_MODELS
+fi
+if ! edge-agent models path yolox_nano >/dev/null 2>&1; then
+  echo "(no YOLOX-nano model here and none could be fetched: falling back to OpenCV's people detector, which on" \
+    "the street video finds 5 people instead of 17, and no cars or trucks)"
+fi
 if [ $# -gt 0 ]; then
   edge-agent ingest "$@"
   exec edge-agent entities list

@@ -33,7 +33,6 @@ MAX_FUNCTION_LINES = 80
 #: The longer ones of 2026-12-03 ("<module path under edge_agent/>:<qualified name>": its length then). An entry may
 #: not grow; it goes when its function is split (the test fails on a stale entry), and nothing is added to it.
 ALLOWED_LONG: dict[str, int] = {
-    "api/app.py:create_app": 99,
     "bench/node.py:_measure": 109,
     "bench/retrieval.py:run": 106,
     "cli/bench.py:register": 121,

@@ -7,6 +7,10 @@ method a path does not take, 409 for a correction that cannot be applied, 413 fo
 wrong; a JSON body that is not UTF-8 too), 503 when a model an endpoint needs is not installed, 500
 ``internal error`` for anything else (the traceback goes to the log, never to the client). Each route's
 OpenAPI description lists the statuses it can answer. No CORS: the dashboard is served from the same origin.
+
+OpenAI's chat completions (``POST /v1/chat/completions``, ``GET /v1/models``; edge_agent.api.chat_completions) take
+the same token, statuses and messages, in OpenAI's error shape, which its clients parse: ``{"error": {"message":
+"...", "type": "invalid_request_error", ...}}``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from edge_agent import __version__
-from edge_agent.api import ask, entities, moments, places, rules, status
+from edge_agent.api import ask, chat_completions, entities, mcp_tools, moments, places, rules, status
 from edge_agent.api.models import errors
 from edge_agent.api.security import BearerAuth, BodyLimit, ErrorBoundary, LoopbackHost, RedactToken
 from edge_agent.api.state import ApiState, ServiceUnavailable
@@ -108,41 +112,8 @@ async def _keep_warm(state: ApiState, every_s: float) -> None:
         await asyncio.sleep(every_s)
 
 
-def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> FastAPI:
-    """The API over the runtime's memory, models and configuration. ``token``: when given, every ``/api/``
-    request needs ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a
-    loopback bind), requests must name this machine in their Host header. ``embedder``: a text embedder to
-    use instead of loading all-MiniLM-L6-v2 on the first question (tests share theirs)."""
-    state = ApiState(runtime, token=token, embedder=embedder)
-
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        access = logging.getLogger("uvicorn.access")
-        redact = RedactToken()
-        access.addFilter(redact)  # the stream's ?token= stays out of the access log
-        warming = asyncio.create_task(_keep_warm(state, runtime.config.api.warm_every_s))
-        try:
-            yield
-        finally:
-            warming.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await warming
-            access.removeFilter(redact)
-            state.close()
-
-    app = FastAPI(
-        title="edge-agent",
-        version=__version__,
-        lifespan=lifespan,
-        description=(
-            "The on-device camera memory: ask it, browse what it holds, correct it, set rules and follow alerts."
-        ),
-        openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
-        redoc_url=None,
-        swagger_ui_oauth2_redirect_url=None,
-    )
-    app.state.api = state
+def _handle_errors(app: FastAPI) -> None:
+    """Each kind of error as its status, in the one shape ``{"error": "..."}``."""
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -181,11 +152,52 @@ def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> 
         # A damaged memory, a full disk or a read-only medium: the message names the file and the cure.
         return _error(503, str(exc))
 
+
+def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> FastAPI:
+    """The API over the runtime's memory, models and configuration. ``token``: when given, every ``/api/``
+    request needs ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a
+    loopback bind), requests must name this machine in their Host header. ``embedder``: a text embedder to
+    use instead of loading all-MiniLM-L6-v2 on the first question (tests share theirs)."""
+    state = ApiState(runtime, token=token, embedder=embedder)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        access = logging.getLogger("uvicorn.access")
+        redact = RedactToken()
+        access.addFilter(redact)  # the stream's ?token= stays out of the access log
+        warming = asyncio.create_task(_keep_warm(state, runtime.config.api.warm_every_s))
+        try:
+            yield
+        finally:
+            warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await warming
+            access.removeFilter(redact)
+            state.close()
+
+    app = FastAPI(
+        title="edge-agent",
+        version=__version__,
+        lifespan=lifespan,
+        description=(
+            "The on-device camera memory: ask it, browse what it holds, correct it, set rules and follow alerts."
+        ),
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+    )
+    app.state.api = state
+
+    _handle_errors(app)
+
     # What any endpoint may answer, whatever it does: the token refused, or (without one) a Host not naming this
     # machine; and 503 when the memory is damaged, or cannot take a change (a full disk, a read-only medium).
     anywhere = errors(401, 503) if token is not None else errors(400, 503)
     for module in (ask, entities, moments, places, rules, status):
         app.include_router(module.router, prefix="/api", responses=anywhere)
+    v1_anywhere = chat_completions.openai_errors(401 if token is not None else 400, 503)
+    app.include_router(chat_completions.router, responses=v1_anywhere)  # /v1/: OpenAI's paths, OpenAI's error shape
     if token is not None:
         generate = app.openapi
         app.openapi = lambda: _with_bearer(generate())  # type: ignore[method-assign]
@@ -206,4 +218,5 @@ def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> 
     else:
         app.add_middleware(LoopbackHost)
     app.add_middleware(ErrorBoundary)
-    return app
+    app.add_middleware(chat_completions.OpenAIErrors)  # /v1/ errors in OpenAI's shape, whichever layer made them
+    return mcp_tools.mount(app, state)  # MCP over streamable HTTP at /mcp, behind the same middleware

@@ -7,7 +7,7 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
@@ -17,7 +17,10 @@ from edge_agent.api.views import crop_url, keyframe_url, parse_time, with_keyfra
 from edge_agent.memory import Store
 from edge_agent.qa.question import QuestionTooLong
 
-__all__ = ["router"]
+if TYPE_CHECKING:
+    from edge_agent.qa.deterministic import Answer
+
+__all__ = ["respond", "router"]
 
 router = APIRouter(tags=["ask"])
 
@@ -45,6 +48,12 @@ def _answer(store: Store, api: ApiState, question: str, as_of: float | None, cho
         answer = api.controller(store).ask(question, as_of=as_of, choices=choices)
     except QuestionTooLong as exc:  # longer than [qa] max_question_chars: the controller read none of it
         raise HTTPException(422, f"question: {exc}") from None
+    return respond(store, question, answer)
+
+
+def respond(store: Store, question: str, answer: Answer) -> AskResponse:
+    """The controller's answer as the API gives it: each cited observation looked up for its description and media
+    (shared with ``/v1/chat/completions``)."""
     cited = [dict(c) for c in answer.evidence]
     observations = {
         o.id: o

@@ -172,7 +172,7 @@ def byte_size(text: str) -> int:
 #: holds no clip, it says where that memory is, in one line on stderr (a new user's first question made an empty
 #: memory in the per-user folder without a word). ``ask`` says so in its answer, ingest and watch in their report;
 #: hub and frigate name their memory anyway; rules and people are set up before any clip.
-SHOWS_MEMORY = frozenset({"chat", "entities", "places", "alerts", "memory", "serve"})
+SHOWS_MEMORY = frozenset({"chat", "entities", "places", "alerts", "memory", "serve", "mcp"})
 INGEST_FIRST = "ingest a recording first (edge-agent ingest VIDEO --camera NAME)"
 
 

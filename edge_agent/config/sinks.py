@@ -72,13 +72,40 @@ class MqttSinkConfig(_SinkConfigBase):
     username: str | None = Field(None, description="user name, if the broker requires one")
     password: SecretStr | None = Field(None, description="password for username")
     topic_prefix: str = Field(
-        "edge-agent", min_length=1, description="alerts go to <prefix>/alerts and <prefix>/rule/<id>/event"
+        "edge-agent",
+        min_length=1,
+        description="alerts go to <prefix>/alerts; Home Assistant's entities' topics are under <prefix>/<install id>/",
     )
     discovery_prefix: str = Field("homeassistant", min_length=1, description="Home Assistant's MQTT discovery prefix")
-    discovery: bool = Field(True, description="announce each rule to Home Assistant as an event entity (retained)")
+    discovery: bool = Field(
+        True,
+        description="announce to Home Assistant (retained discovery configs): each rule as an event entity, each "
+        "named person and thing as a sensor of where it was last seen",
+    )
+    discovery_settle_s: float = Field(
+        1.0,
+        ge=0,
+        le=60,
+        description="seconds between a rule's discovery config and its first alert, for Home Assistant to subscribe",
+    )
+    picture_base_url: str | None = Field(
+        None,
+        description="the serve API's address as Home Assistant reaches it (http://host:8080): a sighting's "
+        "attributes then carry the URL of its crop (none without it)",
+    )
+    reconnect_s: float = Field(
+        30.0, gt=0, le=3600, description="after a failed connection, seconds before the agent tries again"
+    )
     qos: int = Field(1, ge=0, le=2, description="MQTT quality of service of the alert messages")
     timeout_s: float = Field(5.0, gt=0, le=300, description="seconds one delivery may take, connection included")
     client_id: str | None = Field(None, description="MQTT client id (default: one the broker assigns)")
+
+    @field_validator("picture_base_url")
+    @classmethod
+    def _http_base(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError(f"picture_base_url must start with http:// or https://, got {url!r}")
+        return None if url is None else url.rstrip("/")
 
 
 SinkConfig = Annotated[

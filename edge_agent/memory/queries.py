@@ -52,7 +52,9 @@ __all__ = [
     "latest_crops",
     "latest_observation",
     "logged_span_per_camera",
+    "NamedSighting",
     "named_entities",
+    "named_sightings",
     "observation_crop",
     "observation_entities",
     "observations_with_crops",
@@ -262,6 +264,42 @@ def entity_count(db: Database) -> int:
 def named_entities(db: Database) -> dict[str, int]:
     """name -> id of the entities the user named."""
     return {name: int(i) for i, name in db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
+
+
+class NamedSighting(NamedTuple):
+    """An entity the user named, with its latest observation (None for each field of that when it has none)."""
+
+    entity_id: int
+    name: str
+    kind: str
+    observation_id: int | None
+    t: float | None  #: the observation's end, Unix seconds
+    camera: str | None
+    place: str | None  #: its zone, or the name the user gave its place; None for neither
+    has_crop: bool
+
+
+def named_sightings(db: Database) -> list[NamedSighting]:
+    """Every named entity with its latest observation (by start), in id order: one index seek per entity."""
+    rows = db.query(
+        "SELECT e.id, e.name, e.kind, o.id, o.t_end, o.camera, NULLIF(o.zone, ''), p.name, o.crop_path IS NOT NULL "
+        "FROM entities e LEFT JOIN observations o ON o.id = (SELECT id FROM observations WHERE entity_id = e.id "
+        "ORDER BY t_start DESC, id DESC LIMIT 1) LEFT JOIN places p ON p.id = o.place_id "
+        "WHERE e.name IS NOT NULL ORDER BY e.id"
+    )
+    return [
+        NamedSighting(
+            int(i),
+            str(name),
+            str(kind),
+            None if o is None else int(o),
+            None if t is None else float(t),
+            camera,
+            zone or place,
+            bool(crop),
+        )
+        for i, name, kind, o, t, camera, zone, place, crop in rows
+    ]
 
 
 def seen_zones(db: Database) -> list[tuple[str, str]]:

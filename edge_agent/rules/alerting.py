@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from edge_agent.config import Config
-from edge_agent.memory import Store, rulebook
+from edge_agent.memory import Store, identity, rulebook
 from edge_agent.rules.book import Alert
 from edge_agent.rules.resolver import Resolver, ResolverSettings
 from edge_agent.rules.sinks import Dispatcher, build_sinks
@@ -24,7 +24,7 @@ class Alerting:
     """Use as a context manager around an ingest run; call :meth:`after_clip` after each clip."""
 
     def __init__(self, store: Store, config: Config, *, grace_s: float = 3.0) -> None:
-        self.sinks = build_sinks(config.alerts.sinks)
+        self.sinks = build_sinks(config.alerts.sinks, install_id=identity.install_id(store.db))
         self.resolver = Resolver(store, zones=config.zones, settings=settings_of(config), sinks=list(self.sinks))
         self.dispatcher = Dispatcher(store.db.path, self.sinks)
         self.raised: list[Alert] = []
@@ -32,14 +32,14 @@ class Alerting:
 
     def __enter__(self) -> Alerting:
         self.resolver.process()  # clips committed while no resolver ran (a crash between the two)
-        self.dispatcher.start()  # delivers what a previous run left pending
+        self.dispatcher.start()  # connects the sinks, and delivers what a previous run left pending
         return self
 
     def after_clip(self) -> None:
-        alerts = self.resolver.process()
-        if alerts:
-            self.raised.extend(alerts)
-            self.dispatcher.wake()
+        """Checks the rules against the clip; the dispatcher's thread then delivers what they raised and brings
+        the sinks' view of memory up to date (a named entity's sighting in Home Assistant): once per clip."""
+        self.raised.extend(self.resolver.process())
+        self.dispatcher.wake()
 
     def __exit__(self, *exc: object) -> None:
         """Gives the thread a moment to deliver what is due, then stops it; anything still pending

@@ -109,9 +109,15 @@ def test_configs_are_strict_and_named_by_type(tmp_path):
     with pytest.raises(ValidationError):
         WebhookSinkConfig(url="ftp://x")
     sinks = build_sinks(
-        [{"type": "stdout"}, {"type": "jsonl", "path": str(tmp_path / "a.jsonl")}, MqttSinkConfig(name="ha")]
+        [{"type": "stdout"}, {"type": "jsonl", "path": str(tmp_path / "a.jsonl")}, MqttSinkConfig(name="ha")],
+        install_id="0123456789ab",
     )
     assert sorted(sinks) == ["ha", "jsonl", "stdout"]
+    with pytest.raises(ValueError, match="install id"):
+        build_sinks([MqttSinkConfig()])  # Home Assistant's unique ids need it
+    with pytest.raises(ValidationError, match="picture_base_url"):
+        MqttSinkConfig(picture_base_url="ftp://x")
+    assert MqttSinkConfig(picture_base_url="http://hub:8080/").picture_base_url == "http://hub:8080"
     with pytest.raises(ValueError, match="two alert sinks are named 'jsonl'"):
         build_sinks([JsonlSinkConfig(path=tmp_path / "a"), JsonlSinkConfig(path=tmp_path / "b")])
 
@@ -357,12 +363,13 @@ def collect(messages: queue.Queue, wanted: set[str], timeout: float = 5.0) -> di
 
 def test_mqtt_alert_and_home_assistant_discovery(broker):
     p = payload(rule_id=7, event_id=42)
-    alerts, event, config = (
+    alerts, event, config, status = (
         "edge-agent/alerts",
-        "edge-agent/rule/7/event",
-        "homeassistant/event/edge_agent/rule_7/config",
+        "edge-agent/abc123/rule/7/event",
+        "homeassistant/event/edge_agent_abc123/rule_7/config",
+        "edge-agent/abc123/status",
     )
-    sink = MqttSink(MqttSinkConfig(port=broker, timeout_s=5))
+    sink = MqttSink(MqttSinkConfig(port=broker, timeout_s=5, discovery_settle_s=0), install_id="abc123")
     try:
         with subscriber(broker, "edge-agent/#", "homeassistant/#") as messages:
             sink.send(p)
@@ -370,30 +377,28 @@ def test_mqtt_alert_and_home_assistant_discovery(broker):
         assert json.loads(got[alerts][0]) == p
         assert json.loads(got[event][0]) == {**p, "event_type": "fired"}
         discovery = json.loads(got[config][0])
-        assert discovery["unique_id"] == "edge_agent_rule_7"
+        assert discovery["unique_id"] == "edge_agent_abc123_rule_7"
         assert discovery["name"].startswith("tell me when a person")
         assert discovery["state_topic"] == event
         assert discovery["event_types"] == ["fired"]
-        assert discovery["device"] == {"identifiers": ["edge_agent"], "name": "edge-agent"}
-        assert discovery["availability_topic"] == "edge-agent/status"
+        assert discovery["device"]["identifiers"] == ["edge_agent_abc123"]
+        assert discovery["availability_topic"] == status
 
-        with subscriber(
-            broker, "homeassistant/#", "edge-agent/status"
-        ) as late:  # what Home Assistant sees when it starts later
-            retained = collect(late, {config, "edge-agent/status"})
+        with subscriber(broker, "homeassistant/#", status) as late:  # what Home Assistant sees when it starts later
+            retained = collect(late, {config, status})
         assert retained[config] == (got[config][0], True)
-        assert retained["edge-agent/status"] == ("online", True)
+        assert retained[status] == ("online", True)
 
         sink.send(payload(rule_id=7, event_id=43))  # the same connection, no second announcement needed
     finally:
         sink.close()
-    with subscriber(broker, "edge-agent/status") as after:
-        assert collect(after, {"edge-agent/status"})["edge-agent/status"] == ("offline", True)
+    with subscriber(broker, status) as after:
+        assert collect(after, {status})[status] == ("offline", True)
 
 
 def test_mqtt_unreachable_broker_raises_saying_so():
     port = closed_port()
-    sink = MqttSink(MqttSinkConfig(port=port, timeout_s=1))
+    sink = MqttSink(MqttSinkConfig(port=port, timeout_s=1), install_id="abc123")
     with pytest.raises(SinkError, match=rf"mqtt 127\.0\.0\.1:{port}: cannot connect: connection refused"):
         sink.send(payload())
     sink.close()

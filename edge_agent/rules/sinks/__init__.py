@@ -7,8 +7,9 @@ delivers due rows and records each outcome; a crash or restart loses no alert. T
 memory's (:mod:`edge_agent.memory.rulebook`).
 
 One module per sink: ``stdout``, ``log`` (the ``edge_agent.alerts`` logger), ``jsonl`` (one JSON object per
-line), ``webhook`` (an HTTP POST) and ``mqtt`` (paho-mqtt, with Home Assistant discovery), on :mod:`.base`;
-their configuration models in :mod:`.config`, which imports nothing but pydantic.
+line), ``webhook`` (an HTTP POST) and ``mqtt`` (paho-mqtt, with Home Assistant discovery:
+:mod:`edge_agent.homeassistant`, kept in step with memory by :meth:`Sink.sync` on the dispatcher's thread), on
+:mod:`.base`; their configuration models in :mod:`.config`, which imports nothing but pydantic.
 """
 
 from edge_agent.config.sinks import (

@@ -1,13 +1,17 @@
 """What every alert sink is: :class:`Sink` makes one delivery attempt and raises :class:`SinkError` when it
-fails (the dispatcher retries), and the shared wording of an alert and of a failure's cause."""
+fails (the dispatcher retries) and may mirror memory's state (:meth:`Sink.sync`); and the shared wording of an
+alert and of a failure's cause."""
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.errors import EdgeAgentError
+
+if TYPE_CHECKING:
+    from edge_agent.memory.db import Database
 
 __all__ = ["Sink", "SinkError", "describe_cause", "human_line"]
 
@@ -43,6 +47,10 @@ class Sink(abc.ABC):
 
     @abc.abstractmethod
     def send(self, payload: Mapping[str, Any]) -> None: ...
+
+    def sync(self, db: Database) -> None:  # noqa: B027 - an optional hook: only a sink that mirrors memory has one
+        """Brings what the sink shows of memory's state up to date (the MQTT sink: Home Assistant's entities);
+        the dispatcher's thread calls it when it starts and before each delivery pass. Raises :class:`SinkError`."""
 
     def close(self) -> None:  # noqa: B027 - an optional hook, not abstract: most sinks hold nothing to release
         """Releases what the sink holds (nothing, for most)."""

@@ -3,7 +3,8 @@ outbox outside any transaction (one attempt per row and pass), then records the 
 transaction of its own: ``sent``, or a retry after exponential backoff, or ``failed`` after
 ``max_attempts``. A ``sent`` row is never sent again; delivery is at-least-once only in the window
 between a successful send and its status write. One dispatcher per database is assumed. Also here:
-:func:`build_sinks`, the sinks of the configuration by name."""
+:func:`build_sinks`, the sinks of the configuration by name. Each pass first lets the sinks mirror memory's
+state (:meth:`Sink.sync`: the MQTT sink's Home Assistant entities), so that also happens off ingest's thread."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_agent.config.sinks import SINK_CONFIG, SinkConfig
+from edge_agent.config.sinks import SINK_CONFIG, MqttSinkConfig, SinkConfig
 from edge_agent.memory import rulebook
 from edge_agent.memory.db import Database
 from edge_agent.rules.sinks.base import Sink, SinkError
@@ -35,15 +36,15 @@ _SINK_TYPES: dict[str, Callable[[Any], Sink]] = {
     "log": LogSink,
     "jsonl": JsonlSink,
     "webhook": WebhookSink,
-    "mqtt": MqttSink,
 }
 
 
-def build_sinks(configs: Sequence[SinkConfig | Mapping[str, Any]]) -> dict[str, Sink]:
-    """The sinks of ``configs`` (models, or mappings validated as :data:`SinkConfig`), by name.
+def build_sinks(configs: Sequence[SinkConfig | Mapping[str, Any]], *, install_id: str | None = None) -> dict[str, Sink]:
+    """The sinks of ``configs`` (models, or mappings validated as :data:`SinkConfig`), by name. ``install_id``
+    (edge_agent.memory.identity) names this install to the MQTT sink's Home Assistant discovery.
 
     Raises:
-        ValueError: two sinks share a name.
+        ValueError: two sinks share a name; an MQTT sink without ``install_id``.
     """
     sinks: dict[str, Sink] = {}
     for raw in configs:
@@ -52,7 +53,10 @@ def build_sinks(configs: Sequence[SinkConfig | Mapping[str, Any]]) -> dict[str, 
             raise ValueError(
                 f"two alert sinks are named {config.name!r}: give each sink of the same type a distinct 'name'"
             )
-        sinks[config.name] = _SINK_TYPES[config.type](config)
+        if isinstance(config, MqttSinkConfig):
+            sinks[config.name] = MqttSink(config, install_id=install_id)
+        else:
+            sinks[config.name] = _SINK_TYPES[config.type](config)
     return sinks
 
 
@@ -97,6 +101,7 @@ class Dispatcher:
         return self._deliver_due(db)
 
     def _deliver_due(self, db: Database) -> int:
+        self._sync(db)
         rows = rulebook.due_notifications(db, self.clock())
         sent = 0
         for row_id, sink_name, attempts, text in rows:
@@ -105,6 +110,16 @@ class Dispatcher:
             sent += self._deliver_one(db, int(row_id), str(sink_name), int(attempts), str(text))
         return sent
 
+    def _sync(self, db: Database) -> None:
+        """Lets each sink mirror memory's state (Home Assistant's entities) before the pass delivers alerts."""
+        for name, sink in self.sinks.items():
+            try:
+                sink.sync(db)
+            except SinkError as exc:
+                logger.warning("sink %s could not bring its entities up to date: %s", name, exc)
+            except Exception:  # a sink bug must not stop the deliveries
+                logger.exception("sink %s failed to bring its entities up to date", name)
+
     def _deliver_one(self, db: Database, row_id: int, sink_name: str, attempts: int, text: str) -> int:
         sink = self.sinks.get(sink_name)
         try:
@@ -112,14 +127,14 @@ class Dispatcher:
         except ValueError:
             payload = None
         if sink is None or not isinstance(payload, dict):
-            error = f"no sink named {sink_name} is configured" if sink is None else "the payload is not a JSON object"
+            why = f"no sink named {sink_name} is configured" if sink is None else "the payload is not a JSON object"
             with db.transaction():
-                rulebook.mark_undeliverable(db, row_id, error)
-            logger.error("alert notification %d cannot be delivered: %s", row_id, error)
+                rulebook.mark_undeliverable(db, row_id, why)
+            logger.error("alert notification %d cannot be delivered: %s", row_id, why)
             return 0
         try:
             sink.send(payload)
-            error = None
+            error: str | None = None
         except SinkError as exc:
             error = str(exc)
         except Exception as exc:  # a sink bug must not stop the dispatcher
