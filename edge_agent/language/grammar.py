@@ -17,6 +17,7 @@ The slots of a question:
   people on the street than in the kitchen?"; it keeps the first side's slots where it names none.
 - ``order`` (:class:`Order`), ``event`` (:class:`Event`), ``aggregate`` (:class:`Aggregate`): first or last,
   before or after; arriving, leaving or being moved; what a count counts.
+- ``rank``: "which room had the most people?": cameras ranked by how many of the subject each saw.
 - ``yes_no``, ``negated``, ``alternatives``: polarity ("was nobody there?") and "which of A or B".
 - ``asks``: for an attribute question, the described field (colour, pattern, motion, size).
 - ``unknown`` and ``grounded``: words the reader could not ground in memory's vocabulary, and words it
@@ -201,6 +202,7 @@ class Query:
     alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between
     alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
     compare: str = ""  #: "more" or "fewer": a count of this side against the other's
+    rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of the subject
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place
     unknown_verbs: tuple[str, ...] = ()  #: what the subject is asked to have done that no camera records ("watered")

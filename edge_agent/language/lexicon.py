@@ -100,7 +100,7 @@ LAST_WORDS = frozenset({"last", "latest", "lastly", "finally", "recently", "rece
 BEFORE_WORDS = frozenset({"before", "earlier", "sooner", "prior", "ahead"})
 AFTER_WORDS = frozenset({"after", "later", "afterwards", "afterward", "then", "next", "following"})
 MORE_WORDS = frozenset({"more", "most", "greater", "larger", "bigger", "longer"})
-FEWER_WORDS = frozenset({"fewer", "less", "least", "smaller", "shorter"})
+FEWER_WORDS = frozenset({"fewer", "fewest", "less", "least", "smaller", "shorter"})
 #: Verbs by what they say happened (any form).
 EVENT_VERBS: dict[str, str] = {
     **dict.fromkeys(
@@ -162,6 +162,13 @@ HAPPEN_WORDS = frozenset(
 )  # fmt: skip
 IMPERATIVES = frozenset({"tell", "show", "list", "give", "describe", "name", "count", "find", "summarize", "summarise"})
 DURATION_WORDS = frozenset({"long", "duration", "length"})
+#: Verbs whose doer is a vehicle ("did anyone drive off?", "did somebody park?" ask after cars, trucks, ...), and the
+#: words after "drive" that say it arrived ("drove in", "drove up"); "away", "off", "out" say it left, nothing else
+#: that it was seen.
+DRIVE_VERBS = frozenset({"drive", "drives", "drove", "driven", "driving", "park", "parks", "parked", "parking"})
+DRIVE_IN = frozenset({"in", "into", "up", "over", "onto"})
+DRIVE_OFF = frozenset({"away", "off", "out"})
+DRIVEN = ("car", "truck", "bus", "motorcycle")  #: what "anyone" who drove or parked is
 LEAVE_WORDS = frozenset({"quit", "exit", "bye", "goodbye", "q", ":q", ":quit", "stop", "leave"})
 FILLER = frozenset(
     {"please", "hey", "ok", "okay", "so", "and", "also", "just", "um", "uh", "well", "actually", "again", "ever",

@@ -40,6 +40,10 @@ from edge_agent.language.lexicon import (
     AUX,
     BEFORE_WORDS,
     DETERMINERS,
+    DRIVE_IN,
+    DRIVE_OFF,
+    DRIVE_VERBS,
+    DRIVEN,
     DURATION_WORDS,
     EVENT_VERBS,
     FEWER_WORDS,
@@ -374,6 +378,48 @@ class _Cues:
     company: bool = False  #: "did the baby have company?", "was she alone?"
     with_word: bool = False
     now: bool = False
+    drives: bool = False  #: a verb whose doer is a vehicle: "did anyone drive off?"
+
+
+def _verbs(tokens: list[str], cues: _Cues) -> None:
+    """What some verbs say beyond their event: "what went on?" asks what happened (nobody left); a verb whose doer is
+    a vehicle ("did anyone drive off?") is noted, and what "drove" says it did read by the word after it: arrived
+    ("drove in"), left ("drove off"), else was seen ("drove past")."""
+    for i, w in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if w in ("going", "went", "goes") and after == "on" and "leaves" in cues.events:
+            cues.events.remove("leaves")
+            cues.happen = True
+        if w not in DRIVE_VERBS:
+            continue
+        cues.drives = True
+        if EVENT_VERBS.get(w) == "leaves" and "leaves" in cues.events:
+            event = "appears" if after in DRIVE_IN else "leaves" if after in DRIVE_OFF else "seen"
+            cues.events[cues.events.index("leaves")] = event
+
+
+def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
+    """What the words around the phrases change of the query: whoever drove is a vehicle ("did anyone drive off?"),
+    and "which room had the most people?" ranks the cameras ("where did you see the most cars?" too), unless it is
+    "most of the time" or "most recently"."""
+    subject, intent = query.subject, query.intent
+    if cues.drives and subject.kinds == ("person",) and subject.entity_id is None and cues.wh not in ("who", "whom"):
+        subject = replace(subject, kinds=DRIVEN, said="vehicle", many=True)
+    rank = ""
+    for i, w in enumerate(tokens):
+        ahead = tokens[i + 1 : i + 4]
+        if w in ("most", "fewest", "least") and "time" not in ahead and not set(ahead[:1]) & _NOT_RANKED:
+            rank = "most" if w == "most" else "fewest"
+            break
+    if rank and intent is Intent.WHERE and subject.many and query.other is None:
+        intent = Intent.WHICH_CAMERA  # "where were most of the people?": the camera that saw the most
+    if intent is not Intent.WHICH_CAMERA or query.other is not None:
+        rank = ""
+    return replace(query, intent=intent, subject=subject, rank=rank)
+
+
+#: Words after "most" or "least" that say it ranks no camera: "most recently", "least often".
+_NOT_RANKED = frozenset({"recently", "recent", "often", "times", "likely"})
 
 
 class Reader:
@@ -1036,7 +1082,8 @@ class Reader:
         elif len(words) > 2 and words[-2] == "," and words[-1] in ("right", "correct", "true", "yeah"):
             cues.yes_no = True
         time = times.time.bounded(as_of)
-        return self._query(" ".join(tokens), phrases, cues, time), cues
+        _verbs(tokens, cues)
+        return _ranked(self._query(" ".join(tokens), phrases, cues, time), tokens, cues), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
         """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""

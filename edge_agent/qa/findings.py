@@ -114,6 +114,7 @@ class Exists(Finding):
     when: str = ""
     company: str = ""
     negated: bool = False
+    left: int | None = None  #: "did anyone leave?": how many of the ``n`` left view (None: leaving not asked)
 
     @property
     def typed(self) -> object:
@@ -262,11 +263,15 @@ class Cameras(Finding):
     seen: tuple[tuple[str, int, float], ...] = ()  #: (camera, observations, last end), the answer first
     not_seen: tuple[str, ...] = ()
     negated: bool = False
+    rank: str = ""  #: "most" or "fewest": ranked by how many things each saw (``things``), the answer first
+    things: tuple[tuple[str, int], ...] = ()  #: (camera, distinct things of the kind it saw)
 
     @property
     def typed(self) -> object:
         if self.negated:  # "which camera saw no people?": that one, or none did (False)
             return self.not_seen[0] if len(self.not_seen) == 1 else False if not self.not_seen else None
+        if self.rank:
+            return self.things[0][0] if self.things else None
         return self.seen[0][0] if self.seen else None
 
 

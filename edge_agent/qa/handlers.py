@@ -5,7 +5,7 @@ that kind only; when memory holds none it says so and names nothing else. ``HAND
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -17,6 +17,7 @@ from edge_agent.language.lexicon import COLOUR_WORDS, MOTION_WORDS, PATTERN_WORD
 from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts, traces
 from edge_agent.memory.queries import Sighting
+from edge_agent.memory.takings import Taking
 from edge_agent.perception.vocabulary import COLOUR_NAMES, plural, singular
 from edge_agent.qa.findings import (
     Alternatives,
@@ -382,23 +383,30 @@ def exists(query: Query, ctx: Context) -> Finding:
         )  # fmt: skip
     if query.event is Event.LEAVES and _one_thing(query.subject):
         return _left(query, ctx, among(query, ctx, _primary(query, ctx.view, seen)))
-    last = max(seen, key=lambda s: s.last)
-    o = ctx.view.history(last.entity_id)[-1:]
+    left: int | None = None
+    o = ctx.view.history(max(seen, key=lambda s: s.last).entity_id)[-1:]
+    if query.event is Event.LEAVES:  # "did anyone leave?": whether any of them did, the last to leave cited
+        gone = [last for s in seen[:_LEAVERS] for last, went, _, _ in [_leaving(ctx, s.entity_id)] if went]
+        left, holds = len(gone), bool(gone) != query.negated
+        o = [max(gone, key=lambda g: g.t_end)] if gone else o
     return Exists(
         tuple(o),
         holds=holds,
         seen=True,
         what=what,
-        n=len(seen),
+        n=len(seen) if left is None else min(len(seen), _LEAVERS),
         where=where_said(ctx.view),
         when=when_said(ctx.view),
         company=company,
         negated=query.negated,
+        left=left,
     )
 
 
 #: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.
-_ANY_ONE = frozenset({"anyone", "anybody", "someone", "somebody", "everyone", "everybody", "people", "persons"})
+_ANY_ONE = frozenset(
+    {"anyone", "anybody", "someone", "somebody", "everyone", "everybody", "people", "persons", "nobody", "noone"}
+)
 
 
 def _one_thing(subject: Subject) -> bool:
@@ -408,18 +416,27 @@ def _one_thing(subject: Subject) -> bool:
     )
 
 
-def _left(query: Query, ctx: Context, subject: int) -> Finding:
-    """ "Did the van leave?": whether its last sighting in the window asked ended :data:`_LEFT_S` or more before its
-    camera's recording did (it went out of view and stayed out), or it was taken; else it was still in view when the
-    recording ended."""
-    history = ctx.view.history(subject)
-    o = history[-1]
+#: At most this many things are checked for whether any of them left ("did anyone leave?").
+_LEAVERS = 200
+
+
+def _leaving(ctx: Context, subject: int) -> tuple[Observation, bool, float | None, Taking | None]:
+    """(its last sighting in the window asked, whether it left, until when its camera recorded, its taking): it left
+    when that sighting ended :data:`_LEFT_S` or more before its camera's recording did (it went out of view and stayed
+    out), or it was taken there."""
+    o = ctx.view.history(subject)[-1]
     end = ctx.view.scope.end
     until = queries.recorded_until(ctx.store.db, o.camera, end)
     until = min(until, end) if until is not None and end is not None else until  # as of the end of the window asked
     taken = ctx.store.taken(subject, ctx.view.scope.end)
     taken = taken if taken is not None and taken.observation_id == o.id else None
-    left = taken is not None or (until is not None and until - o.t_end >= _LEFT_S)
+    return o, taken is not None or (until is not None and until - o.t_end >= _LEFT_S), until, taken
+
+
+def _left(query: Query, ctx: Context, subject: int) -> Finding:
+    """ "Did the van leave?": whether it left (:func:`_leaving`); else it was still in view when the recording
+    ended."""
+    o, left, until, taken = _leaving(ctx, subject)
     return Left(
         (o,),
         holds=left != query.negated,
@@ -702,7 +719,7 @@ def attribute(query: Query, ctx: Context) -> Finding:
 
 
 def which_camera(query: Query, ctx: Context) -> Finding:
-    seen = candidates(query, ctx.view)
+    seen = candidates(query, ctx.view, detail=bool(query.rank))
     cameras = ctx.view.cameras()
     if query.alternative_of == "camera" and query.alternatives:
         cameras = [c for c in query.alternatives]
@@ -719,6 +736,15 @@ def which_camera(query: Query, ctx: Context) -> Finding:
         ranked = sorted(per_camera, key=lambda c: c.first)
     else:
         ranked = sorted(per_camera, key=lambda c: (-c.observations, -c.last))
+    things: list[tuple[str, int]] = []
+    if query.rank:  # "which room had the most people?": by how many of them each camera saw, ties by sightings
+        per = Counter(c for s in seen for c in s.cameras if c in cameras)
+        sightings = {c.camera: c.observations for c in per_camera}
+        things = sorted(((c, per.get(c, 0)) for c in cameras), key=lambda t: (-t[1], -sightings.get(t[0], 0), t[0]))
+        if query.rank == "fewest":
+            things.reverse()
+        order_of = {c: i for i, (c, _) in enumerate(things)}
+        ranked = sorted(ranked, key=lambda c: order_of.get(c.camera, len(order_of)))
     evidence = ctx.store.observations_by_id([c.last_observation for c in ranked])
     return Cameras(
         tuple(evidence),
@@ -726,6 +752,8 @@ def which_camera(query: Query, ctx: Context) -> Finding:
         seen=tuple((c.camera, c.observations, c.last) for c in ranked),
         not_seen=tuple(c for c in cameras if c not in {r.camera for r in ranked}),
         negated=query.negated,
+        rank=query.rank,
+        things=tuple(things),
     )
 
 

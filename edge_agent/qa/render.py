@@ -137,9 +137,19 @@ def _exists(f: Exists) -> str:
     if not f.seen:
         return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}."
     seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
+    if f.left is not None:
+        if not f.left:
+            seen = f"none of the {seen} left view while recorded" if f.n > 1 else f"the {seen} did not leave view"
+        else:
+            seen = f"{f.left} of the {seen} left view" if f.n > 1 else f"the {seen} left view"
     if not f.evidence:
         return f"{answer}: {seen}."
     o = f.evidence[-1]
+    if f.left:
+        return (
+            f"{answer}: {seen}, the last to leave at {_t(o.t_end)} on camera {o.camera}: "
+            f"{o.description or 'no description'} (observation {o.id})."
+        )
     last = f", the last at {_t(o.t_end)} on camera {o.camera}: {o.description or 'no description'} (observation {o.id})"
     return f"{answer}: {seen}{last}."
 
@@ -273,6 +283,15 @@ def _cameras(f: Cameras) -> str:
         if not f.not_seen:
             return f"Every camera saw {_a(f.what)} ({saw})."
         return f"Camera {', '.join(f.not_seen)} saw no {_plural(f.what, 2)}; {_a(f.what)} was seen on {saw}."
+    if f.rank and f.things:
+        (best, n), rest = f.things[0], f.things[1:]
+        ties = [c for c, m in rest if m == n]
+        then = "; then " + ", ".join(f"{c} {m}" for c, m in rest if c not in ties) if len(rest) > len(ties) else ""
+        if ties:
+            return (
+                f"No one camera saw the {f.rank} {_plural(f.what, 2)}: {', '.join([best, *ties])} saw {n} each{then}."
+            )
+        return f"Camera {best} saw the {f.rank} {_plural(f.what, 2)}: {n}{then}."
     parts = [f"camera {c} ({_count_of(n, 'observation')}, the last at {_t(last)})" for c, n, last in f.seen]
     if not parts:
         return f"No camera saw {_a(f.what)}."

@@ -171,6 +171,40 @@ def test_order_event_aggregate(reader, question, order, event, aggregate, other_
     assert (q.other.subject.kinds if q.other else ()) == other_kinds
 
 
+@pytest.mark.parametrize(
+    ("question", "intent", "rank"),
+    [
+        ("Which camera had the most people?", Intent.WHICH_CAMERA, "most"),
+        ("what room saw the fewest cars", Intent.WHICH_CAMERA, "fewest"),
+        ("which camera saw the least people?", Intent.WHICH_CAMERA, "fewest"),
+        ("where did you see the most dogs?", Intent.WHICH_CAMERA, "most"),  # where most of them were: a camera
+        ("where were most of the people?", Intent.WHICH_CAMERA, "most"),
+        ("where was the car most of the time?", Intent.WHERE, ""),  # most of the time: not a ranking
+        ("which camera saw people most recently?", Intent.WHICH_CAMERA, ""),
+        ("were there more people on the street than in the kitchen?", Intent.COUNT, ""),
+    ],
+)
+def test_which_has_the_most(reader, question, intent, rank):
+    q = read(reader, question)
+    assert (q.intent, q.rank) == (intent, rank)
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds", "event"),
+    [
+        ("did anyone drive away?", ("car", "truck", "bus", "motorcycle"), Event.LEAVES),
+        ("has somebody driven in?", ("car", "truck", "bus", "motorcycle"), Event.APPEARS),
+        ("did anybody park on the street?", ("car", "truck", "bus", "motorcycle"), Event.SEEN),  # stayed: seen
+        ("did someone drive past?", ("car", "truck", "bus", "motorcycle"), Event.SEEN),
+        ("did the van drive off?", ("truck", "car"), Event.LEAVES),  # a vehicle named stays itself
+        ("did anyone walk out?", ("person",), Event.APPEARS),
+    ],
+)
+def test_who_drove_is_a_vehicle(reader, question, kinds, event):
+    q = read(reader, question)
+    assert (q.subject.kinds, q.event) == (kinds, event)
+
+
 def test_the_other_side_of_a_comparison_has_its_own_place(reader):
     q = read(reader, "were there more people on the street than in the kitchen?")
     assert q.compare == "more" and q.place.cameras == ("street",) and q.other.place.cameras == ("kitchen",)

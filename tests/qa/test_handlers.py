@@ -94,6 +94,13 @@ def _t(hour: float) -> str:
         ("which camera saw the dog?", ("kitchen", "street"), "kitchen", "on camera kitchen"),
         ("which camera saw a person first?", ("kitchen", "living-room"), "kitchen", "on camera kitchen"),
         ("which camera saw no people?", ("kitchen", "living-room", "street"), "street", "Camera street saw no"),
+        (
+            "which camera saw the fewest things?",
+            ("kitchen", "living-room", "street"),
+            "street",
+            "Camera street saw the fewest things: 2; then",
+        ),  # fmt: skip
+        ("where did you see the most cars?", ("kitchen", "street"), "street", "Camera street saw the most cars: 1"),
         ("is the couch in the kitchen or in the living room?", ("kitchen", "living room"), "living room", ""),
         ("who was with the cup?", ("a person in red", "nobody"), "a person in red", "was with entity"),
         ("who was in the kitchen?", ("a person in red", "a person in green"), "a person in red", "1 person seen"),
