@@ -18,6 +18,7 @@ The slots of a question:
 - ``order`` (:class:`Order`), ``event`` (:class:`Event`), ``aggregate`` (:class:`Aggregate`): first or last,
   before or after; arriving, leaving or being moved; what a count counts.
 - ``rank``: "which room had the most people?": cameras ranked by how many of the subject each saw.
+- ``span_s``: "was the car there for more than a minute?": how long is held against the subject's time there.
 - ``yes_no``, ``negated``, ``alternatives``: polarity ("was nobody there?") and "which of A or B".
 - ``asks``: for an attribute question, the described field (colour, pattern, motion, size).
 - ``unknown`` and ``grounded``: words the reader could not ground in memory's vocabulary, and words it
@@ -203,6 +204,7 @@ class Query:
     alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
     compare: str = ""  #: "more" or "fewer": a count of this side against the other's
     rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of the subject
+    span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place
     unknown_verbs: tuple[str, ...] = ()  #: what the subject is asked to have done that no camera records ("watered")

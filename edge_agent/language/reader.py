@@ -65,7 +65,7 @@ from edge_agent.language.lexicon import (
     Lexicon,
     tokenize,
 )
-from edge_agent.language.times import NUMBER_WORDS, read_times
+from edge_agent.language.times import NUMBER_WORDS, read_span, read_times
 
 __all__ = ["IntentExemplars", "KindGrounder", "Reader", "is_leaving"]
 
@@ -415,6 +415,14 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
         intent = Intent.WHICH_CAMERA  # "where were most of the people?": the camera that saw the most
     if intent is not Intent.WHICH_CAMERA or query.other is not None:
         rank = ""
+    span = read_span(tokens)
+    if span is not None and subject.named and query.other is None and (intent is Intent.DURATION or query.yes_no):
+        # "was the bowl there for more than a minute?", "did the car stay under 30 seconds?": its time there, held
+        # against that (the number is no place: "over ten seconds")
+        places = tuple(w for w in query.unknown_places if w not in span[2])
+        return replace(
+            query, intent=Intent.DURATION, subject=subject, compare=span[0], span_s=span[1], unknown_places=places
+        )
     return replace(query, intent=intent, subject=subject, rank=rank)
 
 

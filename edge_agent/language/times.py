@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from edge_agent.language.grammar import Time
 
-__all__ = ["TimeReading", "read_times"]
+__all__ = ["TimeReading", "read_span", "read_times"]
 
 _UNITS = {
     "second": 1.0,
@@ -456,3 +456,29 @@ class _Reader:
 def read_times(tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "UTC") -> TimeReading:
     """The times ``tokens`` name, relative to ``reference`` (Unix seconds) in ``zone``, and which tokens they were."""
     return _Reader(tokens, reference, zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone)).read()
+
+
+#: Words that hold a span against a length: "more than a minute", "over ten seconds", "under an hour".
+_LONGER = frozenset({"more", "longer", "over", "above", "beyond"})
+_SHORTER = frozenset({"less", "shorter", "under", "below", "fewer"})
+
+
+def read_span(tokens: Sequence[str]) -> tuple[str, float, tuple[str, ...]] | None:
+    """A length a span is held against ("for more than a minute", "over ten seconds", "less than half an hour"):
+    ("more" or "fewer", seconds, the words it took), or None when the tokens hold none."""
+    for i, w in enumerate(tokens):
+        if w not in _LONGER and w not in _SHORTER:
+            continue
+        j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1] == "than")
+        took = list(tokens[i:j])
+        n = 1.0
+        if j < len(tokens) and tokens[j] == "half" and j + 1 < len(tokens) and tokens[j + 1] in ("a", "an"):
+            n, took, j = 0.5, [*took, tokens[j], tokens[j + 1]], j + 2
+        elif j < len(tokens) and (tokens[j].replace(".", "", 1).isdigit() or tokens[j] in NUMBER_WORDS):
+            n = float(tokens[j]) if tokens[j][0].isdigit() else float(NUMBER_WORDS[tokens[j]])
+            took, j = [*took, tokens[j]], j + 1
+        else:
+            continue
+        if j < len(tokens) and tokens[j] in _UNITS:
+            return ("more" if w in _LONGER else "fewer"), n * _UNITS[tokens[j]], (*took, tokens[j])
+    return None

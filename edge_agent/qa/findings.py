@@ -385,9 +385,20 @@ class Duration(Finding):
     where: str = ""
     between: tuple[str, ...] = ()  #: the two things, when it is the time between them
     unit: str = ""  #: the unit the question counted in
+    against: float | None = None  #: "for more than a minute?": the length asked about (seconds)
+    longer: bool = True  #: whether asked if it was longer than ``against`` (else shorter)
+
+    @property
+    def holds(self) -> bool | None:
+        """Whether it was there longer (or shorter) than the length asked about; None when none was."""
+        if self.against is None:
+            return None
+        return self.seconds > self.against if self.longer else self.seconds < self.against
 
     @property
     def typed(self) -> object:
+        if self.holds is not None:
+            return YesNo(self.holds, True)
         return Seconds(self.seconds, self.unit)
 
 

@@ -861,10 +861,13 @@ def order(query: Query, ctx: Context) -> Finding:
         named = s.subject.kinds or s.subject.entity_id is not None
         return _what(s.subject) if named or not view.scope.narrowed else f"sighting {where_said(view)}"
 
+    a, b = called(side, ctx.view), called(other_side, ctx.other or ctx.view)
+    if a == b and ctx.other is not None and where_said(ctx.view) != where_said(ctx.other):
+        a, b = f"{a} {where_said(ctx.view)}", f"{b} {where_said(ctx.other)}"  # "a person on the street or ... kitchen"
     return OrderFinding(
         tuple(o for o in (a_at, b_at, *(o for _, o in more)) if o is not None),
-        a=called(side, ctx.view),
-        b=called(other_side, ctx.other or ctx.view),
+        a=a,
+        b=b,
         a_at=a_at,
         b_at=b_at,
         leaving=leaving,
@@ -913,6 +916,8 @@ def duration(query: Query, ctx: Context) -> Finding:
         end=history[-1].t_end,
         stays=len(stays),
         where=where_said(ctx.view),
+        against=query.span_s,
+        longer=query.compare != "fewer",
     )
 
 

@@ -368,6 +368,13 @@ def _duration(f: Duration) -> str:
     e = f.entity
     who = f"Entity {_entity(e)} ({e.category})" if e is not None else "It"
     stays = f" in {f.stays} stays" if f.stays > 1 else ""
+    if f.holds is not None and f.against is not None:
+        than = f"{'more' if f.longer else 'less'} than {_span(f.against)}"
+        return (
+            f"{'Yes' if f.holds else 'No'}: about {_span(f.seconds)}, {than if f.holds else 'not ' + than}: {who} was "
+            f"seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
+            f"({_count_of(len(f.evidence), 'cited observation')})."
+        )
     return (
         f"About {_span(f.seconds)}: {who} was seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
         f"({_count_of(len(f.evidence), 'cited observation')})."

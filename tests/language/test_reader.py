@@ -190,6 +190,24 @@ def test_which_has_the_most(reader, question, intent, rank):
 
 
 @pytest.mark.parametrize(
+    ("question", "intent", "compare", "span"),
+    [
+        ("was the bowl there for more than a minute?", Intent.DURATION, "more", 60.0),
+        ("did the car stay less than 30 seconds?", Intent.DURATION, "fewer", 30.0),
+        ("was the tv visible for over ten seconds?", Intent.DURATION, "more", 10.0),  # "ten" is no place
+        ("was the van there under half an hour", Intent.DURATION, "fewer", 1800.0),
+        ("was the truck there longer than 2 hours?", Intent.DURATION, "more", 7200.0),
+        ("how long was the car there?", Intent.DURATION, "", None),
+        ("were there more than two people?", Intent.EXISTS, "", None),  # people, not a length
+        ("was the person in the kitchen seen after the baby?", Intent.ORDER, "", None),
+    ],
+)
+def test_a_length_held_against_the_time_there(reader, question, intent, compare, span):
+    q = read(reader, question)
+    assert (q.intent, q.compare, q.span_s, q.unknown_places) == (intent, compare, span, ())
+
+
+@pytest.mark.parametrize(
     ("question", "kinds", "event"),
     [
         ("did anyone drive away?", ("car", "truck", "bus", "motorcycle"), Event.LEAVES),

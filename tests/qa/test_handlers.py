@@ -140,6 +140,14 @@ def _t(hour: float) -> str:
             "Truck: ",
         ),  # fmt: skip
         ("did the cup have company?", ("yes, a person", "no, it was alone"), "yes, a person", ""),
+        ("was the truck there for more than a minute?", ("yes", "no"), "yes", "Yes: about 1 min 22 s, more than 1 min"),
+        ("was the truck there for under a minute?", ("yes", "no"), "no", "No: about 1 min 22 s, not less than 1 min"),
+        (
+            "which did you see first, a person in the living room or a person in the kitchen?",
+            ("the one in the living room", "the one in the kitchen"),
+            "the one in the kitchen",
+            "The person on camera kitchen came first: the person on camera living-room first seen",
+        ),  # fmt: skip
         ("apart from the street, how many cameras saw something?", ("one", "two", "three"), "two", "2 cameras"),
         ("what was the very first thing the cameras caught?", ("a person", "a truck"), "a person", "first seen"),
         (
