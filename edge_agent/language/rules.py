@@ -12,6 +12,8 @@ from edge_agent.language.grammar import Place, RuleReading, Subject, Trigger, Un
 from edge_agent.language.lexicon import (
     AUX,
     DETERMINERS,
+    DRIVE_VERBS,
+    DRIVEN,
     EVENT_VERBS,
     FILLER,
     PLACE_PREPOSITIONS,
@@ -42,6 +44,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     body = [t for j, t in enumerate(body) if j not in used]
     times, per, within, used = _nth_time(body)
     body = [t for j, t in enumerate(body) if j not in used]
+    _refuse_counts_at_once(body, reader.lexicon)
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
     found = _trigger(body) or _bare_relation(body)
@@ -81,6 +84,8 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
     stranger = stranger and head.kinds == ("person",)
     subject = Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
+    if head.kinds == ("person",) and head.entity_id is None and not stranger and set(body) & DRIVE_VERBS:
+        subject = Subject(kinds=DRIVEN, said="vehicle")  # "somebody parks on the street": a vehicle does
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
     if target is not None and (target.unknown or target.regions):
         word = target.unknown or target.said
@@ -262,16 +267,21 @@ _ORDINALS = {
     "ninth": 9,
     "tenth": 10,
 }
-_PERIODS = {"day": 86400.0, "week": 604800.0, "month": 2592000.0}
+_PERIODS = {"hour": 3600.0, "day": 86400.0, "today": 86400.0, "week": 604800.0, "month": 2592000.0}
 
 
 def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set[int]]:
-    """(times, per, within_s, tokens used) of "for the third time this week", "on 3 different days this week"."""
+    """(times, per, within_s, tokens used) of "for the third time this week", "3 times in an hour", "on 3 different
+    days this week"."""
     for i, w in enumerate(tokens):
         n = _ORDINALS.get(w) or (int(w[:-2]) if w[:-2].isdigit() and w.endswith(("st", "nd", "rd", "th")) else None)
-        if n is not None and i + 1 < len(tokens) and tokens[i + 1] == "time":
-            j = i + 2
-            while j < len(tokens) and tokens[j] in ("this", "in", "a", "the", "last", "within", "per", "one"):
+        if n is None and tokens[i + 1 : i + 2] == ["times"] and (w.isdigit() or w in NUMBER_WORDS):
+            n = int(w) if w.isdigit() else NUMBER_WORDS[w]  # "comes 3 times in an hour": the third time in one
+            n = n if w not in ("a", "an") else None
+        once = {"twice": 2, "thrice": 3}.get(w)  # "twice in a day"
+        if once or (n is not None and i + 1 < len(tokens) and tokens[i + 1] in ("time", "times")):
+            n, j = (once, i + 1) if once else (n, i + 2)
+            while j < len(tokens) and tokens[j] in ("this", "in", "a", "an", "the", "last", "within", "per", "one"):
                 j += 1
             if j < len(tokens) and tokens[j] in _PERIODS:
                 first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
@@ -291,6 +301,30 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
                 end = k + 1 if k < len(tokens) and tokens[k] in ("week", "month") else j + 1
                 return int(count), "day", _PERIODS[period], set(range(i, end))
     return None, "episode", None, set()
+
+
+def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
+    """ "More than 3 people are on the street" asks how many are there at once, which no rule watches: refused with
+    what a rule can count instead (how often something appears), rather than read as any one of them."""
+    kinds = lexicon.kind_words()
+    for i in range(len(tokens)):
+        rest = list(tokens[i:])
+        said = next((len(lead) for lead in _AT_ONCE if rest[: len(lead)] == lead), None)
+        amount, noun = (rest[said : said + 1], rest[said + 1 : said + 2]) if said else (rest[:1], rest[3:4])
+        if said is None and rest[1:3] != ["or", "more"]:
+            continue
+        number = amount and (amount[0].isdigit() or (amount[0] in NUMBER_WORDS and amount[0] not in ("a", "an")))
+        if number and noun and noun[0] in kinds:
+            counted = " ".join(rest[: (said + 2) if said else 4])
+            raise Unreadable(
+                f"a rule cannot count things there at once ({counted!r}); it can count how often one appears, "
+                "e.g. 'tell me when a person appears for the 3rd time today'",
+                missing="count",
+            )
+
+
+#: What says a count of things at once: "more than 3 people", "at least two cars" ("3 or more dogs" too).
+_AT_ONCE = (["more", "than"], ["fewer", "than"], ["less", "than"], ["over"], ["at", "least"], ["at", "most"])
 
 
 _SPAN_UNITS = {
@@ -348,7 +382,7 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
                 ("turns", "up"), ("turn", "up"), ("arrives",), ("arrive",), ("comes", "home"), ("come", "home"),
                 ("comes", "back"), ("come", "back"), ("is", "back"), ("are", "back"), ("gets", "home"),
                 ("comes", "by"), ("is", "spotted"), ("is", "detected"), ("is", "here"), ("is", "home"),
-                ("comes", "to"), ("come", "to"), ("is", "around"), ("pops", "up"), ("visits",),
+                ("comes", "to"), ("come", "to"), ("is", "around"), ("pops", "up"), ("visits",), ("comes",), ("come",),
             )],
             *[(t, Trigger.ON) for t in (
                 ("is", "on"), ("are", "on"), ("gets", "on"), ("get", "on"), ("jumps", "on"), ("jump", "on"),
