@@ -34,8 +34,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     tokens = tokenize(text)
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
-    start = _lead(tokens)
-    body = tokens[start:]
+    body = tokens[_lead(tokens) :]
     window, used = _day_window(body)
     body = [t for j, t in enumerate(body) if j not in used]
     moment, used = _moment(body)
@@ -83,9 +82,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if head.unknown:
         raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
     stranger = stranger and head.kinds == ("person",)
-    subject = Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
-    if head.kinds == ("person",) and head.entity_id is None and not stranger and set(body) & DRIVE_VERBS:
-        subject = Subject(kinds=DRIVEN, said="vehicle")  # "somebody parks on the street": a vehicle does
+    subject = _subject_of(head, body, stranger)
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
     if target is not None and (target.unknown or target.regions):
         word = target.unknown or target.said
@@ -301,6 +298,14 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
                 end = k + 1 if k < len(tokens) and tokens[k] in ("week", "month") else j + 1
                 return int(count), "day", _PERIODS[period], set(range(i, end))
     return None, "episode", None, set()
+
+
+def _subject_of(head: _Phrase, tokens: Sequence[str], stranger: bool) -> Subject:
+    """The rule's subject: its head phrase's, but a vehicle where someone parks or drives ("somebody parks on the
+    street")."""
+    if head.kinds == ("person",) and head.entity_id is None and not stranger and set(tokens) & DRIVE_VERBS:
+        return Subject(kinds=DRIVEN, said="vehicle")
+    return Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
 
 
 def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
