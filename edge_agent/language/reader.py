@@ -390,6 +390,9 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
         if w in ("going", "went", "goes") and after == "on" and "leaves" in cues.events:
             cues.events.remove("leaves")
             cues.happen = True
+        if w == "left" and after == "handed" and "leaves" in cues.events:  # "was he left-handed?": no camera says
+            cues.events.remove("leaves")
+            cues.unknown_verbs.append("left-handed")
         if w not in DRIVE_VERBS:
             continue
         cues.drives = True
@@ -398,13 +401,44 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
             cues.events[cues.events.index("leaves")] = event
 
 
-def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
-    """What the words around the phrases change of the query: whoever drove is a vehicle ("did anyone drive off?"),
-    and "which room had the most people?" ranks the cameras ("where did you see the most cars?" too), unless it is
-    "most of the time" or "most recently"."""
+def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cues) -> Query:
+    """What the words around the phrases change of the query: whoever drove is a vehicle ("did anyone drive off?");
+    things joined by "and" are counted together ("how many cars and trucks?"); what someone wore is an attribute;
+    "who was the last person you saw?" is when the last one was; "is anything blue?" asks whether any blue thing was
+    seen; and the rest in :func:`_ranked`."""
     subject, intent = query.subject, query.intent
     if cues.drives and subject.kinds == ("person",) and subject.entity_id is None and cues.wh not in ("who", "whom"):
         subject = replace(subject, kinds=DRIVEN, said="vehicle", many=True)
+    heads = [p for p in phrases if p.role in ("subject", "object") and p.kinds and not p.other_side]
+    if intent is Intent.COUNT and query.other is None and heads and heads[0].kinds == subject.kinds:
+        chain = heads[:1]
+        for p in heads[1:]:
+            if tokens[chain[-1].end : p.start] != ["and"]:
+                break
+            chain.append(p)
+        kinds = tuple(dict.fromkeys(k for p in chain for k in p.kinds))
+        subject = replace(subject, kinds=kinds, said=" and ".join(p.said for p in chain)) if len(chain) > 1 else subject
+    if intent in (Intent.COMPANY, Intent.LIST) and cues.wh == "what" and set(tokens) & _WORE:
+        if subject.kinds == ("person",):  # "what was the lady in the kitchen wearing?": her clothes' colours
+            return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=subject, asks="colour"), tokens, cues)
+    if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and subject.kinds:
+        intent = Intent.WHEN  # "who was the last person you saw?": the last one, not a list
+    one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
+    if intent is Intent.ATTRIBUTE and query.yes_no and subject.generic and one_colour:  # "is anything blue?"
+        subject = replace(subject, colours=query.alternatives)
+        query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
+        intent = Intent.EXISTS
+    return _ranked(replace(query, intent=intent, subject=subject), tokens, cues)
+
+
+#: What someone wore, asked: "what was she wearing?"
+_WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
+
+
+def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
+    """Which room had the most people ("where did you see the most cars?" too), unless it is "most of the time" or
+    "most recently"; and "was it there for more than a minute?": its time there, held against that."""
+    subject, intent = query.subject, query.intent
     rank = ""
     for i, w in enumerate(tokens):
         ahead = tokens[i + 1 : i + 4]
@@ -814,7 +848,7 @@ class Reader:
                 while k < len(spans) and spans[k].start < i + n:
                     k += 1
                 continue
-            if w in WITH_WORDS and not kind:
+            if w in WITH_WORDS and not kind and not (span.of("motion") and word(i + 1) in ("or", "?", ",", "")):
                 cues.with_word = True
                 role = "with" if not in_relative else "relative"
                 k += 1
@@ -1091,7 +1125,7 @@ class Reader:
             cues.yes_no = True
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
-        return _ranked(self._query(" ".join(tokens), phrases, cues, time), tokens, cues), cues
+        return _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
         """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""

@@ -223,6 +223,31 @@ def test_who_drove_is_a_vehicle(reader, question, kinds, event):
     assert (q.subject.kinds, q.event) == (kinds, event)
 
 
+@pytest.mark.parametrize(
+    ("question", "intent", "kinds", "colours", "asks"),
+    [
+        ("how many cars and trucks were there?", Intent.COUNT, ("car", "truck"), (), ""),  # counted together
+        ("how many people and dogs did you see in the kitchen?", Intent.COUNT, ("person", "dog"), (), ""),
+        ("what was the lady in the kitchen wearing?", Intent.ATTRIBUTE, ("person",), (), "colour"),
+        ("who was the last person you saw?", Intent.WHEN, ("person",), (), ""),  # the last one, not a list
+        ("which people did you see last?", Intent.LIST, ("person",), (), ""),
+        ("is anything blue?", Intent.EXISTS, (), ("blue",), ""),  # whether a blue thing was seen
+        ("was the couch blue?", Intent.ATTRIBUTE, ("couch",), (), "colour"),
+        ("were the people walking or standing?", Intent.ATTRIBUTE, ("person",), (), "motion"),  # not "walking a dog"
+    ],
+)
+def test_what_the_words_around_the_things_say(reader, question, intent, kinds, colours, asks):
+    q = read(reader, question)
+    assert (q.intent, q.subject.kinds, q.subject.colours, q.asks) == (intent, kinds, colours, asks)
+
+
+def test_walking_or_standing_are_the_alternatives_and_left_handed_is_no_leaving(reader):
+    q = read(reader, "were the people on the street walking or standing?")
+    assert (q.alternatives, q.alternative_of) == (("moving", "still"), "motion")
+    q = read(reader, "was the man with the tablet left-handed?")
+    assert (q.event, q.unknown_verbs) == (Event.SEEN, ("left-handed",))
+
+
 def test_the_other_side_of_a_comparison_has_its_own_place(reader):
     q = read(reader, "were there more people on the street than in the kitchen?")
     assert q.compare == "more" and q.place.cameras == ("street",) and q.other.place.cameras == ("kitchen",)

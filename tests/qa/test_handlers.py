@@ -141,6 +141,10 @@ def _t(hour: float) -> str:
         ),  # fmt: skip
         ("did the cup have company?", ("yes, a person", "no, it was alone"), "yes, a person", ""),
         ("was the truck there for more than a minute?", ("yes", "no"), "yes", "Yes: about 1 min 22 s, more than 1 min"),
+        ("how many cars and trucks did the street camera see?", ("one", "two", "three"), "two", "2 cars and trucks"),
+        ("is anything grey?", ("yes", "no"), "yes", "Yes: 2 grey things seen"),
+        ("what was the person in the living room wearing?", ("green", "red"), "green", "Green: "),
+        ("who was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
         ("was the truck there for under a minute?", ("yes", "no"), "no", "No: about 1 min 22 s, not less than 1 min"),
         (
             "which did you see first, a person in the living room or a person in the kitchen?",
