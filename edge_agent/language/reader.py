@@ -393,6 +393,10 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
         if w == "left" and after == "handed" and "leaves" in cues.events:  # "was he left-handed?": no camera says
             cues.events.remove("leaves")
             cues.unknown_verbs.append("left-handed")
+        back = w == "back" and i > 0 and tokens[i - 1] in _BACK or w in ("return", "returned", "returns", "returning")
+        if back and not cues.order_words:  # "when did she come back?": her last arrival, not her first
+            cues.order_words.append((i, "last"))
+            cues.events.append("appears")
         if w not in DRIVE_VERBS:
             continue
         cues.drives = True
@@ -431,6 +435,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     return _ranked(replace(query, intent=intent, subject=subject), tokens, cues)
 
 
+#: Verbs before "back" that say it returned: "came back", "got back".
+_BACK = frozenset({"come", "came", "comes", "coming", "got", "get", "gets", "is", "was", "were", "walked", "drove"})
 #: What someone wore, asked: "what was she wearing?"
 _WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
 

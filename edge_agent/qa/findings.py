@@ -169,6 +169,7 @@ class Seen(Finding):
     first: bool = False
     when_asked: bool = False  #: a "when" question: the moment is the answer
     leaving: bool = False  #: "when did it leave": the end of its last sighting
+    arrived: bool = False  #: "when did it come back": the start of its last stay (``observation`` begins it)
     chain: tuple[tuple[int, int, float, Observation], ...] = ()  #: possibly-same steps: (earlier, later, score, last)
     taken: Taking | None = None  #: after the last sighting it went with a person within reach (memory.takings)
     taker: Entity | None = None  #: that person
@@ -178,7 +179,7 @@ class Seen(Finding):
         if self.observation is None:
             return None
         if self.when_asked:
-            return self.observation.t_start if self.first else self.observation.t_end
+            return self.observation.t_start if (self.first or self.arrived) else self.observation.t_end
         return self.observation.place or None  # where: the zone or image region it was at
 
 

@@ -526,6 +526,9 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     if not history:
         return _not_seen(query, ctx.view)
     o = history[0] if first else history[-1]
+    arrived = when and not first and query.event is Event.APPEARS  # "when did it come back?": its last stay's start
+    if arrived:
+        o = [b for a, b in zip([None, *history], history) if a is None or b.t_start - a.t_end > _UNSEEN_S][-1]
     then = [] if when else [h for h in _at(history, ctx.moments) if h.id != o.id]
     steps = []
     for earlier, later, score in chain:
@@ -546,6 +549,7 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
         first=first,
         when_asked=when,
         leaving=query.event is Event.LEAVES,
+        arrived=arrived,
         chain=tuple(steps),
         taken=taken,
         taker=taker,

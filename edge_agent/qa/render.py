@@ -195,6 +195,8 @@ def _seen(f: Seen) -> str:
         return "Memory holds nothing that matches the question."
     if f.first:
         text = f"Entity {_entity(e)} ({e.category}) was first seen {_sighting(o)}."
+    elif f.arrived:
+        text = f"Entity {_entity(e)} ({e.category}) last arrived {_sighting(o)}."
     elif f.leaving:
         text = f"Entity {_entity(e)} ({e.category}) was last seen (before it left) {_t(o.t_end)} on camera {o.camera}"
         text += f"{_there(o)}: {o.description or 'no description'} (observation {o.id})."

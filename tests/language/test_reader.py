@@ -163,6 +163,9 @@ def test_time_in_the_users_zone_and_bounded_by_as_of(reader):
         ("on how many cameras was a person seen?", None, Event.SEEN, Aggregate.CAMERAS, ()),
         ("how many rooms had people in them?", None, Event.SEEN, Aggregate.CAMERAS, ()),
         ("how often did the cat come?", None, Event.APPEARS, Aggregate.TIMES, ()),
+        ("when did the person come back?", Order.LAST, Event.APPEARS, None, ()),  # the last arrival
+        ("when did the van return?", Order.LAST, Event.APPEARS, None, ()),
+        ("when did the van first come back?", Order.FIRST, Event.APPEARS, None, ()),
     ],
 )
 def test_order_event_aggregate(reader, question, order, event, aggregate, other_kinds):

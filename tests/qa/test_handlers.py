@@ -145,6 +145,7 @@ def _t(hour: float) -> str:
         ("is anything grey?", ("yes", "no"), "yes", "Yes: 2 grey things seen"),
         ("what was the person in the living room wearing?", ("green", "red"), "green", "Green: "),
         ("who was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
+        ("when did the truck come back?", (_t(15), _t(15 + 80 / 3600)), _t(15 + 80 / 3600), "last arrived"),
         ("was the truck there for under a minute?", ("yes", "no"), "no", "No: about 1 min 22 s, not less than 1 min"),
         (
             "which did you see first, a person in the living room or a person in the kitchen?",
