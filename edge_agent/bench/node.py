@@ -36,13 +36,14 @@ import cv2
 import numpy as np
 
 from edge_agent import __version__
-from edge_agent.config import Config
+from edge_agent.config import Config, YOLOXDetectorConfig
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import Store, queries
 from edge_agent.mqtt import topics
 from edge_agent.mqtt.broker import Broker
 from edge_agent.mqtt.hub import Hub
 from edge_agent.mqtt.wire import key_of
+from edge_agent.perception.registry import model_file
 
 __all__ = ["BenchError", "format_table", "run"]
 
@@ -210,8 +211,7 @@ def run(
     if not Path("/proc/self/stat").exists():
         raise BenchError("bench node reads CPU time from /proc: Linux only")
     models = models.resolve()
-    model = Path(getattr(config.detector, "model", "yolox_nano.onnx"))
-    model = model if model.is_absolute() else models / model
+    model = model_file(getattr(config.detector, "model", None) or YOLOXDetectorConfig(type="yolox").model, models)
     if not model.is_file():
         raise BenchError(f"bench node runs YOLOX-nano: {model} is missing (--models)")
     clip_seconds, sample_fps = config.capture.clip_seconds, config.capture.sample_fps

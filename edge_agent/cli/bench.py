@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.cli.common import emit, examples, positive_float, positive_int, random_seed, runtime
+from edge_agent.config import COMMAND_LINE_DETECTORS
 
 __all__ = ["register"]
 
@@ -52,7 +53,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ingest.add_argument("source", help="video file, image folder or MOT sequence")
     ingest.add_argument(
         "--detector",
-        choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+        choices=COMMAND_LINE_DETECTORS,
         help="detector backend (default: the configuration's; gt replays a MOT sequence's boxes)",
     )
     retrieval = targets.add_parser(

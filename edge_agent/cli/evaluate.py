@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.cli.common import emit, examples, fail, number, positive_int, random_seed, runtime
+from edge_agent.config import COMMAND_LINE_DETECTORS
 
 __all__ = ["register"]
 
@@ -137,7 +138,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     qa.add_argument(
         "--detector",
-        choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+        choices=COMMAND_LINE_DETECTORS,
         help="detector backend (default: the configuration's; gt replays MOT-format folders' boxes)",
     )
     qa.add_argument("--keep", type=Path, metavar="DIR", help="build the memory in this empty folder and leave it there")

@@ -24,6 +24,7 @@ from edge_agent.cli.common import (
     runtime,
     show_warnings,
 )
+from edge_agent.config import COMMAND_LINE_DETECTORS
 
 __all__ = ["register"]
 
@@ -87,7 +88,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
         run_.add_argument(
             "--detector",
-            choices=["auto", "yolox", "tensorrt", "opencv", "gt"],
+            choices=COMMAND_LINE_DETECTORS,
             help="detector backend (default: the configuration's, else auto: YOLOX if its file is there, else OpenCV)",
         )
         run_.add_argument("--speech", action="store_true", help="transcribe a recording's audio track (faster-whisper)")

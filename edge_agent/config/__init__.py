@@ -25,11 +25,12 @@ from edge_agent.config.alerts import AlertsConfig
 from edge_agent.config.api import ApiConfig
 from edge_agent.config.association import AssociationConfig, Thresholds
 from edge_agent.config.backup import BackupConfig
-from edge_agent.config.base import ConfigError, StrictModel, describe_validation_error
+from edge_agent.config.base import ConfigError, StrictModel, describe_validation_error, union_types
 from edge_agent.config.capture import CaptureConfig
 from edge_agent.config.consolidation import ConsolidationConfig
 from edge_agent.config.describer import DescriberConfig, TemplateDescriberConfig, VLMDescriberConfig
 from edge_agent.config.detector import (
+    COMMAND_LINE_DETECTORS,
     AutoDetector,
     DetectorConfig,
     GroundTruthDetectorConfig,
@@ -61,6 +62,7 @@ from edge_agent.config.storage import StorageConfig
 from edge_agent.config.tracker import TrackerConfig
 
 __all__ = [
+    "COMMAND_LINE_DETECTORS",
     "AlertsConfig",
     "ApiConfig",
     "AssociationConfig",
@@ -107,4 +109,5 @@ __all__ = [
     "home_dir",
     "load_config",
     "models_dir",
+    "union_types",
 ]

@@ -4,13 +4,14 @@ the value and what was expected."""
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from edge_agent.errors import EdgeAgentError
 
-__all__ = ["FINITE", "INT64_MAX", "ConfigError", "StrictModel", "describe_validation_error"]
+__all__ = ["FINITE", "INT64_MAX", "ConfigError", "StrictModel", "describe_validation_error", "union_types"]
 
 INT64_MAX = (1 << 63) - 1  #: SQLite's (and numpy's int64) largest integer
 FINITE = ConfigDict(allow_inf_nan=False)  #: inf and nan refused: of the configuration's pydantic dataclasses too
@@ -54,3 +55,10 @@ def describe_validation_error(error: ValidationError) -> str:
         shown = "" if isinstance(given, dict) else f" (got {given!r})"
         lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}{shown}")
     return "; ".join(lines)
+
+
+def union_types(union: Any) -> tuple[str, ...]:
+    """The ``type`` values of a discriminated union (``Annotated[Union[...], Field(discriminator="type")]``), in the
+    union's order: what a backend registry must build, and what a command line may offer."""
+    members = typing.get_args(typing.get_args(union)[0])
+    return tuple(value for member in members for value in typing.get_args(member.model_fields["type"].annotation))

@@ -6,9 +6,10 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, model_validator
 
-from edge_agent.config.base import StrictModel
+from edge_agent.config.base import StrictModel, union_types
 
 __all__ = [
+    "COMMAND_LINE_DETECTORS",
     "AutoDetector",
     "DetectorConfig",
     "GroundTruthDetectorConfig",
@@ -115,3 +116,6 @@ DetectorConfig = Annotated[
     ],
     Field(discriminator="type"),
 ]
+
+#: What ``--detector`` offers: every type but ``open-vocab``, which needs its model and words from the configuration.
+COMMAND_LINE_DETECTORS: tuple[str, ...] = tuple(t for t in union_types(DetectorConfig) if t != "open-vocab")

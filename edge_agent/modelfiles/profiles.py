@@ -3,7 +3,8 @@ ordered list of candidates per task, best first; the first one present here is t
 
 - ``default``: what the default configuration (``type = "auto"``) picks: YOLOX / OSNet when their ONNX
   files are in the models folder, else the built-ins; text, language and speech models come from
-  Python packages. This mirrors ``edge_agent.perception.backends.build_backends``.
+  Python packages. This mirrors the ``auto`` builders (``edge_agent.perception.detectors.auto`` and the
+  embedders' in ``edge_agent.perception.embed``).
 - ``jetson``: TensorRT engines where they have been built (``edge-agent models build-engine``), else the
   ONNX files, else the built-ins; what ``deploy/config/home-camera.toml`` is written for."""
 

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from edge_agent.config.changes import ChangesConfig
 from edge_agent.native import iou_matrix
-from edge_agent.perception.detect import Detections, confusable_ids, kind_of
+from edge_agent.perception.detections import Detections, confusable_ids, kind_of
 
 __all__ = ["CHANGE_CATEGORY", "ChangeFinder", "Changes", "with_changes"]
 

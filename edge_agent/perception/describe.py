@@ -26,8 +26,11 @@ import cv2
 import numpy as np
 
 from edge_agent.chat import ChatModel
+from edge_agent.config import TemplateDescriberConfig, VLMDescriberConfig
 from edge_agent.memory.description import REGIONS, Description, counted, motion_phrase, place_phrase
+from edge_agent.perception.detections import ModelError
 from edge_agent.perception.embed import subject_weights
+from edge_agent.perception.registry import DESCRIBERS, BuildContext
 from edge_agent.perception.vocabulary import COLOUR_NAMES
 
 __all__ = [
@@ -413,3 +416,27 @@ class LlamaVLMDescriber:
             " Speech: " + " ".join(f"[{t:.0f}s] {s}" for t, s in speech) if speech else ""
         )
         return self._ask(CAPTION_PROMPT, [scene], text)
+
+
+# -- the builders of ``[describer] type`` ------------------------------------------------------------------------
+
+
+@DESCRIBERS.register("template")
+def _build_template(config: TemplateDescriberConfig, context: BuildContext) -> Describer:
+    return TemplateDescriber(context.config.zones)
+
+
+@DESCRIBERS.register("vlm")
+def _build_vlm(config: VLMDescriberConfig, context: BuildContext) -> Describer:
+    try:
+        return LlamaVLMDescriber(
+            context.model_file(config.model),
+            context.model_file(config.mmproj),
+            handler=config.handler,
+            n_ctx=config.n_ctx,
+            max_tokens=config.max_tokens,
+            n_gpu_layers=config.n_gpu_layers,
+            zones=context.config.zones,
+        )
+    except (FileNotFoundError, ImportError, ValueError) as exc:
+        raise ModelError(f"[describer] type = 'vlm': {exc}") from None

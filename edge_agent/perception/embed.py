@@ -24,7 +24,15 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from edge_agent.perception.detect import ModelError
+from edge_agent.config import (
+    AutoEmbedder,
+    ColorTextureEmbedderConfig,
+    ONNXEmbedderConfig,
+    OSNetEmbedderConfig,
+    TensorRTEmbedderConfig,
+)
+from edge_agent.perception.detections import ModelError
+from edge_agent.perception.registry import EMBEDDERS, BuildContext
 
 __all__ = [
     "ColorTextureEmbedder",
@@ -360,7 +368,7 @@ class TensorRTEmbedder:
         if not path.is_file():
             raise ModelError(f"TensorRT engine not found: {path}")
         if runtime is None:
-            from edge_agent.perception.detect import _TensorRTRuntime
+            from edge_agent.perception.detectors.tensorrt import _TensorRTRuntime
 
             runtime = _TensorRTRuntime(path)
         self._runtime = runtime
@@ -383,3 +391,45 @@ class TensorRTEmbedder:
             return np.empty((0, self.dims), np.float32)
         blob = _image_blob(crops, self.size, self.rgb, self.mean, self.std)
         return _normalise(np.asarray(_in_batches(blob, self._batch, self._runtime.infer), np.float32))
+
+
+# -- the builders of ``[embedders] <kind>.type`` -----------------------------------------------------------------
+
+
+@EMBEDDERS.register("osnet")
+def _build_osnet(config: OSNetEmbedderConfig, context: BuildContext) -> Embedder:
+    return OSNetEmbedder(context.model_file(config.model), providers=config.providers)
+
+
+@EMBEDDERS.register("onnx")
+def _build_onnx(config: ONNXEmbedderConfig, context: BuildContext) -> Embedder:
+    return ONNXImageEmbedder(
+        context.model_file(config.model),
+        size=config.size,
+        rgb=config.rgb,
+        mean=config.mean,
+        std=config.std,
+        providers=config.providers,
+    )
+
+
+@EMBEDDERS.register("tensorrt")
+def _build_tensorrt(config: TensorRTEmbedderConfig, context: BuildContext) -> Embedder:
+    return TensorRTEmbedder(
+        context.model_file(config.engine), space=config.space, rgb=config.rgb, mean=config.mean, std=config.std
+    )
+
+
+@EMBEDDERS.register("color-texture")
+def _build_color_texture(config: ColorTextureEmbedderConfig, context: BuildContext) -> Embedder:
+    return ColorTextureEmbedder()
+
+
+@EMBEDDERS.register("auto")
+def _build_auto(config: AutoEmbedder, context: BuildContext) -> Embedder:
+    """People: OSNet with its section's defaults when its file is in the models folder; everything else, and people
+    without it: colour-texture."""
+    osnet = OSNetEmbedderConfig(type="osnet")
+    if context.kind == "person" and context.model_file(osnet.model).is_file():
+        return EMBEDDERS.build(osnet, context)
+    return EMBEDDERS.build(ColorTextureEmbedderConfig(type="color-texture"), context)

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from edge_agent.perception.detect import ModelError
+from edge_agent.perception.detections import ModelError
 
 __all__ = ["FACE_SPACE", "Face", "FaceEmbedder", "Faces", "faces_available"]
 

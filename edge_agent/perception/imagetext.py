@@ -12,7 +12,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from edge_agent.perception.detect import ModelError
+from edge_agent.perception.detections import ModelError
 
 __all__ = ["CLIP_MEAN", "CLIP_STD", "ImageTextEmbedder", "ONNXCLIPEmbedder"]
 

@@ -15,7 +15,7 @@ from edge_agent.capture.frames import Frame
 from edge_agent.config.tracker import TrackerConfig
 from edge_agent.native import ByteTracker
 from edge_agent.perception.constancy import Constancy
-from edge_agent.perception.detect import Detections, confusable_ids, merge_confusable
+from edge_agent.perception.detections import Detections, confusable_ids, merge_confusable
 from edge_agent.perception.embed import ColorTextureEmbedder
 from edge_agent.perception.motion import CameraMotion
 

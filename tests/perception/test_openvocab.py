@@ -19,8 +19,8 @@ from edge_agent.memory import Store
 from edge_agent.memory.things import enroll
 from edge_agent.perception.backends import build_backends
 from edge_agent.perception.detect import ModelError, kind_of
+from edge_agent.perception.detectors.openvocab import OpenVocabDetector, merge_words
 from edge_agent.perception.imagetext import CLIP_MEAN, CLIP_STD
-from edge_agent.perception.openvocab import OpenVocabDetector, merge_words
 
 SIZE = 64  # the stand-ins' input side
 CELL = 16  # one anchor per 16x16 cell: 16 anchors
@@ -302,7 +302,7 @@ def test_the_pipeline_adds_the_names_of_enrolled_things(tmp_path, monkeypatch):
     owl(tmp_path / "owl.onnx")
     config = _config(tmp_path, 'style = "owl"\nmodel = "owl.onnx"\nclasses = ["person"]\nvocabulary = ["cup"]')
     words = ColourWords()
-    monkeypatch.setattr("edge_agent.perception.backends._image_text", lambda folder, models, key: words)
+    monkeypatch.setattr("edge_agent.perception.registry.image_text", lambda folder, key="": words)
     config = config.model_copy(update={"places": config.places.model_copy(update={"image_text": "stand-in"})})
     backends = build_backends(config, tmp_path)
     with Store(tmp_path / "home") as store:

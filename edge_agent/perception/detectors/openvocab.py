@@ -6,7 +6,7 @@ with things the household names among the categories). Two ONNX export styles th
 - ``owl``: the words' text embeddings are an input (OWL-ViT / OWLv2), so the vocabulary is this process's:
   the configured classes, the names of enrolled things and the configured extra words.
 
-The vocabulary's words are the ``Detections``' class names; :func:`~edge_agent.perception.detect.kind_of` makes
+The vocabulary's words are the ``Detections``' class names; :func:`~edge_agent.perception.detections.kind_of` makes
 any word that is not a person or an animal an object ("keys" included)."""
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from typing import Any, Literal
 import numpy as np
 
 from edge_agent.capture.frames import Frame
-from edge_agent.perception.detect import Detections, ModelError, letterbox, yolox_postprocess
+from edge_agent.config import OpenVocabDetectorConfig
+from edge_agent.perception.detections import Detections, ModelError
+from edge_agent.perception.detectors.yolox import letterbox, yolox_postprocess
 from edge_agent.perception.imagetext import CLIP_MEAN, CLIP_STD, ImageTextEmbedder
+from edge_agent.perception.registry import DETECTORS, BuildContext
 
 __all__ = ["OpenVocabDetector", "Style", "merge_words"]
 
@@ -239,3 +242,26 @@ class OpenVocabDetector:
         return yolox_postprocess(decoded, ratio, self.score_threshold, self.nms_iou, self.class_names).clipped(
             frame_width, frame_height
         )
+
+
+@DETECTORS.register("open-vocab")
+def build(config: OpenVocabDetectorConfig, context: BuildContext) -> OpenVocabDetector:
+    """An owl export embeds its words with [detector] image_text, else [places]'s."""
+    text_embedder = None
+    if config.style == "owl":
+        places = context.config.places.image_text
+        folder, key = (
+            (config.image_text, "[detector] image_text") if config.image_text else (places, "[places] image_text")
+        )
+        text_embedder = context.image_text(folder, key) if folder else None
+    return OpenVocabDetector(
+        context.model_file(config.model),
+        style=config.style,
+        classes=config.classes,
+        vocabulary=config.vocabulary,
+        text_embedder=text_embedder,
+        providers=config.providers,
+        score_threshold=config.score_threshold,
+        nms_iou=config.nms_iou,
+        threads=config.threads,
+    )
