@@ -13,7 +13,9 @@ cell phone. The qualifying candidate most like the observation wins (:func:`like
 greatest similarity to its references); none qualifies -> a new entity, unless the observation is an object first
 seen on a fixed camera where a candidate was last seen (``still_iou``) and still like it (mean >= ``tau_low``,
 greatest >= ``still_tau_high``): things stay where they were put while the light on them changes.
-Every decision goes to association_log with its numbers, vetoed candidates with the reason.
+Every decision goes to association_log with its numbers, vetoed candidates with the reason. The rule is a pure
+function of values (:func:`edge_agent.memory.decide.decide`); :meth:`Associator.evidence` reads what it needs and
+:meth:`Associator.apply` writes what it decided.
 
 Unresolved identity (GEB keeps one instance under several identifiers while the evidence is unresolved): a
 candidate of a compatible category that did not win but is similar to the observation on average (mean >=
@@ -47,7 +49,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -57,6 +58,7 @@ from edge_agent.config.association import DEFAULT_SPACE_THRESHOLDS, DEFAULT_THRE
 from edge_agent.config.faces import FacesConfig
 from edge_agent.memory.categories import compatible
 from edge_agent.memory.db import Database
+from edge_agent.memory.decide import Decision, Evidence, LastSeen, References, decide, likeness, with_enrolled
 from edge_agent.memory.faces import FaceVerdict, keep_faces, rebuild_faces, verdict
 from edge_agent.memory.records import AssociationDecision, CandidateScore, ObservationRecord
 
@@ -72,16 +74,6 @@ __all__ = [
     "likeness",
     "with_enrolled",
 ]
-
-
-@dataclass
-class References:
-    """Reference rows of some entities: parallel arrays."""
-
-    vectors: np.ndarray  # float32 (R, D)
-    owners: np.ndarray  # int64 (R,)
-    observation_ids: np.ndarray  # int64 (R,)
-    approximate: bool = False  #: the vectors went through float16: a close call is scored again on exact ones
 
 
 class ReferenceIndex(Protocol):
@@ -269,22 +261,6 @@ class VecTableIndex:
         pass
 
 
-class _Similarities(Protocol):
-    @property
-    def mean_sim(self) -> Any: ...
-    @property
-    def max_sim(self) -> Any: ...
-
-
-def likeness(candidate: _Similarities) -> Any:
-    """How like an observation a candidate entity is, to choose among those that qualify: the mean similarity to
-    its references plus the greatest. The mean alone let a look-alike whose references are all fairly like the
-    observation beat the thing itself, whose references span several lights (one near-identical, one far): on
-    the kitchen-harder world's recordings the two black phones swapped biographies (false merges 3.0%, 0.3% with
-    the sum; kitchen-lookalikes 0.26% -> 0.18%, B-cubed 0.945 -> 0.965)."""
-    return np.asarray(candidate.mean_sim) + np.asarray(candidate.max_sim)
-
-
 def _first_distinct(owners: Sequence[int], m: int) -> list[int]:
     seen: list[int] = []
     for owner in owners:
@@ -322,131 +298,55 @@ class Associator:
     def associate(
         self, observation_id: int, record: ObservationRecord, camera: str, space_id: int, *, moving: bool = False
     ) -> AssociationDecision:
-        """GEB's rule for one observation already written (without entity); writes its entity,
-        the reference FIFO update and the log row. Call inside the ingest transaction. ``moving``: the camera's
-        view moved (where things are in its frames says nothing of where they are)."""
+        """GEB's rule for one observation already written (without entity): reads what memory knows of its
+        candidates (:meth:`evidence`), decides (:func:`edge_agent.memory.decide.decide`, which reads nothing) and
+        writes the decision (:meth:`apply`). Call inside the ingest transaction. ``moving``: the camera's view moved
+        (where things are in its frames says nothing of where they are)."""
+        thresholds = self.config.thresholds_for(record.kind, record.embedding_space)
+        evidence = self.evidence(record, camera, space_id, thresholds, moving=moving)
+        decision = decide(record, evidence, self.config, thresholds, camera=camera, moving=moving)
+        return self.apply(observation_id, record, space_id, decision)
+
+    def evidence(
+        self, record: ObservationRecord, camera: str, space_id: int, thresholds: Thresholds, *, moving: bool = False
+    ) -> Evidence:
+        """What :func:`decide` needs to know about the observation's candidates, read from memory (nothing
+        written): the candidates (the nearest of a compatible category, the person its faces name, the things
+        enrolled from pictures it passes), their references, the boxes of those seen at the same time on the same
+        camera, and where each was last seen when the still-in-place rule can apply."""
         cfg = self.config
-        thresholds = cfg.thresholds_for(record.kind, record.embedding_space)
-        scores: list[CandidateScore] = []
         faces = self._face_verdict(record)
         candidates, incompatible = self._candidates(space_id, record.kind, record.category, record.embedding)
         if faces.match is not None and faces.match not in candidates:
             candidates.append(faces.match)  # the person the faces say it is, whatever the clothes
         enrolled = self._enrolled_things(record, thresholds)
         candidates.extend(e for e in sorted(enrolled) if e not in candidates and e not in incompatible)
-        refs = References(
-            np.empty((0, record.embedding.size), np.float32), np.empty(0, np.int64), np.empty(0, np.int64)
-        )
+        refs = References.empty(record.embedding.size)
         if candidates or incompatible:
-            refs = self._same_day(record, self.index.references(space_id, record.kind, [*candidates, *incompatible]))
-            rows: list[tuple[int, bool, float, float, float]] = []
-            if refs.owners.size:
-                test = native.association_test(
-                    record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
-                )
-                if refs.approximate and self._close_call(
-                    test, thresholds, cfg.refine_margin
-                ):  # a close call on float16 vectors (a threshold, or which of two is liker): on memory's float32 ones
-                    refs = self._same_day(
-                        record, self.index.exact_references(space_id, record.kind, [*candidates, *incompatible])
-                    )
-                    test = native.association_test(
-                        record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
-                    )
-                rows = list(
-                    zip(
-                        test.owner.tolist(),
-                        test.qualifies.tolist(),
-                        test.min_sim.tolist(),
-                        test.max_sim.tolist(),
-                        test.mean_sim.tolist(),
-                    )
-                )
-            if faces.match is not None and all(row[0] != faces.match for row in rows):
-                rows.append((faces.match, False, 0.0, 0.0, 0.0))  # a person known by face alone (enrolled)
-            rows = with_enrolled(rows, {e: r for e, r in enrolled.items() if e not in incompatible})
-            for owner, qualifies, lo, hi, mean in rows:
-                said = faces.of(int(owner))
-                # Like the separation veto, the category veto is recorded only where it decides: on a
-                # candidate the similarities (or the faces) alone would have let in.
-                veto = None
-                admitted = bool(qualifies) or said == "same"
-                category = incompatible.get(int(owner)) if admitted else None
-                if admitted and cfg.use_separation and category is None and said != "different":
-                    veto = self._separation_veto(record, camera, refs.observation_ids[refs.owners == owner].tolist())
-                scores.append(
-                    CandidateScore(
-                        int(owner),
-                        lo,
-                        hi,
-                        mean,
-                        bool(qualifies),
-                        None if veto is None else veto[0],
-                        None if veto is None else veto[1],
-                        category,
-                        faces.similarity.get(int(owner)),
-                        said,
-                    )
-                )
-        qualified = [
-            s
-            for s in scores
-            if (s.qualifies or s.face_verdict == "same")
-            and s.vetoed_by is None
-            and s.incompatible_category is None
-            and s.face_verdict != "different"
-        ]
-        if not qualified and record.kind == "object" and cfg.still_iou > 0 and not moving:
-            spot = self._in_place(
-                record, camera, [s for s in scores if s.entity_id not in incompatible], thresholds, refs
-            )
-            if spot is not None:
-                scores = [spot if s.entity_id == spot.entity_id else s for s in scores]
-                qualified = [spot]
+            refs = self._references(record, space_id, [*candidates, *incompatible], thresholds)
+        overlapping = self._overlapping(record, camera, refs.observation_ids.tolist()) if cfg.use_separation else {}
+        still = record.kind == "object" and cfg.still_iou > 0 and not moving
+        last_seen = self._last_seen(camera, [c for c in candidates if c not in incompatible]) if still else {}
+        return Evidence(refs, incompatible, overlapping, faces, enrolled, last_seen)
+
+    def apply(
+        self, observation_id: int, record: ObservationRecord, space_id: int, decision: Decision
+    ) -> AssociationDecision:
+        """Writes a decision: the observation's entity (joining the entities it resolves as one, or a new one), the
+        reference FIFO, its faces, the 'possibly the same' relations and the association_log row with its numbers."""
         now = time.time()
         joined: set[int] = set()  # entities merged into another by this observation
-        if qualified:  # a face match decides; else the body appearance most like it
-            winner = max(qualified, key=lambda s: (s.face_verdict == "same", likeness(s), -s.entity_id))
-            entity_id, created = winner.entity_id, False
-            bar = max(self.config.join_similarity, thresholds.tau_high)
-            if self.config.possibly_same and winner.min_sim >= bar:
-                # this observation resolves what was unresolved: every reference of both is strongly like it
-                strong = {s.entity_id for s in qualified if s.min_sim >= bar}
-                for other in sorted(strong - {entity_id}):
-                    if (
-                        self._possibly_same(entity_id, other)
-                        and self._described_alike(entity_id, other)
-                        and not self._ever_apart(entity_id, other)
-                    ):
-                        keep, absorb = min(entity_id, other), max(entity_id, other)
-                        moved = self.merge_entities(keep, absorb)
-                        self._audit_join(keep, absorb, moved, observation_id, now)
-                        joined.add(absorb)
-                        entity_id = keep
-            if (winner.face_verdict == "same" or winner.entity_id in enrolled) and not self.db.value(
-                "SELECT count(*) FROM observations WHERE entity_id = ? AND id != ?", (entity_id, observation_id)
-            ):  # a person or thing enrolled from pictures, seen for the first time
-                self.db.execute(
-                    "UPDATE entities SET first_seen = ?, last_seen = ? WHERE id = ?",
-                    (record.t_start, record.t_end, entity_id),
-                )
-                if winner.entity_id in enrolled:  # a thing enrolled as plain "object" is what it was first seen as
-                    self.db.execute(
-                        "UPDATE entities SET category = ? WHERE id = ? AND category = 'object'",
-                        (record.category, entity_id),
-                    )
-            self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
-        else:
+        if decision.entity_id is None:
             entity_id = self.new_entity(record, now)
-            created = True
+        else:
+            entity_id = self._join(decision.entity_id, decision.joinable, observation_id, joined, now)
+            self._first_sighting(decision, observation_id, record, entity_id)
+            self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         self.assign_entity(observation_id, entity_id)
         self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
         if record.faces is not None and self.faces is not None:
             keep_faces(self.db, self.faces, entity_id, record.face_space, record.faces, observation_id=observation_id)
-        if self.config.possibly_same and scores:
-            others = [s for s in scores if s.entity_id not in joined]
-            self._relate(record, camera, observation_id, entity_id, others, thresholds, refs, incompatible, now)
-        scores.sort(key=lambda s: -likeness(s))
+        self._relate(observation_id, entity_id, [r for r in decision.possibly_same if r[0] not in joined], now)
         self.db.execute(
             "INSERT INTO association_log (observation_id, entity_id, created_entity, candidates, tau_low, tau_high, "
             "decided_at) "
@@ -454,52 +354,98 @@ class Associator:
             (
                 observation_id,
                 entity_id,
-                int(created),
-                json.dumps([_score_json(s) for s in scores]),
-                thresholds.tau_low,
-                thresholds.tau_high,
+                int(decision.created),
+                json.dumps([_score_json(s) for s in decision.scores]),
+                decision.tau_low,
+                decision.tau_high,
                 now,
             ),
         )
         return AssociationDecision(
-            observation_id, entity_id, created, tuple(scores), thresholds.tau_low, thresholds.tau_high
+            observation_id, entity_id, decision.created, decision.scores, decision.tau_low, decision.tau_high
         )
 
-    def _in_place(
-        self,
-        record: ObservationRecord,
-        camera: str,
-        scores: Sequence[CandidateScore],
-        thresholds: Thresholds,
-        refs: References,
-    ) -> CandidateScore | None:
-        """Where GEB's rule let none of the candidates of a compatible category (``scores``) in: the one an object
-        is, when it was first seen where that candidate was last seen (``still_iou``), is still like it and was never
-        seen apart from it; else None. Things stay where they were put while the light on them changes: a grey thing
-        under a warm lamp is another colour, and its biography split at every change of light."""
-        cfg = self.config
-        first = np.asarray(record.boxes[:1], np.float32)
-        found = []
-        for s in scores:
-            if s.mean_sim < thresholds.tau_low or s.max_sim < cfg.still_tau_high or not len(first):
-                continue
-            latest = self.db.query_one(
-                "SELECT id, camera FROM observations WHERE entity_id = ? ORDER BY t_start DESC LIMIT 1", (s.entity_id,)
+    def _join(self, entity_id: int, joinable: Sequence[int], observation_id: int, joined: set[int], now: float) -> int:
+        """Joins into one the observation's entity and each ``joinable`` one memory recorded as possibly the same,
+        described alike and never seen apart (the newer into the older, audited in corrections); returns the entity
+        the observation goes to and adds the absorbed ones to ``joined``."""
+        for other in joinable:
+            if (
+                self._possibly_same(entity_id, other)
+                and self._described_alike(entity_id, other)
+                and not self._ever_apart(entity_id, other)
+            ):
+                keep, absorb = min(entity_id, other), max(entity_id, other)
+                moved = self.merge_entities(keep, absorb)
+                self._audit_join(keep, absorb, moved, observation_id, now)
+                joined.add(absorb)
+                entity_id = keep
+        return entity_id
+
+    def _first_sighting(
+        self, decision: Decision, observation_id: int, record: ObservationRecord, entity_id: int
+    ) -> None:
+        """A person or thing enrolled from pictures, seen for the first time: seen over this observation's span, and
+        a thing enrolled as plain "object" is what it was first seen as."""
+        winner = decision.winner
+        if winner is None or not (winner.face_verdict == "same" or decision.enrolled):
+            return
+        if self.db.value(
+            "SELECT count(*) FROM observations WHERE entity_id = ? AND id != ?", (entity_id, observation_id)
+        ):
+            return
+        self.db.execute(
+            "UPDATE entities SET first_seen = ?, last_seen = ? WHERE id = ?", (record.t_start, record.t_end, entity_id)
+        )
+        if decision.enrolled:
+            self.db.execute(
+                "UPDATE entities SET category = ? WHERE id = ? AND category = 'object'", (record.category, entity_id)
             )
-            if latest is None or latest[1] != camera:
+
+    def _references(
+        self, record: ObservationRecord, space_id: int, entity_ids: Sequence[int], thresholds: Thresholds
+    ) -> References:
+        """The entities' references (a person's of the day: :meth:`_same_day`); a close call on float16 vectors (a
+        threshold, or which of two is liker) is read again with memory's float32 ones."""
+        refs = self._same_day(record, self.index.references(space_id, record.kind, entity_ids))
+        if refs.approximate and refs.owners.size:
+            test = native.association_test(
+                record.embedding, refs.vectors, refs.owners, thresholds.tau_low, thresholds.tau_high
+            )
+            if self._close_call(test, thresholds, self.config.refine_margin):
+                refs = self._same_day(record, self.index.exact_references(space_id, record.kind, entity_ids))
+        return refs
+
+    def _overlapping(
+        self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Frames and boxes of the references seen on the observation's camera during its span: the only ones the
+        separation test can find apart from it."""
+        if not reference_ids:
+            return {}
+        marks = ",".join("?" * len(reference_ids))
+        rows = self.db.query(
+            f"SELECT id FROM observations WHERE id IN ({marks}) AND camera = ? AND t_start <= ? AND t_end >= ? "
+            "ORDER BY id",
+            (*reference_ids, camera, record.t_end, record.t_start),
+        )
+        return {int(row[0]): self.boxes(int(row[0])) for row in rows}
+
+    def _last_seen(self, camera: str, entity_ids: Sequence[int]) -> dict[int, LastSeen]:
+        """Where each entity was last seen (its latest observation's camera and, on ``camera``, its last box)."""
+        out: dict[int, LastSeen] = {}
+        for entity_id in entity_ids:
+            latest = self.db.query_one(
+                "SELECT id, camera FROM observations WHERE entity_id = ? ORDER BY t_start DESC LIMIT 1", (entity_id,)
+            )
+            if latest is None:
+                continue
+            if latest[1] != camera:
+                out[entity_id] = LastSeen(str(latest[1]))
                 continue
             _, boxes = self.boxes(int(latest[0]))
-            overlap = float(native.iou_matrix(first, boxes[-1:])[0, 0]) if len(boxes) else 0.0
-            if overlap < cfg.still_iou:
-                continue
-            veto = (
-                self._separation_veto(record, camera, refs.observation_ids[refs.owners == s.entity_id].tolist())
-                if cfg.use_separation
-                else None
-            )
-            if veto is None:
-                found.append(replace(s, in_place=overlap))
-        return max(found, key=lambda s: (likeness(s), -s.entity_id)) if found else None
+            out[entity_id] = LastSeen(str(latest[1]), boxes[-1:])
+        return out
 
     def _enrolled_things(
         self, record: ObservationRecord, thresholds: Thresholds
@@ -621,39 +567,13 @@ class Associator:
                     return True
         return False
 
-    def _relate(
-        self,
-        record: ObservationRecord,
-        camera: str,
-        observation_id: int,
-        entity_id: int,
-        scores: Sequence[CandidateScore],
-        thresholds: Thresholds,
-        refs: References,
-        incompatible: Mapping[int, str],
-        now: float,
-    ) -> None:
-        """Records 'possibly the same' between the observation's entity and each candidate that did not win
-        but is similar on average, of a compatible category, with no separation evidence and no 'not the same'.
-        A candidate of another category is never related, whether or not it would have qualified (its score
-        names the category only where that decided)."""
-        for s in scores:
-            if (
-                s.entity_id == entity_id
-                or s.entity_id in incompatible
-                or s.vetoed_by is not None
-                or s.face_verdict == "different"
-            ):
+    def _relate(self, observation_id: int, entity_id: int, related: Sequence[tuple[int, float]], now: float) -> None:
+        """Records 'possibly the same' between the observation's entity and each of ``related`` (entity, mean
+        similarity: :func:`edge_agent.memory.decide.possibly_same`) but a pair the user marked not the same."""
+        for other, score in related:
+            if other == entity_id:
                 continue
-            if s.mean_sim < thresholds.tau_low:
-                continue
-            if (
-                not self.config.use_separation
-                or self._separation_veto(record, camera, refs.observation_ids[refs.owners == s.entity_id].tolist())
-                is not None
-            ):
-                continue
-            a, b = min(entity_id, s.entity_id), max(entity_id, s.entity_id)
+            a, b = min(entity_id, other), max(entity_id, other)
             if self.db.query_one("SELECT 1 FROM entity_constraints WHERE entity_a = ? AND entity_b = ?", (a, b)):
                 continue
             self.db.execute(
@@ -661,7 +581,7 @@ class Associator:
                 "VALUES (?, ?, 'possibly_same', ?, ?, ?) ON CONFLICT (entity_a, entity_b, relation) DO UPDATE SET "
                 "score = max(score, excluded.score), observation_id = CASE WHEN excluded.score > score "
                 "THEN excluded.observation_id ELSE observation_id END, updated_at = excluded.updated_at",
-                (a, b, float(s.mean_sim), observation_id, now),
+                (a, b, score, observation_id, now),
             )
 
     def _audit_join(self, keep: int, absorb: int, moved: Sequence[int], observation_id: int, now: float) -> None:
@@ -784,36 +704,6 @@ class Associator:
                 incompatible[entity_id] = theirs
         return kept, incompatible
 
-    def _separation_veto(
-        self, record: ObservationRecord, camera: str, reference_ids: Sequence[int]
-    ) -> tuple[int, float] | None:
-        if not reference_ids:
-            return None
-        marks = ",".join("?" * len(reference_ids))
-        overlapping = [
-            row[0]
-            for row in self.db.query(
-                f"SELECT id FROM observations WHERE id IN ({marks}) AND camera = ? AND t_start <= ? AND t_end >= ? "
-                "ORDER BY id",
-                (*reference_ids, camera, record.t_end, record.t_start),
-            )
-        ]
-        frames = record.frame_ms
-        for ref_id in overlapping:
-            ref_frames, ref_boxes = self.boxes(ref_id)
-            result = native.separation(
-                frames,
-                record.boxes,
-                ref_frames,
-                ref_boxes,
-                self.config.separation_iou_threshold,
-                self.config.separation_min_shared_frames,
-                self.config.separation_min_fraction,
-            )
-            if result.separated:
-                return ref_id, result.fraction
-        return None
-
     def boxes(self, observation_id: int) -> tuple[np.ndarray, np.ndarray]:
         rows = self.db.query(
             "SELECT frame_ms, x1, y1, x2, y2 FROM observation_boxes WHERE observation_id = ? ORDER BY frame_ms",
@@ -876,17 +766,6 @@ class Associator:
                 self.add_reference(
                     entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy()
                 )
-
-
-def with_enrolled(
-    rows: Sequence[tuple[int, bool, float, float, float]], enrolled: Mapping[int, tuple[bool, float, float, float]]
-) -> list[tuple[int, bool, float, float, float]]:
-    """Candidate rows (entity, qualifies, min, max, mean) with enrolled things' tests: a thing whose observed
-    references do not qualify (or that has none) but whose enrolled vectors do is scored by its enrolled ones."""
-    out = [(o, q, lo, hi, m) if q or o not in enrolled else (o, *enrolled[o]) for o, q, lo, hi, m in rows]
-    seen = {row[0] for row in out}
-    out.extend((e, *enrolled[e]) for e in sorted(enrolled) if e not in seen)
-    return out
 
 
 def _score_json(s: CandidateScore) -> dict[str, object]:

@@ -173,8 +173,8 @@ def confirm(
         for fact_id, w in db.query(
             "SELECT id, importance FROM facts WHERE entity_id = ? AND kind = ? AND value != ?", (entity_id, kind, value)
         ):
-            lowered = 0.0 if replace else w * (1 - config.contradiction)
-            if lowered < config.min_importance:
+            lowered = contradicted(w, config, replace=replace)
+            if lowered is None:
                 db.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
             else:
                 db.execute("UPDATE facts SET importance = ? WHERE id = ?", (lowered, fact_id))
@@ -186,15 +186,31 @@ def confirm(
             "INSERT INTO facts (entity_id, kind, value, text, importance, first_confirmed, last_confirmed, "
             "confirmations) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
-            (entity_id, kind, value, text, 1.0 if replace else config.gamma, t, t),
+            (entity_id, kind, value, text, reinforced(None, config, replace=replace), t, t),
         )
     else:
-        w = 1.0 if replace else row[1] + (1 - row[1]) * config.gamma
         db.execute(
             "UPDATE facts SET importance = ?, text = ?, last_confirmed = max(last_confirmed, ?), "
             "confirmations = confirmations + 1 WHERE id = ?",
-            (min(w, 1.0), text, t, row[0]),
+            (reinforced(row[1], config, replace=replace), text, t, row[0]),
         )
+
+
+def reinforced(w: float | None, config: ConsolidationConfig, *, replace: bool = False) -> float:
+    """A fact's importance after confirming evidence: w <- w + (1 - w) * gamma, at most 1 (a new fact, ``w`` None:
+    gamma); ``replace`` (the current state, replaced outright): 1."""
+    if replace:
+        return 1.0
+    if w is None:
+        return config.gamma
+    return min(w + (1 - w) * config.gamma, 1.0)
+
+
+def contradicted(w: float, config: ConsolidationConfig, *, replace: bool = False) -> float | None:
+    """A fact's importance after evidence for another value of its kind: w <- w * (1 - contradiction) (``replace``:
+    0); None when that falls below ``min_importance`` (the fact is deleted)."""
+    lowered = 0.0 if replace else w * (1 - config.contradiction)
+    return None if lowered < config.min_importance else lowered
 
 
 def consolidate_clip(

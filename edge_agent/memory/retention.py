@@ -21,7 +21,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -326,6 +326,39 @@ def _freed_estimate(store: Store, candidates: Sequence[int], tables: list[_Vecto
     return freed
 
 
+# -- what to delete: decisions on values, the deleting below -------------------------------------------
+
+
+def media_to_forget(with_media: Sequence[tuple[int, int]], excess: int, protected: Collection[int]) -> list[int]:
+    """The clips whose media go: of (clip, media bytes) oldest first, just enough to cover ``excess`` bytes (media
+    bytes are exact), the ``protected`` ones left."""
+    chosen: list[int] = []
+    for clip_id, media in with_media:
+        if excess <= 0:
+            break
+        if clip_id not in protected:
+            chosen.append(clip_id)
+            excess -= media
+    return chosen
+
+
+def clips_to_drop(freed: np.ndarray, excess: int) -> int:
+    """How many of the oldest clips go in one step: the fewest estimated to cover ``excess`` (``freed[i]``: the bytes
+    estimated freed by the first i), a sixteenth short of a large estimate (the next round measures what is left),
+    at least one and at most all of them."""
+    need = int(np.searchsorted(freed, excess, "left"))
+    return min(len(freed) - 1, max(1, need - need // 16 if need > 2 else need))
+
+
+def _stuck(excess: int, kept: int) -> str:
+    """Why the cap is not reached when no clip is left to delete (``kept``: clips kept for named entities)."""
+    return (
+        f"{human_bytes(excess)} over the cap with no clip left to delete: "
+        + (f"{kept} clips are kept for named entities (--include-named lets them go), " if kept else "")
+        + "and what is not clips (entities, facts, rules, the ingest log) stays"
+    )
+
+
 # -- deleting ------------------------------------------------------------------------------------------
 
 
@@ -594,13 +627,7 @@ def _enforce(
                 "(SELECT coalesce(sum(o.media_bytes), 0) FROM observations o WHERE o.clip_id = c.id) AS m "
                 "FROM clips c WHERE m > 0 ORDER BY c.t_start, c.id"
             )
-            excess, chosen = usage(store) - cap, []
-            for clip_id, media in with_media:
-                if excess <= 0:
-                    break
-                if clip_id not in protected:
-                    chosen.append(clip_id)
-                    excess -= media
+            chosen = media_to_forget(with_media, usage(store) - cap, protected)
             for start in range(0, len(chosen), steps):
                 if tight:
                     delete_files(store.media_of_clips(chosen[start : start + steps]))
@@ -611,18 +638,9 @@ def _enforce(
             candidates = oldest()
             if not candidates:
                 reached = False
-                kept = len(protected & {r[0] for r in db.query("SELECT id FROM clips")})
-                reason = (
-                    f"{human_bytes(excess)} over the cap with no clip left to delete: "
-                    + (f"{kept} clips are kept for named entities (--include-named lets them go), " if kept else "")
-                    + "and what is not clips (entities, facts, rules, the ingest log) stays"
-                )
+                reason = _stuck(excess, len(protected & {r[0] for r in db.query("SELECT id FROM clips")}))
                 break
-            freed = _freed_estimate(store, candidates, _vector_tables(db), empty)
-            need = int(np.searchsorted(freed, excess, "left"))  # fewest oldest clips estimated to cover the excess
-            # Stop short of a large estimate by a sixteenth: the next round measures what is left.
-            step = min(len(candidates), max(1, need - need // 16 if need > 2 else need))
-            drop(candidates[:step])
+            drop(candidates[: clips_to_drop(_freed_estimate(store, candidates, _vector_tables(db), empty), excess)])
             compact_vectors()
             compact(store)
 

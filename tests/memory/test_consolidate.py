@@ -144,3 +144,35 @@ def test_a_reference_observation_is_never_folded(tmp_path):
         refs = store.reference_ids(1)
         remaining = {o.id for o in store.observations(1)}
         assert set(refs) <= remaining
+
+
+# The importance rules on values (no SQLite): gamma 0.2, contradiction 0.3, min_importance 0.05 by default.
+
+
+@pytest.mark.parametrize(
+    ("w", "replace", "after"),
+    [
+        (None, False, 0.2),  # a new fact starts at gamma
+        (0.2, False, 0.36),  # w + (1 - w) * gamma
+        (0.9, False, 0.92),
+        (1.0, False, 1.0),  # never above 1
+        (None, True, 1.0),  # the current state, replaced outright
+        (0.3, True, 1.0),
+    ],
+)
+def test_confirming_evidence_reinforces_a_fact(w, replace, after):
+    assert consolidate.reinforced(w, ConsolidationConfig(), replace=replace) == pytest.approx(after)
+
+
+@pytest.mark.parametrize(
+    ("w", "replace", "after"),
+    [
+        (1.0, False, 0.7),  # w * (1 - contradiction)
+        (0.2, False, 0.14),
+        (0.07, False, None),  # 0.049 < min_importance: deleted
+        (1.0, True, None),  # another current state: the old one goes
+    ],
+)
+def test_contradicting_evidence_lowers_or_deletes_a_fact(w, replace, after):
+    lowered = consolidate.contradicted(w, ConsolidationConfig(), replace=replace)
+    assert lowered == (None if after is None else pytest.approx(after))

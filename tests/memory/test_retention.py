@@ -283,3 +283,40 @@ def test_dry_run_deletes_nothing_and_predicts_the_real_run(month, tmp_path):
         )
         assert {k: getattr(dry, k) for k in same} == {k: getattr(real, k) for k in same}
         assert abs(dry.bytes_after - real.bytes_after) <= 4 * 4096
+
+
+# What goes, decided on values (no SQLite): media just enough to cover the excess; records a step at a time.
+
+
+@pytest.mark.parametrize(
+    ("excess", "protected", "chosen"),
+    [
+        (0, set(), []),
+        (50, set(), [1]),
+        (100, set(), [1]),
+        (101, set(), [1, 2]),
+        (101, {2}, [1, 3]),  # a named entity's clip keeps its media
+        (10_000, set(), [1, 2, 3]),  # all there is
+    ],
+)
+def test_the_oldest_media_that_cover_the_excess_go(excess, protected, chosen):
+    assert retention.media_to_forget([(1, 100), (2, 100), (3, 100)], excess, protected) == chosen
+
+
+@pytest.mark.parametrize(
+    ("excess", "step"),
+    [
+        (1, 1),
+        (100, 1),
+        (150, 2),  # the fewest that cover it
+        (3_000, 29),  # 30 cover it: a sixteenth short of a large estimate
+        (10**9, 31),  # more than all of them free: still a sixteenth short, the next round measures
+    ],
+)
+def test_a_step_drops_the_fewest_oldest_clips_estimated_to_cover_the_excess(excess, step):
+    freed = np.arange(33, dtype=np.float64) * 100.0  # 32 clips of 100 bytes each
+    assert retention.clips_to_drop(freed, excess) == step
+
+
+def test_a_step_of_few_clips_takes_them_all():
+    assert retention.clips_to_drop(np.array([0.0, 100.0, 200.0]), 10**9) == 2
