@@ -23,7 +23,10 @@ on memory:
 - **absent**: checked at every recorded frame; once an instance has been seen, it fires when a frame is
   recorded without it after the sessions since its last sighting add up to the span (recorded time: hours
   the camera was off do not count), with t = that moment, and re-arms when the instance is seen again. A
-  gap in the recording, after which the instance is in view on the first frame, raises nothing.
+  gap in the recording, after which the instance is in view on the first frame, raises nothing. A rule about a
+  category watches the category as a whole, as the resolver does ("the keys have not been seen": no keys at all;
+  two sets of keys are one subject, seen when either is): its events carry the instance seen last before them,
+  and its alerts are matched whichever instance their entity is (:func:`group_absence_rules`).
 
 An event's ``t_start`` is when the alert should fire (the condition has persisted), ``t_end`` the last
 true sample of its episode (``t_start`` for absences and leaving). Scoring matches each rule's alerts
@@ -58,6 +61,7 @@ __all__ = [
     "absences",
     "entity_labels",
     "episodes",
+    "group_absence_rules",
     "match_alerts",
     "recorded_clock",
     "score_alerts",
@@ -214,13 +218,10 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
             for e in world.scenario.entities
             if e.category.lower() in names and not (p.subject_type == "unknown_person" and e.named)
         ]  # the household's members are named: never unknown
+        if p.relation == "absent":  # the category as a whole
+            out.extend(_group_absences(k, p, spec.cooldown_s, set(subjects), frames, world))
+            continue
         for instance in subjects:
-            if p.relation == "absent":
-                seen = [t for t, shown, _ in frames if any(i == instance for i, _ in shown)]
-                on = [(session.t_start, session.t_end) for session in world.sessions]
-                for due in absences(seen, [t for t, _, _ in frames], float(p.absent_for_s or 0), spec.cooldown_s, on):
-                    out.append(TrueAlert(k, instance, due, due))
-                continue
             # A camera without zones (a worn one): a place is where the instance truly stands, as the wearer named it.
             by_place = p.object_type == "place" and not world.zones
             samples = [
@@ -239,6 +240,36 @@ def true_alerts(world: World, settings: ResolverSettings) -> list[TrueAlert]:
                 TrueAlert(k, instance, a, b) for a, b in episodes(samples, p, settings, spec.cooldown_s, until=until)
             )
     return sorted(out, key=lambda e: (e.rule, e.t_start, e.instance))
+
+
+def _group_absences(
+    rule: int,
+    p: Predicate,
+    cooldown_s: float,
+    members: set[str],
+    frames: Sequence[tuple[float, Sequence[tuple[str, Box]], Any]],
+    world: World,
+) -> list[TrueAlert]:
+    """An absence rule's events for its subjects watched together: seen on a frame where any of them is; each event
+    carries the member seen last before it."""
+    last_of: dict[float, str] = {}
+    for t, shown, _ in frames:
+        visible = sorted(i for i, _ in shown if i in members)
+        if visible:
+            last_of[t] = visible[0]
+    seen = sorted(last_of)
+    on = [(session.t_start, session.t_end) for session in world.sessions]
+    out = []
+    for due in absences(seen, [t for t, _, _ in frames], float(p.absent_for_s or 0), cooldown_s, on):
+        before = [t for t in seen if t < due]
+        out.append(TrueAlert(rule, last_of[before[-1]] if before else sorted(members)[0], due, due))
+    return out
+
+
+def group_absence_rules(world: World) -> set[int]:
+    """The scenario's rules whose subject is watched as a whole: absences of a category (a world's rules name no
+    entity); their alerts are matched whichever instance the alert's entity is."""
+    return {k for k, p in enumerate(rule_predicates(world.scenario)) if p.relation == "absent"}
 
 
 def tolerances(world: World, settings: ResolverSettings, clip_seconds: float) -> dict[int, float]:

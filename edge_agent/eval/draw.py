@@ -123,6 +123,16 @@ def _background(world: World, light: float) -> np.ndarray:
         if photo:
             _textured(canvas, (int(x0) + 3, top - 10, int(x1) - 3, height), f"place:{place}")
         cv2.line(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, top - 10), _scaled((60, 60, 60), light), 2)
+    if layout.outside_x is not None:  # outside the home (a worn camera's outings): a street, a fence, no places
+        x0 = int(layout.outside_x - layout.width / 4)
+        canvas[:, x0:] = _scaled((150, 160, 150), light)
+        canvas[int(layout.floor) :, x0:] = _scaled((90, 95, 100), light)
+        for x in range(x0 + 20, width, 37):
+            cv2.rectangle(
+                canvas, (x, int(layout.floor) - 80), (x + 6, int(layout.floor)), _scaled((70, 100, 130), light), -1
+            )
+        if photo:
+            _textured(canvas, (x0, 0, width, height), "outside")
     return canvas
 
 

@@ -4,12 +4,12 @@ frames a fixed or a wearable camera records of it, per-frame true boxes with ins
 log, and question items with answers and evidence windows.
 
 The scenario format is EVAL.md's; keys it does not list are this module's optional extensions, with
-defaults (``sample_fps``, ``seed``, ``rooms``, ``day_hours``). The recording is motion-triggered: each
-scripted episode is one recorded session (a MOT-format sequence: img1/*.jpg, gt/gt.txt with instance
-ids, seqinfo.ini naming the classes), so the ground-truth detector can replay the boxes while everything
-after detection is the real pipeline. A fixed camera sees the whole home and knows its places as named
-zones; a wearable camera is worn by the acting person (who is never in view) and its view follows them
-through the rooms."""
+defaults (``sample_fps``, ``seed``, ``rooms``, ``day_hours``, ``outings``, ``question_kinds``, an animal's
+``perch``). The recording is motion-triggered: each scripted episode is one recorded session (a MOT-format
+sequence: img1/*.jpg, gt/gt.txt with instance ids, seqinfo.ini naming the classes), so the ground-truth detector
+can replay the boxes while everything after detection is the real pipeline. A fixed camera sees the whole home and
+knows its places as named zones; a wearable camera is worn by the acting person (who is never in view) and its view
+follows them through the rooms (and, on its outings, out of the home)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ __all__ = [
 ]
 
 ANIMALS = frozenset({"dog", "cat"})
+#: The kinds of question a world asks (``Scenario.question_kinds``): the first five are EVAL.md's, asked by every
+#: scenario that does not list its own; ``first`` (which of two things was seen first on a day), ``how_long`` (how
+#: long a thing stayed where it was put), ``either_place`` (was it by this place or that one, at a moment).
+QUESTION_KINDS = ("identity", "last_seen", "counting", "who", "order", "first", "how_long", "either_place")
 
 
 class ScenarioError(EdgeAgentError, ValueError):
@@ -71,6 +75,10 @@ class EntitySpec(_Model):
     )
     weight: float = Field(1.0, gt=0, description="a person: how often they are the one who comes, relatively")
     named: bool = Field(False, description="a person of the household, enrolled by name before the recording")
+    # extension for animals (issue 43's house)
+    perch: str | None = Field(
+        None, description="an animal: the place it gets on and off (default: the sofa, else the last surface)"
+    )
 
     def colour_on(self, day: int) -> str:
         """What it wears (its colour) on day ``day`` of the recording."""
@@ -143,6 +151,18 @@ class Scenario(_Model):
     sample_fps: float = Field(2.0, gt=0, le=30, description="frames rendered per second (what perception samples)")
     rooms: list[list[str]] | None = Field(None, description="wearable: places grouped into rooms, in walking order")
     day_hours: tuple[float, float] = (7.0, 22.0)
+    outings: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="a worn camera: the chance after each session that the wearer goes out and it records a session "
+        "outside (nothing of the home in view); its own random stream: the rest of the script is the same without it",
+    )
+    question_kinds: list[str] = Field(
+        default_factory=lambda: list(QUESTION_KINDS[:5]),
+        min_length=1,
+        description="the kinds of question asked, taken in turn (default: the first five of QUESTION_KINDS)",
+    )
     faces: float = Field(
         0.0,
         ge=0,
@@ -157,6 +177,14 @@ class Scenario(_Model):
         for thing, chance in self.away.items():
             if thing not in things or not 0 <= chance <= 1:
                 raise ValueError(f"away: {thing!r} must be a thing of the scenario with a chance in [0, 1]")
+        unknown = [k for k in self.question_kinds if k not in QUESTION_KINDS]
+        if unknown:
+            raise ValueError(f"question_kinds: unknown {unknown}; known: {', '.join(QUESTION_KINDS)}")
+        for e in self.entities:
+            if e.perch is not None and (e.category not in ANIMALS or e.perch not in self.places or e.perch == "door"):
+                raise ValueError(f"entities: {e.id!r}: perch is for an animal, and must be one of the places")
+        if self.outings and self.camera.kind != "wearable":
+            raise ValueError("outings: only a worn camera goes out with its wearer")
         return self
 
     @property
@@ -242,7 +270,7 @@ class Event:
 @dataclass(frozen=True)
 class Question:
     id: str
-    kind: str  #: identity, last_seen, counting, who, order
+    kind: str  #: one of QUESTION_KINDS: identity, last_seen, counting, who, order, first, how_long, either_place
     question: str
     choices: tuple[str, ...]
     answer_index: int
@@ -357,6 +385,12 @@ class _Layout:
             self.room_of = {p: 0 for p in places}
             step = cam.width / len(places)
         self.canvas_width = step * len(order) if cam.kind == "wearable" else cam.width
+        #: where the view of a session outside the home starts (a worn camera's outings): a stretch of the canvas
+        #: beyond the last place, half a view away from it, so nothing of the home is in view; None without outings
+        self.outside_x: float | None = None
+        if cam.kind == "wearable" and scenario.outings > 0:
+            self.outside_x = self.canvas_width + cam.width / 2
+            self.canvas_width = self.outside_x + cam.width
         self.slot_width = step
         self.x = {p: step * (i + 0.5) for i, p in enumerate(order)}
         self.floor = cam.height * 0.82
@@ -373,6 +407,17 @@ def _things_at(place: str, where: dict[str, str], order: list[str]) -> list[str]
     return [i for i in order if where.get(i) == place]
 
 
+def _surfaces(scenario: Scenario) -> list[str]:
+    """The places things are put on (every place but the door)."""
+    return [p for p in scenario.places if p != "door"] or scenario.places
+
+
+def perch_of(animal: EntitySpec, scenario: Scenario) -> str:
+    """The place an animal gets on and off: its ``perch``, else the sofa, else the last surface."""
+    surfaces = _surfaces(scenario)
+    return animal.perch or ("sofa" if "sofa" in surfaces else surfaces[-1])
+
+
 def simulate(scenario: Scenario, seed: int = 0) -> World:
     """The script, the sessions' boxes and the questions (no pixels: see :mod:`edge_agent.eval.draw`)."""
     rng = np.random.default_rng(seed)
@@ -383,11 +428,11 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     things = [e.id for e in scenario.things]
     people = [e.id for e in scenario.people]
     spec = {e.id: e for e in scenario.entities}
-    surfaces = [p for p in scenario.places if p != "door"] or scenario.places
+    surfaces = _surfaces(scenario)
     where: dict[str, str] = {}
     for k, thing in enumerate(things):
         if spec[thing].category in ANIMALS:
-            where[thing] = next((p for p in surfaces if p != "sofa"), surfaces[0])
+            where[thing] = next((p for p in surfaces if p != perch_of(spec[thing], scenario)), surfaces[0])
         else:
             where[thing] = surfaces[k % len(surfaces)]
     sessions: list[Session] = []
@@ -396,6 +441,7 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     imaging = scenario.imaging
     look = np.random.default_rng([seed, 7919])  # its own stream: the script is the same with or without it
     outside = np.random.default_rng([seed, 104729])  # things taken out and brought back
+    going = np.random.default_rng([seed, 1299709])  # the wearer's outings
     for day in range(scenario.days):
         light = 1.0 + scenario.lighting_drift * float(rng.uniform(-1, 1))
         tint = (
@@ -436,6 +482,8 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
                 session.turns = {thing: imaging.turn * float(look.uniform(-1, 1)) for thing in things}
             _see(session, actor, layout, spec, scenario.camera.kind == "wearable")
             sessions.append(session)
+            if layout.outside_x is not None and going.random() < scenario.outings:
+                sessions.append(_outing(len(sessions), session, fps, layout, scenario, going))
     for s in sessions:
         s.true_boxes = [list(shown) for shown in s.boxes]
     _fragment(sessions, scenario.noise.fragment_rate, rng)
@@ -450,6 +498,20 @@ def simulate(scenario: Scenario, seed: int = 0) -> World:
     )
     world.questions = _questions(world, rng)
     return world
+
+
+def _outing(
+    index: int, after: Session, fps: float, layout: _Layout, scenario: Scenario, rng: np.random.Generator
+) -> Session:
+    """A session a worn camera records outside the home, a few minutes after ``after``: nothing of the home in view
+    (the view on the canvas's outside stretch; nothing drawn there)."""
+    t0 = after.t_end + float(rng.uniform(60.0, 900.0))
+    frames = max(1, int(float(rng.uniform(*scenario.episode_seconds)) * fps))
+    session = Session(index, t0, fps, frames, positions=[{} for _ in range(frames)])
+    session.view_x = [float(layout.outside_x or 0.0)] * frames
+    session.boxes = [[] for _ in range(frames)]
+    session.day, session.light, session.tint = after.day, after.light, after.tint
+    return session
 
 
 def _actor(people: list[str], spec: dict[str, EntitySpec], rng: np.random.Generator) -> str:
@@ -477,8 +539,8 @@ def _plan(
         roll = rng.random()
         if animals and roll < 0.25 and len(surfaces) > 1:
             animal = animals[int(rng.integers(len(animals)))]
-            sofa = "sofa" if "sofa" in surfaces else surfaces[-1]
-            target = sofa if planned[animal] != sofa else next(p for p in rng.permutation(surfaces) if p != sofa)
+            perch = perch_of(spec[animal], scenario)
+            target = perch if planned[animal] != perch else next(p for p in rng.permutation(surfaces) if p != perch)
             actions.append(("animal", animal, str(target)))
             planned[animal] = str(target)
         elif objects and (roll < 0.45 or len(surfaces) < 2):
@@ -573,7 +635,7 @@ def _perform(
             stay(1.0)
             continue
         if kind == "animal":
-            events.append(Event(t, "on" if target == "sofa" else "off", None, thing, target))
+            events.append(Event(t, "on" if target == perch_of(spec[thing], scenario) else "off", None, thing, target))
             where[thing] = target
             stay(2.0)
             continue
@@ -684,11 +746,17 @@ def _sightings(world: World, instance: str) -> list[tuple[float, float, Session]
 
 def _seen_at(world: World, instance: str, t: float) -> tuple[str, float, float]:
     """The evidence of an instance at a moment: its visible span in the recorded session holding the
-    moment (the whole session when it was hidden throughout, e.g. behind the person moving it)."""
+    moment. Out of view throughout that session (a worn camera looking elsewhere when the dog got on the bed): its
+    next sighting, where a camera could first know of it; never seen again, the whole session (e.g. hidden behind
+    the person moving it)."""
     session = next((s for s in world.sessions if s.t_start <= t <= s.t_end), None)
     if session is None:
         return (instance, t - 2.0, t + 2.0)
     times = session.visible(instance)
+    if not times and world.scenario.camera.kind == "wearable":
+        later = next((x for x in _sightings(world, instance) if x[0] > t), None)
+        if later is not None:
+            return (instance, later[0], later[1])
     if not times:
         return (instance, session.t_start, session.t_end)
     return (instance, times[0], times[-1] + 1.0 / session.fps)
@@ -728,7 +796,7 @@ def _questions(world: World, rng: np.random.Generator) -> list[Question]:
     places = [p for p in scenario.places]
     lookalike = {e.id: any(o.id != e.id and _alike(o, e) for o in scenario.entities) for e in scenario.entities}
     out: list[Question] = []
-    makers = (_identity_question, _last_seen_question, _counting_question, _who_question, _order_question)
+    makers = [_MAKERS[kind] for kind in scenario.question_kinds]
     for day in range(scenario.days):
         day_sessions = [
             s
@@ -833,7 +901,8 @@ def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     if spec[instance].category in ANIMALS:
         mine = [e for e in mine if e.kind == "on"]
         count = len(mine)
-        text = f"How many times did {_noun(spec[instance])} get on the sofa on {_clock(window[0])[:10]}?"
+        perch = perch_of(spec[instance], world.scenario)
+        text = f"How many times did {_noun(spec[instance])} get on the {perch} on {_clock(window[0])[:10]}?"
     else:
         text = f"How many times was {_noun(spec[instance])} moved to another place on {_clock(window[0])[:10]}?"
     if not count:
@@ -890,6 +959,109 @@ def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
             (_seen_at(world, e.subject, e.t), _seen_at(world, n.subject, n.t)),
         )
     return None
+
+
+def _first_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    """The order of two things: which of them was seen first on a day (each told apart from the rest by its words)."""
+    firsts = {}
+    for instance in spec:
+        if lookalike[instance] or spec[instance].category == "person":
+            continue
+        seen = [x for x in _sightings(world, instance) if x[2] in sessions]
+        if seen:
+            firsts[instance] = seen[0]
+    if len(firsts) < 2:
+        return None
+    a, b = (list(firsts)[k] for k in rng.permutation(len(firsts))[:2])
+    (a0, a1, a_session), (b0, b1, b_session) = firsts[a], firsts[b]
+    if a_session is b_session:
+        return None  # seen in the same session: seconds apart
+    text = f"Which came first on {_clock(sessions[0].t_start)[:10]}: {_noun(spec[a])} or {_noun(spec[b])}?"
+    return Question(
+        qid,
+        "first",
+        text,
+        (_noun(spec[a]), _noun(spec[b])),
+        0 if a0 < b0 else 1,
+        sessions[-1].t_end + 60.0,
+        ((a, a0, a1), (b, b0, b1)),
+    )
+
+
+def _span_said(seconds: float) -> str:
+    """A length of time as a person says it: about so many minutes (to five), or hours (to a half)."""
+    if seconds < 5400:
+        return f"about {max(5, int(round(seconds / 300)) * 5)} minutes"
+    hours = round(seconds / 1800) / 2
+    return f"about {hours:g} hours"
+
+
+def _how_long_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    """How long a thing stayed where it was put: from its putting down to its next picking up (or taking out)."""
+    window = (sessions[0].t_start, sessions[-1].t_end)
+    puts = [
+        e
+        for e in world.events
+        if e.kind in ("put_down", "bring_back") and window[0] <= e.t <= window[1] and not lookalike[e.subject]
+    ]
+    for k in rng.permutation(len(puts)):
+        e = puts[int(k)]
+        taken = next(
+            (n for n in world.events if n.subject == e.subject and n.t > e.t and n.kind in ("pick_up", "take_out")),
+            None,
+        )
+        if taken is None or taken.t - e.t < 600:
+            continue  # still there at the end, or minutes: no "about" tells those apart
+        stayed = taken.t - e.t
+        correct = _span_said(stayed)
+        choices, answer = _choices(correct, [_span_said(stayed * f) for f in (0.15, 0.35, 2.5, 5.0)], rng)
+        text = f"How long was {_noun(spec[e.subject])} by the {e.place} after it was put there at {_clock(e.t)}?"
+        evidence = (_seen_at(world, e.subject, e.t), _seen_at(world, e.subject, taken.t))
+        return Question(qid, "how_long", text, choices, answer, taken.t + 60.0, evidence)
+    return None
+
+
+def _either_place_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    """A or B: was a thing by this place or by that one at a moment it was seen (standing still there)."""
+    candidates = [i for i in spec if not lookalike[i] and spec[i].category != "person"]
+    if not candidates:
+        return None
+    instance = candidates[int(rng.integers(len(candidates)))]
+    seen = [x for x in _sightings(world, instance) if x[2] in sessions]
+    if not seen:
+        return None
+    a, b, session = seen[int(rng.integers(len(seen)))]
+    place = place_in(world, session, instance, a)
+    if place is None or place != place_in(world, session, instance, b - 0.01):
+        return None  # carried during the sighting
+    others = [p for p in places if p not in (place, "door")]
+    other = others[int(rng.integers(len(others)))]
+    moment = (a + b) / 2
+    options = [f"by the {place}", f"by the {other}"]
+    if rng.random() < 0.5:
+        options.reverse()
+    text = f"Was {_noun(spec[instance])} {options[0]} or {options[1]} at {_clock(moment)}?"
+    return Question(
+        qid,
+        "either_place",
+        text,
+        tuple(options),
+        options.index(f"by the {place}"),
+        _as_of_after(world.sessions, b, rng),
+        ((instance, a, b),),
+    )
+
+
+_MAKERS = {
+    "identity": _identity_question,
+    "last_seen": _last_seen_question,
+    "counting": _counting_question,
+    "who": _who_question,
+    "order": _order_question,
+    "first": _first_question,
+    "how_long": _how_long_question,
+    "either_place": _either_place_question,
+}
 
 
 def question_dicts(world: World) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ from edge_agent.eval import texture
 from edge_agent.eval.alerts import (
     RaisedAlert,
     entity_labels,
+    group_absence_rules,
     recorded_clock,
     score_alerts,
     summarize_alerts,
@@ -247,6 +248,8 @@ def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int
     events = true_alerts(world, settings)
     # Absences count recorded time: their alerts and events are compared on the recorded clock.
     absent = {k for k, p in enumerate(rule_predicates(world.scenario)) if p.relation == "absent"}
+    grouped = group_absence_rules(world)  # "no keys at all": which set of keys memory saw last is not scored
+    alerts = [replace(a, label=None) if a.rule in grouped else a for a in alerts]
     clock = recorded_clock([(s.t_start, s.t_end) for s in world.sessions])
     alerts = [replace(a, t=clock(a.t), detected_at=clock(a.detected_at)) if a.rule in absent else a for a in alerts]
     events = [replace(e, t_start=clock(e.t_start), t_end=clock(e.t_end)) if e.rule in absent else e for e in events]

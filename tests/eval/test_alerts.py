@@ -237,3 +237,26 @@ def test_absences_are_compared_on_the_recorded_clock():
         {0: 15.0},
     )
     assert on_clock == [(0, 0)]  # on the recorded clock: 14 s
+
+
+def test_the_absence_of_a_category_is_of_all_its_instances():
+    """'the keys have not been seen' with two sets of keys: no keys at all, as the resolver reads it (its groups), so
+    one set seen keeps the rule quiet; the event carries the set seen last."""
+    scenario = Scenario.model_validate(
+        {
+            "name": "two-keys",
+            "places": ["hall", "door"],
+            "entities": [
+                {"id": "house_keys", "category": "keys"},
+                {"id": "car_keys", "category": "keys", "pattern": "stripes"},
+                {"id": "al", "category": "person"},
+            ],
+            "rules": [{"text": "tell me if the keys have not been seen for 1 minute", "cooldown_s": 0}],
+        }
+    )
+    sessions = [
+        _session(0, 0.0, [{"house_keys": KEYS, "car_keys": ON}] + [{"house_keys": KEYS}] * 199),  # 100 s
+        _session(1, 200.0, [{"car_keys": ON}] + [{}] * 199),  # neither after 200.0: due 60 s of recording later
+    ]
+    world = World(scenario, 0, sessions, [], [], {"hall": ON, "door": OFF}, "keys")
+    assert true_alerts(world, SETTINGS) == [TrueAlert(0, "car_keys", 260.0, 260.0)]

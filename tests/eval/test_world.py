@@ -59,6 +59,7 @@ def _write(tmp_path: Path, data: dict) -> Path:
         "kitchen-harder",
         "wearable-rooms",
         "wearable-away",
+        "wearable-house",
         "living-room",
         "people-days",
         "things-moved",
@@ -80,7 +81,8 @@ def test_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_scenario("living-room").name == "living-room"
     shipped = (
-        "kitchen-harder, kitchen-lookalikes, living-room, people-days, things-moved, wearable-away, wearable-rooms"
+        "kitchen-harder, kitchen-lookalikes, living-room, people-days, things-moved, wearable-away, wearable-house, "
+        "wearable-rooms"
     )
     with pytest.raises(ScenarioError, match=f"shipped scenarios: {shipped}"):
         load_scenario("no-such-world")
@@ -132,6 +134,25 @@ def test_minimal_file_loads_with_defaults_and_ignores_unknown_keys(tmp_path):
             {"name": "x", "entities": [{"id": "p", "category": "person"}], "rules": [{"text": "the dog"}]},
             r"rules\[0\]: no relation",
         ),
+        (
+            {"name": "x", "entities": [{"id": "p", "category": "person"}], "question_kinds": ["riddle"]},
+            "question_kinds: unknown",
+        ),
+        (
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}, {"id": "c", "category": "cup", "perch": "sofa"}],
+            },
+            "perch is for an animal",
+        ),
+        (
+            {
+                "name": "x",
+                "entities": [{"id": "p", "category": "person"}, {"id": "d", "category": "dog", "perch": "roof"}],
+            },
+            "perch is for an animal",
+        ),
+        ({"name": "x", "entities": [{"id": "p", "category": "person"}], "outings": 0.5}, "outings: only a worn camera"),
         (
             {
                 "name": "x",
@@ -381,3 +402,39 @@ def test_a_place_rule_on_a_worn_camera_is_scored_once_the_wearer_names_the_place
     assert sofa["rule"] == "notify me when the dog is on the sofa"
     assert sofa["events"] >= 1 and sofa["matched"] == sofa["events"] == sofa["alerts"], sofa
     assert result["per_seed"][0]["places_named"] >= 1
+
+
+def test_the_worn_house_goes_out_and_its_dog_gets_on_the_bed(tmp_path):
+    """wearable-house (issue 43 item 5): sessions recorded outside show nothing of the home, and leave the script
+    as it was; the dog's perch is the bed; the questions include the order of two things, how long and A-or-B."""
+    scenario = load_scenario(SCENARIOS / "wearable-house.json")
+    world = simulate(scenario, seed=0)
+    outside = [s for s in world.sessions if not any(s.boxes)]
+    assert outside and all(s.view_x[0] >= world.layout.outside_x for s in outside)
+    assert {e.place for e in world.events if e.kind == "on"} == {"bed"}
+    assert {q.kind for q in world.questions} >= {"first", "how_long", "either_place"}
+    home = simulate(load_scenario(_write(tmp_path, scenario.model_dump() | {"outings": 0.0})), seed=0)
+    assert len(home.sessions) == len(world.sessions) - len(outside)
+    assert [(e.kind, e.subject, e.place) for e in home.events] == [(e.kind, e.subject, e.place) for e in world.events]
+    first = next(q for q in world.questions if q.kind == "first")
+    (a, a0, _), (b, b0, _) = first.evidence
+    assert first.answer == first.choices[0 if a0 < b0 else 1] and a != b
+
+
+@pytest.mark.slow
+def test_the_worn_house_end_to_end(tmp_path):
+    """wearable-house's first day, seed 0, through the real pipeline (issue 43 item 5), with floors just under what it
+    scores (2026-12-03: accuracy 0.8 of 10 questions, evidence recall 1.0, false merges 0.35%, 13 places named; the
+    dog on the bed 2 events, the keys unseen for a minute 1, every one alerted and no false alert): a change that
+    costs the worn house a question, an alert or its look-alikes fails here."""
+    from edge_agent.eval.worldeval import evaluate_world
+
+    house = load_scenario(SCENARIOS / "wearable-house.json").model_dump() | {"days": 1}
+    result = evaluate_world(load_scenario(_write(tmp_path, house)), load_config(None), tmp_path / "m", seeds=[0])
+    run = result["per_seed"][0]
+    assert run["questions"] >= 10 and result["accuracy"] >= 0.75 and result["evidence_recall"] >= 0.95
+    assert result["identity"]["false_merge_rate"] <= 0.01 and run["places_named"] >= 10
+    bed, keys = result["alerts"]["rules"]
+    assert bed["rule"] == "alert me when the dog is on the bed" and bed["events"] >= 1
+    assert keys["rule"] == "tell me if the keys have not been seen for 1 minute" and keys["events"] >= 1
+    assert all(r["precision"] >= 0.99 and r["recall"] >= 0.99 for r in (bed, keys)), (bed, keys)
