@@ -84,6 +84,7 @@ CLOTHES = frozenset(
 NOT_THINGS = frozenset(
     {"same", "other", "different", "whole", "entire", "time", "times", "moment", "while", "way", "lot", "bit",
      "view", "scene", "picture", "image", "frame", "video", "footage", "recording", "clip", "clips", "morning",
+     "stretch", "spell", "period", "gap", "indoor", "indoors", "outdoor", "outdoors", "interior", "exterior",
      "evening", "afternoon", "night", "day", "week", "today", "yesterday", "now", "then", "there", "here", "left",
      "right", "top", "bottom", "middle", "centre", "center", "side", "front", "back", "end", "start",
      "beginning", "rest", "most", "more", "less", "all", "both", "either", "neither", "first", "last", "next",
@@ -128,6 +129,38 @@ def _sentences(tokens: list[str]) -> list[list[str]]:
         if t in (".", "?", "!"):
             out.append([])
     return [s for s in out if any(t not in (".", "?", "!") for t in s)] or [tokens]
+
+
+#: Words that only lead into the question a wh-word asks: "any idea where it is?", "do you know when ...".
+_LEADS_IN = (
+    ("i", "would", "like", "to", "know"), ("i", "want", "to", "know"), ("can", "you", "tell", "me"),
+    ("could", "you", "tell", "me"), ("would", "you", "know"), ("do", "you", "know"), ("do", "you", "remember"),
+    ("please", "tell", "me"), ("tell", "me"), ("i", "wonder"), ("any", "idea"), ("no", "idea"),
+)  # fmt: skip
+#: What closes a list of choices without being one: "A, B, or something else?"
+_NOT_CHOICES = (("or", "something", "else"), ("or", "anything", "else"))
+
+
+def _plain(tokens: list[str]) -> list[str]:
+    """The tokens without what only leads into a wh-question ("do you know where the phone is?" asks where it is),
+    a choice that is none ("or something else") and a closing "then" ("which one was it on then?")."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        lead = next((n for n in map(len, _LEADS_IN) if tuple(tokens[i : i + n]) in _LEADS_IN), 0)
+        asks = tokens[i + lead : i + lead + 2]  # "... where", "... in which order"
+        if lead and asks and (asks[0] in WH or asks[0] in ("in", "at", "on", "from", "by") and asks[-1] in WH):
+            i += lead
+            continue
+        if any(tuple(tokens[i : i + 3]) == c for c in _NOT_CHOICES):
+            i += 3
+            continue
+        if tokens[i] == "then" and (i + 1 == len(tokens) or tokens[i + 1] in ("?", ".", "!")) and i > 1:
+            i += 1
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
 
 
 def _names_said(question: str, lexicon: Lexicon) -> frozenset[str]:
@@ -411,6 +444,9 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     "who was the last person you saw?" is when the last one was; "is anything blue?" asks whether any blue thing was
     seen; and the rest in :func:`_ranked`."""
     subject, intent = query.subject, query.intent
+    if subject.generic and subject.said in ("kind", "kinds", "sort", "sorts", "type", "types"):
+        thing = next((p for p in phrases if p.kinds and not p.other_side), None)  # "any kind of vehicle": a vehicle
+        subject = replace(Reader._subject(thing, [], [], []), many=True) if thing is not None else subject
     if cues.drives and subject.kinds == ("person",) and subject.entity_id is None and cues.wh not in ("who", "whom"):
         subject = replace(subject, kinds=DRIVEN, said="vehicle", many=True)
     heads = [p for p in phrases if p.role in ("subject", "object") and p.kinds and not p.other_side]
@@ -427,12 +463,52 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=subject, asks="colour"), tokens, cues)
     if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and subject.kinds:
         intent = Intent.WHEN  # "who was the last person you saw?": the last one, not a list
+    said = [t for t in tokens if t not in ("?", ".", "!")]
+    if intent is Intent.LIST and cues.wh == "which" and subject.said == "one" and said[-1:] in (["on"], ["in"], ["at"]):
+        intent = Intent.WHICH_CAMERA  # "which one was it on?", "which one was the tv in?": the camera it was in
+        thing = next((p for p in phrases if p.thing and p.said != "one" and not p.other_side), None)
+        subject = Reader._subject(thing, [], [], []) if thing is not None else subject
     one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
     if intent is Intent.ATTRIBUTE and query.yes_no and subject.generic and one_colour:  # "is anything blue?"
         subject = replace(subject, colours=query.alternatives)
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
     return _ranked(replace(query, intent=intent, subject=subject), tokens, cues)
+
+
+#: Words in a camera's name that say it looks outdoors (the rest look indoors): "street", "front-door", "garden".
+_OUTDOOR_CAMERAS = frozenset(
+    {"street", "road", "driveway", "drive", "garden", "yard", "backyard", "porch", "patio", "sidewalk", "pavement",
+     "parking", "gate", "lawn", "outside", "outdoor", "outdoors", "deck", "balcony", "door", "doorbell", "entrance",
+     "front", "courtyard", "carport"}
+)  # fmt: skip
+_INDOOR_WORDS = frozenset({"indoor", "indoors", "inside", "interior"})
+_OUTDOOR_WORDS = frozenset({"outdoor", "outdoors", "outside", "exterior"})
+
+
+def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "How many of the indoor cameras saw someone?": the cameras whose names say indoors (or outdoors), by the words
+    in them; a count of cameras when the question counts cameras or rooms; "a stretch when no camera saw anything" is
+    whether any was seen (none, for yes)."""
+    for i, w in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if after not in ("camera", "cameras", "ones", "rooms", "one") or query.place.cameras:
+            continue
+        if w in _INDOOR_WORDS or w in _OUTDOOR_WORDS:
+            outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
+            chosen = tuple(c for c in cameras if (c in outdoor) == (w in _OUTDOOR_WORDS))
+            query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
+    counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(tokens[:6]) and "how" in tokens[:2]
+    if counts_cameras and query.aggregate in (None, Aggregate.THINGS):
+        query = replace(query, aggregate=Aggregate.CAMERAS)
+    spans = [k for k, w in enumerate(tokens) if w == "when" and set(tokens[max(0, k - 4) : k]) & _SPANS_OF_TIME]
+    if query.intent is Intent.WHEN and query.yes_no and any({"a", "an", "any"} & set(tokens[k - 5 : k]) for k in spans):
+        query = replace(query, intent=Intent.EXISTS, order=None)  # "was there a time when nothing was seen?"
+    return query
+
+
+#: Nouns of a stretch of time: "was there a time when no camera saw anything?" asks whether there was.
+_SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap", "while", "point"})
 
 
 #: Verbs before "back" that say it returned: "came back", "got back".
@@ -474,10 +550,38 @@ class Reader:
     """Reads questions and rules with one lexicon. ``embedder``: the text model, for intents by exemplar and
     for grounding unknown nouns (without it neither is done)."""
 
+    #: A clause grounds a camera ("the woman who was cooking": the kitchen) when its likeness to the camera's name is
+    #: at least this, and this much above the next camera's (MiniLM: cooking-kitchen 0.65, sleeping-bedroom 0.48).
+    CLAUSE_PLACE = 0.45
+    CLAUSE_MARGIN = 0.08
+
     def __init__(self, lexicon: Lexicon, *, embedder: Embedder | None = None, cache: Path | None = None) -> None:
         self.lexicon = lexicon
+        self.embedder = embedder
         self.grounder = KindGrounder(embedder, lexicon.kind_words(), cache=cache) if embedder is not None else None
         self.exemplars = IntentExemplars(embedder) if embedder is not None else None
+        self._camera_vectors: np.ndarray | None = None
+
+    def _clause_place(self, query: Query) -> Query:
+        """What a clause memory has no word for says of where: "the woman who was cooking" was most likely on the camera
+        whose name is most like cooking (the kitchen), when one clearly is; the answer says it was read so."""
+        cameras = self.lexicon.cameras
+        if self.embedder is None or not query.subject.clause or query.place.named or len(cameras) < 2:
+            return query
+        if self._camera_vectors is None:
+            vectors = self.embedder.embed([c.replace("-", " ").replace("_", " ") for c in cameras])
+            self._camera_vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        said = " ".join(query.subject.clause)
+        v = self.embedder.embed([said])[0]
+        scores = self._camera_vectors @ (v / max(float(np.linalg.norm(v)), 1e-9))
+        best, second = np.argsort(-scores)[:2]
+        if scores[best] < self.CLAUSE_PLACE or scores[best] - scores[second] < self.CLAUSE_MARGIN:
+            return query
+        return replace(
+            query,
+            place=replace(query.place, cameras=(cameras[int(best)],)),
+            grounded=(*query.grounded, (said, f"on camera {cameras[int(best)]}")),
+        )
 
     # -- the sentence into phrases ---------------------------------------------------------------------------
 
@@ -1089,19 +1193,30 @@ class Reader:
         is used (joined with the bound the question names). A question of several sentences ("I think I saw the
         couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
         others say of the subject, the place and the time."""
-        tokens = tokenize(question)
+        tokens = _plain(tokenize(question))
         names = _names_said(question, self.lexicon)
         sentences = _sentences(tokens)
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]
         asked = [r for r, c in readings if c.wh or c.yes_no or c.imperative] or [r for r, _ in readings]
         main = asked[-1]
-        for said, _ in readings:
-            if said is main:
+        at = next(i for i, (r, _) in enumerate(readings) if r is main)
+        wh = [i for i, (_, c) in enumerate(readings[:at]) if c.wh]
+        if main.alternatives and "subject" in main.refers and wh:
+            # "In which order did the rooms have someone? Was it the bedroom, the kitchen, ...?": the choices of the
+            # question asked before, read as one ("... : the bedroom, the kitchen, ...")
+            choices = sentences[at]
+            while choices and (choices[0] in AUX or choices[0] in PRONOUNS):
+                choices = choices[1:]
+            joined = [t for t in sentences[wh[-1]] if t not in (".", "?", "!")] + [":", *choices]
+            main = self._read_tokens(joined, names, reference, zone, as_of)[0]
+        for i, (said, cues) in enumerate(readings):
+            if i == at:
                 continue
-            if (not main.subject.named or "subject" in main.refers) and (said.subject.named or said.unknown):
+            one = main.subject.generic and main.subject.said in ("one", "ones")  # "which camera spotted one?"
+            if (not main.subject.named or one or "subject" in main.refers) and (said.subject.named or said.unknown):
                 main = replace(main, subject=said.subject, unknown=main.unknown + said.unknown)
-            if not main.place.named and said.place.named:
-                main = replace(main, place=said.place)
+            if not main.place.named and said.place.named and not (cues.negated_aux or said.negated):
+                main = replace(main, place=said.place)  # but "it wasn't on the street, was it?" says where it was not
             if not main.time.named and said.time.named:
                 main = replace(main, time=said.time)
         return main
@@ -1131,7 +1246,8 @@ class Reader:
             cues.yes_no = True
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
-        return _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues), cues
+        query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
+        return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
         """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""

@@ -467,8 +467,8 @@ def read_span(tokens: Sequence[str]) -> tuple[str, float, tuple[str, ...]] | Non
     """A length a span is held against ("for more than a minute", "over ten seconds", "less than half an hour"):
     ("more" or "fewer", seconds, the words it took), or None when the tokens hold none."""
     for i, w in enumerate(tokens):
-        if w not in _LONGER and w not in _SHORTER:
-            continue
+        if w not in _LONGER and w not in _SHORTER or "or" in tokens[max(0, i - 1) : i + 2]:
+            continue  # "more or less than a minute?" asks which, not whether
         j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1] == "than")
         took = list(tokens[i:j])
         n = 1.0

@@ -213,8 +213,12 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
         hits = _pool(typed, choices)
         return (choices[hits[0]], hits[0]) if len(hits) == 1 else (None, None)
     if isinstance(typed, Ranked):  # things in order: the choice naming them in that order, else the first
+
+        def plain(text: str) -> str:  # a camera "living-room" is the "living room" a choice says
+            return text.lower().replace("-", " ").replace("_", " ")
+
         for i, c in enumerate(choices):
-            at = [c.lower().find(label.lower()) for label in typed]
+            at = [plain(c).find(plain(label)) for label in typed]
             if all(a >= 0 for a in at) and at == sorted(at) and len(at) > 1:
                 return c, i
         return _typed_choice(typed[0], choices) if typed else (None, None)

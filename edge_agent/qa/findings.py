@@ -24,6 +24,7 @@ __all__ = [
     "Moved",
     "NotSeen",
     "Order",
+    "Profile",
     "Seconds",
     "Ranked",
     "Seen",
@@ -415,3 +416,21 @@ class Habit(Finding):
     entity: Entity | None = None
     facts: tuple[str, ...] = field(default_factory=tuple)
     fallback: Summary | None = None
+
+
+@dataclass(frozen=True)
+class Profile(Finding):
+    """What memory holds of one thing ("tell me about the car"): how often, where and when it was seen, how it was
+    described last, what memory learnt of it, and whether it was taken."""
+
+    entity: Entity | None = None
+    sightings: int = 0
+    cameras: tuple[str, ...] = ()
+    first: Observation | None = None
+    last: Observation | None = None
+    facts: tuple[str, ...] = ()
+    taken: Taking | None = None
+
+    @property
+    def typed(self) -> object:
+        return self.last.place or None if self.last is not None else None

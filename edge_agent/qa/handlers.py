@@ -33,6 +33,7 @@ from edge_agent.qa.findings import (
     Listing,
     Moved,
     NotSeen,
+    Profile,
     Seen,
     Stayed,
     Summary,
@@ -972,6 +973,10 @@ def summary(query: Query, ctx: Context) -> Finding:
         seen = candidates(query, ctx.view)
         if seen:
             return _after(query, ctx, among(query, ctx, [s.entity_id for s in seen]))
+    if subject_named and not query.subject.many and not query.subject.generic and not ctx.moments:
+        seen = candidates(query, ctx.view)  # "tell me about the car": that thing, not the camera it was on
+        if seen:
+            return _profile(ctx, among(query, ctx, [s.entity_id for s in seen]))
     s = ctx.view.scope
     cameras: list[str | None] = list(s.cameras) or [None]
     if not s.cameras and subject_named:  # a question about a thing is about the camera that saw it last
@@ -1003,6 +1008,25 @@ def summary(query: Query, ctx: Context) -> Finding:
         lines=tuple(e.text.rstrip(".") + "." for e in episodes),
         where=" or ".join(c for c in cameras if c),
         when=when_said(ctx.view),
+    )
+
+
+def _profile(ctx: Context, subject: int) -> Finding:
+    """What memory holds of one thing: its sightings in scope, first and last, what memory learnt of it."""
+    history = ctx.view.history(subject)
+    if not history:
+        return _not_seen(Query(Intent.SUMMARY), ctx.view)
+    known = sorted(facts(ctx.store, [subject], before=ctx.view.scope.end), key=lambda f: -f.importance)
+    taken = ctx.store.taken(subject, ctx.view.scope.end)
+    return Profile(
+        (history[0], history[-1]) if len(history) > 1 else (history[0],),
+        entity=ctx.store.entity(subject),
+        sightings=len(history),
+        cameras=tuple(dict.fromkeys(o.camera for o in history)),
+        first=history[0],
+        last=history[-1],
+        facts=tuple(f.line() for f in known[:2]),
+        taken=taken if taken is not None and taken.observation_id == history[-1].id else None,
     )
 
 

@@ -26,6 +26,7 @@ from edge_agent.qa.findings import (
     Moved,
     NotSeen,
     Order,
+    Profile,
     Seen,
     Stayed,
     Summary,
@@ -237,6 +238,8 @@ def _count(f: Count) -> str:
         )
     if f.unit in ("cameras", "places", "days"):
         unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]
+        if f.unit == "cameras":  # the cameras counted name where: "of camera a or b" would say it twice
+            scope = _scope("", f.when)
         return f"{_count_of(f.n, unit)}: {f.what} was seen{scope} on {', '.join(f.names)}."
     return (
         f"{_count_of(f.n, 'time')}: {f.what}{scope} appears in {_count_of(f.observations, 'observation')} "
@@ -390,6 +393,23 @@ def _summary(f: Summary) -> str:
     return " ".join(f.lines)
 
 
+def _profile(f: Profile) -> str:
+    e, first, last = f.entity, f.first, f.last
+    if e is None or first is None or last is None:
+        return "Memory holds nothing that matches the question."
+    cameras = ", ".join(f.cameras)
+    text = (
+        f"{e.category.capitalize()} {_entity(e)}: seen {_count_of(f.sightings, 'time')} on camera {cameras}, first "
+        f"{_t(first.t_start)}, last {_t(last.t_end)} on camera {last.camera}{_there(last)}: "
+        f"{last.description or 'no description'} (observation {last.id})."
+    )
+    if f.taken is not None:
+        text += f" Then it was taken {_t(f.taken.t)}."
+    if f.facts:
+        text += " Memory has learnt: " + "; ".join(f.facts) + "."
+    return text
+
+
 def _habit(f: Habit) -> str:
     e = f.entity
     if e is None:
@@ -418,6 +438,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Duration: _duration,
     Summary: _summary,
     Habit: _habit,
+    Profile: _profile,
 }
 
 

@@ -374,3 +374,68 @@ def test_a_fragment_s_intent_by_exemplars(embedder):
     assert reader.read("tell me about the kitchen", reference=REFERENCE).intent is Intent.SUMMARY
     fragment = reader.read("the van?", reference=REFERENCE)
     assert fragment.method == "similarity"
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "kinds", "cameras"),
+    [
+        ("I'm looking for my phone, any idea where it is?", Intent.WHERE, ("cell phone",), ()),  # no yes / no
+        ("do you know when the bowl was seen?", Intent.WHEN, ("bowl",), ()),
+        (
+            "The couch wasn't on the street camera, was it? which one was it on then",
+            Intent.WHICH_CAMERA,
+            ("couch",),
+            (),
+        ),
+        ("which one was the tv in?", Intent.WHICH_CAMERA, ("tv",), ()),
+        (
+            "My son left a phone or tablet somewhere. Which camera spotted one?",
+            Intent.WHICH_CAMERA,
+            ("cell phone",),
+            (),
+        ),
+        (
+            "How many of the indoor cameras saw someone?",
+            Intent.COUNT,
+            ("person",),
+            ("bedroom", "kitchen", "living-room", "desk"),
+        ),
+        ("did any outdoor camera see a person?", Intent.EXISTS, ("person",), ("street", "front-door")),
+        (
+            "How many of my cameras saw any kind of vehicle?",
+            Intent.COUNT,
+            ("car", "truck", "bus", "motorcycle", "bicycle", "train", "boat", "airplane"),
+            (),
+        ),
+    ],
+)
+def test_what_leads_in_and_what_other_sentences_say(reader, question, intent, kinds, cameras):
+    q = read(reader, question)
+    assert (q.intent, q.subject.kinds[: len(kinds)], q.place.cameras) == (intent, kinds, cameras)
+
+
+def test_choices_asked_after_the_question_are_its_choices(reader):
+    q = read(
+        reader,
+        "I'd like to know in which order the rooms had somebody in them. Was it bedroom, kitchen, living room, or "
+        "the other way round, or something else?",
+    )
+    assert (q.intent, q.alternatives, q.alternative_of, q.yes_no) == (
+        Intent.ORDER,
+        ("bedroom", "kitchen", "living-room"),
+        "camera",
+        False,
+    )
+
+
+def test_a_stretch_when_nothing_was_seen_is_whether_anything_was(reader):
+    q = read(reader, "Was there a stretch this morning when no camera saw anything, say between 9:30 and 9:55?")
+    assert (q.intent, q.negated, q.subject.generic, q.unknown) == (Intent.EXISTS, True, True, ())
+
+
+def test_a_clause_memory_has_no_word_for_may_say_which_camera(embedder):
+    reader = Reader(Lexicon(cameras=CAMERAS), embedder=embedder)
+    q = reader.read("the woman who was cooking, which camera was she on?", reference=REFERENCE)
+    assert q.place.cameras == ("kitchen",) and q.grounded == (("cooking", "on camera kitchen"),)
+    q = reader.read("the man who was drawing, when was he seen?", reference=REFERENCE)  # no camera is clearly it
+    assert q.place.cameras == () and q.grounded == ()

@@ -145,6 +145,8 @@ def _t(hour: float) -> str:
         ("is anything grey?", ("yes", "no"), "yes", "Yes: 2 grey things seen"),
         ("what was the person in the living room wearing?", ("green", "red"), "green", "Green: "),
         ("who was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
+        ("tell me about the truck", (), None, "Truck #7: seen 3 times on camera street, first"),
+        ("what do you know about the person in the living room?", (), None, "Person #6: seen 1 time on camera living"),
         ("when did the truck come back?", (_t(15), _t(15 + 80 / 3600)), _t(15 + 80 / 3600), "last arrived"),
         ("was the truck there for under a minute?", ("yes", "no"), "no", "No: about 1 min 22 s, not less than 1 min"),
         (
