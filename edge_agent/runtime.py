@@ -172,6 +172,7 @@ class Runtime:
                 config=self.config.retrieval,
                 timezone=self.config.rules.timezone,
                 max_question_chars=self.config.qa.max_question_chars,
+                moving_cameras=self.config.tracker.moving_cameras,
             )
         return DeterministicController(
             store,
@@ -180,6 +181,7 @@ class Runtime:
             image_text=image_text,
             timezone=self.config.rules.timezone,
             max_question_chars=self.config.qa.max_question_chars,
+            moving_cameras=self.config.tracker.moving_cameras,
         )
 
     def transcriber(self) -> WhisperTranscriber:

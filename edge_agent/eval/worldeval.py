@@ -23,6 +23,7 @@ rules, and for every ablation (rules are not run on them)."""
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -265,7 +266,7 @@ def _run_seed(
     models: Path,
     ablations: Sequence[str],
     embedder: Any,
-    controller_factory: Callable[[Store, Any, RetrievalConfig], Any],
+    controller_factory: Callable[..., Any],
     keep: Path | None,
     detector: str = "gt",
 ) -> dict[str, Any]:
@@ -274,10 +275,10 @@ def _run_seed(
     world = simulate(scenario, seed)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        folder = (keep / f"seed{seed}") if keep is not None else root / "world"
-        paths = world.write(folder)
+        paths = world.write((keep / f"seed{seed}") if keep is not None else root / "world")
         timings["render_s"] = time.perf_counter() - t
         run_config = world_config(world, scenario, seed, config, detector)
+        ask = functools.partial(controller_factory, moving=tuple(run_config.tracker.moving_cameras))  # worn cameras
         t = time.perf_counter()
         with RecordingStore(
             root / "memory", config=config.association, consolidation=config.consolidation, faces=config.faces
@@ -294,7 +295,7 @@ def _run_seed(
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
             timings["rules_s"] = time.perf_counter() - t
             t = time.perf_counter()
-            result = _score_memory(world, store, gt, _retrieval(config.retrieval, None), embedder, controller_factory)
+            result = _score_memory(world, store, gt, _retrieval(config.retrieval, None), embedder, ask)
             result["alerts"] = alerts
             labels = gt.label_observations(store)
             result["moves"] = score_moves(world, store, labels)  # the script's puts and takes against memory
@@ -304,7 +305,7 @@ def _run_seed(
             for name in ablations:
                 if name in RETRIEVAL_ABLATIONS:
                     result["ablations"][name] = _score_memory(
-                        world, store, gt, _retrieval(config.retrieval, name), embedder, controller_factory
+                        world, store, gt, _retrieval(config.retrieval, name), embedder, ask
                     )
             recorded = store.recorded
         for name in ablations:
@@ -327,7 +328,7 @@ def _run_seed(
                     replay.ingest_clip(clip, observations, **kwargs)
                 name_places(world, replay, gt)
                 result["ablations"][name] = _score_memory(
-                    world, replay, gt, _retrieval(config.retrieval, None), embedder, controller_factory
+                    world, replay, gt, _retrieval(config.retrieval, None), embedder, ask
                 )
     result.update(
         places_named=named,
@@ -519,10 +520,10 @@ def evaluate_world(
     started = time.perf_counter()
     embedder = MiniLMTextEmbedder()
 
-    def factory(store: Store, text: Any, retrieval: RetrievalConfig) -> Any:
+    def factory(store: Store, text: Any, retrieval: RetrievalConfig, *, moving: Sequence[str] = ()) -> Any:
         if controller == "llm":
-            return LLMController(store, text, llm, config=retrieval)
-        return DeterministicController(store, text, retrieval)
+            return LLMController(store, text, llm, config=retrieval, moving_cameras=moving)
+        return DeterministicController(store, text, retrieval, moving_cameras=moving)
 
     runs = [_run_seed(scenario, seed, config, models, ablations, embedder, factory, keep, detector) for seed in seeds]
     out: dict[str, Any] = {

@@ -197,6 +197,8 @@ def _place_word(w: str) -> bool:
         and w not in PRONOUNS
         and w not in _PREPOSITION_WORDS
         and w not in ("or", "and", "than", "but", "not", "no", "so", "if", "then", "when", "while")
+        and w not in BEFORE_WORDS
+        and w not in AFTER_WORDS  # "by the counter after it was put there": the place is "counter"
         and not w.endswith(("ing", "ly"))
     )
 
@@ -468,6 +470,12 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         intent = Intent.WHICH_CAMERA  # "which one was it on?", "which one was the tv in?": the camera it was in
         thing = next((p for p in phrases if p.thing and p.said != "one" and not p.other_side), None)
         subject = Reader._subject(thing, [], [], []) if thing is not None else subject
+    places = query.place.zones
+    if len(places) > 1 and not query.alternatives and "or" in tokens and "there" not in tokens[:3] and subject.named:
+        # "was the book by the bed or by the nightstand?": which of the two it was at ("was there a cat by the sink
+        # or the sofa?" asks whether any was, at either)
+        query = replace(query, alternatives=places, alternative_of="place", place=replace(query.place, zones=()))
+        query, intent = replace(query, yes_no=False), Intent.WHERE
     one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
     if intent is Intent.ATTRIBUTE and query.yes_no and subject.generic and one_colour:  # "is anything blue?"
         subject = replace(subject, colours=query.alternatives)

@@ -279,10 +279,12 @@ class DeterministicController:
         *,
         timezone: str = "UTC",
         max_question_chars: int = MAX_QUESTION_CHARS,
+        moving_cameras: Sequence[str] = (),
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.timezone = timezone
+        self.moving_cameras = tuple(moving_cameras)  #: [tracker] moving_cameras: worn cameras, by name or pattern
         self.max_question_chars = max_question_chars  #: longer questions are refused (edge_agent.qa.question)
         self.retriever = Retriever(store, embedder, config, image_text=image_text)
         self._known: tuple[tuple[int, int], dict[str, int], list[str], list[str], list[str]] | None = None
@@ -379,6 +381,7 @@ class DeterministicController:
             evidence,
             self.retriever.config.around_seconds,
             query.time.moments,
+            self.moving_cameras,
         )
         subject = query.subject
         unknown_subject = bool(query.unknown) and not (

@@ -5,6 +5,8 @@ that kind only; when memory holds none it says so and names nothing else. ``HAND
 
 from __future__ import annotations
 
+import fnmatch
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -74,6 +76,11 @@ class Context:
     evidence: Evidence
     around_seconds: float
     moments: tuple[float, ...] = ()
+    moving: tuple[str, ...] = ()  #: cameras whose view moves (a worn camera), by name or shell pattern
+
+    def moves(self, camera: str) -> bool:
+        """Whether ``camera``'s view moves: a thing out of its view may still be where it was."""
+        return any(fnmatch.fnmatchcase(camera, pattern) for pattern in self.moving)
 
     def entity_label(self, entity_id: int) -> str:
         e = self.store.entity(entity_id)
@@ -343,7 +350,7 @@ def _moves(query: Query, ctx: Context, subject: int) -> Moved:
         inside = (s.start is None or o.t_start >= s.start) and (not s.cameras or o.camera in s.cameras)
         last_place = where(previous) if previous is not None else None
         changed = (place != last_place or carried) and (previous is not None or carried or not moved)
-        if places and not changed and previous is not None and place == last_place:
+        if places and not changed and previous is not None and place == last_place and not ctx.moves(o.camera):
             changed = queries.recorded_without(
                 ctx.store.db, o.camera, subject, previous.t_end, o.t_start, clips=_AWAY_CLIPS
             )
@@ -477,12 +484,34 @@ def where(query: Query, ctx: Context) -> Finding:
     if not seen:
         return _not_seen(query, ctx.view)
     ids = _primary(query, ctx.view, seen)
+    if query.alternative_of == "place" and query.alternatives:
+        return _which_place(query, ctx, ids)
     if query.alternative_of == "region" and query.alternatives:
         said = _regions_said(query)
         # "did the baby sit at the bottom centre or at the top right?": of several people, the one at either
         at_one = [i for i in ids if any(_where_now(ctx, i, regions) for _, regions in said)]
         return _which_region(query, ctx, among(query, ctx, at_one or ids), said)
     return _seen(query, ctx, among(query, ctx, ids), when=False)
+
+
+def _which_place(query: Query, ctx: Context, ids: list[int]) -> Finding:
+    """ "Was the book by the bed or by the nightstand (at nine)?": of the places said, the one it was last seen at in
+    the window asked (of several such things, one seen at either place then)."""
+    said = query.alternatives
+    s = ctx.view.scope
+    there = queries.at_place(ctx.store.db, ids, said, s.start if s.start is not None else 0.0, s.end or 1e18)
+    subject = among(query, ctx, [i for i in ids if i in there] or ids)
+    history = ctx.view.history(subject)
+    where = place_of(history)
+    at = [o for o in history if where(o) in said]
+    chosen = where(at[-1]) if at else None
+    return Alternatives(
+        tuple(at[-1:] or history[-1:]),
+        of="place",
+        chosen=chosen,
+        support=tuple((p, sum(1 for o in at if where(o) == p)) for p in said),
+        whose=ctx.entity_label(subject),
+    )
 
 
 def _regions_said(query: Query) -> list[tuple[str, tuple[str, ...]]]:
@@ -896,6 +925,10 @@ def duration(query: Query, ctx: Context) -> Finding:
     history = ctx.view.history(subject)
     if not history:
         return _not_seen(query, ctx.view)
+    places = [*query.subject.near, *query.place.zones]
+    if ctx.moments and (places or query.order is Order.AFTER):
+        # "how long was the wallet by the nightstand after it was put there at nine?": that stay, from then
+        return _stay_at(query, ctx, subject, history, places, min(ctx.moments))
     stays: list[list[float]] = []
     previous: Observation | None = None
     for o in history:
@@ -921,6 +954,38 @@ def duration(query: Query, ctx: Context) -> Finding:
         end=history[-1].t_end,
         stays=len(stays),
         where=where_said(ctx.view),
+        against=query.span_s,
+        longer=query.compare != "fewer",
+    )
+
+
+def _stay_at(
+    query: Query, ctx: Context, subject: int, history: Sequence[Observation], places: Sequence[str], since: float
+) -> Finding:
+    """How long it stayed at one of ``places`` from ``since`` (none named: where it was first seen from then, the place
+    memory found when no one named it): to the end of its last sighting there before it was first seen at another
+    place (a sighting at no place says nothing of where it was)."""
+    where = place_of(history)
+    if not places:
+        first = next((o for o in history if o.t_end >= since - _AT_MOMENT_S and (where(o) or o.place_id)), None)
+        if first is not None and not where(first):  # an unnamed place: its places are memory's, by id
+            where = lambda o: f"place {o.place_id}" if o.place_id is not None else ""  # noqa: E731
+        places = [where(first)] if first is not None else []
+    after = [o for o in history if o.t_end >= since - _AT_MOMENT_S and where(o)]
+    there = list(
+        itertools.takewhile(lambda o: where(o) in places, itertools.dropwhile(lambda o: where(o) not in places, after))
+    )
+    if not there:
+        return _not_seen(query, ctx.view)
+    start = min(since, there[0].t_start)  # it was put there then, as the question says (or seen there already)
+    return Duration(
+        (there[0], there[-1]) if len(there) > 1 else (there[0],),
+        unit=query.asks,
+        entity=ctx.store.entity(subject),
+        seconds=there[-1].t_end - start,
+        start=start,
+        end=there[-1].t_end,
+        where=f"at {where(there[0])}",
         against=query.span_s,
         longer=query.compare != "fewer",
     )

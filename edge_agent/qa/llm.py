@@ -173,6 +173,7 @@ class LLMController:
         image_text: ImageTextEmbedder | None = None,
         timezone: str = "UTC",
         max_question_chars: int = MAX_QUESTION_CHARS,
+        moving_cameras: Sequence[str] = (),
     ) -> None:
         self.store = store
         self.llm = llm
@@ -181,7 +182,13 @@ class LLMController:
         self.max_tokens = max_tokens
         self.max_question_chars = max_question_chars  #: longer questions are refused (edge_agent.qa.question)
         self.fallback = DeterministicController(
-            store, embedder, config, image_text=image_text, timezone=timezone, max_question_chars=max_question_chars
+            store,
+            embedder,
+            config,
+            image_text=image_text,
+            timezone=timezone,
+            max_question_chars=max_question_chars,
+            moving_cameras=moving_cameras,
         )
         self.look_at_frames = look_at_frames
         self.query_failures = 0  #: questions the model did not read into a query (the parser's reading was used)

@@ -202,6 +202,10 @@ def test_back_at_the_same_place_after_the_camera_saw_it_gone_is_another_arrival(
         controller = DeterministicController(store, embedder)
         answer = controller.ask(f"How many times did the dog get on the sofa on {format_utc(DAY)[:10]}?")
         assert answer.text.startswith("2 times")  # not the unbroken stay at 7200-7300 twice, not once for the day
+        # A worn camera that looked elsewhere in between says nothing of the dog leaving: one stay on the sofa
+        worn = DeterministicController(store, embedder, moving_cameras=["kit*"])
+        answer = worn.ask(f"How many times did the dog get on the sofa on {format_utc(DAY)[:10]}?")
+        assert answer.text.startswith("1 time"), answer.text
 
 
 def test_the_place_named_at_a_moment_picks_among_look_alikes(tmp_path, embedder):
@@ -412,3 +416,27 @@ def test_the_one_there_at_the_moment_before_one_put_there_just_after(tmp_path, e
             choices=["by the table", "by the door"],
         )
         assert later.choice_index == 0, later.text
+
+
+def test_which_of_two_places_and_how_long_it_stayed_at_one_after_a_moment(tmp_path, embedder):
+    from edge_agent.qa import DeterministicController
+
+    a = unit(np.r_[np.ones(4), np.zeros(28)])
+    with Store(tmp_path / "home") as store:
+        _seen_again(store, 1, (0, 0, 40, 40), a, "sink", [DAY, DAY + 600, DAY + 1200])
+        _seen_again(store, 1, (200, 0, 240, 40), a, "table", [DAY + 7200], seed=7)
+        ask = DeterministicController(store, embedder).ask
+        choices = ["by the sink", "by the table"]
+        early = ask(
+            f"Were the grey keys by the sink or by the table at {format_utc(DAY + 601, zone=True)}?", choices=choices
+        )
+        assert early.choice == "by the sink" and early.text.startswith("Sink: "), early.text
+        late = ask(
+            f"Were the grey keys by the sink or by the table at {format_utc(DAY + 7201, zone=True)}?", choices=choices
+        )
+        assert late.choice == "by the table", late.text
+        stayed = ask(
+            f"How long were the grey keys by the sink after they were put there at {format_utc(DAY, zone=True)}?",
+            choices=["about 20 minutes", "about 2 hours"],
+        )
+        assert stayed.choice == "about 20 minutes" and "at sink" in stayed.text, stayed.text
