@@ -867,7 +867,9 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
     return Question(qid, "identity", text, choices, answer, as_of, ((instance, a, b), (instance, last[0], last[1])))
 
 
-def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _one_sighting(world, sessions, spec, lookalike, rng):
+    """A thing with no look-alike (not a person), drawn at random, and one of its sightings in ``sessions``
+    (start, end, session): (instance, sighting), or None when there is none."""
     candidates = [i for i in spec if not lookalike[i] and spec[i].category != "person"]
     if not candidates:
         return None
@@ -875,7 +877,14 @@ def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid)
     seen = [x for x in _sightings(world, instance) if x[2] in sessions]
     if not seen:
         return None
-    a, b, session = seen[int(rng.integers(len(seen)))]
+    return instance, seen[int(rng.integers(len(seen)))]
+
+
+def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid):
+    picked = _one_sighting(world, sessions, spec, lookalike, rng)
+    if picked is None:
+        return None
+    instance, (a, b, session) = picked
     as_of = _as_of_after(world.sessions, b, rng)
     a, b, session = [x for x in _sightings(world, instance) if x[1] <= as_of][-1]
     place = place_in(world, session, instance, b - 0.01)
@@ -1023,14 +1032,10 @@ def _how_long_question(world, day, sessions, spec, places, lookalike, rng, qid):
 
 def _either_place_question(world, day, sessions, spec, places, lookalike, rng, qid):
     """A or B: was a thing by this place or by that one at a moment it was seen (standing still there)."""
-    candidates = [i for i in spec if not lookalike[i] and spec[i].category != "person"]
-    if not candidates:
+    picked = _one_sighting(world, sessions, spec, lookalike, rng)
+    if picked is None:
         return None
-    instance = candidates[int(rng.integers(len(candidates)))]
-    seen = [x for x in _sightings(world, instance) if x[2] in sessions]
-    if not seen:
-        return None
-    a, b, session = seen[int(rng.integers(len(seen)))]
+    instance, (a, b, session) = picked
     place = place_in(world, session, instance, a)
     if place is None or place != place_in(world, session, instance, b - 0.01):
         return None  # carried during the sighting

@@ -9,9 +9,9 @@ import json
 from collections.abc import Iterator
 
 import httpx
-import numpy as np
 import pytest
 from helpers.server import live_server
+from helpers.text import HashEmbedder
 
 from edge_agent.api import create_app
 from edge_agent.runtime import Runtime
@@ -20,20 +20,6 @@ openai = pytest.importorskip("openai", reason="the openai client is a test depen
 
 TOKEN = "o" * 43
 WHERE_RED = "Where was the red cup last seen?"
-
-
-class HashEmbedder:
-    """Words hashed into 16 dimensions: a server for the requests refused before any question is read."""
-
-    space = "text:chat-completions-test"
-    dims = 16
-
-    def embed(self, texts):
-        out = np.full((len(texts), self.dims), 1e-3, np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, sum(word.encode()) % self.dims] += 1
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
 @pytest.fixture
@@ -58,7 +44,10 @@ def answering(serve, embedder):
 @pytest.fixture
 def refusing(serve):
     """(base URL, an openai client with the token) over a server for requests that are refused or need no model."""
-    with serve(HashEmbedder()) as url, openai.OpenAI(base_url=f"{url}/v1", api_key=TOKEN, max_retries=0) as client:
+    with (
+        serve(HashEmbedder("text:chat-completions-test")) as url,
+        openai.OpenAI(base_url=f"{url}/v1", api_key=TOKEN, max_retries=0) as client,
+    ):
         yield url, client
 
 

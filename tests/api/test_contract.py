@@ -4,9 +4,9 @@ documented for its operation, the documented content type and body, and a 405 th
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import schemathesis
+from helpers.text import HashEmbedder
 from hypothesis import settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.python import asgi
@@ -45,20 +45,6 @@ CHECKS = [
 CORRECTIONS = r"^/api/entities/.+/(rename|split|forget)$|^/api/entities/merge$"
 
 
-class HashEmbedder:
-    """Words hashed into 16 dimensions: questions run through retrieval without loading a model."""
-
-    space = "text:contract-test"
-    dims = 16
-
-    def embed(self, texts):
-        out = np.full((len(texts), self.dims), 1e-3, np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, sum(word.encode()) % self.dims] += 1
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
 class Transcriber:
     """Hears the same question in any recording (no Whisper, no FFmpeg)."""
 
@@ -78,7 +64,7 @@ def api_schema(memory, config, scene):
         book.add_rule(store, text, parse_rule(text, places=["sofa"]), cooldown_s=0)
         scene.dog_clip(store, scene.T0 + 3600)
         assert Resolver(store, zones=scene.ZONES).process()
-    app = create_app(Runtime.at(memory.home, config), token=TOKEN, embedder=HashEmbedder())
+    app = create_app(Runtime.at(memory.home, config), token=TOKEN, embedder=HashEmbedder("text:contract-test"))
     app.state.api._transcriber = Transcriber()
     yield schemathesis.openapi.from_asgi("/api/openapi.json", app, headers=AUTH)
     asgi.shutdown_lifespans()  # schemathesis keeps an app started until exit: close its memory with the test

@@ -15,22 +15,12 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from helpers.memory import clip, observation, said, unit
-from helpers.mosquitto import Mosquitto
 
 from edge_agent.memory import Store, corrections, identity, rulebook
 from edge_agent.rules.sinks import Dispatcher, MqttSink, MqttSinkConfig, enqueue
 
 T0 = 1_714_564_800.0
 ALICE = unit(np.r_[np.ones(8), np.zeros(8)])
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    mosquitto = Mosquitto(tmp_path_factory.mktemp("mosquitto"), persistence=False).start()
-    try:
-        yield mosquitto.port
-    finally:
-        mosquitto.stop()
 
 
 @pytest.fixture

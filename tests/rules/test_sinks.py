@@ -14,7 +14,6 @@ import threading
 import time
 
 import pytest
-from helpers.mosquitto import Mosquitto
 from pydantic import ValidationError
 
 from edge_agent.memory import Store
@@ -317,15 +316,6 @@ def test_a_restart_delivers_pending_alerts_exactly_once(tmp_path):
 
 
 # -- MQTT against a real broker ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    mosquitto = Mosquitto(tmp_path_factory.mktemp("mosquitto"), persistence=False).start()
-    try:
-        yield mosquitto.port
-    finally:
-        mosquitto.stop()
 
 
 @contextlib.contextmanager
