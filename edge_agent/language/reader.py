@@ -476,6 +476,10 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         # or the sofa?" asks whether any was, at either)
         query = replace(query, alternatives=places, alternative_of="place", place=replace(query.place, zones=()))
         query, intent = replace(query, yes_no=False), Intent.WHERE
+    still = [i for i, w in enumerate(tokens[:-1]) if w == "still" and tokens[i + 1] in _STILL_THERE]
+    if still and query.alternatives == ("still",) and query.yes_no:  # "is the truck still on the street?": not gone
+        query = replace(query, event=Event.LEAVES, negated=not query.negated, alternatives=(), alternative_of="")
+        query, intent = replace(query, asks=""), Intent.EXISTS
     one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
     if intent is Intent.ATTRIBUTE and query.yes_no and subject.generic and one_colour:  # "is anything blue?"
         subject = replace(subject, colours=query.alternatives)
@@ -521,6 +525,8 @@ _SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap
 
 #: Verbs before "back" that say it returned: "came back", "got back".
 _BACK = frozenset({"come", "came", "comes", "coming", "got", "get", "gets", "is", "was", "were", "walked", "drove"})
+#: Words after "still" that make it "yet" ("still there", "still on the street"), not a thing standing still.
+_STILL_THERE = frozenset({"on", "in", "at", "there", "here", "around", "by", "near", "inside", "outside", "parked"})
 #: What someone wore, asked: "what was she wearing?"
 _WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
 

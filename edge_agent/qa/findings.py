@@ -224,9 +224,13 @@ class Moved(Finding):
     to: tuple[str, ...] = ()  #: the places it came to ("" : moved anywhere)
     at: tuple[float, ...] = ()
     days: tuple[float, ...] = ()
+    asked: bool = False  #: asked as yes / no ("has the phone moved?")
+    negated: bool = False
 
     @property
     def typed(self) -> object:
+        if self.asked:
+            return YesNo((self.n > 0) != self.negated, self.n > 0)
         return self.n
 
 

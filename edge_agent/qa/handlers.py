@@ -391,6 +391,9 @@ def exists(query: Query, ctx: Context) -> Finding:
         )  # fmt: skip
     if query.event is Event.LEAVES and _one_thing(query.subject):
         return _left(query, ctx, among(query, ctx, _primary(query, ctx.view, seen)))
+    if query.event is Event.MOVED and _one_thing(query.subject):  # "has the phone moved?"
+        moved = _moves(query, ctx, among(query, ctx, _primary(query, ctx.view, seen)))
+        return replace(moved, asked=True, negated=query.negated)
     left: int | None = None
     o = ctx.view.history(max(seen, key=lambda s: s.last).entity_id)[-1:]
     if query.event is Event.LEAVES:  # "did anyone leave?": whether any of them did, the last to leave cited

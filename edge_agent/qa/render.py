@@ -253,6 +253,13 @@ def _moved(f: Moved) -> str:
     what = f"came {' or '.join(place_phrase(p) for p in f.to)}" if f.to else "moved to another place"
     when = f" on {', '.join(_t(d)[:10] for d in f.days)}" if f.days else ""
     at = f", at {', '.join(_t(t)[11:19] for t in f.at)}" if f.at else ""
+    if f.asked:  # "has the phone moved?"
+        answer = "Yes" if (f.n > 0) != f.negated else "No"
+        if not f.n:
+            o = f.evidence[-1] if f.evidence else None
+            where = f"; last seen {_sighting(o)}" if o is not None else ""
+            return f"{answer}: {who} was not seen moved{when}{where}."
+        return f"{answer}: {who} {what} {_count_of(f.n, 'time')}{when}{at}."
     return f"{_count_of(f.n, 'time')}: {who} {what}{when}{at}."
 
 

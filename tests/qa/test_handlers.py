@@ -146,6 +146,8 @@ def _t(hour: float) -> str:
         ("what was the person in the living room wearing?", ("green", "red"), "green", "Green: "),
         ("who was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
         ("tell me about the truck", (), None, "Truck #7: seen 3 times on camera street, first"),
+        ("is the truck still on the street?", ("yes", "no"), "no", "No: entity #7 (truck) left: last seen"),
+        ("has the couch moved?", ("yes", "no"), "no", "No: entity #4 (couch) was not seen moved"),
         ("what do you know about the person in the living room?", (), None, "Person #6: seen 1 time on camera living"),
         ("when did the truck come back?", (_t(15), _t(15 + 80 / 3600)), _t(15 + 80 / 3600), "last arrived"),
         ("was the truck there for under a minute?", ("yes", "no"), "no", "No: about 1 min 22 s, not less than 1 min"),
