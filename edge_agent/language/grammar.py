@@ -203,7 +203,7 @@ class Query:
     alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between
     alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
     compare: str = ""  #: "more" or "fewer": a count of this side against the other's
-    rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of the subject
+    rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often
     span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place

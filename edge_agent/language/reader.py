@@ -543,6 +543,14 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
             break
     if rank and intent is Intent.WHERE and subject.many and query.other is None:
         intent = Intent.WHICH_CAMERA  # "where were most of the people?": the camera that saw the most
+    often = [w for w, after in zip(tokens, tokens[1:]) if w in ("most", "more", "least", "less") and after == "often"]
+    camera = intent in (Intent.WHICH_CAMERA, Intent.COUNT) or cues.camera_word  # "which camera saw it most often?"
+    if often and cues.camera_word and intent is Intent.HABIT:
+        return replace(query, intent=Intent.WHICH_CAMERA, subject=subject)  # by sightings on each, the most first
+    if often and not camera and cues.wh in ("which", "what", "who"):
+        if subject.named and query.other is None:  # "which cup did you see most often?": its kind, by sightings
+            rank = "most" if often[0] in ("most", "more") else "fewest"
+            return replace(query, intent=Intent.LIST, subject=subject, rank=rank)
     if intent is not Intent.WHICH_CAMERA or query.other is not None:
         rank = ""
     span = read_span(tokens)

@@ -305,9 +305,12 @@ class Listing(Finding):
     when: str = ""
     items: tuple[tuple[Entity, Observation, int], ...] = ()  #: (entity, its latest observation, observations)
     more: int = 0  #: listed beyond these
+    rank: str = ""  #: "most" or "fewest": ordered by how often each was seen, the answer first
 
     @property
     def typed(self) -> object:
+        if self.rank:
+            return None  # the answer's words (the first thing's description) pick the choice
         cameras = {o.camera for _, o, _ in self.items}
         return cameras.pop() if len(cameras) == 1 and not self.where else None  # seen on one camera: that one
 

@@ -833,12 +833,15 @@ def listing(query: Query, ctx: Context) -> Finding:
     seen = candidates(query, ctx.view, select=True, detail=True)
     if not seen:
         return _not_seen(query, ctx.view)
+    if query.rank:  # "which cup did you see most often?": by sightings
+        seen = sorted(seen, key=lambda s: (-s.observations if query.rank == "most" else s.observations, -s.last))
     shown = seen[:12]
     latest = {h[-1].entity_id: h[-1] for s in shown for h in [ctx.view.history(s.entity_id)] if h}
     items = tuple(
         (ctx.store.entity(s.entity_id), latest[s.entity_id], s.observations) for s in shown if s.entity_id in latest
     )
-    items = tuple(sorted(items, key=lambda item: (item[1].t_start, item[1].id)))
+    if not query.rank:
+        items = tuple(sorted(items, key=lambda item: (item[1].t_start, item[1].id)))
     return Listing(
         tuple(i[1] for i in items),
         what=_what(query.subject),
@@ -846,6 +849,7 @@ def listing(query: Query, ctx: Context) -> Finding:
         when=when_said(ctx.view),
         items=items,
         more=max(0, len(seen) - len(shown)),
+        rank=query.rank,
     )
 
 

@@ -331,6 +331,14 @@ def _company(f: Company) -> str:
 def _listing(f: Listing) -> str:
     if not f.items:
         return f"I have not seen {_a(f.what)}{_scope(f.where, f.when)}."
+    if f.rank:  # "which cup did you see most often?"
+        (e, o, n), rest = f.items[0], f.items[1:]
+        then = "; then " + ", ".join(f"{x.category} {_entity(x)} {m}" for x, _, m in rest) if rest else ""
+        how = "most" if f.rank == "most" else "least"
+        return (
+            f"{e.category.capitalize()} {_entity(e)} was seen {how} often{_scope(f.where, f.when)}: "
+            f"{_count_of(n, 'observation')}, the last {_sighting(o)}{then}."
+        )
     parts = [
         f"{e.category} {_entity(e)} ({o.description or 'no description'}; {_t(o.t_start)}, camera {o.camera}, "
         f"observation {o.id})"

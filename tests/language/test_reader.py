@@ -185,6 +185,10 @@ def test_order_event_aggregate(reader, question, order, event, aggregate, other_
         ("where was the car most of the time?", Intent.WHERE, ""),  # most of the time: not a ranking
         ("which camera saw people most recently?", Intent.WHICH_CAMERA, ""),
         ("were there more people on the street than in the kitchen?", Intent.COUNT, ""),
+        ("which cup did you see more often?", Intent.LIST, "most"),  # the things of a kind, by sightings
+        ("which dog was seen least often?", Intent.LIST, "fewest"),
+        ("which camera saw people most often?", Intent.WHICH_CAMERA, ""),  # cameras by sightings, the most first
+        ("how often was the cup seen?", Intent.COUNT, ""),
     ],
 )
 def test_which_has_the_most(reader, question, intent, rank):

@@ -146,6 +146,12 @@ def _t(hour: float) -> str:
         ("what was the person in the living room wearing?", ("green", "red"), "green", "Green: "),
         ("who was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
         ("tell me about the truck", (), None, "Truck #7: seen 3 times on camera street, first"),
+        (
+            "which vehicle did you see most often?",
+            ("the truck", "the car"),
+            "the truck",
+            "Truck #7 was seen most often",
+        ),
         ("is the truck still on the street?", ("yes", "no"), "no", "No: entity #7 (truck) left: last seen"),
         ("has the couch moved?", ("yes", "no"), "no", "No: entity #4 (couch) was not seen moved"),
         ("what do you know about the person in the living room?", (), None, "Person #6: seen 1 time on camera living"),
