@@ -48,7 +48,6 @@ ALLOWED_LONG: dict[str, int] = {
     "language/reader.py:Reader._intent": 129,
     "language/reader.py:Reader._query": 169,
     "language/reader.py:Reader.phrases": 599,
-    "language/rules.py:read_rule": 90,
     "language/times.py:_Reader.read": 109,
     "memory/check.py:check": 97,
     "memory/db.py:Database.__init__": 83,

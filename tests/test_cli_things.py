@@ -36,10 +36,14 @@ def _photo(path) -> np.ndarray:
 def test_enrolled_thing_is_joined_by_its_look_listed_asked_and_forgotten(tmp_path, capsys):
     home = str(tmp_path / "home")
     image = _photo(tmp_path / "keys.jpg")
-    code, out, _ = _run(capsys, "--home", home, "things", "enroll", "keys", "--image", str(tmp_path / "keys.jpg"))
+    # the category said: the detector, where its model is at hand, may call the drawing anything (a stop sign)
+    enroll = ["things", "enroll", "keys", "--image", str(tmp_path / "keys.jpg"), "--category", "cup"]
+    code, out, _ = _run(capsys, "--home", home, *enroll)
     assert code == 0 and "a new thing" in out and "'keys' not seen yet" in out
-    look = observation_embedding(ColorTextureEmbedder(), [image])
     with Store(home) as store:
+        # the look enrolled (the photo, or the thing the detector boxed in it where the models are at hand)
+        look = np.frombuffer(store.db.value("SELECT embedding FROM thing_refs"), np.float32)
+        assert look.shape == observation_embedding(ColorTextureEmbedder(), [image]).shape
         seen = store.ingest_clip(clip(100.0), [observation(1, 100.0, [0, 0, 40, 40], look, space=SPACE)])
         other = store.ingest_clip(
             clip(200.0), [observation(1, 200.0, [0, 0, 40, 40], near(look, 0.3, seed=1), space=SPACE)]

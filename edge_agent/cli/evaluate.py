@@ -126,22 +126,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             "# the memory it builds kept, to ask it more afterwards",
             "edge-agent eval qa edge_agent/eval/questions/real-video.json --videos ../shared/data/video "
             "--keep qa-memory --json",
+            "# another question set on the same videos, asked of that memory without ingesting again",
+            "edge-agent eval qa edge_agent/eval/questions/dev-forms.json --memory qa-memory",
         ),
     )
-    qa.add_argument("questions", type=Path, help="a question file (e.g. edge_agent/eval/questions/real-video.json)")
-    qa.add_argument(
-        "--videos",
-        type=Path,
-        metavar="DIR",
-        help="folder the file's relative video paths are under (default: ../shared/data/video beside the repository "
-        "when it is there, else the question file's folder)",
-    )
-    qa.add_argument(
-        "--detector",
-        choices=COMMAND_LINE_DETECTORS,
-        help="detector backend (default: the configuration's; gt replays MOT-format folders' boxes)",
-    )
-    qa.add_argument("--keep", type=Path, metavar="DIR", help="build the memory in this empty folder and leave it there")
+    _qa_arguments(qa)
     for sub in (world, bench, qa):
         sub.add_argument(
             "--controller",
@@ -155,6 +144,33 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     for sub in (identity, world, bench, qa):
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         sub.set_defaults(handler=run)
+
+
+def _qa_arguments(qa: argparse.ArgumentParser) -> None:
+    """``eval qa``'s own arguments: the question file, its videos and detector, and the memory it builds or asks."""
+    qa.add_argument("questions", type=Path, help="a question file (e.g. edge_agent/eval/questions/real-video.json)")
+    qa.add_argument(
+        "--videos",
+        type=Path,
+        metavar="DIR",
+        help="folder the file's relative video paths are under (default: ../shared/data/video beside the repository "
+        "when it is there, else the question file's folder)",
+    )
+    qa.add_argument(
+        "--detector",
+        choices=COMMAND_LINE_DETECTORS,
+        help="detector backend (default: the configuration's; gt replays MOT-format folders' boxes)",
+    )
+    built = qa.add_mutually_exclusive_group()
+    built.add_argument(
+        "--keep", type=Path, metavar="DIR", help="build the memory in this empty folder and leave it there"
+    )
+    built.add_argument(
+        "--memory",
+        type=Path,
+        metavar="DIR",
+        help="ask a memory built before with --keep from the same videos, without ingesting them again",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,18 +193,13 @@ def _run(args: argparse.Namespace) -> int:
         from edge_agent.eval import qa
 
         questions = qa.load_questions(args.questions)
-        files = qa.resolve_videos(questions, args.videos)
+        files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
     llm = rt.llm(args.model) if args.target in ("world", "bench", "qa") and args.controller == "llm" else None
     if args.target == "qa":
         result = qa.evaluate(
-            questions,
-            files,
-            rt,
-            controller=args.controller,
-            llm=llm,
-            keep=args.keep,
+            questions, files, rt, controller=args.controller, llm=llm, keep=args.keep, memory=args.memory,
             progress=lambda line: print(line, file=sys.stderr),
-        )
+        )  # fmt: skip
         return emit(args, result, qa.format_table(result))
     if args.target == "identity" and args.world is not None:
         from edge_agent.eval import worldeval

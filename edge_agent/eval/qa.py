@@ -263,6 +263,22 @@ def _ingest(
     return reports, entities
 
 
+def _built(runtime: Any, questions: QuestionSet, memory: Path) -> int:
+    """How many entities a memory built before holds, once it is checked to hold a recording of every camera of the
+    set's videos."""
+    if not (memory / "memory.db").is_file():
+        raise InvalidInputError(f"--memory {memory}: no memory there (build one with --keep DIR from the same videos)")
+    with runtime.store() as store:
+        cameras = set(store.cameras())
+        missing = sorted({v.camera for v in questions.videos} - cameras)
+        if missing:
+            raise InvalidInputError(
+                f"--memory {memory}: it holds no recording of camera {', '.join(missing)} (build it with --keep DIR "
+                "from the set's videos)"
+            )
+        return len(store.entities())
+
+
 def _share(items: Sequence[tuple[str, bool]], order: Sequence[str] = ()) -> dict[str, dict[str, float]]:
     """Questions, correct answers and accuracy per key, in ``order`` and then by name (keys with no question left
     out)."""
@@ -285,19 +301,24 @@ def evaluate(
     controller: str = "deterministic",
     llm: Any = None,
     keep: Path | None = None,
+    memory: Path | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Ingests the videos into a fresh memory (``keep``: this folder, left for inspection; else a temporary
-    one) with ``runtime``'s configuration and models, asks every question, and scores the choices."""
+    one) with ``runtime``'s configuration and models, asks every question, and scores the choices. ``memory``: a
+    memory already built from the set's videos (by ``keep``), asked without ingesting again."""
     from edge_agent.runtime import Runtime
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="edge-agent-qa-") as tmp:
-        home = keep if keep is not None else Path(tmp)
+        home = keep if keep is not None else memory if memory is not None else Path(tmp)
         if keep is not None and keep.exists() and any(keep.iterdir()):
             raise InvalidInputError(f"--keep {keep}: the folder is not empty (the memory must start fresh)")
         local = Runtime(runtime.config, home, runtime.models)
-        reports, entities = _ingest(local, questions, files, progress)
+        if memory is not None:
+            reports, entities = [], _built(local, questions, memory)
+        else:
+            reports, entities = _ingest(local, questions, files, progress)
         ingest_s = time.perf_counter() - started
         asked = time.perf_counter()
         results = []

@@ -19,6 +19,7 @@ The slots of a question:
   before or after; arriving, leaving or being moved; what a count counts.
 - ``rank``: "which room had the most people?": cameras ranked by how many of the subject each saw.
 - ``span_s``: "was the car there for more than a minute?": how long is held against the subject's time there.
+- ``quantity``: the number a count is held against ("more than 3 people?", "on two cameras?"), by ``compare``.
 - ``yes_no``, ``negated``, ``alternatives``: polarity ("was nobody there?") and "which of A or B".
 - ``asks``: for an attribute question, the described field (colour, pattern, motion, size).
 - ``unknown`` and ``grounded``: words the reader could not ground in memory's vocabulary, and words it
@@ -68,6 +69,7 @@ class Intent(str, Enum):
     DURATION = "duration"  #: how long it was there
     SUMMARY = "what_happened"  #: what happened (in a place, a window, to a thing after a moment)
     HABIT = "habit"  #: what memory learnt of it: its usual place, owner, habits
+    SAME = "same"  #: whether the two sides are one thing: "was the person in the kitchen the one at the desk?"
 
 
 class Order(str, Enum):
@@ -202,8 +204,11 @@ class Query:
     negated: bool = False  #: the proposition asked is negative ("was nobody there?", "no dog?")
     alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between
     alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
-    compare: str = ""  #: "more" or "fewer": a count of this side against the other's
+    compare: str = (
+        ""  #: "more" or "fewer": a count against the other side's; with ``quantity`` also "least", "most", "exactly"
+    )
     rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often
+    quantity: int | None = None  #: "more than 3 people?", "seen on two cameras?": the number the count is held against
     span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place

@@ -275,7 +275,7 @@ def _regions() -> dict[str, tuple[str, ...]]:
 # -- tokens and tags ---------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:z|[+-]\d{2}:?\d{2})?|"
-                    r"\d{1,2}:\d{2}(?::\d{2})?|\d+(?:st|nd|rd|th)?|[a-z]+|[?:,;.!]")  # fmt: skip
+                    r"\d{1,2}:\d{2}(?::\d{2})?|#\d+|\d+(?:st|nd|rd|th)?|[a-z]+|[?:,;.!]")  # fmt: skip
 _CONTRACTIONS = (
     ("n't", " not"),
     ("can't", "can not"),
@@ -412,6 +412,11 @@ class Lexicon:
         spans: list[Span] = []
         i = 0
         while i < len(tokens):
+            ref = _entity_ref(tokens, i)
+            if ref is not None:
+                spans.append(ref)
+                i = ref.end
+                continue
             for n in range(min(self._longest, len(tokens) - i), 0, -1):
                 key = tuple(tokens[i : i + n])
                 tags = self._phrases.get(key)
@@ -423,3 +428,17 @@ class Lexicon:
                 spans.append(Span(i, i + 1, tokens[i], ()))
                 i += 1
         return spans
+
+
+def _entity_ref(tokens: Sequence[str], i: int) -> Span | None:
+    """ "#12", "entity 12", "entity #12": an entity by the id memory shows it with, at token ``i``."""
+    w = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if w in ("entity", "id", "number") and (after.isdigit() or after[:1] == "#" and after[1:].isdigit()):
+        said = tokens[i : i + 2]
+    elif w[:1] == "#" and w[1:].isdigit():
+        said = [w]
+    else:
+        return None
+    entity_id = int(said[-1].lstrip("#"))
+    return Span(i, i + len(said), " ".join(said), (Tag("name", (f"#{entity_id}",), entity_id),))

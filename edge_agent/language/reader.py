@@ -485,7 +485,48 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         subject = replace(subject, colours=query.alternatives)
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
+    if (
+        intent in (Intent.LIST, Intent.WHERE)
+        and cues.imperative in ("list", "show", "name", "tell")
+        and _cameras_asked(tokens)
+    ):
+        intent = Intent.WHICH_CAMERA  # "list every camera that saw a person": the cameras, not the people
     return _ranked(replace(query, intent=intent, subject=subject), tokens, cues)
+
+
+def _cameras_asked(tokens: list[str]) -> bool:
+    """Whether what an imperative asks for is cameras or rooms: "name the rooms where someone was", "show me every
+    camera that saw the dog"."""
+    said = [t for t in tokens[1:] if t not in ("me", "us", "every", "all", "each", "the", "of", "which", "those")]
+    return bool(said) and (said[0] in _CAMERA_WORDS or said[0] in _ROOM_WORDS)
+
+
+def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[str]) -> Query:
+    """ "Between the street and the kitchen, where were more people?": a count on each camera, the one with more the
+    answer (as "which saw more people, the street or the kitchen?"); a camera named like a kind ("the desk") is the
+    camera there; "more time than" compares how long each was there."""
+    other = query.other
+    timed = any(w in ("more", "less") and after in ("time", "while") for w, after in zip(tokens, tokens[1:]))
+    if timed and query.intent is Intent.COUNT and other is not None and query.compare:
+        return replace(query, intent=Intent.DURATION, aggregate=None)
+    if other is not None and other.subject.named and not other.place.named and query.place.cameras:
+        camera = next((c for c in cameras if " ".join(tokenize(c)) == other.subject.said), None)
+        other = Side(place=Place(cameras=(camera,))) if camera is not None else other
+    if not query.compare or other is None or other.subject.named or cues.duration:
+        return query
+    if query.intent not in (Intent.WHERE, Intent.LIST, Intent.WHICH_CAMERA) or query.yes_no:
+        return query
+    if not (len(query.place.cameras) == 1 and len(other.place.cameras) == 1):
+        return query
+    return replace(
+        query,
+        intent=Intent.COUNT,
+        other=other,
+        aggregate=query.aggregate or Aggregate.THINGS,
+        alternatives=(query.place.cameras[0], other.place.cameras[0]),
+        alternative_of="camera",
+        rank="",
+    )
 
 
 #: Words in a camera's name that say it looks outdoors (the rest look indoors): "street", "front-door", "garden".
@@ -562,6 +603,122 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
             query, intent=Intent.DURATION, subject=subject, compare=span[0], span_s=span[1], unknown_places=places
         )
     return replace(query, intent=intent, subject=subject, rank=rank)
+
+
+#: Words before a number that say how a count is held against it: "more than 3", "at least two", "exactly one".
+_QUANTITY_LEADS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("no", "more", "than"), "most"), (("not", "more", "than"), "most"), (("more", "than"), "more"),
+    (("over",), "more"), (("fewer", "than"), "fewer"), (("less", "than"), "fewer"), (("under",), "fewer"),
+    (("at", "least"), "least"), (("at", "most"), "most"), (("exactly",), "exactly"), (("only",), "exactly"),
+    (("just",), "exactly"),
+)  # fmt: skip
+#: What a number counts when it names no thing: "on two cameras", "more than 3 times", "on two days".
+_COUNTED = {"cameras": Aggregate.CAMERAS, "times": Aggregate.TIMES, "days": Aggregate.DAYS, "places": Aggregate.PLACES}
+
+
+def _quantity(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """A yes / no question that holds a count against a number: "were there more than 3 people?", "was the bowl seen on
+    two different cameras?", "did at least one camera see her?", "did you see the truck more than 5 times?". A bare
+    number is at least that many; what it counts is the noun after it (a thing, cameras or rooms, times, days)."""
+    if not query.yes_no or query.other is not None or query.intent not in _COUNTABLE:
+        return query
+    for i, w in enumerate(tokens):
+        n = int(w) if w.isdigit() else NUMBER_WORDS.get(w) if w not in ("a", "an", "few", "couple") else None
+        if n is None or (i > 0 and tokens[i - 1] in ("the", "which", "that", "those", "these", "this")):
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in ("different", "distinct", "separate", "other", "more"):
+            j += 1
+        noun = tokens[j] if j < len(tokens) else ""
+        thing = next((p for p in phrases if p.start == j and p.thing and not p.other_side), None)
+        counted = _COUNTED.get(AGGREGATE_WORDS.get(noun, ""))
+        if thing is None and counted is None:
+            continue
+        compare = next((c for lead, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(lead)) : i]) == lead), "least")
+        if tokens[j + 1 : j + 3] in (["or", "more"], ["or", "over"]):
+            compare = "least"
+        elif tokens[j + 1 : j + 3] in (["or", "fewer"], ["or", "less"]):
+            compare = "most"
+        subject, place = query.subject, query.place
+        if thing is not None and thing.role == "place":  # "at least 20 people": no place
+            place = replace(place, near=tuple(k for k in place.near if k not in thing.kinds))
+        if thing is not None and counted is None:
+            subject = replace(Reader._subject(thing, [], [], []), many=True) if not subject.kinds else subject
+        elif subject.generic and subject.said in ("one", "ones", "thing"):  # "did more than one camera see a person?"
+            other = next((p for p in phrases if p.thing and p.start > j and not p.other_side), None)
+            subject = Reader._subject(other, [], [], []) if other is not None else subject
+        return replace(
+            query,
+            intent=Intent.COUNT,
+            subject=subject,
+            place=place,
+            aggregate=counted or Aggregate.THINGS,
+            quantity=n,
+            unknown_places=tuple(u for u in query.unknown_places if not set(u.split()) & set(tokens[i:j])),
+            compare=compare,
+            alternatives=(),
+            alternative_of="",
+        )
+    return query
+
+
+#: Words after "same" that say another question: "at the same time", "on the same camera", "the same colour".
+_SAME_OTHER = frozenset(
+    {"time", "times", "moment", "day", "days", "place", "places", "spot", "camera", "cameras", "room", "rooms", "way",
+     "colour", "color", "size", "kind", "type", "hour", "minute", "second"}
+)  # fmt: skip
+
+
+def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Is the person in the kitchen the same as the one at the desk?", "were the cup on the street and the cup in the
+    kitchen the same one?": whether the two sides are one thing in memory. The sides are split at the "as" after
+    "same" (or the "and" before it); a side naming no thing of its own ("the one at the desk") is the first's kind."""
+    if not query.yes_no or "same" not in tokens:
+        return query
+    k = tokens.index("same")
+    said = [t for t in tokens[k + 1 : k + 3] if t not in ("one", "ones", "thing", "person", "as")]
+    things = [p for p in phrases if p.thing and p.start < k and p.role != "place"]
+    things += [p for p in phrases if p.thing and p.start > k + 2 and tokens[k + 2 : k + 3] == ["as"]][:1]
+    if said[:1] in (["time"], ["moment"]) and len(things) >= 2 and query.other is None:
+        # "did the truck and the car appear at the same time?": whether neither came first
+        other = Side(subject=Reader._subject(things[1], [], [], []))
+        return replace(query, intent=Intent.ORDER, other=other, order=Order.FIRST, asks="together")
+    if said[:1] and said[0] in _SAME_OTHER:
+        return query
+    cut = next((i for i in range(k + 1, len(tokens)) if tokens[i] == "as"), None)
+    if cut is not None:
+        mine, theirs = [p for p in phrases if p.start < k], [p for p in phrases if p.start > cut]
+    else:
+        cut = next((i for i in range(k - 1, 0, -1) if tokens[i] == "and"), None)
+        if cut is None:
+            return query
+        mine, theirs = [p for p in phrases if p.start < cut], [p for p in phrases if cut < p.start < k]
+
+    def side(group: list[_Phrase], like: Subject | None) -> tuple[Subject, Place]:
+        things = [p for p in group if p.thing and p.role != "place" and not (p.generic and p.said in ("one", "ones"))]
+        places = [p for p in group if p.camera or p.zone or p.regions or (p.role == "place" and p.kinds)]
+        subject = Reader._subject(things[0], [], [], []) if things else like or Subject()
+        return subject, Reader._place(places)
+
+    subject, place = side(mine, None)
+    if not subject.named:
+        return query
+    second, there = side(theirs, subject)
+    return replace(
+        query,
+        intent=Intent.SAME,
+        subject=subject,
+        place=place,
+        other=Side(subject=second, place=there),
+        alternatives=(),
+        alternative_of="",
+        compare="",
+        order=None,
+    )
+
+
+#: Intents a yes / no question holding a count against a number may have been read as.
+_COUNTABLE = frozenset({Intent.EXISTS, Intent.COUNT, Intent.LIST, Intent.WHICH_CAMERA})
 
 
 #: Words after "most" or "least" that say it ranks no camera: "most recently", "least often".
@@ -1269,6 +1426,7 @@ class Reader:
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
+        query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

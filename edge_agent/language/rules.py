@@ -82,25 +82,11 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if head.unknown:
         raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
     stranger = stranger and head.kinds == ("person",)
+    trigger = _none_there(head, trigger, span, text)
     subject = _subject_of(head, body, stranger)
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
-    if target is not None and (target.unknown or target.regions):
-        word = target.unknown or target.said
-        raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
     camera = next((p.camera for p in phrases if p.camera and p is not target), None)
-    place = Place()
-    zones = {z.lower(): z for z in reader.lexicon.zones}
-    if target is not None and not target.zone and target.said in zones:
-        target.zone = zones[target.said]  # "leaves the sofa": the zone of that name, not any couch
-    if target is not None:
-        if target.camera:
-            place = Place(cameras=(target.camera,))
-        elif target.zone:
-            place = Place(zones=(target.zone,))
-        elif target.name:
-            place = Place(near=(target.name,))
-        else:
-            place = Place(near=(target.said,))
+    place = _place_of(reader, target, trigger, body, end)
     return RuleReading(
         subject=subject,
         trigger=trigger,
@@ -117,6 +103,46 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         at=moment,
         negated=negated,
     )
+
+
+def _none_there(head: _Phrase, trigger: Trigger, span: float | None, text: str) -> Trigger:
+    """ "Nobody has been in the kitchen for 2 hours", "no car is on the driveway for an hour": none seen there for that
+    long, an absence; without a span, refused."""
+    if not head.negative or trigger is Trigger.ABSENT:
+        return trigger
+    if span is None:
+        raise Unreadable(
+            f"for how long must {head.said!r} hold? e.g. 'nobody has been in the kitchen for 2 hours' (in "
+            f"{text.strip()!r})",
+            missing="span",
+        )
+    return Trigger.ABSENT
+
+
+def _place_of(reader: Reader, target: _Phrase | None, trigger: Trigger, body: Sequence[str], end: int) -> Place:
+    """The place a rule's trigger names: a camera, a zone, a named entity or a kind of thing; a zone's name over a
+    kind ("leaves the sofa": the zone, not any couch); a camera's name over a kind for coming and going ("comes to
+    the desk" where a camera is the desk). Words the trigger wants as a place that name nothing are refused."""
+    if target is not None and (target.unknown or target.regions):
+        word = target.unknown or target.said
+        raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
+    if target is None:
+        unread = _place_unread(body, end)  # "a stranger comes to the front door" with no camera of that name
+        if unread:
+            raise Unreadable(f"I don't know a place or thing called {unread!r}", words=(unread,), place=True)
+        return Place()
+    zones = {z.lower(): z for z in reader.lexicon.zones}
+    if not target.zone and target.said in zones:
+        target.zone = zones[target.said]
+    named_camera = reader.lexicon.tag(tokenize(target.said))[0].of("camera")
+    into = trigger in (Trigger.APPEARS, Trigger.ENTERS, Trigger.LEAVES, Trigger.AT)  # "on the desk" is the furniture
+    if target.kinds and not target.camera and named_camera is not None and into:
+        target.camera = named_camera.value[0]
+    if target.camera:
+        return Place(cameras=(target.camera,))
+    if target.zone:
+        return Place(zones=(target.zone,))
+    return Place(near=(target.name or target.said,))
 
 
 _LEADS = (
@@ -475,3 +501,24 @@ def _is_stranger(tokens: Sequence[str]) -> bool:
     words = list(tokens)
     know = any(words[j : j + 3] in (["do", "not", "know"], ["does", "not", "know"]) for j in range(len(words)))
     return bool(_STRANGERS & set(words)) or know
+
+
+#: A trigger's last word that wants a place after it: "comes to ...", "walks into ...", "is on ...".
+_WANTS_PLACE = frozenset({"to", "into", "in", "inside", "at", "on", "onto", "near", "by", "beside", "of", "around"})
+
+
+def _place_unread(tokens: Sequence[str], end: int) -> str:
+    """The words of the place a trigger ending at ``end`` names, when no phrase read them: "the front door" of "comes
+    to the front door" where no camera or zone has that name; "" when the trigger wants no place or none is said."""
+    if end == 0 or tokens[end - 1] not in _WANTS_PLACE:
+        return ""
+    i = end
+    while i < len(tokens) and tokens[i] in DETERMINERS:
+        i += 1
+    said: list[str] = []
+    while (
+        i < len(tokens) and tokens[i].isalpha() and tokens[i] not in FILLER and tokens[i] not in AUX and len(said) < 3
+    ):
+        said.append(tokens[i])
+        i += 1
+    return " ".join(said)

@@ -69,9 +69,20 @@ PARTS = {
     "night": (22, 30),
     "tonight": (18, 30),
     "lunchtime": (12, 14),
+    "lunch": (12, 14),
+    "breakfast": (7, 9),
+    "dinner": (18, 20),
+    "supper": (18, 20),
+    "dawn": (5, 7),
+    "dusk": (18, 20),
     "noon": (12, 12),
     "midnight": (0, 0),
 }
+#: Meals name a time of day only after a word of time: "after lunch", "at dinner" (not "the lunch box").
+_MEALS = frozenset({"lunch", "breakfast", "dinner", "supper"})
+_BEFORE_MEALS = frozenset(
+    {"after", "before", "at", "during", "around", "since", "until", "till", "by", "over", "from", "this", "past"}
+)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = (
     "january",
@@ -212,6 +223,13 @@ class _Reader:
         return day, n
 
     # -- clock times ---------------------------------------------------------------------------------------------
+
+    def part_of_day(self, i: int) -> bool:
+        """Whether token ``i`` names a part of the day: "morning", "tonight"; a meal only after a word of time ("after
+        lunch", not "the lunch box")."""
+        w = self.word(i)
+        meal = w in _MEALS and self.word(i - 1) not in _BEFORE_MEALS
+        return w in PARTS and w not in ("noon", "midnight") and not meal
 
     def hour_words(self, i: int, connector: str) -> tuple[tuple[int, int, int, str], int] | None:
         """(hour, minute, second, am/pm or ''), tokens used, of a clock time at token ``i``."""
@@ -361,7 +379,7 @@ class _Reader:
                 i = last
                 continue
             # parts of the day: "this morning", "in the afternoon", "yesterday evening", "tonight"
-            if w in PARTS and w not in ("noon", "midnight"):
+            if self.part_of_day(i):
                 a, b = PARTS[w]
                 day = named_day or self.now.date()
                 if named_day is None and self.word(i - 1) == "last" and w in ("night", "evening"):

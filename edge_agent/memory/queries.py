@@ -375,11 +375,13 @@ def clip_boxes(db: Database, clip_id: int) -> list[tuple[int, int, float, float,
     )
 
 
-def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> float | None:
-    """The latest end of an observation of these entities in the clips up to ``up_to_clip``, None if none."""
+def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None) -> float | None:
+    """The latest end of an observation of these entities in the clips up to ``up_to_clip`` (of ``camera`` only, when
+    given), None if none."""
     row = db.query_one(
-        f"SELECT max(t_end) FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ?",
-        (*entity_ids, up_to_clip),
+        f"SELECT max(t_end) FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ? "
+        "AND (? IS NULL OR camera = ?)",
+        (*entity_ids, up_to_clip, camera, camera),
     )
     return None if row is None or row[0] is None else float(row[0])
 
@@ -396,13 +398,15 @@ def recorded_since(db: Database, since: float, span: float, until: float, camera
     return after_recording(((float(a), float(b)) for a, b in rows), since, span)
 
 
-def latest_observation(db: Database, entity_ids: Sequence[int], up_to_clip: int) -> tuple[int, int] | None:
+def latest_observation(
+    db: Database, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
+) -> tuple[int, int] | None:
     """(entity id, observation id) of the latest-ending observation of these entities in the clips up to
-    ``up_to_clip``, None if none."""
+    ``up_to_clip`` (of ``camera`` only, when given), None if none."""
     row = db.query_one(
         f"SELECT entity_id, id FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ? "
-        "ORDER BY t_end DESC LIMIT 1",
-        (*entity_ids, up_to_clip),
+        "AND (? IS NULL OR camera = ?) ORDER BY t_end DESC LIMIT 1",
+        (*entity_ids, up_to_clip, camera, camera),
     )
     return (int(row[0]), int(row[1])) if row else None
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from edge_agent.memory import queries
 from edge_agent.memory.associate import score_from_json
 from edge_agent.memory.db import Database
 from edge_agent.memory.description import label
@@ -65,6 +66,10 @@ class Reads:
             (camera, t_start, t_start, t_start),
         )
         return None if row is None else int(row[0]) if row[0] is not None else 0
+
+    def cameras(self) -> list[str]:
+        """The cameras memory holds clips of, sorted."""
+        return queries.cameras(self.db)
 
     def entities(self, kind: str | None = None) -> list[Entity]:
         """Every entity, most recently seen first."""

@@ -153,6 +153,7 @@ class Alternatives(Finding):
     support: tuple[tuple[str, int], ...] = ()
     whose: str = ""
     yes_no: bool = False  #: asked as "was it A?" (one value): the answer is yes / no
+    least: bool = False  #: the value with the least is asked for ("was it there for less time than ...?")
 
     @property
     def typed(self) -> object:
@@ -198,9 +199,13 @@ class Count(Finding):
     days: int = 0
     company: str = ""  #: " with a dog": what the things counted were seen with
     which: tuple[str, ...] = ()  #: "did the kitchen or the bedroom have more?": this side's and the other's names
+    against: int | None = None  #: "more than 3?": the number the count is held against, by ``compare``
 
     @property
     def holds(self) -> bool | None:
+        if self.against is not None:
+            n, k = self.n, self.against
+            return {"more": n > k, "fewer": n < k, "most": n <= k, "exactly": n == k}.get(self.compare, n >= k)
         if self.other is None or not self.compare:
             return None
         return self.n > self.other.n if self.compare == "more" else self.n < self.other.n
@@ -327,10 +332,11 @@ class Order(Finding):
     a_at: Observation | None = None
     b_at: Observation | None = None
     leaving: bool = False
-    asked: str = "first"  #: first, last, before, after, or "before or after" (which of the two it was)
+    asked: str = "first"  #: first, last, before, after, "before or after" (which it was), "together" (neither first)
     yes_no: bool = False
     more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
     rank: bool = False  #: asked for them in order ("in what order did the cameras see someone?")
+    overlap: Observation | None = None  #: "were they seen at the same time?": a sighting of one while the other was too
 
     def moment(self, o: Observation | None) -> float | None:
         if o is None:
@@ -376,10 +382,34 @@ class Order(Finding):
             return None
         if self.asked == "before or after":
             return "together" if self.together else "before" if first else "after"
+        if self.asked == "together":
+            return self.together or self.overlap is not None
         if self.yes_no:
             return False if self.together else first if self.asked in ("before", "first") else not first
         winner_is_a = first if self.asked in ("first", "before") else not first
         return self.a if winner_is_a else self.b
+
+
+@dataclass(frozen=True)
+class Same(Finding):
+    """Whether the two sides of "is the person in the kitchen the same as the one at the desk?" are one entity in
+    memory: the entity each side means (one both have, where there is one) and its sighting there."""
+
+    a: Entity | None = None
+    b: Entity | None = None
+    a_at: Observation | None = None
+    b_at: Observation | None = None
+    a_of: int = 1  #: how many things this side may mean
+    b_of: int = 1
+    negated: bool = False
+
+    @property
+    def same(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.id == self.b.id
+
+    @property
+    def typed(self) -> object:
+        return YesNo(self.same != self.negated, self.same)
 
 
 @dataclass(frozen=True)

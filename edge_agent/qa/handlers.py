@@ -43,6 +43,9 @@ from edge_agent.qa.findings import (
 from edge_agent.qa.findings import (
     Order as OrderFinding,
 )
+from edge_agent.qa.findings import (
+    Same as SameFinding,
+)
 from edge_agent.qa.scope import LIST_LIMIT, View
 from edge_agent.retrieval import Evidence
 
@@ -608,6 +611,17 @@ def when(query: Query, ctx: Context) -> Finding:
 
 
 def count(query: Query, ctx: Context) -> Finding:
+    """How many (of what: ``aggregate``), of this side against the other's, or held against a number."""
+    found = _count(query, ctx)
+    if query.quantity is None:
+        return found
+    if isinstance(found, NotSeen):  # none at all: held against the number too ("fewer than 3 dogs?": yes)
+        aggregate = query.aggregate or Aggregate.THINGS
+        found = Count(n=0, unit=aggregate.value, what=found.what, where=found.where, when=found.when)
+    return replace(found, against=query.quantity, compare=query.compare) if isinstance(found, Count) else found
+
+
+def _count(query: Query, ctx: Context) -> Finding:
     side, other_side = query.sides()
     if query.compare and other_side is not None and ctx.other is not None:
         mine = _count_things(query, ctx.view, side)
@@ -888,6 +902,8 @@ def order(query: Query, ctx: Context) -> Finding:
     asked = (query.order or Order.FIRST).value
     if query.alternative_of == "order":
         asked = "before or after"
+    elif query.asks == "together":  # "did they come at the same time?"
+        asked = "together"
     more: list[tuple[str, Observation | None]] = []
     if query.alternative_of == "kind" and len(query.alternatives) > 2:  # "the van, the tv or the bowl"
         from edge_agent.language.lexicon import Lexicon
@@ -902,6 +918,9 @@ def order(query: Query, ctx: Context) -> Finding:
         named = s.subject.kinds or s.subject.entity_id is not None
         return _what(s.subject) if named or not view.scope.narrowed else f"sighting {where_said(view)}"
 
+    together = None
+    if asked == "together" and query.event is Event.SEEN and other_side is not None:  # "seen at the same time?"
+        together = _in_view_together(query, ctx, side, other_side)
     a, b = called(side, ctx.view), called(other_side, ctx.other or ctx.view)
     if a == b and ctx.other is not None and where_said(ctx.view) != where_said(ctx.other):
         a, b = f"{a} {where_said(ctx.view)}", f"{b} {where_said(ctx.other)}"  # "a person on the street or ... kitchen"
@@ -915,6 +934,45 @@ def order(query: Query, ctx: Context) -> Finding:
         asked=asked,
         yes_no=query.yes_no,
         more=tuple(more),
+        overlap=together,
+    )
+
+
+def _in_view_together(query: Query, ctx: Context, side: Side, other_side: Side) -> Observation | None:
+    """The first sighting of the one side during which the other side was in view too (on any camera), if any."""
+    view = ctx.other or ctx.view
+    mine = candidates(query, ctx.view, side.subject, place=side.place)[:LIST_LIMIT]
+    theirs = candidates(query, view, other_side.subject, place=other_side.place)[:LIST_LIMIT]
+    spans = [(o.t_start, o.t_end) for s in theirs for o in view.history(s.entity_id)]
+    during = [
+        o for s in mine for o in ctx.view.history(s.entity_id) if any(a <= o.t_end and o.t_start <= b for a, b in spans)
+    ]
+    return min(during, key=lambda o: (o.t_start, o.id)) if during else None
+
+
+def same(query: Query, ctx: Context) -> Finding:
+    """Whether the two sides are one thing in memory: the entity both may mean, else the one each means."""
+    side, other_side = query.sides()
+    theirs = other_side or side
+    view = ctx.other or ctx.view
+    a = candidates(query, ctx.view, side.subject, place=side.place)
+    b = candidates(query, view, theirs.subject, place=theirs.place)
+    if not a or not b:
+        return _not_seen(query, ctx.view if not a else view, side.subject if not a else theirs.subject, value=False)
+    in_b = {s.entity_id for s in b}
+    both = [s.entity_id for s in a if s.entity_id in in_b]
+    first = both[0] if both else among(query, ctx, [s.entity_id for s in a], side.subject)
+    second = both[0] if both else among(query, ctx, [s.entity_id for s in b], theirs.subject)
+    a_at, b_at = ctx.view.history(first)[-1:], view.history(second)[-1:]
+    return SameFinding(
+        (*a_at, *b_at),
+        a=ctx.store.entity(first),
+        b=ctx.store.entity(second),
+        a_at=a_at[0] if a_at else None,
+        b_at=b_at[0] if b_at else None,
+        a_of=len(a),
+        b_of=len(b),
+        negated=query.negated,
     )
 
 
@@ -1016,6 +1074,16 @@ def _longer(query: Query, ctx: Context) -> Finding:
         evidence.extend(found.evidence)
     ranked = sorted(support, key=lambda x: x[1], reverse=query.compare != "fewer")
     chosen = ranked[0][0] if ranked and ranked[0][1] != (ranked[1][1] if len(ranked) > 1 else -1) else "same"
+    if query.yes_no and not query.alternatives and support:  # "was the couch there longer than the tv?": yes or no
+        holds = chosen == support[0][0]
+        return Alternatives(
+            tuple(evidence),
+            of="seconds seen",
+            chosen=chosen if holds else None,
+            support=tuple(support),
+            yes_no=True,
+            least=query.compare == "fewer",
+        )
     return Alternatives(tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support))
 
 
@@ -1159,4 +1227,5 @@ HANDLERS: dict[Intent, Handler] = {
     Intent.DURATION: duration,
     Intent.SUMMARY: summary,
     Intent.HABIT: habit,
+    Intent.SAME: same,
 }

@@ -4,7 +4,7 @@ the observations it rests on named, and into JSON. Each finding type has one fun
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from edge_agent.clock import format_utc
@@ -27,6 +27,7 @@ from edge_agent.qa.findings import (
     NotSeen,
     Order,
     Profile,
+    Same,
     Seen,
     Stayed,
     Summary,
@@ -41,7 +42,9 @@ def _t(t: float) -> str:
 
 
 def _a(what: str) -> str:
-    """'a dog', 'an apple', 'any keys' (a word memory has no singular for)."""
+    """'a dog', 'an apple', 'any keys' (a word memory has no singular for); a name or an entity's number as it is."""
+    if what[:1] == "#" or what[:1].isupper() or what.split(" ")[0] in ("the", "my", "our", "your"):
+        return what
     what = singular(what)
     if what.endswith("s") and not what.endswith(("ss", "us")):
         return f"any {what}"
@@ -178,6 +181,11 @@ def _alternatives(f: Alternatives) -> str:
     o = f.evidence[-1] if f.evidence else None
     latest = f" The latest, {_sighting(o)}." if o is not None else ""
     whose = f" of {f.whose}" if f.whose else ""
+    if f.yes_no and f.of == "seconds seen":  # "was the couch there longer than the tv?"
+        value = f.support[0][0] if f.support else ""
+        than = "for less time" if f.least else "longer"
+        held = ("Yes", "") if f.chosen is not None else ("No", " not")
+        return f"{held[0]}: the {value} was{held[1]} seen {than} ({said})."
     if f.yes_no:
         value = f.support[0][0] if f.support else ""
         if f.chosen is not None:
@@ -218,7 +226,17 @@ def _seen(f: Seen) -> str:
     return text
 
 
+#: How a count held against a number says it: "more than 3", "2 or more".
+_AGAINST = {"more": "more than {}", "fewer": "fewer than {}", "most": "{} or fewer", "exactly": "exactly {}"}
+
+
 def _count(f: Count) -> str:
+    if f.against is not None:  # "were there more than 3 people?": yes or no, the count, and what it was held against
+        said = _AGAINST.get(f.compare, "{} or more").format(f.against)
+        answer, held = ("Yes", said) if f.holds else ("No", f"not {said}")
+        if not f.n:
+            return f"{answer}: I have not seen {_a(f.what)}{_scope(f.where, f.when)} ({held})."
+        return f"{answer}: {_count(replace(f, against=None, compare=''))[:-1]} ({held})."
     if f.other is not None and f.which:
         here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
         there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
@@ -365,6 +383,9 @@ def _order(f: Order) -> str:
     first = f.a_first
     if first is None:
         return f"I cannot tell: {a}; {b}."
+    if f.asked == "together":
+        both = f"; in view together on camera {f.overlap.camera} (observation {f.overlap.id})" if f.overlap else ""
+        return f"{'Yes' if f.typed else 'No'}: {a}, {b}{both}."
     if f.together:  # in view together from the same moment: neither came first
         if f.yes_no and f.asked != "before or after":
             return f"No, at the same time: {a}, {b}."
@@ -379,6 +400,24 @@ def _order(f: Order) -> str:
         winner, loser = loser, winner
         return f"The {winner} came last: {a}; {b}."
     return f"The {winner} came first: {a}; {b}."
+
+
+def _same(f: Same) -> str:
+    a, b = f.a, f.b
+    if a is None or b is None or f.a_at is None or f.b_at is None:
+        return "I cannot tell: I have not seen both."
+    answer = "Yes" if f.same != f.negated else "No"
+    if f.same:
+        return (
+            f"{answer}: both are entity {_entity(a)} ({a.category}), seen {_sighting(f.a_at)}"
+            + (f", and {_sighting(f.b_at)}" if f.b_at.id != f.a_at.id else "")
+            + "."
+        )
+    of = [f" (one of {n} it may be)" if n > 1 else "" for n in (f.a_of, f.b_of)]
+    return (
+        f"{answer}: memory holds them as two: entity {_entity(a)} ({a.category}){of[0]}, last seen "
+        f"{_sighting(f.a_at)}; and entity {_entity(b)} ({b.category}){of[1]}, last seen {_sighting(f.b_at)}."
+    )
 
 
 def _duration(f: Duration) -> str:
@@ -450,6 +489,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Company: _company,
     Listing: _listing,
     Order: _order,
+    Same: _same,
     Duration: _duration,
     Summary: _summary,
     Habit: _habit,

@@ -59,7 +59,7 @@ class View:
     def of(cls, store: Store, side: Side) -> View:
         scope = Scope.of(side.place, side.time)
         if side.place.not_cameras:  # every camera but those
-            others = [c for c in (side.place.cameras or queries.cameras(store.db)) if c not in side.place.not_cameras]
+            others = [c for c in (side.place.cameras or store.cameras()) if c not in side.place.not_cameras]
             scope = replace(scope, cameras=tuple(others) or ("",))
         return cls(store, scope)
 
@@ -103,4 +103,4 @@ class View:
 
     def cameras(self) -> list[str]:
         """The cameras in scope: those named, else every camera memory knows."""
-        return list(self.scope.cameras) or queries.cameras(self.store.db)
+        return list(self.scope.cameras) or self.store.cameras()

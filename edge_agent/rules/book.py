@@ -127,7 +127,7 @@ def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabula
         if camera not in places.setdefault(zone, []):
             places[zone].append(camera)
     categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
-    cameras = sorted({*zones, *queries.cameras(store.db)})
+    cameras = sorted({*zones, *store.cameras()})
     return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories, cameras)
 
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from edge_agent.chat import ChatModel
 from edge_agent.errors import EdgeAgentError
-from edge_agent.language.grammar import Trigger, Unreadable
+from edge_agent.language.grammar import Place, Trigger, Unreadable
 from edge_agent.language.lexicon import Lexicon
 from edge_agent.language.reader import Reader
 from edge_agent.language.rules import read_rule
@@ -164,7 +164,7 @@ def read_phrase(
                 f"how long must it be unseen? e.g. 'has not been seen for 24 hours' (in {text!r}); "
                 f"{_examples(known, cameras)}"
             )
-        fields.update(relation="absent", absent_for_s=r.absent_for_s)
+        fields.update(relation="absent", absent_for_s=r.absent_for_s, **_absent_where(place, text, known, cameras))
     elif place.cameras:  # a camera's view is the place: "a person appears in the kitchen", "the cat leaves the bedroom"
         fields.update(relation="leaves" if r.trigger is Trigger.LEAVES else "appears", camera=place.cameras[0])
     elif place.zones:
@@ -368,3 +368,16 @@ def parse_rule(
         if unread is not None:
             raise unread from None  # the reader's reason, not the model's
         raise
+
+
+def _absent_where(place: Place, text: str, known: _Known, cameras: Sequence[str]) -> dict[str, str]:
+    """Where an absence is watched: a camera ("nobody has been in the kitchen for 2 hours"), or everywhere; a place or
+    thing is refused."""
+    if place.cameras:
+        return {"camera": place.cameras[0]}
+    if place.named:
+        raise RuleParseError(
+            f"an absence is watched on a camera or everywhere, not at a place or thing (in {text!r}); "
+            f"{_examples(known, cameras)}"
+        )
+    return {}

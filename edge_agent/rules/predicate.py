@@ -144,7 +144,9 @@ def describe(p: Predicate) -> str:
         who = f"entity #{p.entity_id} ({p.subject!r})" if p.entity_id is not None else f"the entity named {p.subject!r}"
     else:
         who = f"any {p.subject}"
-    if p.relation == "absent":
+    if p.relation == "absent" and p.subject_type == "category":  # the kind as a whole: none of them seen
+        who, what = f"no {p.subject}", f"has been seen for {_span(float(p.absent_for_s or 0))}"
+    elif p.relation == "absent":
         what = f"has not been seen for {_span(float(p.absent_for_s or 0))}"
     elif p.relation == "appears":
         what = "appears"

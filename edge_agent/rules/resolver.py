@@ -511,7 +511,7 @@ class Resolver:
                 s.state = "active"
                 s.dirty = True
             elif s.last_true is None:
-                seen = queries.last_seen(self.store.db, members, clip_id)
+                seen = queries.last_seen(self.store.db, members, clip_id, p.camera)
                 if seen is None:
                     continue  # never seen: nothing to miss yet
                 s.last_true, s.state, s.dirty = seen, "active", True
@@ -521,7 +521,7 @@ class Resolver:
             due = queries.recorded_since(self.store.db, float(s.last_true), span, clock, p.camera)
             if due is not None and clock >= due:
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
-                last = queries.latest_observation(self.store.db, members, clip_id)
+                last = queries.latest_observation(self.store.db, members, clip_id, p.camera)
                 alert = self._fire(
                     rule, last[0] if last else entity_id, s, due, None, clip_id, [last[1]] if last else [], clock
                 )

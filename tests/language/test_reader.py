@@ -134,6 +134,9 @@ def _utc(text):
             ("2026-03-02T09:00:00",),
         ),
         ("after 3 people left, who came?", None, None, ()),  # a count, not an hour
+        ("what was around after lunch?", "2026-03-02T14:00:00", None, ()),
+        ("who was at the desk during lunch?", "2026-03-02T12:00:00", "2026-03-02T14:00:00", ()),
+        ("is there a lunch box?", None, None, ()),  # a meal is a time only after a word of time
     ],
 )
 def test_time(reader, question, start, end, moments):
@@ -205,7 +208,7 @@ def test_which_has_the_most(reader, question, intent, rank):
         ("was the van there under half an hour", Intent.DURATION, "fewer", 1800.0),
         ("was the truck there longer than 2 hours?", Intent.DURATION, "more", 7200.0),
         ("how long was the car there?", Intent.DURATION, "", None),
-        ("were there more than two people?", Intent.EXISTS, "", None),  # people, not a length
+        ("were there more than two people?", Intent.COUNT, "more", None),  # a count held against two, not a length
         ("was the person in the kitchen seen after the baby?", Intent.ORDER, "", None),
     ],
 )
@@ -443,3 +446,79 @@ def test_a_clause_memory_has_no_word_for_may_say_which_camera(embedder):
     assert q.place.cameras == ("kitchen",) and q.grounded == (("cooking", "on camera kitchen"),)
     q = reader.read("the man who was drawing, when was he seen?", reference=REFERENCE)  # no camera is clearly it
     assert q.place.cameras == () and q.grounded == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "aggregate", "compare", "quantity", "kinds"),
+    [
+        ("were there more than 3 people on the street?", Aggregate.THINGS, "more", 3, ("person",)),
+        ("was the bowl seen on two different cameras?", Aggregate.CAMERAS, "least", 2, ("bowl",)),
+        ("did more than one camera see a person?", Aggregate.CAMERAS, "more", 1, ("person",)),
+        ("were there at least 20 people?", Aggregate.THINGS, "least", 20, ("person",)),
+        ("did you see no more than two cars?", Aggregate.THINGS, "most", 2, ("car",)),
+        ("did you see the truck more than 5 times?", Aggregate.TIMES, "more", 5, ("truck",)),
+        ("was the tv seen on only one camera?", Aggregate.CAMERAS, "exactly", 1, ("tv",)),
+        ("was the van here on 3 days or more?", Aggregate.DAYS, "least", 3, ("car", "truck")),
+    ],
+)
+def test_a_count_held_against_a_number(reader, question, aggregate, compare, quantity, kinds):
+    q = read(reader, question)
+    assert (q.intent, q.aggregate, q.compare, q.quantity) == (Intent.COUNT, aggregate, compare, quantity)
+    assert set(kinds) <= set(q.subject.kinds) and not q.unknown_places and not q.place.near
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["did you see the dog at 3 pm?", "was the van there for more than 2 minutes?", "which one was in the kitchen?"],
+)
+def test_a_number_that_counts_nothing_is_no_quantity(reader, question):
+    assert read(reader, question).quantity is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds", "cameras", "other_kinds", "other_cameras", "entities"),
+    [
+        ("is the person in the kitchen the same as the one at the desk?", ("person",), ("kitchen",), ("person",),
+         ("desk",), (None, None)),
+        ("is the kitchen person the same one as at the desk?", ("person",), ("kitchen",), ("person",), ("desk",),
+         (None, None)),
+        ("were the cup in the kitchen and the cup on the street the same?", ("cup",), ("kitchen",), ("cup",),
+         ("street",), (None, None)),
+        ("is #20 the same as entity 24?", (), (), (), (), (20, 24)),
+    ],
+)  # fmt: skip
+def test_whether_two_are_the_same_thing(reader, question, kinds, cameras, other_kinds, other_cameras, entities):
+    q = read(reader, question)
+    assert q.intent is Intent.SAME and q.other is not None
+    assert (q.subject.kinds, q.place.cameras, q.subject.entity_id) == (kinds, cameras, entities[0])
+    assert (q.other.subject.kinds, q.other.place.cameras, q.other.subject.entity_id) == (
+        other_kinds,
+        other_cameras,
+        entities[1],
+    )
+
+
+def test_at_the_same_time_is_neither_first_and_the_same_camera_is_no_identity(reader):
+    q = read(reader, "did the truck and the car show up at the same time?")
+    assert (q.intent, q.asks, q.other and q.other.subject.kinds) == (Intent.ORDER, "together", ("car",))
+    q = read(reader, "was the bowl seen at the same time as the tv?")
+    assert (q.intent, q.asks, q.other and q.other.subject.kinds) == (Intent.ORDER, "together", ("tv",))
+    assert read(reader, "was the dog seen on the same camera as the cat?").intent is not Intent.SAME
+
+
+def test_cameras_asked_for_and_two_cameras_compared(reader):
+    assert read(reader, "list every camera that saw a person").intent is Intent.WHICH_CAMERA
+    assert read(reader, "name the rooms where a bowl was seen").intent is Intent.WHICH_CAMERA
+    q = read(reader, "between the street and the desk, where were more people?")
+    assert (q.intent, q.alternatives, q.alternative_of, q.compare) == (
+        Intent.COUNT,
+        ("street", "desk"),
+        "camera",
+        "more",
+    )
+
+
+def test_an_entity_by_its_number():
+    tokens = tokenize("where is #12? and entity 3")
+    spans = [s for s in Lexicon().tag(tokens) if s.of("name")]
+    assert [(s.words, s.of("name").entity_id) for s in spans] == [("#12", 12), ("entity 3", 3)]

@@ -257,8 +257,8 @@ def _read_only_memory(disk) -> None:
         make_table(store, 2500)
         SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL).sync()
         make_table(store, 100, first=2501)  # rows the saved index has not seen
-        q = queries(5, 1)[0]
-        truth = exact(store, q, 10)
+        qs = queries(5, 10)  # recall over ten queries: the index is approximate, one query's may be 0.8
+        truths = [exact(store, q, 10) for q in qs]
     folder = home / "index" / TABLE
     before = sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir())
     disk.readonly()
@@ -267,7 +267,7 @@ def _read_only_memory(disk) -> None:
         index = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
         index.sync()
         assert len(index.segments) == 2 and len(index) == 2600
-        assert recall(index.search(q, 10), truth) >= 0.9
+        assert np.mean([recall(index.search(q, 10), t) for q, t in zip(qs, truths, strict=True)]) >= 0.9
     assert sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir()) == before
 
 

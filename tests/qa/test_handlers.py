@@ -173,6 +173,25 @@ def _t(hour: float) -> str:
         ),  # fmt: skip
         ("what did you see after 2 pm?", (), None, "2 things seen after"),
         ("was there a gizmo?", ("yes", "no"), "no", "I don't know what a 'gizmo' is"),
+        # a count held against a number, by what follows it (things, cameras, times)
+        ("were there more than 1 person?", ("yes", "no"), "yes", "Yes: 2 people"),
+        ("was the truck seen on two different cameras?", ("yes", "no"), "no", "(not 2 or more)"),
+        ("did at least two cameras see a person?", ("yes", "no"), "yes", "(2 or more)"),
+        ("did you see fewer than 3 dogs?", ("yes", "no"), "yes", "(fewer than 3)"),
+        ("did you see the truck more than 5 times?", ("yes", "no"), "no", "(not more than 5)"),
+        ("were there exactly two things in the living room?", ("yes", "no"), "no", "(not exactly 2)"),
+        # the same thing, or two
+        ("is the person in the kitchen the same as the one in the living room?", ("yes", "no"), "no", "as two"),
+        ("was the truck at 15:00 the same one as the truck at 15:01?", ("yes", "no"), "yes", "both are entity #7"),
+        ("is #7 the same as entity 8?", ("yes", "no"), "no", "entity #7 (truck)"),
+        ("did the couch and the tv appear at the same time?", ("yes", "no"), "yes", "Yes: the couch first seen"),
+        ("was the dog seen at the same time as the cup?", ("yes", "no"), "no", "No: the dog first seen"),
+        ("were the truck and the car seen at the same time?", ("yes", "no"), "yes", "in view together"),
+        ("was the truck there longer than the car?", ("yes", "no"), "yes", "Yes: the truck was seen longer"),
+        ("was the car seen for less time than the truck?", ("yes", "no"), "yes", "seen for less time"),
+        # cameras asked for, and two cameras compared
+        ("list every camera that saw a person", ("kitchen and living-room", "street"), None, "on camera kitchen"),
+        ("between the kitchen and the street, where were more things?", ("kitchen", "street"), "kitchen", "The kitch"),
         ("when was someone last at the back porch?", (), None, "I don't know a place called 'back porch'"),
     ],
 )

@@ -242,6 +242,25 @@ def test_absence_of_a_category_means_none_of_it_was_seen(home):
         assert alert.t == pytest.approx(T0 + 5 * HOUR + 1.5 + 2 * HOUR) and alert.entity_id == 1  # the keys seen last
 
 
+def test_nobody_in_a_room_for_an_hour_counts_only_that_rooms_camera(home):
+    """ "Nobody has been in the kitchen for an hour": a person seen on another camera does not reset it."""
+    person = unit(np.r_[np.ones(4), np.zeros(12)])
+    with Store(home) as store:
+        text = "alert me when nobody has been in the kitchen for 1 hour"
+        rule = book.add_rule(store, text, parse_rule(text, cameras=["kitchen", "living"]), cooldown_s=600.0)
+        assert (rule.predicate.relation, rule.predicate.camera) == ("absent", "kitchen")
+        resolver = Resolver(store)
+        seen = observation(1, T0, OFF_SOFA, person, kind="person", category="person", frames=4)
+        ingest(store, T0, [seen], camera="kitchen", length=10.0)
+        ingest(store, T0 + 10, [], camera="kitchen", length=HOUR / 2 - 10)
+        for h in range(1, 4):  # the same person in the living room every half hour; the kitchen records on, empty
+            there = observation(1, T0 + h * HOUR / 2, OFF_SOFA, person, kind="person", category="person", frames=4)
+            ingest(store, T0 + h * HOUR / 2, [there], camera="living", length=10.0)
+            ingest(store, T0 + h * HOUR / 2, [], camera="kitchen", length=HOUR / 2)
+        (alert,) = resolver.process()
+        assert alert.t == pytest.approx(T0 + 1.5 + HOUR) and alert.entity_id == 1
+
+
 def test_a_place_the_user_named_on_a_worn_camera_fires_its_rule(home):
     """A worn camera has no zones: its places are what memory found around things, named by the user once.
     'The dog is on the sofa' can then be written (the sofa is a known place) and fires where the dog was seen
