@@ -126,11 +126,12 @@ class Subject:
     near: tuple[str, ...] = ()  #: kinds or named places it was with or at ("the cup by the sink", "carrying a bag")
     many: bool = False  #: asked of all of them ("most people", "the cars")
     clause: tuple[str, ...] = ()  #: what a relative clause says of it that memory has no word for ("was cooking")
+    recording: bool = False  #: the recording itself, not a thing in it: "when did the street recording start?"
 
     @property
     def named(self) -> bool:
         """Whether it names something: a kind, an entity, or anything at all."""
-        return bool(self.kinds) or self.entity_id is not None or self.generic
+        return bool(self.kinds) or self.entity_id is not None or self.generic or self.recording
 
     @property
     def described(self) -> bool:
@@ -139,6 +140,8 @@ class Subject:
 
     def words(self) -> str:
         """How to call it back to the user: the name, the words said, or the kind."""
+        if self.recording:
+            return "recording"
         if self.name:
             return self.name
         if self.said:

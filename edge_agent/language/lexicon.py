@@ -427,6 +427,9 @@ class Lexicon:
             else:
                 spans.append(Span(i, i + 1, tokens[i], ()))
                 i += 1
+        for k, here in enumerate(spans):  # "the orange bowl", "was the bowl orange?": a colour, no fruit
+            if here.of("colour") and here.of("kind") and _describes(spans, k):
+                spans[k] = Span(here.start, here.end, here.words, tuple(t for t in here.tags if t.type != "kind"))
         return spans
 
 
@@ -442,3 +445,30 @@ def _entity_ref(tokens: Sequence[str], i: int) -> Span | None:
         return None
     entity_id = int(said[-1].lstrip("#"))
     return Span(i, i + len(said), " ".join(said), (Tag("name", (f"#{entity_id}",), entity_id),))
+
+
+#: Words after which a colour that is also a kind ("orange") says the colour of what they refer to: "was it orange?".
+_REFERRING = frozenset({"it", "they", "them", "that", "this", "one", "ones", "these", "those"})
+
+
+def _describes(spans: Sequence[Span], k: int) -> bool:
+    """Whether span ``k``, a word that is both a colour and a kind ("orange"), is the colour: before a kind or another
+    colour ("the orange bowl"), after a thing or a word referring to one ("is the bowl orange?", "was it orange?"), or
+    beside "or" and a colour ("orange or white")."""
+
+    def at(j: int) -> Span | None:
+        return spans[j] if 0 <= j < len(spans) else None
+
+    after, before = at(k + 1), at(k - 1)
+    if after is not None and (after.of("kind") or after.of("colour")):
+        return True
+    if before is not None and (before.of("kind") or before.of("name") or before.words in _REFERRING):
+        return True
+    beyond = (
+        at(k + 2)
+        if after is not None and after.words == "or"
+        else at(k - 2)
+        if before and before.words == "or"
+        else None
+    )
+    return beyond is not None and beyond.of("colour") is not None

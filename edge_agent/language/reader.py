@@ -82,7 +82,8 @@ CLOTHES = frozenset(
 )  # fmt: skip
 #: Words that are not things (verbs, adverbs, adjectives a question uses): never an unknown noun.
 NOT_THINGS = frozenset(
-    {"same", "other", "different", "whole", "entire", "time", "times", "moment", "while", "way", "lot", "bit",
+    {"same", "other", "different", "whole", "entire", "time", "times", "longest", "shortest", "longer", "shorter",
+     "moment", "while", "way", "lot", "bit",
      "view", "scene", "picture", "image", "frame", "video", "footage", "recording", "clip", "clips", "morning",
      "stretch", "spell", "period", "gap", "indoor", "indoors", "outdoor", "outdoors", "interior", "exterior",
      "evening", "afternoon", "night", "day", "week", "today", "yesterday", "now", "then", "there", "here", "left",
@@ -492,6 +493,42 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     ):
         intent = Intent.WHICH_CAMERA  # "list every camera that saw a person": the cameras, not the people
     return _ranked(replace(query, intent=intent, subject=subject), tokens, cues)
+
+
+def _about(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Tell me everything about the couch", "what do you know about the van?": the thing after "about" is the
+    subject, not "everything"."""
+    if not query.subject.generic or "about" not in tokens:
+        return query
+    at = tokens.index("about")
+    thing = next((p for p in phrases if p.start > at and p.thing and not p.generic and not p.other_side), None)
+    return replace(query, subject=Reader._subject(thing, [], [], [])) if thing is not None else query
+
+
+#: Words that name a camera's recording itself: "the street video", "the kitchen footage", "stop recording".
+_RECORDING_WORDS = frozenset({"recording", "recordings", "video", "videos", "footage", "feed", "recorded", "record"})
+#: Words of a recording's start and end: "when did it start", "when did the camera stop recording?"
+_STARTS = frozenset({"start", "started", "starts", "begin", "began", "begins", "beginning", "first", "on"})
+_ENDS = frozenset({"stop", "stopped", "stops", "end", "ended", "ends", "finish", "finished", "last", "off"})
+
+
+def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
+    """ "When did the street recording start?", "how long is the kitchen video?", "which camera recorded the longest?":
+    the recording itself is asked about (when it started or stopped, how long it ran, which ran longest), not a thing
+    in it. Only for when, how long and which camera, and only where no thing is named."""
+    if not set(tokens) & _RECORDING_WORDS or query.subject.kinds or query.subject.entity_id is not None:
+        return query
+    intent = query.intent
+    if cues.how == "long" or (cues.wh in ("which", "what") and {"longest", "most", "longer"} & set(tokens)):
+        intent = Intent.WHICH_CAMERA if cues.camera_word else Intent.DURATION
+    elif intent is not Intent.WHEN:
+        return query
+    said = set(tokens)
+    order = Order.FIRST if said & _STARTS and not said & _ENDS else Order.LAST if said & _ENDS else query.order
+    subject = Subject(recording=True, said="recording")
+    return replace(
+        query, intent=intent, subject=subject, order=order, rank="most" if intent is Intent.WHICH_CAMERA else ""
+    )
 
 
 def _cameras_asked(tokens: list[str]) -> bool:
@@ -1427,6 +1464,7 @@ class Reader:
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
+        query = _recording(_about(query, tokens, phrases), tokens, cues)
         return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

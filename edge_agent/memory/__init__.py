@@ -22,6 +22,7 @@ from edge_agent.memory.records import (
     InvalidRecordError,
     Observation,
     ObservationRecord,
+    Recording,
 )
 from edge_agent.memory.store import NotFoundError, Store, default_home
 
@@ -44,6 +45,7 @@ __all__ = [
     "Observation",
     "ObservationRecord",
     "ReadOnlyMemoryError",
+    "Recording",
     "StorageFullError",
     "Store",
     "Thresholds",

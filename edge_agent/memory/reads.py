@@ -5,6 +5,7 @@ counts audits and benchmarks use. A mixin: :class:`~edge_agent.memory.store.Stor
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -25,6 +26,7 @@ from edge_agent.memory.records import (
     Episode,
     NotFoundError,
     Observation,
+    Recording,
 )
 from edge_agent.memory.takings import Taking, taking_of, takings_on
 
@@ -66,6 +68,30 @@ class Reads:
             (camera, t_start, t_start, t_start),
         )
         return None if row is None else int(row[0]) if row[0] is not None else 0
+
+    def recordings(
+        self, cameras: Sequence[str] = (), start: float | None = None, end: float | None = None
+    ) -> list[Recording]:
+        """What each camera (of ``cameras``, all if empty) recorded overlapping [start, end), from the ingest log (which
+        keeps what was recorded when empty clips are folded away), clipped to the window; by camera name."""
+        rows = self.db.query(
+            "SELECT camera, clip_t_start, clip_t_end FROM ingest_log WHERE (? IS NULL OR clip_t_end > ?) "
+            "AND (? IS NULL OR clip_t_start < ?) ORDER BY camera, clip_t_start",
+            (start, start, end, end),
+        )
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for camera, a, b in rows:
+            if not cameras or camera in cameras:
+                lo, hi = max(float(a), start if start is not None else -math.inf), float(b)
+                spans.setdefault(str(camera), []).append((lo, min(hi, end if end is not None else math.inf)))
+        out = []
+        for camera, parts in spans.items():
+            seconds, reach = 0.0, -math.inf
+            for a, b in parts:  # by start: overlaps counted once
+                seconds += max(0.0, b - max(a, reach))
+                reach = max(reach, b)
+            out.append(Recording(camera, parts[0][0], max(b for _, b in parts), seconds, len(parts)))
+        return out
 
     def cameras(self) -> list[str]:
         """The cameras memory holds clips of, sorted."""

@@ -245,6 +245,18 @@ class Clip:
 
 
 @dataclass(frozen=True)
+class Recording:
+    """What one camera recorded in a window: from its first clip's start to its last clip's end, and the seconds
+    recorded (overlapping clips counted once, time the camera was off not counted)."""
+
+    camera: str
+    start: float
+    end: float
+    seconds: float
+    clips: int
+
+
+@dataclass(frozen=True)
 class Entity:
     """One inferred physical instance."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from edge_agent.memory import Entity, Observation
+from edge_agent.memory import Entity, Observation, Recording
 from edge_agent.memory.takings import Taking
 
 __all__ = [
@@ -410,6 +410,27 @@ class Same(Finding):
     @property
     def typed(self) -> object:
         return YesNo(self.same != self.negated, self.same)
+
+
+@dataclass(frozen=True)
+class Recorded(Finding):
+    """What cameras recorded ("when did the street recording start?"): each camera's first start, last end and the
+    seconds it recorded, and what was asked of them."""
+
+    recordings: tuple[Recording, ...] = ()
+    asked: str = "last"  #: first (when it started), last (when it stopped), duration (how long), rank (the longest)
+
+    @property
+    def typed(self) -> object:
+        if not self.recordings:
+            return None
+        if self.asked == "first":
+            return min(r.start for r in self.recordings)
+        if self.asked == "last":
+            return max(r.end for r in self.recordings)
+        if self.asked == "duration":
+            return Seconds(sum(r.seconds for r in self.recordings))
+        return max(self.recordings, key=lambda r: r.seconds).camera
 
 
 @dataclass(frozen=True)

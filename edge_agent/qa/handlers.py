@@ -44,6 +44,9 @@ from edge_agent.qa.findings import (
     Order as OrderFinding,
 )
 from edge_agent.qa.findings import (
+    Recorded as RecordedFinding,
+)
+from edge_agent.qa.findings import (
     Same as SameFinding,
 )
 from edge_agent.qa.scope import LIST_LIMIT, View
@@ -598,6 +601,8 @@ def _at(history: Sequence[Observation], moments: Sequence[float]) -> list[Observ
 
 
 def when(query: Query, ctx: Context) -> Finding:
+    if query.subject.recording:
+        return recorded(query, ctx)
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
@@ -770,6 +775,8 @@ def attribute(query: Query, ctx: Context) -> Finding:
 
 
 def which_camera(query: Query, ctx: Context) -> Finding:
+    if query.subject.recording:
+        return recorded(query, ctx)
     seen = candidates(query, ctx.view, detail=bool(query.rank))
     cameras = ctx.view.cameras()
     if query.alternative_of == "camera" and query.alternatives:
@@ -950,6 +957,18 @@ def _in_view_together(query: Query, ctx: Context, side: Side, other_side: Side) 
     return min(during, key=lambda o: (o.t_start, o.id)) if during else None
 
 
+def recorded(query: Query, ctx: Context) -> Finding:
+    """What the cameras asked about recorded in the window asked: when it started or stopped, how long, which ran
+    longest (from the ingest log: what was recorded, seen or not)."""
+    scope = ctx.view.scope
+    recordings = ctx.store.recordings(scope.cameras, scope.start, scope.end)
+    asked = {Intent.DURATION: "duration", Intent.WHICH_CAMERA: "rank"}.get(query.intent)
+    return RecordedFinding(
+        recordings=tuple(recordings),
+        asked=asked or ("first" if query.order is Order.FIRST else "last"),
+    )
+
+
 def same(query: Query, ctx: Context) -> Finding:
     """Whether the two sides are one thing in memory: the entity both may mean, else the one each means."""
     side, other_side = query.sides()
@@ -979,6 +998,8 @@ def same(query: Query, ctx: Context) -> Finding:
 def duration(query: Query, ctx: Context) -> Finding:
     """How long the subject was there: its sightings in scope joined into stays (unseen for less than a minute is
     still there), their summed length, from the first to the last."""
+    if query.subject.recording:
+        return recorded(query, ctx)
     if query.other is not None and query.compare:
         return _longer(query, ctx)
     if query.other is not None:

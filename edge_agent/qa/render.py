@@ -27,6 +27,7 @@ from edge_agent.qa.findings import (
     NotSeen,
     Order,
     Profile,
+    Recorded,
     Same,
     Seen,
     Stayed,
@@ -402,6 +403,23 @@ def _order(f: Order) -> str:
     return f"The {winner} came first: {a}; {b}."
 
 
+def _recorded(f: Recorded) -> str:
+    if not f.recordings:
+        return "Memory holds no recording there and then."
+    by_start = sorted(f.recordings, key=lambda r: r.start)
+    each = [f"camera {r.camera} from {_t(r.start)} to {_t(r.end)} ({_span(r.seconds)} recorded)" for r in by_start]
+    if f.asked == "rank":
+        ranked = sorted(f.recordings, key=lambda r: -r.seconds)
+        rest = "; then " + ", ".join(f"{r.camera} {_span(r.seconds)}" for r in ranked[1:]) if len(ranked) > 1 else ""
+        return f"Camera {ranked[0].camera} recorded the longest: {_span(ranked[0].seconds)}{rest}."
+    if f.asked == "duration":
+        return f"About {_span(sum(r.seconds for r in f.recordings))}: " + "; ".join(each) + "."
+    one = by_start[0] if f.asked == "first" else max(f.recordings, key=lambda r: r.end)
+    verb, t = ("started", one.start) if f.asked == "first" else ("stopped", one.end)
+    which = f" on camera {one.camera}" if len(f.recordings) > 1 else ""
+    return f"The recording {verb} {_t(t)}{which}: " + "; ".join(each) + "."
+
+
 def _same(f: Same) -> str:
     a, b = f.a, f.b
     if a is None or b is None or f.a_at is None or f.b_at is None:
@@ -489,6 +507,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Company: _company,
     Listing: _listing,
     Order: _order,
+    Recorded: _recorded,
     Same: _same,
     Duration: _duration,
     Summary: _summary,

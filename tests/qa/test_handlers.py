@@ -258,3 +258,19 @@ def test_every_cited_observation_is_in_the_camera_and_window_asked(house, query)
         finding = HANDLERS[query.intent](query, context)
         for o in finding.evidence:
             assert any(v.scope.holds(o) for v in views), (query.intent, o.camera, o.t_start, views[0].scope)
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("when did the street recording start?", f"The recording started {_t(15)}: camera street from {_t(15)}"),
+        ("what time did the kitchen camera stop recording?", "The recording stopped"),
+        ("how long is the living room video?", "About 20 s: camera living-room"),
+        ("which camera recorded the longest?", "recorded the longest: 30 s; then"),
+        ("how long did the street camera record?", "About 30 s: camera street"),
+    ],
+)
+def test_the_recording_itself_is_asked_about(ask, question, text):
+    """When a camera's recording started or stopped, how long it ran, which ran longest: from what was recorded."""
+    answer = ask(question)
+    assert text in answer.text, answer.text
