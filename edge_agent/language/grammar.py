@@ -126,6 +126,7 @@ class Subject:
     near: tuple[str, ...] = ()  #: kinds or named places it was with or at ("the cup by the sink", "carrying a bag")
     many: bool = False  #: asked of all of them ("most people", "the cars")
     clause: tuple[str, ...] = ()  #: what a relative clause says of it that memory has no word for ("was cooking")
+    motion: str = ""  #: how it was seen moving, when the question picks by it: "people walking", "parked cars"
     recording: bool = False  #: the recording itself, not a thing in it: "when did the street recording start?"
 
     @property
@@ -136,7 +137,7 @@ class Subject:
     @property
     def described(self) -> bool:
         """Whether the question says which one beyond its kind: colours, a pattern, what it was with, a clause."""
-        return bool(self.colours or self.pattern or self.near or self.clause)
+        return bool(self.colours or self.pattern or self.near or self.clause or self.motion)
 
     def words(self) -> str:
         """How to call it back to the user: the name, the words said, or the kind."""
@@ -208,7 +209,7 @@ class Query:
     alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between
     alternative_of: str = ""  #: what they are: kind, colour, pattern, motion, size, camera, region
     compare: str = (
-        ""  #: "more" or "fewer": a count against the other side's; with ``quantity`` also "least", "most", "exactly"
+        ""  #: "more" or "fewer": a count against the other side's; with ``quantity``: "least", "most", "exactly", "all"
     )
     rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often
     quantity: int | None = None  #: "more than 3 people?", "seen on two cameras?": the number the count is held against

@@ -57,6 +57,7 @@ from edge_agent.language.lexicon import (
     LAST_WORDS,
     LEAVE_WORDS,
     MORE_WORDS,
+    MOTION_WORDS,
     NEGATIVE_SUBJECTS,
     PLACE_PREPOSITIONS,
     PRONOUNS,
@@ -477,7 +478,11 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         # or the sofa?" asks whether any was, at either)
         query = replace(query, alternatives=places, alternative_of="place", place=replace(query.place, zones=()))
         query, intent = replace(query, yes_no=False), Intent.WHERE
-    still = [i for i, w in enumerate(tokens[:-1]) if w == "still" and tokens[i + 1] in _STILL_THERE]
+    still = [
+        i
+        for i, w in enumerate(tokens[:-1])
+        if w == "still" and tokens[i + 1] in _STILL_THERE and (i == 0 or tokens[i - 1] not in _POSTURES)
+    ]
     if still and query.alternatives == ("still",) and query.yes_no:  # "is the truck still on the street?": not gone
         query = replace(query, event=Event.LEAVES, negated=not query.negated, alternatives=(), alternative_of="")
         query, intent = replace(query, asks=""), Intent.EXISTS
@@ -529,6 +534,72 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     return replace(
         query, intent=intent, subject=subject, order=order, rank="most" if intent is Intent.WHICH_CAMERA else ""
     )
+
+
+#: Intents that pick things by how they moved: "how many people were walking?", "did you see anyone running?"
+_PICKING = frozenset({Intent.COUNT, Intent.LIST, Intent.EXISTS, Intent.WHICH_CAMERA})
+#: Words before "still" that make it a posture, not "yet": "standing still", "sat still".
+_POSTURES = frozenset({"standing", "stood", "stand", "sitting", "sat", "sit", "keeping", "kept", "staying", "stayed"})
+
+
+def _moving(query: Query, tokens: list[str]) -> Query:
+    """ "How many people were walking?", "did you see anyone running?", "were any people standing still?", "how many
+    cars were parked?": things picked by how they were seen moving (a described value), of several or any; a single
+    thing asked "was the truck moving?" keeps its attribute question."""
+    subject = query.subject
+    several = subject.many or subject.generic or subject.said in ("anyone", "someone", "anybody", "somebody")
+    if not several or query.subject.recording:
+        return query
+    if query.intent is Intent.ATTRIBUTE and query.yes_no and query.alternative_of == "motion":
+        if len(query.alternatives) == 1:  # "did you see anyone walking?": whether any was seen so
+            motion = MOTION_WORDS.get(query.alternatives[0], query.alternatives[0])
+            return replace(
+                query, intent=Intent.EXISTS, subject=replace(subject, motion=motion), alternatives=(),
+                alternative_of="", asks="",
+            )  # fmt: skip
+        return query
+    if query.intent not in _PICKING:
+        return query
+    said = [
+        MOTION_WORDS[w]
+        for i, w in enumerate(tokens)
+        if w in MOTION_WORDS and i > 0 and (tokens[i - 1] in AUX or tokens[i - 1] in _POSTURES or w in ("parked",))
+    ]
+    if not said:
+        return query
+    event = Event.SEEN if query.event is Event.MOVED else query.event  # "moving" says how it was seen, not moved
+    return replace(query, subject=replace(subject, motion=said[0]), event=event)
+
+
+def _every_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "Did every camera see a person?", "was the dog seen in all the rooms?": the cameras that saw it, held against
+    all of them."""
+    said = [i for i, w in enumerate(tokens[:-1]) if w in ("every", "each", "all")]
+    asked = any(
+        (tokens[i + 1] in _CAMERA_WORDS | _ROOM_WORDS) or (tokens[i + 1] == "the" and tokens[i + 2 : i + 3] and
+                                                           tokens[i + 2] in _CAMERA_WORDS | _ROOM_WORDS)
+        for i in said
+    )  # fmt: skip
+    if not asked or not query.yes_no or query.intent not in _COUNTABLE or not cameras:
+        return query
+    subject = query.subject
+    if subject.generic and subject.said in ("camera", "cameras", "room", "rooms", "one"):
+        subject = replace(subject, said="thing")
+    return replace(
+        query,
+        intent=Intent.COUNT,
+        subject=subject,
+        aggregate=Aggregate.CAMERAS,
+        quantity=len([c for c in cameras if c not in query.place.not_cameras]),
+        compare="all",
+    )
+
+
+def _alone(query: Query, tokens: list[str]) -> Query:
+    """ "Was the baby alone?": whether nobody was with it, the company question asked the other way round."""
+    if query.intent is Intent.COMPANY and {"alone", "unaccompanied"} & set(tokens):
+        return replace(query, negated=True)
+    return query
 
 
 def _cameras_asked(tokens: list[str]) -> bool:
@@ -1464,7 +1535,8 @@ class Reader:
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
-        query = _recording(_about(query, tokens, phrases), tokens, cues)
+        query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
+        query = _every_camera(query, tokens, self.lexicon.cameras)
         return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -295,10 +295,11 @@ class Company(Finding):
     with_: tuple[tuple[Entity, Observation], ...] = ()
     at: Observation | None = None
     yes_no: bool = False  #: "did it have company?": whether anyone (or anything) was with it
+    alone: bool = False  #: asked the other way round: "was she alone?"
 
     @property
     def typed(self) -> object:
-        return bool(self.with_) if self.yes_no else None
+        return bool(self.with_) != self.alone if self.yes_no else None
 
 
 @dataclass(frozen=True)

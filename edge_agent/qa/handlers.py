@@ -114,7 +114,8 @@ def _what(subject: Subject) -> str:
         word = "person"
     elif word in ("anything", "something", "everything", "nothing", "stuff", "one", "ones", "object", "objects"):
         word = "thing"
-    return f"{colours} {singular(word)}".strip()
+    moving = {"moving": "moving", "still": "stationary"}.get(subject.motion, "")  # "16 moving people"
+    return f"{moving} {colours} {singular(word)}".strip().replace("  ", " ")
 
 
 def candidates(
@@ -147,6 +148,12 @@ def candidates(
     if seen and near:
         with_ = queries.seen_with(view.store.db, [s.entity_id for s in seen], near, before=view.scope.end)
         seen = [s for s in seen if s.entity_id in with_]
+    if subject.motion and seen:  # "how many people were walking?": those seen so in a quarter of their sightings
+        values = [f"moving {way}" for way in ("left", "right", "up", "down")] if subject.motion == "moving" else []
+        shares = queries.described_share(
+            view.store.db, [s.entity_id for s in seen], "motion", values or [subject.motion], before=view.scope.end
+        )
+        seen = [s for s in seen if shares.get(s.entity_id, 0.0) >= 0.25]
     if subject.pattern and seen:  # "the plain cup": those described so (for yes / no and counts, only those)
         shares = queries.described_share(
             view.store.db, [s.entity_id for s in seen], "pattern", [subject.pattern], before=view.scope.end
@@ -843,9 +850,15 @@ def company(query: Query, ctx: Context) -> Finding:
                 with_=tuple((ctx.store.entity(p.entity_id), p) for p in people_first[:6] if p.entity_id is not None),
                 at=o,
                 yes_no=query.yes_no,
+                alone=query.negated,
             )
     return Company(
-        tuple(history[-1:]), entity=ctx.store.entity(subject), people_only=people_only, at=None, yes_no=query.yes_no
+        tuple(history[-1:]),
+        entity=ctx.store.entity(subject),
+        people_only=people_only,
+        at=None,
+        yes_no=query.yes_no,
+        alone=query.negated,
     )
 
 
@@ -1093,6 +1106,8 @@ def _longer(query: Query, ctx: Context) -> Finding:
         seconds = found.seconds if isinstance(found, Duration) else 0.0
         support.append((label, int(round(seconds))))
         evidence.extend(found.evidence)
+    if support and not any(n for _, n in support) and not evidence:  # neither seen there: say so, compare nothing
+        return _not_seen(query, ctx.view, value=False if query.yes_no else None)
     ranked = sorted(support, key=lambda x: x[1], reverse=query.compare != "fewer")
     chosen = ranked[0][0] if ranked and ranked[0][1] != (ranked[1][1] if len(ranked) > 1 else -1) else "same"
     if query.yes_no and not query.alternatives and support:  # "was the couch there longer than the tv?": yes or no

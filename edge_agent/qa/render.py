@@ -228,7 +228,13 @@ def _seen(f: Seen) -> str:
 
 
 #: How a count held against a number says it: "more than 3", "2 or more".
-_AGAINST = {"more": "more than {}", "fewer": "fewer than {}", "most": "{} or fewer", "exactly": "exactly {}"}
+_AGAINST = {
+    "more": "more than {}",
+    "fewer": "fewer than {}",
+    "most": "{} or fewer",
+    "exactly": "exactly {}",
+    "all": "all {}",
+}
 
 
 def _count(f: Count) -> str:
@@ -330,6 +336,9 @@ def _cameras(f: Cameras) -> str:
 
 
 def _company(f: Company) -> str:
+    if f.yes_no and f.entity is not None:  # "did she have company?", "was she alone?"
+        said = _company(replace(f, yes_no=False))
+        return f"{'Yes' if f.typed else 'No'}: {said[:1].lower()}{said[1:]}"
     e = f.entity
     if e is None:
         return "Memory holds nothing that matches the question."

@@ -522,3 +522,46 @@ def test_an_entity_by_its_number():
     tokens = tokenize("where is #12? and entity 3")
     spans = [s for s in Lexicon().tag(tokens) if s.of("name")]
     assert [(s.words, s.of("name").entity_id) for s in spans] == [("#12", 12), ("entity 3", 3)]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "motion"),
+    [
+        ("how many people were walking?", Intent.COUNT, "moving"),
+        ("were any people standing still on the street?", Intent.EXISTS, "still"),
+        ("how many cars were parked?", Intent.COUNT, "still"),
+        ("did you see anyone running?", Intent.EXISTS, "moving"),
+        ("was the van moving or parked?", Intent.ATTRIBUTE, ""),  # one thing: its attribute
+    ],
+)
+def test_things_picked_by_how_they_moved(reader, question, intent, motion):
+    q = read(reader, question)
+    assert (q.intent, q.subject.motion) == (intent, motion) and q.event is not Event.LEAVES
+
+
+def test_every_camera_alone_and_the_recording(reader):
+    q = read(reader, "did every camera see a person?")
+    assert (q.intent, q.aggregate, q.quantity, q.compare) == (Intent.COUNT, Aggregate.CAMERAS, len(CAMERAS), "all")
+    q = read(reader, "was the baby alone in the living room?")
+    assert (q.intent, q.negated, q.place.cameras) == (Intent.COMPANY, True, ("living-room",))
+    q = read(reader, "when did the street recording start?")
+    assert (q.intent, q.subject.recording, q.order, q.place.cameras) == (Intent.WHEN, True, Order.FIRST, ("street",))
+    q = read(reader, "which camera recorded the longest?")
+    assert (q.intent, q.subject.recording, q.rank) == (Intent.WHICH_CAMERA, True, "most")
+    assert not read(reader, "when was the truck last seen in the street video?").subject.recording
+    q = read(reader, "tell me everything about the couch")
+    assert q.subject.kinds == ("couch",)
+
+
+@pytest.mark.parametrize(
+    ("question", "colours", "kinds"),
+    [
+        ("which camera saw the orange bowl?", ("orange",), ("bowl",)),
+        ("is the bowl orange?", (), ("bowl",)),
+        ("was there an orange?", (), ("orange",)),
+        ("how many oranges were there?", (), ("orange",)),
+    ],
+)
+def test_orange_is_a_colour_where_it_describes(reader, question, colours, kinds):
+    q = read(reader, question)
+    assert (q.subject.colours, q.subject.kinds) == (colours, kinds)

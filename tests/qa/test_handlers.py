@@ -189,6 +189,11 @@ def _t(hour: float) -> str:
         ("were the truck and the car seen at the same time?", ("yes", "no"), "yes", "in view together"),
         ("was the truck there longer than the car?", ("yes", "no"), "yes", "Yes: the truck was seen longer"),
         ("was the car seen for less time than the truck?", ("yes", "no"), "yes", "seen for less time"),
+        ("was the dog alone in the kitchen?", ("yes", "no"), "yes", "Yes: no person was seen together"),
+        ("was the cup alone?", ("yes", "no"), "no", "No: person #1 was with entity #2 (cup)"),
+        ("how many people were standing still?", ("one", "two"), "two", "2 stationary people"),
+        ("did you see anyone walking?", ("yes", "no"), "no", "No: I have not seen a moving person"),
+        ("how many trucks were parked?", ("none", "one"), "one", "1 stationary truck"),
         # cameras asked for, and two cameras compared
         ("list every camera that saw a person", ("kitchen and living-room", "street"), None, "on camera kitchen"),
         ("between the kitchen and the street, where were more things?", ("kitchen", "street"), "kitchen", "The kitch"),
