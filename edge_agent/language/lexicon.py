@@ -464,6 +464,10 @@ def _describes(spans: Sequence[Span], k: int) -> bool:
         return True
     if before is not None and (before.of("kind") or before.of("name") or before.words in _REFERRING):
         return True
+    if after is not None and after.words in ("thing", "things", "one", "ones", "object", "objects", "stuff"):
+        return True  # "the orange thing"
+    if before is not None and before.words in ("was", "were", "is", "are", "looked", "looks", "seemed"):
+        return after is None or not after.tags and after.words not in ("a", "an", "the")  # "the thing that was orange"
     beyond = (
         at(k + 2)
         if after is not None and after.words == "or"

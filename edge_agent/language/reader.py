@@ -595,6 +595,42 @@ def _every_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Qu
     )
 
 
+def _not_there(query: Query, tokens: list[str]) -> Query:
+    """ "Were there any people not on the street?": every camera but that one (a "not" after a noun, not after the
+    auxiliary: "the truck was not on the street" denies, it picks no camera)."""
+    cameras = query.place.cameras
+    for i, w in enumerate(tokens[1:-1], start=1):
+        if w == "not" and tokens[i - 1] not in AUX and tokens[i + 1] in ("on", "in", "at", "inside") and cameras:
+            return replace(
+                query, place=replace(query.place, cameras=(), not_cameras=(*query.place.not_cameras, *cameras))
+            )
+    return query
+
+
+def _clause_colour(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "The thing that was orange, where was it?", "where was the cup which was red?": a colour a relative clause says
+    picks the subject, as "the orange thing" does."""
+    if query.yes_no or query.alternatives or query.subject.colours or query.intent is Intent.ATTRIBUTE:
+        return query
+    if not {"that", "which", "who"} & set(tokens):
+        return query
+    colours = [v for p in phrases if not p.other_side for f, v in p.values if f == "colour"]
+    if not colours:
+        return query
+    subject = replace(query.subject, colours=tuple(dict.fromkeys(colours)), near=())
+    return replace(query, subject=subject)
+
+
+def _cameras_in_order(query: Query) -> Query:
+    """ "Did the kitchen or the bedroom get visited first?": the two cameras' first sightings in order, not which
+    camera saw the subject."""
+    choices = query.alternatives
+    if query.intent is Intent.WHICH_CAMERA and query.alternative_of == "camera" and len(choices) >= 2:
+        if query.order in (Order.FIRST, Order.LAST) and not query.rank:
+            return replace(query, intent=Intent.ORDER, yes_no=False, place=replace(query.place, cameras=()))
+    return query
+
+
 def _alone(query: Query, tokens: list[str]) -> Query:
     """ "Was the baby alone?": whether nobody was with it, the company question asked the other way round."""
     if query.intent is Intent.COMPANY and {"alone", "unaccompanied"} & set(tokens):
@@ -687,8 +723,8 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
     rank = ""
     for i, w in enumerate(tokens):
         ahead = tokens[i + 1 : i + 4]
-        if w in ("most", "fewest", "least") and "time" not in ahead and not set(ahead[:1]) & _NOT_RANKED:
-            rank = "most" if w == "most" else "fewest"
+        if w in _RANKS and "time" not in ahead and not set(ahead[:1]) & _NOT_RANKED:
+            rank = _RANKS[w]
             break
     if rank and intent is Intent.WHERE and subject.many and query.other is None:
         intent = Intent.WHICH_CAMERA  # "where were most of the people?": the camera that saw the most
@@ -829,6 +865,8 @@ def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
 _COUNTABLE = frozenset({Intent.EXISTS, Intent.COUNT, Intent.LIST, Intent.WHICH_CAMERA})
 
 
+#: Words that rank cameras by how many things they saw: "which room had the most people?", "which camera was busiest?"
+_RANKS = {"most": "most", "busiest": "most", "fewest": "fewest", "least": "fewest", "quietest": "fewest"}
 #: Words after "most" or "least" that say it ranks no camera: "most recently", "least often".
 _NOT_RANKED = frozenset({"recently", "recent", "often", "times", "likely"})
 
@@ -1536,7 +1574,8 @@ class Reader:
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
-        query = _every_camera(query, tokens, self.lexicon.cameras)
+        query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
+        query = _cameras_in_order(_clause_colour(query, tokens, phrases))
         return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

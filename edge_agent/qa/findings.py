@@ -448,6 +448,7 @@ class Duration(Finding):
     unit: str = ""  #: the unit the question counted in
     against: float | None = None  #: "for more than a minute?": the length asked about (seconds)
     longer: bool = True  #: whether asked if it was longer than ``against`` (else shorter)
+    what: str = ""  #: several things of a kind, together ("17 people"), when no one entity is asked about
 
     @property
     def holds(self) -> bool | None:

@@ -1020,6 +1020,8 @@ def duration(query: Query, ctx: Context) -> Finding:
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
+    if query.subject.many and query.subject.entity_id is None and not query.subject.described and len(seen) > 1:
+        return _any_there(query, ctx, seen)
     subject = among(query, ctx, _primary(query, ctx.view, seen))
     history = ctx.view.history(subject)
     if not history:
@@ -1055,6 +1057,30 @@ def duration(query: Query, ctx: Context) -> Finding:
         where=where_said(ctx.view),
         against=query.span_s,
         longer=query.compare != "fewer",
+    )
+
+
+def _any_there(query: Query, ctx: Context, seen: list[Sighting]) -> Finding:
+    """ "How long were people on the street?": the time any of them was there (their sightings joined, unseen by all
+    for less than a minute still there), from the first to the last."""
+    sightings = sorted((o for s in seen[:LIST_LIMIT] for o in ctx.view.history(s.entity_id)), key=lambda o: o.t_start)
+    stays: list[list[float]] = []
+    for o in sightings:
+        if stays and o.t_start - stays[-1][1] <= _UNSEEN_S:
+            stays[-1][1] = max(stays[-1][1], o.t_end)
+        else:
+            stays.append([o.t_start, o.t_end])
+    return Duration(
+        (sightings[0], max(sightings, key=lambda o: o.t_end)),
+        unit=query.asks,
+        seconds=sum(b - a for a, b in stays),
+        start=stays[0][0],
+        end=stays[-1][1],
+        stays=len(stays),
+        where=where_said(ctx.view),
+        against=query.span_s,
+        longer=query.compare != "fewer",
+        what=f"{len(seen)} {plural(_what(query.subject)) if len(seen) > 1 else _what(query.subject)}",
     )
 
 

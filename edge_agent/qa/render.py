@@ -452,17 +452,18 @@ def _duration(f: Duration) -> str:
         a, b = f.between
         return f"About {_span(f.seconds)}: the {a} was first seen {_t(f.start)}, the {b} {_t(f.end)}."
     e = f.entity
-    who = f"Entity {_entity(e)} ({e.category})" if e is not None else "It"
+    who = f"Entity {_entity(e)} ({e.category})" if e is not None else f"{f.what} (any of them)" if f.what else "It"
     stays = f" in {f.stays} stays" if f.stays > 1 else ""
+    was = "were" if f.what and e is None else "was"
     if f.holds is not None and f.against is not None:
         than = f"{'more' if f.longer else 'less'} than {_span(f.against)}"
         return (
-            f"{'Yes' if f.holds else 'No'}: about {_span(f.seconds)}, {than if f.holds else 'not ' + than}: {who} was "
-            f"seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
+            f"{'Yes' if f.holds else 'No'}: about {_span(f.seconds)}, {than if f.holds else 'not ' + than}: {who} "
+            f"{was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
             f"({_count_of(len(f.evidence), 'cited observation')})."
         )
     return (
-        f"About {_span(f.seconds)}: {who} was seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
+        f"About {_span(f.seconds)}: {who} {was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
         f"({_count_of(len(f.evidence), 'cited observation')})."
     )
 

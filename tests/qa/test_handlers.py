@@ -279,3 +279,22 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
     """When a camera's recording started or stopped, how long it ran, which ran longest: from what was recorded."""
     answer = ask(question)
     assert text in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "choices", "expected", "text"),
+    [
+        ("were there any people not in the kitchen?", ("yes", "no"), "yes", "on camera living-room"),
+        ("the thing that was white, where was it?", (), None, "(truck)"),
+        ("which camera was quietest?", ("kitchen", "street"), "street", "Camera street saw the fewest things"),
+        ("did the street or the kitchen see something first?", (), None, "In order: kitchen, then street"),
+        ("how long were people seen?", (), None, "2 people (any of them) were seen"),
+    ],
+)
+def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):
+    """Phrasings written by someone who did not read the reader: "not in X", a colour said in a clause, "busiest",
+    two cameras in order, how long several were there."""
+    answer = ask(question, *choices)
+    assert text in answer.text, answer.text
+    if expected is not None:
+        assert answer.choice == expected, answer.text
