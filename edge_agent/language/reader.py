@@ -84,7 +84,7 @@ CLOTHES = frozenset(
 #: Words that are not things (verbs, adverbs, adjectives a question uses): never an unknown noun.
 NOT_THINGS = frozenset(
     {"same", "other", "different", "whole", "entire", "time", "times", "longest", "shortest", "longer", "shorter",
-     "moment", "while", "way", "lot", "bit",
+     "moment", "while", "way", "lot", "bit", "tell", "know", "wonder", "wondering", "check", "whether", "please",
      "view", "scene", "picture", "image", "frame", "video", "footage", "recording", "clip", "clips", "morning",
      "stretch", "spell", "period", "gap", "indoor", "indoors", "outdoor", "outdoors", "interior", "exterior",
      "evening", "afternoon", "night", "day", "week", "today", "yesterday", "now", "then", "there", "here", "left",
@@ -629,6 +629,43 @@ def _cameras_in_order(query: Query) -> Query:
         if query.order in (Order.FIRST, Order.LAST) and not query.rank:
             return replace(query, intent=Intent.ORDER, yes_no=False, place=replace(query.place, cameras=()))
     return query
+
+
+def _users_own(query: Query, tokens: list[str]) -> Query:
+    """ "Was anyone in the kitchen while I was gone?": the user's own leaving says when, no one else left."""
+    if query.event is not Event.LEAVES:
+        return query
+    leaving = ("gone", "away", "out", "left", "leaving", "off")
+    own = any(
+        w in ("i", "we") and tokens[i + 1 : i + 2] and tokens[i + 1] in AUX and tokens[i + 2 : i + 3]
+        and tokens[i + 2] in leaving
+        for i, w in enumerate(tokens[:-2])
+    )  # fmt: skip
+    others = [
+        w
+        for i, w in enumerate(tokens)
+        if EVENT_VERBS.get(w) == "leaves" and tokens[i - 1 : i] not in (["was"], ["were"])
+    ]
+    return replace(query, event=Event.SEEN) if own and not others else query
+
+
+#: Words for people that say a sex or an age, which no camera here tells: each is read as any person, and said so.
+_TOLD_APART = frozenset(
+    {"woman", "women", "man", "men", "lady", "ladies", "guy", "guys", "girl", "girls", "boy", "boys", "child",
+     "children", "kid", "kids", "baby", "babies", "toddler", "toddlers", "adult", "adults", "teenager", "teenagers",
+     "gentleman", "gentlemen", "mother", "father", "mum", "mom", "dad", "grandma", "grandpa", "wife", "husband"}
+)  # fmt: skip
+
+
+def _person_words(query: Query) -> Query:
+    """ "Which room was the lady in?": memory tells people apart by look and face, not by sex or age: the answer says
+    it read "lady" as any person."""
+    said = query.subject.said
+    if query.subject.kinds != ("person",) or said not in _TOLD_APART or query.subject.name:
+        return query
+    if query.intent not in _PICKING or query.place.cameras:  # where it picks among people, not of one in a room
+        return query
+    return replace(query, grounded=(*query.grounded, (said, "any person (memory does not tell sex or age)")))
 
 
 def _alone(query: Query, tokens: list[str]) -> Query:
@@ -1575,8 +1612,8 @@ class Reader:
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
-        query = _cameras_in_order(_clause_colour(query, tokens, phrases))
-        return self._clause_place(_indoors(query, tokens, self.lexicon.cameras)), cues
+        query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
+        return _person_words(self._clause_place(_indoors(query, tokens, self.lexicon.cameras))), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
         """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""

@@ -34,7 +34,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     tokens = tokenize(text)
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
-    body = tokens[_lead(tokens) :]
+    body = _empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon)
     window, used = _day_window(body)
     body = [t for j, t in enumerate(body) if j not in used]
     moment, used = _moment(body)
@@ -103,6 +103,39 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         at=moment,
         negated=negated,
     )
+
+
+#: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without
+#: an adult".
+_CONDITIONS = frozenset({"without", "unless", "except", "but"})
+
+
+def _refuse_conditions(body: list[str], text: str) -> list[str]:
+    """A rule with a second condition is refused in one line rather than read without it."""
+    said = next((w for w in body if w in _CONDITIONS), None)
+    if said is not None:
+        raise Unreadable(
+            f"a rule watches one thing at one place; it cannot hold '{said} ...' (in {text.strip()!r})"
+        )  # no word unknown and nothing missing: final, no model reads it better
+    return body
+
+
+_EMPTY = frozenset({"empty", "deserted", "unoccupied", "vacant", "quiet"})
+
+
+def _empty_room(body: list[str], lexicon: Lexicon) -> list[str]:
+    """ "The bedroom is empty for 30 minutes": nobody is in the bedroom for 30 minutes (a camera's view with no
+    person in it)."""
+    k = next((j for j, w in enumerate(body) if w in _EMPTY and j > 0 and body[j - 1] in _EMPTY_VERBS), None)
+    if k is None:
+        return body
+    camera = next((sp for sp in reversed(lexicon.tag(body[: k - 1])) if sp.of("camera")), None)
+    if camera is None:
+        return body
+    return ["nobody", "is", "in", *body[camera.start : camera.end], *body[k + 1 :]]
+
+
+_EMPTY_VERBS = frozenset({"is", "stays", "remains", "goes", "been", "was", "gets"})
 
 
 def _none_there(head: _Phrase, trigger: Trigger, span: float | None, text: str) -> Trigger:
@@ -331,7 +364,9 @@ def _subject_of(head: _Phrase, tokens: Sequence[str], stranger: bool) -> Subject
     street")."""
     if head.kinds == ("person",) and head.entity_id is None and not stranger and set(tokens) & DRIVE_VERBS:
         return Subject(kinds=DRIVEN, said="vehicle")
-    return Subject(kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id)
+    return Subject(
+        kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id, colours=tuple(head.colour_words)
+    )
 
 
 def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:

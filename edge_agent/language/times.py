@@ -179,7 +179,7 @@ class _Reader:
                 day = self.now.date() - dt.timedelta(days=1)
             elif (w, self.word(i + 1), self.word(i + 2), self.word(i + 3)) == ("the", "day", "before", "yesterday"):
                 day, n = self.now.date() - dt.timedelta(days=2), 4
-            elif w in _WEEKDAYS or w in _MONTHS or (self.word(i + 1) in _MONTHS and w[:1].isdigit()):
+            elif w in _WEEKDAYS or w in _MONTHS or (w[:1].isdigit() and self.month_after(i)):
                 day, n = self.calendar(i)
             if day is not None:
                 first = i - 1 if self.word(i - 1) in ("on", "last", "this", "past") else i
@@ -188,6 +188,11 @@ class _Reader:
             else:
                 i += 1
         return found
+
+    def month_after(self, i: int) -> bool:
+        """Whether a month's name follows token ``i``, or "of" and one ("the 2nd of march")."""
+        after = self.word(i + 1)
+        return after in _MONTHS or (after == "of" and self.word(i + 2) in _MONTHS)
 
     def calendar(self, i: int) -> tuple[dt.date | None, int]:
         """A weekday or a month date read by dateparser ("monday", "last tuesday", "march 2", "2nd of march")."""
@@ -201,9 +206,9 @@ class _Reader:
         if self.word(i) in _MONTHS and follow[:1].isdigit():
             words.append(follow.rstrip("stndrh"))
             n = 2
-        elif self.word(i)[:1].isdigit() and follow in _MONTHS:
-            words = [self.word(i).rstrip("stndrh"), follow]
-            n = 2
+        elif self.word(i)[:1].isdigit() and self.month_after(i):  # "2 march", "the 2nd of march"
+            n = 2 if follow in _MONTHS else 3
+            words = [self.word(i).rstrip("stndrh"), self.word(i + n - 1)]
         if self.word(i) == "may" and n == 1:
             return None, 1  # "may" alone is the verb
         parsed = dateparser.parse(
@@ -223,6 +228,16 @@ class _Reader:
         return day, n
 
     # -- clock times ---------------------------------------------------------------------------------------------
+
+    def part_hours(self, i: int) -> tuple[float, float, int]:
+        """(start hour, end hour, first token) of the part of the day at token ``i``: "late morning" its second half,
+        "early afternoon" its first."""
+        a, b = PARTS[self.word(i)]
+        said = self.word(i - 1)
+        if said in ("late", "early") and b > a:
+            middle = (a + b) / 2
+            return (middle, b, i - 1) if said == "late" else (a, middle, i - 1)
+        return a, b, i
 
     def part_of_day(self, i: int) -> bool:
         """Whether token ``i`` names a part of the day: "morning", "tonight"; a meal only after a word of time ("after
@@ -380,15 +395,15 @@ class _Reader:
                 continue
             # parts of the day: "this morning", "in the afternoon", "yesterday evening", "tonight"
             if self.part_of_day(i):
-                a, b = PARTS[w]
+                a, b, k = self.part_hours(i)
                 day = named_day or self.now.date()
                 if named_day is None and self.word(i - 1) == "last" and w in ("night", "evening"):
                     day = self.now.date() - dt.timedelta(days=1)
                 s0 = self.day_start(day) + a * 3600
                 if s0 > self.reference and named_day is None and self.word(i - 1) != "this":
                     s0 -= 86400
-                connector, at = self.connector(i if self.word(i - 1) not in ("the", "this", "last") else i - 1)
-                first = at if connector else (i - 1 if self.word(i - 1) in ("the", "this", "last") else i)
+                connector, at = self.connector(k if self.word(k - 1) not in ("the", "this", "last") else k - 1)
+                first = at if connector else (k - 1 if self.word(k - 1) in ("the", "this", "last") else k)
                 if connector == "before":
                     end = min(s0, end) if end is not None else s0
                 elif connector == "after":

@@ -355,11 +355,12 @@ def observation_entities(db: Database) -> dict[int, int]:
     return {int(o): int(e) for o, e in db.query("SELECT id, entity_id FROM observations") if e is not None}
 
 
-def clip_observations(db: Database, clip_id: int) -> list[tuple[int, int, str, str, str | None, float, str]]:
-    """(id, entity id, kind, category, entity name, t_end, zone) of a clip's observations that have an entity,
-    in time order."""
+def clip_observations(db: Database, clip_id: int) -> list[tuple[int, int, str, str, str | None, float, str, str, str]]:
+    """(id, entity id, kind, category, entity name, t_end, zone, colour, second colour) of a clip's observations that
+    have an entity, in time order."""
     return db.query(
-        "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone FROM observations o "
+        "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone, o.colour, o.colour_second "
+        "FROM observations o "
         "LEFT JOIN entities e ON e.id = o.entity_id "
         "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id",
         (clip_id,),

@@ -507,6 +507,10 @@ def where(query: Query, ctx: Context) -> Finding:
         # "did the baby sit at the bottom centre or at the top right?": of several people, the one at either
         at_one = [i for i in ids if any(_where_now(ctx, i, regions) for _, regions in said)]
         return _which_region(query, ctx, among(query, ctx, at_one or ids), said)
+    plain = not (query.subject.described or ctx.moments or query.subject.entity_id is not None)
+    if plain and query.order in (Order.FIRST, Order.LAST):  # "where was the last person you saw?": by time
+        pick = min(seen, key=lambda s: s.first) if query.order is Order.FIRST else max(seen, key=lambda s: s.last)
+        return _seen(query, ctx, pick.entity_id, when=False)
     return _seen(query, ctx, among(query, ctx, ids), when=False)
 
 

@@ -15,11 +15,11 @@ from pydantic import ValidationError
 
 from edge_agent.chat import ChatModel
 from edge_agent.errors import EdgeAgentError
-from edge_agent.language.grammar import Place, Trigger, Unreadable
-from edge_agent.language.lexicon import Lexicon
+from edge_agent.language.grammar import Place, Subject, Trigger, Unreadable
+from edge_agent.language.lexicon import COLOUR_WORDS, Lexicon
 from edge_agent.language.reader import Reader
 from edge_agent.language.rules import read_rule
-from edge_agent.perception.vocabulary import COCO_CLASSES
+from edge_agent.perception.vocabulary import COCO_CLASSES, COLOUR_NAMES
 from edge_agent.rules.predicate import RELATIONS, Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
@@ -156,7 +156,7 @@ def read_phrase(
             problem.final = True
             raise problem
         person = "person" in subject.kinds and said not in ("persons", "person")
-        fields.update(subject="person" if person else said, subject_type="category")
+        fields.update(subject="person" if person else said, subject_type="category", **_colours(subject))
     place = r.place
     if r.trigger is Trigger.ABSENT:
         if r.absent_for_s is None:
@@ -381,3 +381,9 @@ def _absent_where(place: Place, text: str, known: _Known, cameras: Sequence[str]
             f"{_examples(known, cameras)}"
         )
     return {}
+
+
+def _colours(subject: Subject) -> dict[str, tuple[str, ...]]:
+    """The describer's colours the rule's words give its subject ("the grey car leaves"), when it gives any."""
+    names = tuple(dict.fromkeys(n for c in subject.colours for n in COLOUR_WORDS.get(c, (c,)) if n in COLOUR_NAMES))
+    return {"colours": names} if names else {}

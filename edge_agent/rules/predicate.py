@@ -47,6 +47,9 @@ class Predicate(BaseModel):
     entity_id: int | None = Field(
         None, description="the entity, for subject_type 'entity' (resolved from its name when the rule is added)"
     )
+    colours: tuple[str, ...] = Field(
+        (), max_length=4, description="subject_type 'category': only things described in one of these colours"
+    )
     relation: Relation
     object: str | None = Field(
         None,
@@ -143,7 +146,7 @@ def describe(p: Predicate) -> str:
     elif p.subject_type == "entity":
         who = f"entity #{p.entity_id} ({p.subject!r})" if p.entity_id is not None else f"the entity named {p.subject!r}"
     else:
-        who = f"any {p.subject}"
+        who = f"any {' or '.join(p.colours) + ' ' if p.colours else ''}{p.subject}"
     if p.relation == "absent" and p.subject_type == "category":  # the kind as a whole: none of them seen
         who, what = f"no {p.subject}", f"has been seen for {_span(float(p.absent_for_s or 0))}"
     elif p.relation == "absent":

@@ -77,6 +77,7 @@ class _Observation:
     t_end: float
     boxes: dict[int, np.ndarray]  # frame_ms -> xyxy
     zone: str = ""  #: the named place it was described at (a zone, or a place the user named)
+    colours: tuple[str, ...] = ()  #: the describer's colours of it (main, second)
 
 
 def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
@@ -223,7 +224,8 @@ class Resolver:
         for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store.db, clip_id):
             boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
         return [
-            _Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {}), z) for i, e, k, c, n, t, z in rows
+            _Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {}), z, (c1 or "", c2 or ""))
+            for i, e, k, c, n, t, z, c1, c2 in rows
         ]
 
     def _subject(self, p: Predicate, o: _Observation) -> bool:
@@ -231,6 +233,8 @@ class Resolver:
             return o.entity_id == p.entity_id
         if p.subject_type == "unknown_person":
             return o.kind == "person" and not o.name
+        if p.colours and not set(p.colours) & set(o.colours):  # "the grey car leaves": a car described grey
+            return False
         return o.category.lower() in category_names(p.subject)
 
     def _regions(

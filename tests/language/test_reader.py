@@ -137,6 +137,9 @@ def _utc(text):
         ("what was around after lunch?", "2026-03-02T14:00:00", None, ()),
         ("who was at the desk during lunch?", "2026-03-02T12:00:00", "2026-03-02T14:00:00", ()),
         ("is there a lunch box?", None, None, ()),  # a meal is a time only after a word of time
+        ("was anyone in the kitchen on the 2nd of March?", "2026-03-02T00:00:00", "2026-03-03T00:00:00", ()),
+        ("what happened late morning?", "2026-03-02T09:00:00", "2026-03-02T12:00:00", ()),
+        ("anyone around in the early afternoon?", "2026-03-02T12:00:00", "2026-03-02T15:00:00", ()),
     ],
 )
 def test_time(reader, question, start, end, moments):
@@ -565,3 +568,13 @@ def test_every_camera_alone_and_the_recording(reader):
 def test_orange_is_a_colour_where_it_describes(reader, question, colours, kinds):
     q = read(reader, question)
     assert (q.subject.colours, q.subject.kinds) == (colours, kinds)
+
+
+def test_the_users_own_leaving_is_no_event_and_a_sex_or_age_is_said_to_be_any_person(reader):
+    q = read(reader, "could you tell me whether anybody was in the kitchen while I was gone?")
+    assert (q.intent, q.event, q.subject.kinds, q.unknown) == (Intent.EXISTS, Event.SEEN, ("person",), ())
+    assert read(reader, "did anyone leave the kitchen while I was out?").event is Event.LEAVES
+    assert read(reader, "which room was the lady in?").grounded == (
+        ("lady", "any person (memory does not tell sex or age)"),
+    )
+    assert read(reader, "what colour was the lady in the kitchen wearing?").grounded == ()

@@ -289,6 +289,7 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("which camera was quietest?", ("kitchen", "street"), "street", "Camera street saw the fewest things"),
         ("did the street or the kitchen see something first?", (), None, "In order: kitchen, then street"),
         ("how long were people seen?", (), None, "2 people (any of them) were seen"),
+        ("where was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
     ],
 )
 def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):
