@@ -829,7 +829,9 @@ def which_camera(query: Query, ctx: Context) -> Finding:
 def company(query: Query, ctx: Context) -> Finding:
     """Who (or what) was with the subject: in the same clip, at the moment the question names, else the latest
     time any was."""
-    people_only = query.asks == "person"
+    # "were the car and the truck seen together?": with the things named, not whoever
+    wanted = set(query.subject.near) if query.yes_no else set()
+    people_only = query.asks == "person" and not wanted
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
@@ -843,7 +845,9 @@ def company(query: Query, ctx: Context) -> Finding:
         with_ = [
             p
             for p in ctx.store.observations_in_clip(o.clip_id)
-            if p.entity_id is not None and p.entity_id != subject and (p.kind == "person" or not people_only)
+            if p.entity_id is not None
+            and p.entity_id != subject
+            and (p.category in wanted if wanted else p.kind == "person" or not people_only)
         ]
         if with_:  # who was with it: people; what was: the things first, then the people
             people_first = sorted(with_, key=lambda p: ((p.kind != "person") == people_only, p.id))

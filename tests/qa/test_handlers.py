@@ -290,6 +290,8 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("did the street or the kitchen see something first?", (), None, "In order: kitchen, then street"),
         ("how long were people seen?", (), None, "2 people (any of them) were seen"),
         ("where was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
+        ("were the truck and the car seen together?", ("yes", "no"), "yes", "Yes: car #8 was with entity #7"),
+        ("were the dog and the truck seen together?", ("yes", "no"), "no", "No: "),
     ],
 )
 def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):
