@@ -172,10 +172,14 @@ class Time:
     end: float | None = None  #: nothing later: "before 10:00", "until", a window's end, the question's as-of
     moments: tuple[float, ...] = ()  #: moments named ("at 09:00:00"): they pick which one, not what is used
     said: tuple[str, ...] = ()  #: the words that named them
+    #: "in the first minute of the street video", "at the end of the recording": the first or last ``recording_s``
+    #: seconds (0: a tenth) of what the place's cameras recorded, made a window once memory is read
+    of_recording: str = ""
+    recording_s: float = 0.0
 
     @property
     def named(self) -> bool:
-        return self.start is not None or self.end is not None or bool(self.moments)
+        return self.start is not None or self.end is not None or bool(self.moments) or bool(self.of_recording)
 
     def bounded(self, as_of: float | None) -> Time:
         """This time, nothing used after ``as_of`` either."""

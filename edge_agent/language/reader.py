@@ -675,6 +675,36 @@ def _alone(query: Query, tokens: list[str]) -> Query:
     return query
 
 
+#: Lengths of a stretch of a recording: "the first minute of the video".
+_STRETCH_UNITS = {"second": 1.0, "seconds": 1.0, "sec": 1.0, "secs": 1.0, "minute": 60.0, "minutes": 60.0,
+                  "min": 60.0, "mins": 60.0, "hour": 3600.0, "hours": 3600.0}  # fmt: skip
+_FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": "first", "last": "last",
+           "final": "last", "closing": "last", "end": "last"}  # fmt: skip
+
+
+def _recording_window(query: Query, tokens: list[str]) -> Query:
+    """ "What was seen in the first minute of the street video?", "who was there at the end of the recording?", "in
+    the last 30 seconds of the footage": a stretch of the recording, made a window from what memory recorded (a tenth
+    of it where no length is said)."""
+    at = next((i for i, w in enumerate(tokens) if w in _RECORDING_WORDS and "of" in tokens[max(0, i - 4) : i]), None)
+    if at is None or query.subject.recording:
+        return query
+    of = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of")
+    j = of - 1
+    seconds = 0.0
+    if j >= 0 and tokens[j] in _STRETCH_UNITS:
+        seconds, j = _STRETCH_UNITS[tokens[j]], j - 1
+        if j >= 0 and (tokens[j].isdigit() or tokens[j] in NUMBER_WORDS):
+            seconds, j = seconds * (int(tokens[j]) if tokens[j].isdigit() else NUMBER_WORDS[tokens[j]]), j - 1
+    if j < 0 or tokens[j] not in _FIRSTS:
+        return query
+    which = _FIRSTS[tokens[j]]
+    time = replace(query.time, start=None, moments=(), of_recording=which, recording_s=seconds)
+    order = None if query.order in (Order.FIRST, Order.LAST) else query.order
+    intent = Intent.LIST if query.intent is Intent.WHEN and query.subject.generic else query.intent
+    return replace(query, time=time, order=order, intent=intent)
+
+
 def _cameras_asked(tokens: list[str]) -> bool:
     """Whether what an imperative asks for is cameras or rooms: "name the rooms where someone was", "show me every
     camera that saw the dog"."""
@@ -854,9 +884,13 @@ def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
     """ "Is the person in the kitchen the same as the one at the desk?", "were the cup on the street and the cup in the
     kitchen the same one?": whether the two sides are one thing in memory. The sides are split at the "as" after
     "same" (or the "and" before it); a side naming no thing of its own ("the one at the desk") is the first's kind."""
-    if not query.yes_no or "same" not in tokens:
+    if "same" not in tokens:
         return query
     k = tokens.index("same")
+    if tokens[k + 1 : k + 2] in (["question"], ["for"], ["again"]):  # "same question for the bedroom": the last one
+        return replace(query, method="fragment")
+    if not query.yes_no:
+        return query
     said = [t for t in tokens[k + 1 : k + 3] if t not in ("one", "ones", "thing", "person", "as")]
     things = [p for p in phrases if p.thing and p.start < k and p.role != "place"]
     things += [p for p in phrases if p.thing and p.start > k + 2 and tokens[k + 2 : k + 3] == ["as"]][:1]
@@ -1613,6 +1647,7 @@ class Reader:
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
+        query = _recording_window(query, tokens)
         return _person_words(self._clause_place(_indoors(query, tokens, self.lexicon.cameras))), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -339,10 +339,12 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
             n, j = (once, i + 1) if once else (n, i + 2)
             while j < len(tokens) and tokens[j] in ("this", "in", "a", "an", "the", "last", "within", "per", "one"):
                 j += 1
+            first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
+            first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
             if j < len(tokens) and tokens[j] in _PERIODS:
-                first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
-                first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
                 return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
+            if not once and n is not None and tokens[i + 1] == "time" and n >= 2:  # "the third time he enters"
+                return n, "episode", _PERIODS["day"], set(range(first, i + 2))
         if w == "on" and i + 2 < len(tokens):
             amount = tokens[i + 1]
             count = int(amount) if amount.isdigit() else NUMBER_WORDS.get(amount) or _ORDINALS.get(amount)

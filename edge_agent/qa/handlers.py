@@ -1199,11 +1199,14 @@ def summary(query: Query, ctx: Context) -> Finding:
     start = s.start if s.start is not None else (min(moments) - window if moments else None)
     end = s.end if moments == () or s.end is not None else max(moments) + window
     ids: list[int] = []
-    for scale in ("10min", "hour", "day", "clip"):
+    # a window shorter than the finest episode ("at the end of the street video"): what was seen in it, not the
+    # episodes around it
+    short = start is not None and end is not None and end - start < 600 and not moments
+    for scale in () if short else ("10min", "hour", "day", "clip"):
         ids = [i for c in cameras for i in queries.episode_ids(ctx.store.db, scale, camera=c, start=start, end=end)]
         if ids:
             break
-    if not ids and not subject_named:  # no episode summarised yet: what was seen there, then
+    if not ids and not subject_named:  # no episode summarised yet (or too coarse): what was seen there, then
         found = listing(replace(query, subject=Subject(generic=True, said="thing")), ctx)
         if isinstance(found, Listing) and found.items:
             return found

@@ -61,6 +61,8 @@ class View:
         if side.place.not_cameras:  # every camera but those
             others = [c for c in (side.place.cameras or store.cameras()) if c not in side.place.not_cameras]
             scope = replace(scope, cameras=tuple(others) or ("",))
+        if side.time.of_recording:
+            scope = _of_recording(store, scope, side.time)
         return cls(store, scope)
 
     def sightings(self, subject: Subject, *, limit: int | None = None, detail: bool = False) -> list[Sighting]:
@@ -104,3 +106,19 @@ class View:
     def cameras(self) -> list[str]:
         """The cameras in scope: those named, else every camera memory knows."""
         return list(self.scope.cameras) or self.store.cameras()
+
+
+def _of_recording(store: Store, scope: Scope, time: Time) -> Scope:
+    """ "In the first minute of the street video", "at the end of the recording": that stretch of what the scope's
+    cameras recorded (a tenth of it where no length is said), within the scope's window."""
+    recorded = store.recordings(scope.cameras, scope.start, scope.end)
+    if not recorded:
+        return scope
+    first, last = min(r.start for r in recorded), max(r.end for r in recorded)
+    span = time.recording_s or max(1.0, (last - first) / 10)
+    start, end = (first, first + span) if time.of_recording == "first" else (last - span, last)
+    return replace(
+        scope,
+        start=max(start, scope.start) if scope.start is not None else start,
+        end=min(end, scope.end) if scope.end is not None else end,
+    )

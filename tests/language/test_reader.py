@@ -578,3 +578,17 @@ def test_the_users_own_leaving_is_no_event_and_a_sex_or_age_is_said_to_be_any_pe
         ("lady", "any person (memory does not tell sex or age)"),
     )
     assert read(reader, "what colour was the lady in the kitchen wearing?").grounded == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "which", "seconds"),
+    [
+        ("in the first minute of the street recording, how many people did you see?", "first", 60.0),
+        ("what was seen in the last 10 seconds of the street video?", "last", 10.0),
+        ("who was there at the very end of the kitchen footage?", "last", 0.0),
+        ("was the truck there at the start of the street video?", "first", 0.0),
+    ],
+)
+def test_a_stretch_of_a_recording_is_a_window_made_from_memory(reader, question, which, seconds):
+    t = read(reader, question).time
+    assert (t.of_recording, t.recording_s, t.start) == (which, seconds, None)

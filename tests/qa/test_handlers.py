@@ -292,6 +292,8 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("where was the last person you saw?", (), None, "Entity #6 (person) was last seen"),
         ("were the truck and the car seen together?", ("yes", "no"), "yes", "Yes: car #8 was with entity #7"),
         ("were the dog and the truck seen together?", ("yes", "no"), "no", "No: "),
+        ("how many things were seen in the first 20 seconds of the kitchen video?", ("one", "two", "three"), "two", ""),
+        ("what happened at the end of the street video?", (), None, "1 thing seen on camera street between"),
     ],
 )
 def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):
@@ -301,3 +303,19 @@ def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):
     assert text in answer.text, answer.text
     if expected is not None:
         assert answer.choice == expected, answer.text
+
+
+def test_a_conversation_s_pronouns_are_the_things_its_answers_were_about(house, embedder):
+    """ "she" is the person the last answer was about, "it" the thing, "there" the camera they were seen on; a pronoun
+    of a thing is not taken by a person answered about in between."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        assert "1 person seen on camera kitchen" in chat.ask("was there anyone in the kitchen?").text
+        assert "Cup #2 was with entity #1 (person)" in chat.ask("what was she holding?").text
+        assert "Entity #1 (person) was last seen" in chat.ask("when was she last seen?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        assert "Entity #2 (cup)" in chat.ask("where was the cup?").text
+        assert "person #1" in chat.ask("who else was there?").text
+        assert "the cup was" in chat.ask("was it there longer than the dog?").text
