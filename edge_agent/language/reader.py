@@ -66,7 +66,7 @@ from edge_agent.language.lexicon import (
     Lexicon,
     tokenize,
 )
-from edge_agent.language.times import NUMBER_WORDS, read_span, read_times
+from edge_agent.language.times import NUMBER_WORDS, UNITS, read_span, read_times
 
 __all__ = ["IntentExemplars", "KindGrounder", "Reader", "is_leaving"]
 
@@ -536,7 +536,8 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     )
 
 
-#: Intents that pick things by how they moved: "how many people were walking?", "did you see anyone running?"
+#: Intents that pick things of a kind: by how they moved ("how many people were walking?"), by a count held against
+#: a number ("were there more than 3?"), among people ("which room was the lady in?").
 _PICKING = frozenset({Intent.COUNT, Intent.LIST, Intent.EXISTS, Intent.WHICH_CAMERA})
 #: Words before "still" that make it a posture, not "yet": "standing still", "sat still".
 _POSTURES = frozenset({"standing", "stood", "stand", "sitting", "sat", "sit", "keeping", "kept", "staying", "stayed"})
@@ -580,7 +581,7 @@ def _every_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Qu
                                                            tokens[i + 2] in _CAMERA_WORDS | _ROOM_WORDS)
         for i in said
     )  # fmt: skip
-    if not asked or not query.yes_no or query.intent not in _COUNTABLE or not cameras:
+    if not asked or not query.yes_no or query.intent not in _PICKING or not cameras:
         return query
     subject = query.subject
     if subject.generic and subject.said in ("camera", "cameras", "room", "rooms", "one"):
@@ -675,9 +676,6 @@ def _alone(query: Query, tokens: list[str]) -> Query:
     return query
 
 
-#: Lengths of a stretch of a recording: "the first minute of the video".
-_STRETCH_UNITS = {"second": 1.0, "seconds": 1.0, "sec": 1.0, "secs": 1.0, "minute": 60.0, "minutes": 60.0,
-                  "min": 60.0, "mins": 60.0, "hour": 3600.0, "hours": 3600.0}  # fmt: skip
 _FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": "first", "last": "last",
            "final": "last", "closing": "last", "end": "last"}  # fmt: skip
 
@@ -692,8 +690,8 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     of = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of")
     j = of - 1
     seconds = 0.0
-    if j >= 0 and tokens[j] in _STRETCH_UNITS:
-        seconds, j = _STRETCH_UNITS[tokens[j]], j - 1
+    if j >= 0 and tokens[j] in UNITS:
+        seconds, j = UNITS[tokens[j]], j - 1
         if j >= 0 and (tokens[j].isdigit() or tokens[j] in NUMBER_WORDS):
             seconds, j = seconds * (int(tokens[j]) if tokens[j].isdigit() else NUMBER_WORDS[tokens[j]]), j - 1
     if j < 0 or tokens[j] not in _FIRSTS:
@@ -831,7 +829,7 @@ def _quantity(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
     """A yes / no question that holds a count against a number: "were there more than 3 people?", "was the bowl seen on
     two different cameras?", "did at least one camera see her?", "did you see the truck more than 5 times?". A bare
     number is at least that many; what it counts is the noun after it (a thing, cameras or rooms, times, days)."""
-    if not query.yes_no or query.other is not None or query.intent not in _COUNTABLE:
+    if not query.yes_no or query.other is not None or query.intent not in _PICKING:
         return query
     for i, w in enumerate(tokens):
         n = int(w) if w.isdigit() else NUMBER_WORDS.get(w) if w not in ("a", "an", "few", "couple") else None
@@ -930,10 +928,6 @@ def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
         compare="",
         order=None,
     )
-
-
-#: Intents a yes / no question holding a count against a number may have been read as.
-_COUNTABLE = frozenset({Intent.EXISTS, Intent.COUNT, Intent.LIST, Intent.WHICH_CAMERA})
 
 
 #: Words that rank cameras by how many things they saw: "which room had the most people?", "which camera was busiest?"

@@ -17,7 +17,8 @@ from edge_agent.language.grammar import Time
 
 __all__ = ["TimeReading", "read_span", "read_times"]
 
-_UNITS = {
+#: Lengths of time by their words: "for 5 minutes", "the first minute of the video".
+UNITS = {
     "second": 1.0,
     "seconds": 1.0,
     "sec": 1.0,
@@ -474,13 +475,13 @@ class _Reader:
                 j += 1
                 if self.word(j) == "of":  # "the last couple of hours"
                     j += 1
-            if self.word(j) in _UNITS:
+            if self.word(j) in UNITS:
                 first = i - 2 if self.word(i - 2) in ("in", "over", "during", "within", "for") else i - 1
-                return first, j + 1, amount * _UNITS[self.word(j)], False
+                return first, j + 1, amount * UNITS[self.word(j)], False
             return None
-        if (w.isdigit() or w in NUMBER_WORDS) and self.word(i + 1) in _UNITS and self.word(i + 2) == "ago":
+        if (w.isdigit() or w in NUMBER_WORDS) and self.word(i + 1) in UNITS and self.word(i + 2) == "ago":
             amount = float(w) if w.isdigit() else float(NUMBER_WORDS[w])
-            return i, i + 3, amount * _UNITS[self.word(i + 1)], True
+            return i, i + 3, amount * UNITS[self.word(i + 1)], True
         if w in ("recently", "lately") and self.word(i - 1) != "most":
             return i, i + 1, 3600.0, False
         return None
@@ -512,6 +513,6 @@ def read_span(tokens: Sequence[str]) -> tuple[str, float, tuple[str, ...]] | Non
             took, j = [*took, tokens[j]], j + 1
         else:
             continue
-        if j < len(tokens) and tokens[j] in _UNITS:
-            return ("more" if w in _LONGER else "fewer"), n * _UNITS[tokens[j]], (*took, tokens[j])
+        if j < len(tokens) and tokens[j] in UNITS:
+            return ("more" if w in _LONGER else "fewer"), n * UNITS[tokens[j]], (*took, tokens[j])
     return None

@@ -24,7 +24,7 @@ from edge_agent.memory import Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.findings import Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
-from edge_agent.qa.handlers import HANDLERS, Context
+from edge_agent.qa.handlers import Context, handle
 from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.qa.render import cite, finding_json, render
 from edge_agent.qa.scope import View
@@ -396,7 +396,7 @@ class DeterministicController:
             )
         if not subject.named and query.intent not in (Intent.SUMMARY, Intent.LIST, Intent.HABIT):
             query = replace(query, subject=replace(subject, generic=True, said=subject.said or "thing"))
-        finding = HANDLERS[query.intent](query, context)
+        finding = handle(query, context)
         scopes = [v.scope for v in views]
         finding = replace(finding, evidence=tuple(o for o in finding.evidence if any(s.holds(o) for s in scopes)))
         if query.unknown_places:

@@ -52,7 +52,7 @@ from edge_agent.qa.findings import (
 from edge_agent.qa.scope import LIST_LIMIT, View
 from edge_agent.retrieval import Evidence
 
-__all__ = ["HANDLERS", "Context", "place_of", "settled"]
+__all__ = ["HANDLERS", "Context", "handle", "place_of", "settled"]
 
 #: Clips recorded without a thing that say it left and came back (one may be a thing hidden behind a person).
 _AWAY_CLIPS = 2
@@ -612,8 +612,6 @@ def _at(history: Sequence[Observation], moments: Sequence[float]) -> list[Observ
 
 
 def when(query: Query, ctx: Context) -> Finding:
-    if query.subject.recording:
-        return recorded(query, ctx)
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
@@ -786,8 +784,6 @@ def attribute(query: Query, ctx: Context) -> Finding:
 
 
 def which_camera(query: Query, ctx: Context) -> Finding:
-    if query.subject.recording:
-        return recorded(query, ctx)
     seen = candidates(query, ctx.view, detail=bool(query.rank))
     cameras = ctx.view.cameras()
     if query.alternative_of == "camera" and query.alternatives:
@@ -1019,8 +1015,6 @@ def same(query: Query, ctx: Context) -> Finding:
 def duration(query: Query, ctx: Context) -> Finding:
     """How long the subject was there: its sightings in scope joined into stays (unseen for less than a minute is
     still there), their summed length, from the first to the last."""
-    if query.subject.recording:
-        return recorded(query, ctx)
     if query.other is not None and query.compare:
         return _longer(query, ctx)
     if query.other is not None:
@@ -1302,3 +1296,11 @@ HANDLERS: dict[Intent, Handler] = {
     Intent.HABIT: habit,
     Intent.SAME: same,
 }
+
+
+def handle(query: Query, ctx: Context) -> Finding:
+    """The finding of a query: the recording itself asked about ("when did the street recording start?", "how long
+    is the video?", "which camera recorded the longest?") from what was recorded, else the intent's handler."""
+    if query.subject.recording:
+        return recorded(query, ctx)
+    return HANDLERS[query.intent](query, ctx)
