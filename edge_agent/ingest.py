@@ -412,7 +412,7 @@ class Pipeline:
                     surroundings=around,
                     surroundings_space=self.backends.places.space,
                     faces=faces,
-                    face_space=self.backends.faces.space if faces is not None else "",
+                    face_space=self.backends.faces.space if faces is not None and self.backends.faces else "",
                 )
             )
         t = time.perf_counter()

@@ -5,13 +5,34 @@ baseline. The assignment step uses SciPy's exact solver, an implementation indep
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
 
 from edge_agent.config.tracker import TrackerConfig
 
 _TRACKER = TrackerConfig()  # the same defaults as the native tracker's
+
+#: (owner, qualifies, min_sim, max_sim, mean_sim) of :func:`association_test`.
+_Association = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+]
+#: A detection as the tracker holds it: (xyxy, score, class id, index in the frame, unit appearance vector or None).
+_Det = tuple[npt.NDArray[np.float64], float, int, int, npt.NDArray[np.float32] | None]
+#: (track_id, xyxy, score, class_id, det_index) of :meth:`ByteTrackerReference.update`.
+_Tracks = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.int64],
+]
 
 __all__ = [
     "ByteTrackerReference",
@@ -36,7 +57,15 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where((inter > 0) & (union > 0), inter / union, 0.0)
 
 
-def separation(frames_a, boxes_a, frames_b, boxes_b, iou_threshold, min_shared_frames, min_fraction):
+def separation(
+    frames_a: npt.ArrayLike,
+    boxes_a: npt.ArrayLike,
+    frames_b: npt.ArrayLike,
+    boxes_b: npt.ArrayLike,
+    iou_threshold: float,
+    min_shared_frames: int,
+    min_fraction: float,
+) -> tuple[bool, int, float]:
     frames_a, frames_b = np.asarray(frames_a), np.asarray(frames_b)
     shared, ia, ib = np.intersect1d(frames_a, frames_b, return_indices=True)
     if shared.size == 0:
@@ -46,13 +75,16 @@ def separation(frames_a, boxes_a, frames_b, boxes_b, iou_threshold, min_shared_f
     return bool(shared.size >= min_shared_frames and fraction >= min_fraction), int(shared.size), fraction
 
 
-def _cosine(queries: np.ndarray, base: np.ndarray) -> np.ndarray:
+def _cosine(queries: npt.ArrayLike, base: npt.ArrayLike) -> npt.NDArray[np.float64]:
     q = np.asarray(queries, dtype=np.float64)
     b = np.asarray(base, dtype=np.float64)
-    return (q @ b.T) / np.outer(np.linalg.norm(q, axis=1), np.linalg.norm(b, axis=1))
+    # NumPy's stubs type the float64 matmul and outer product as Any.
+    return cast(npt.NDArray[np.float64], (q @ b.T) / np.outer(np.linalg.norm(q, axis=1), np.linalg.norm(b, axis=1)))
 
 
-def association_test(queries, refs, ref_owner, tau_low, tau_high):
+def association_test(
+    queries: npt.ArrayLike, refs: npt.ArrayLike, ref_owner: npt.ArrayLike, tau_low: float, tau_high: float
+) -> _Association:
     """Returns (owner, qualifies, min_sim, max_sim, mean_sim) with per-owner arrays of shape (Q, U)."""
     sims = _cosine(np.atleast_2d(queries), refs).astype(np.float32)
     owners = np.unique(ref_owner)
@@ -64,7 +96,9 @@ def association_test(queries, refs, ref_owner, tau_low, tau_high):
     return owners.astype(np.int64), qualifies, lo, hi, mean
 
 
-def cosine_topk(queries, base, k):
+def cosine_topk(
+    queries: npt.ArrayLike, base: npt.ArrayLike, k: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     sims = _cosine(np.atleast_2d(queries), base).astype(np.float32)
     k = min(int(k), sims.shape[1])
     n = sims.shape[1]
@@ -73,7 +107,9 @@ def cosine_topk(queries, base, k):
     return order.astype(np.int64), np.take_along_axis(sims, order, axis=1)
 
 
-def linear_assignment(similarity, min_similarity):
+def linear_assignment(
+    similarity: npt.ArrayLike, min_similarity: float
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     sim = np.asarray(similarity, dtype=np.float64)
     if sim.size == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -202,7 +238,7 @@ class ByteTrackerReference:
             self._next_public += 1
             t.public_id = self._next_public
 
-    def _update(self, t: _Track, det: tuple) -> None:
+    def _update(self, t: _Track, det: _Det) -> None:
         box, score, cls, index, feature = det
         z = _xyah(box)
         gap = self.frame_id - t.frame_id
@@ -228,12 +264,12 @@ class ByteTrackerReference:
     def _match(
         self,
         tracks: list[_Track],
-        dets: list[tuple],
+        dets: list[_Det],
         fuse: bool,
         threshold: float,
         appearance: bool = False,
         observed: bool = False,
-    ):
+    ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
         if not tracks or not dets:
             return [], list(range(len(tracks))), list(range(len(dets)))
         boxes = np.array([t.last_box if observed else t.box() for t in tracks])
@@ -269,7 +305,40 @@ class ByteTrackerReference:
             [c for c in range(len(dets)) if c not in matched_cols],
         )
 
-    def update(self, xyxy, scores, class_ids=None, return_predicted: bool = False, warp=None, features=None):
+    def _start(self, box: np.ndarray, score: float, cls: int, index: int, feature: np.ndarray | None) -> _Track:
+        """A new track from an unmatched detection: the Kalman state at its box, velocity unknown."""
+        self._next_internal += 1
+        z = _xyah(box)
+        h = z[3]
+        std = np.array(
+            [2 * _STD_POSITION * h] * 2
+            + [1e-2, 2 * _STD_POSITION * h]
+            + [10 * _STD_VELOCITY * h * self._frames] * 2  # velocity per sample, unknown
+            + [1e-5, 10 * _STD_VELOCITY * h]
+        )
+        return _Track(
+            self._next_internal,
+            np.r_[z, np.zeros(4)],
+            np.diag(std**2),
+            score,
+            cls,
+            self.frame_id,
+            self.frame_id,
+            index,
+            feature=None if feature is None else feature.copy(),
+            observed=(np.r_[z, np.zeros(4)], np.diag(std**2)),
+            last_box=np.asarray(box, np.float64).copy(),
+        )
+
+    def update(
+        self,
+        xyxy: npt.ArrayLike,
+        scores: npt.ArrayLike,
+        class_ids: npt.ArrayLike | None = None,
+        return_predicted: bool = False,
+        warp: npt.ArrayLike | None = None,
+        features: npt.ArrayLike | None = None,
+    ) -> _Tracks:
         self.frame_id += 1
         xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4).astype(np.float64)
         scores = np.asarray(scores, dtype=np.float32).astype(np.float64)
@@ -295,10 +364,12 @@ class ByteTrackerReference:
             for t in pool:
                 t.warp(np.asarray(warp, np.float64).reshape(2, 3))
 
-        activated, refound, newly_lost = [], [], []
-        looks = self.appearance_gate > 0 and features is not None
+        activated: list[_Track] = []
+        refound: list[_Track] = []
+        newly_lost: list[_Track] = []
+        by_look = self.appearance_gate > 0 and features is not None
 
-        def take(tracks: list[_Track], dets: list[tuple], fuse: bool, threshold: float, **how) -> list[tuple]:
+        def take(tracks: list[_Track], dets: list[_Det], fuse: bool, threshold: float, **how: bool) -> list[_Det]:
             """Matches, updates and files the matched tracks; returns the detections left."""
             pairs, _, unmatched_cols = self._match(tracks, dets, fuse, threshold, **how)
             for r, c in pairs:
@@ -308,7 +379,7 @@ class ByteTrackerReference:
             return [dets[c] for c in unmatched_cols]
 
         left = take(pool, high, True, self.minimum_iou_threshold)
-        if looks:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
+        if by_look:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
             left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, appearance=True)
 
         remaining = [t for t in pool if t.det_index < 0]
@@ -328,28 +399,7 @@ class ByteTrackerReference:
         for box, score, cls, index, feature in left:
             if score < self.new_track_threshold:
                 continue
-            self._next_internal += 1
-            z = _xyah(box)
-            h = z[3]
-            std = np.array(
-                [2 * _STD_POSITION * h] * 2
-                + [1e-2, 2 * _STD_POSITION * h]
-                + [10 * _STD_VELOCITY * h * self._frames] * 2  # velocity per sample, unknown
-                + [1e-5, 10 * _STD_VELOCITY * h]
-            )
-            t = _Track(
-                self._next_internal,
-                np.r_[z, np.zeros(4)],
-                np.diag(std**2),
-                score,
-                cls,
-                self.frame_id,
-                self.frame_id,
-                index,
-                feature=None if feature is None else feature.copy(),
-                observed=(np.r_[z, np.zeros(4)], np.diag(std**2)),
-                last_box=np.asarray(box, np.float64).copy(),
-            )
+            t = self._start(box, score, cls, index, feature)
             if self.frame_id == 1:
                 self._confirm(t)
             activated.append(t)

@@ -56,10 +56,10 @@ ALLOWED_LONG: dict[str, int] = {
     "memory/seed.py:seed_memory": 88,
     "memory/store.py:Store._write_clip": 94,
     "modelfiles/fetch.py:fetch": 99,
-    "native_reference.py:ByteTrackerReference.update": 122,
+    "native_reference.py:ByteTrackerReference.update": 111,
     "qa/llm.py:LLMController.ask": 106,
     "retrieval/graph.py:_added_edges": 88,
-    "retrieval/retrieve.py:Retriever.retrieve": 132,
+    "retrieval/retrieve.py:Retriever.retrieve": 118,
     "rules/parse.py:read_phrase": 104,
 }
 

@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -39,6 +39,9 @@ from edge_agent.memory import DatabaseError, NotFoundError
 from edge_agent.memory.corrections import CorrectionError
 from edge_agent.rules.parse import RuleParseError
 from edge_agent.runtime import Runtime
+
+if TYPE_CHECKING:
+    from edge_agent.perception.text import TextEmbedder
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -153,7 +156,7 @@ def _handle_errors(app: FastAPI) -> None:
         return _error(503, str(exc))
 
 
-def create_app(runtime: Runtime, *, token: str | None, embedder: Any = None) -> FastAPI:
+def create_app(runtime: Runtime, *, token: str | None, embedder: TextEmbedder | None = None) -> FastAPI:
     """The API over the runtime's memory, models and configuration. ``token``: when given, every ``/api/``
     request needs ``Authorization: Bearer <token>`` (the alert stream also takes ``?token=``); when None (a
     loopback bind), requests must name this machine in their Host header. ``embedder``: a text embedder to

@@ -54,7 +54,7 @@ def _answer(store: Store, api: ApiState, question: str, as_of: float | None, cho
 def respond(store: Store, question: str, answer: Answer) -> AskResponse:
     """The controller's answer as the API gives it: each cited observation looked up for its description and media
     (shared with ``/v1/chat/completions``)."""
-    cited = [dict(c) for c in answer.evidence]
+    cited: list[dict[str, Any]] = [dict(c) for c in answer.evidence]  # values as each controller cites them
     observations = {
         o.id: o
         for o in store.observations_by_id([int(c["observation"]) for c in cited if c.get("observation") is not None])

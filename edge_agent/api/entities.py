@@ -24,7 +24,7 @@ from edge_agent.api.models import (
     TraceOut,
     errors,
 )
-from edge_agent.api.state import ApiState
+from edge_agent.api.state import api_state
 from edge_agent.api.views import entities_out, observations_out
 from edge_agent.memory import Store, consolidate, corrections
 
@@ -36,17 +36,13 @@ EntityId = Annotated[int, Path(ge=1, le=MAX_ID, description="the entity's id")]
 RECENT = 10
 
 
-def _api(request: Request) -> ApiState:
-    return request.app.state.api
-
-
 @router.get(
     "/entities", response_model=list[EntityOut], responses=errors(422), summary="Every entity, most recently seen first"
 )
 async def list_entities(
     request: Request, kind: Literal["person", "animal", "object"] | None = Query(None)
 ) -> list[EntityOut]:
-    return await _api(request).db(lambda store: entities_out(store, store.entities(kind)))
+    return await api_state(request).db(lambda store: entities_out(store, store.entities(kind)))
 
 
 def _biography(store: Store, entity_id: int, limit: int) -> BiographyOut:
@@ -83,7 +79,7 @@ async def entity(
     entity_id: EntityId,
     limit: int = Query(1000, ge=1, le=10_000, description="at most this many observations (the latest)"),
 ) -> BiographyOut:
-    return await _api(request).db(_biography, entity_id, limit)
+    return await api_state(request).db(_biography, entity_id, limit)
 
 
 @router.post(
@@ -93,7 +89,7 @@ async def entity(
     summary="Name an entity, or remove its name (null)",
 )
 async def rename(body: RenameRequest, request: Request, entity_id: EntityId) -> EntityOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
     return await api.db(
         lambda store: entities_out(store, [corrections.rename(store, entity_id, body.name, caller=caller)])[0]
@@ -107,7 +103,7 @@ async def rename(body: RenameRequest, request: Request, entity_id: EntityId) -> 
     summary="Move every observation of `absorb` into `keep` (refused across kinds, or after a split unless forced)",
 )
 async def merge(body: MergeRequest, request: Request) -> EntityOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def run(store: Store) -> EntityOut:
@@ -125,7 +121,7 @@ async def merge(body: MergeRequest, request: Request) -> EntityOut:
     summary="Move the observations from `observation` on to a new entity (the two are then marked as not the same)",
 )
 async def split(body: SplitRequest, request: Request, entity_id: EntityId) -> SplitOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def run(store: Store) -> SplitOut:
@@ -146,6 +142,6 @@ async def split(body: SplitRequest, request: Request, entity_id: EntityId) -> Sp
     ),
 )
 async def forget(body: ForgetRequest, request: Request, entity_id: EntityId) -> ForgetOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
     return await api.db(lambda store: ForgetOut(**asdict(corrections.forget(store, entity_id, caller=caller))))

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
+from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -525,13 +526,13 @@ def _session_manager(server: MCPServer) -> StreamableHTTPSessionManager:
     return server.session_manager
 
 
-def mount(app: Any, api: ApiState) -> Any:
+def mount(app: FastAPI, api: ApiState) -> FastAPI:
     """Answers MCP over streamable HTTP at :data:`PATH` of the API ``app``, behind its middleware (the token, or
     the loopback Host check, and the body limit), and runs the MCP session manager inside the app's lifespan; the
     app."""
     server = create_server(api)
     endpoint = StreamableHTTPASGIApp(_session_manager(server))
-    app.add_route(PATH, endpoint, include_in_schema=False)
+    app.add_route(PATH, endpoint, include_in_schema=False)  # type: ignore[arg-type]  # an ASGI app as endpoint: Starlette runs it as one; its stubs name only request handlers
     inner: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
 
     @asynccontextmanager

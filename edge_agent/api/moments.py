@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from edge_agent.api.models import MAX_ID, CameraMoments, CameraOut, ClipOut, EpisodeOut, MomentsOut, errors
-from edge_agent.api.state import ApiState
+from edge_agent.api.state import api_state
 from edge_agent.api.views import keyframe_url, parse_time
 from edge_agent.memory import Store, queries
 
@@ -20,10 +20,6 @@ __all__ = ["router"]
 
 router = APIRouter(tags=["moments"])
 DAY = 86400.0
-
-
-def _api(request: Request) -> ApiState:
-    return request.app.state.api
 
 
 def _cameras(store: Store) -> list[CameraOut]:
@@ -43,7 +39,7 @@ def _cameras(store: Store) -> list[CameraOut]:
 
 @router.get("/cameras", response_model=list[CameraOut], summary="The cameras memory has clips of")
 async def cameras(request: Request) -> list[CameraOut]:
-    return await _api(request).db(_cameras)
+    return await api_state(request).db(_cameras)
 
 
 def _moments(store: Store, camera: str | None, start: float | None, end: float | None, limit: int) -> MomentsOut:
@@ -95,7 +91,7 @@ async def moments(
     ),
     limit: int = Query(500, ge=1, le=5000, description="at most this many clips per camera, from `start` on"),
 ) -> MomentsOut:
-    return await _api(request).db(_moments, camera, parse_time(start, "start"), parse_time(end, "end"), limit)
+    return await api_state(request).db(_moments, camera, parse_time(start, "start"), parse_time(end, "end"), limit)
 
 
 def _media(store: Store, relative: str | None, what: str) -> FilePath:
@@ -134,11 +130,11 @@ async def keyframe(
     clip_id: Annotated[int, Path(ge=1, le=MAX_ID)],
     index: int = Query(0, ge=0, le=100, description="which keyframe, when a clip has several"),
 ) -> FileResponse:
-    return _file(await _api(request).db(_keyframe, clip_id, index))
+    return _file(await api_state(request).db(_keyframe, clip_id, index))
 
 
 @router.get(
     "/crops/{observation_id:int}", response_class=FileResponse, responses=_IMAGE, summary="An observation's crop"
 )
 async def crop(request: Request, observation_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> FileResponse:
-    return _file(await _api(request).db(_crop, observation_id))
+    return _file(await api_state(request).db(_crop, observation_id))

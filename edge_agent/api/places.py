@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request
 
 from edge_agent.api.models import MAX_ID, PlaceMergeRequest, PlaceNameRequest, PlaceOut, errors
-from edge_agent.api.state import ApiState
+from edge_agent.api.state import api_state
 from edge_agent.errors import InvalidInputError
 from edge_agent.memory import Store, corrections, places
 
@@ -21,10 +21,6 @@ __all__ = ["router"]
 router = APIRouter(tags=["places"])
 PlaceId = Annotated[int, Path(ge=1, le=MAX_ID, description="the place's id")]
 _CHANGE = errors(404, 409, 413, 422)
-
-
-def _api(request: Request) -> ApiState:
-    return request.app.state.api
 
 
 def _out(store: Store, place_id: int) -> PlaceOut:
@@ -47,14 +43,14 @@ def _change(store: Store, action: str, caller: str, run: Callable[[], int], **de
 
 @router.get("/places", response_model=list[PlaceOut], responses=errors(422), summary="Places, most observed first")
 async def list_places(request: Request, camera: str | None = Query(None, max_length=200)) -> list[PlaceOut]:
-    return await _api(request).db(lambda store: [PlaceOut(**asdict(p)) for p in places.places(store.db, camera)])
+    return await api_state(request).db(lambda store: [PlaceOut(**asdict(p)) for p in places.places(store.db, camera)])
 
 
 @router.post(
     "/places/{place_id:int}/name", response_model=PlaceOut, responses=_CHANGE, summary="Name a place, before and after"
 )
 async def name(body: PlaceNameRequest, request: Request, place_id: PlaceId) -> PlaceOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def apply(store: Store) -> PlaceOut:
@@ -67,7 +63,7 @@ async def name(body: PlaceNameRequest, request: Request, place_id: PlaceId) -> P
 
 @router.post("/places/merge", response_model=PlaceOut, responses=_CHANGE, summary="One place seen two ways")
 async def merge(body: PlaceMergeRequest, request: Request) -> PlaceOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def apply(store: Store) -> PlaceOut:
@@ -80,7 +76,7 @@ async def merge(body: PlaceMergeRequest, request: Request) -> PlaceOut:
 
 @router.delete("/places/{place_id:int}", responses=_CHANGE, summary="Forget a place; its observations keep no place")
 async def forget(request: Request, place_id: PlaceId) -> dict[str, int]:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def apply(store: Store) -> dict[str, int]:

@@ -24,7 +24,7 @@ from edge_agent.api.models import (
     RuleRequest,
     errors,
 )
-from edge_agent.api.state import ApiState
+from edge_agent.api.state import ApiState, api_state
 from edge_agent.api.views import crop_url, keyframe_url, with_crops, with_keyframes
 from edge_agent.memory import Store
 from edge_agent.rules import book
@@ -37,10 +37,6 @@ router = APIRouter(tags=["rules and alerts"])
 POLL_S = 1.0  #: how often the stream looks for new alerts
 KEEPALIVE_S = 15.0  #: a comment line this often keeps proxies and browsers from closing an idle stream
 STREAM_BATCH = 100
-
-
-def _api(request: Request) -> ApiState:
-    return request.app.state.api
 
 
 def _read(store: Store, api: ApiState, body: RulePreviewRequest) -> tuple[str, Predicate]:
@@ -73,7 +69,7 @@ def _rule_out(rule: book.Rule) -> RuleOut:
     summary="Read a rule and show it back in words, without storing it",
 )
 async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
-    api = _api(request)
+    api = api_state(request)
 
     def run(store: Store) -> RulePreviewOut:
         text, predicate = _read(store, api, body)
@@ -93,7 +89,7 @@ async def preview(body: RulePreviewRequest, request: Request) -> RulePreviewOut:
 async def read(body: RulePreviewRequest, request: Request) -> RuleReadingOut:
     """As ``/rules/preview``, but a rule the reader cannot read is an answer, not a 422: ``readable`` false and
     ``reason`` in the reader's words. A body that is not a rule request at all is still a 422."""
-    api = _api(request)
+    api = api_state(request)
 
     def run(store: Store) -> RuleReadingOut:
         try:
@@ -118,7 +114,7 @@ async def read(body: RulePreviewRequest, request: Request) -> RuleReadingOut:
     summary="Store a rule (it applies to clips committed from now on)",
 )
 async def add(body: RuleRequest, request: Request) -> RuleOut:
-    api = _api(request)
+    api = api_state(request)
 
     def run(store: Store) -> RuleOut:
         text, predicate = _read(store, api, body)
@@ -137,7 +133,7 @@ async def add(body: RuleRequest, request: Request) -> RuleOut:
 async def list_rules(
     request: Request, removed: bool = Query(False, alias="all", description="also the removed rules")
 ) -> list[RuleOut]:
-    return await _api(request).db(lambda store: [_rule_out(r) for r in book.rules(store, removed=removed)])
+    return await api_state(request).db(lambda store: [_rule_out(r) for r in book.rules(store, removed=removed)])
 
 
 @router.delete(
@@ -147,7 +143,7 @@ async def list_rules(
     summary="Stop a rule (its alerts stay listed)",
 )
 async def remove(request: Request, rule_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> RuleOut:
-    api = _api(request)
+    api = api_state(request)
     caller = api.caller(request)
 
     def run(store: Store) -> RuleOut:
@@ -196,7 +192,7 @@ async def alerts(
     rule: int | None = Query(None, ge=1, le=MAX_ID, description="only this rule's"),
     limit: int = Query(50, ge=1, le=1000),
 ) -> list[AlertOut]:
-    return await _api(request).db(lambda store: _alerts_out(store, book.alerts(store, rule_id=rule, limit=limit)))
+    return await api_state(request).db(lambda store: _alerts_out(store, book.alerts(store, rule_id=rule, limit=limit)))
 
 
 def _last_alert_id(store: Store) -> int:
@@ -237,7 +233,7 @@ async def stream(
     ),
 ) -> StreamingResponse:
     del token  # checked by the authentication middleware
-    api = _api(request)
+    api = api_state(request)
     start = since_id
     if start is None and last_event_id is not None and last_event_id.strip().isdigit():
         start = min(int(last_event_id), MAX_ID)

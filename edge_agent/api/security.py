@@ -15,7 +15,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -110,7 +110,9 @@ def load_or_create_token(home: Path) -> tuple[str, bool]:
     return token, False
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
     data = json.dumps(body).encode()
     await send(
         {

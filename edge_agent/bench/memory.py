@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from edge_agent import __version__
-from edge_agent.memory import AssociationConfig, ClipRecord, ObservationRecord, Store
+from edge_agent.memory import AssociationConfig, AssociationDecision, ClipRecord, ObservationRecord, Store
+from edge_agent.memory.description import Description
 from edge_agent.memory.seed import seed_entities
 
 SPACE = "bench-appearance"
@@ -25,8 +27,9 @@ def _probes(
     rng: np.random.Generator, prototypes: np.ndarray, count: int, t0: float
 ) -> tuple[list[tuple[ClipRecord, list[ObservationRecord]]], list[int | None]]:
     """Clips of five observations; the expected entity index (row of prototypes) or None for new."""
-    dims = prototypes.shape[1]
-    clips, expected = [], []
+    dims: int = prototypes.shape[1]
+    clips: list[tuple[ClipRecord, list[ObservationRecord]]] = []
+    expected: list[int | None] = []
     for c in range(0, count, 5):
         start = t0 + c * 2.0
         records = []
@@ -41,7 +44,7 @@ def _probes(
             else:
                 vector = rng.normal(size=dims).astype(np.float32)
                 expected.append(None)
-            times = start + np.arange(20) * 0.5
+            times: npt.NDArray[np.float64] = start + np.arange(20, dtype=np.float64) * 0.5
             box = np.array([j * 100, 0, j * 100 + 40, 40], np.float32)
             records.append(
                 ObservationRecord(
@@ -53,7 +56,7 @@ def _probes(
                     np.full(20, 0.9, np.float32),
                     vector,
                     SPACE,
-                    description="a thing",
+                    description=Description(text="a thing"),
                 )
             )
         clips.append((ClipRecord("probe", start, start + 10.0), records))
@@ -67,7 +70,7 @@ def _ingest(
     entity_of_prototype: dict[int, int],
 ) -> tuple[float, float]:
     """(observations per second, fraction of re-sightings given the right entity)."""
-    decisions = []
+    decisions: list[AssociationDecision] = []
     start = time.perf_counter()
     for clip, records in clips:
         decisions.extend(store.ingest_clip(clip, records).decisions)

@@ -25,6 +25,7 @@ import numpy as np
 from edge_agent.memory import ClipRecord, ObservationRecord, Store, queries
 from edge_agent.memory.consolidate import ConsolidationConfig
 from edge_agent.memory.description import Description, label, place_phrase
+from edge_agent.memory.records import Kind
 
 __all__ = ["format_table", "household", "run"]
 
@@ -38,7 +39,7 @@ PLACES = {
     "door": (20, 60, 50, 90),
     "rug": (300, 300, 380, 350),
 }
-THINGS = {  # id: (kind, category, colour, box size)
+THINGS: dict[str, tuple[Kind, str, str, tuple[int, int]]] = {  # id: (kind, category, colour, box size)
     "cup": ("object", "cup", "red", (24, 28)),
     "keys": ("object", "keys", "grey", (20, 12)),
     "remote": ("object", "remote", "black", (30, 12)),

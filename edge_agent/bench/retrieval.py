@@ -335,7 +335,10 @@ def format_table(result: dict[str, Any]) -> str:
     ]
     for r in result["sizes"]:
         s, p = r["serving"]["stage_ms_p50"], r["serving"]["stage_ms_p95"]
-        stage = lambda k, s=s, p=p: f"{s[k]:.1f}/{p[k]:.1f}"  # noqa: E731
+
+        def stage(k: str, s: dict[str, float] = s, p: dict[str, float] = p) -> str:
+            return f"{s[k]:.1f}/{p[k]:.1f}"
+
         lines.append(
             f"{r['observations']:>12} {r['retrieve_ms_p50']:>7.1f} {r['retrieve_ms_p95']:>7.1f} {stage('seeds'):>11} "
             f"{stage('ppr'):>11} {stage('select'):>11} {stage('render'):>11} "

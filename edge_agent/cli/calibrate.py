@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.cli.common import emit, examples, fail, random_seed, runtime
+
+if TYPE_CHECKING:
+    from edge_agent.config.embedders import KindName
 
 __all__ = ["register"]
 
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from edge_agent.eval import calibrate
 
-    kind = args.kind or ("person" if args.mot else "object")
+    kind: KindName = args.kind or ("person" if args.mot else "object")
     detector = {"type": "gt", "min_visibility": 0.25} if args.mot else {}
     rt = runtime(args, **({"detector": detector} if detector else {}))
     weights = args.weights or [rt.config.embedders.described.get(kind, 0.0)]

@@ -98,6 +98,7 @@ def _faces_of(rt: Any, images: list[str]) -> tuple[str, Any]:
     from edge_agent.perception.backends import face_embedder
 
     embedder = face_embedder(rt.config.faces, rt.models, required=True)
+    assert embedder is not None  # required=True raises ModelError instead of returning None
     vectors = []
     for name in images:
         image = cv2.imread(name) if os.path.isfile(name) else None

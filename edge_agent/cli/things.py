@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from edge_agent.cli.common import confirm_help, count, emit, examples, fail, runtime, unconfirmed
 from edge_agent.cli.entities import entity_line
@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action == "forget" and not args.yes:
         with runtime(args).store(mode="read") as store:
-            named = [t for t in things.named_things(store) if t.entity.name.lower() == args.name.lower()]
+            # named_things holds only named entities: every name is a str
+            named = [t for t in things.named_things(store) if cast(str, t.entity.name).lower() == args.name.lower()]
         if not named:
             return fail(f"no thing named {args.name!r} (`edge-agent things list` shows what is named)")
         refs = sum(t.references for t in named)

@@ -129,7 +129,7 @@ def episodes(
         nonlocal visits
         visits = [v for v in visits if v > t - float(p.within_s or 0)] + [t]
         if p.per == "day":
-            day = lambda v: dt.datetime.fromtimestamp(v, tz).date()  # noqa: E731
+            day: Callable[[float], dt.date] = lambda v: dt.datetime.fromtimestamp(v, tz).date()  # noqa: E731
             return len({day(v) for v in visits}) == p.times and all(day(v) != day(t) for v in visits[:-1])
         return len(visits) == p.times
 

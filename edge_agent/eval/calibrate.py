@@ -28,7 +28,7 @@ from edge_agent.config import Config
 from edge_agent.config.consolidation import ConsolidationConfig
 from edge_agent.eval.groundtruth import GroundTruth
 from edge_agent.eval.metrics import identity_scores
-from edge_agent.memory import ClipRecord, ObservationRecord, Store
+from edge_agent.memory import ClipRecord, IngestResult, ObservationRecord, Store
 from edge_agent.memory.associate import AssociationConfig, Thresholds
 from edge_agent.memory.description import label
 from edge_agent.perception.embed import Described
@@ -53,7 +53,10 @@ class RecordingStore(Store):
         super().__init__(*args, **kwargs)
         self.recorded: list[Clip] = []
 
-    def ingest_clip(self, clip, observations, **kwargs):  # type: ignore[no-untyped-def, override]
+    def __enter__(self) -> RecordingStore:
+        return self
+
+    def ingest_clip(self, clip: ClipRecord, observations: Iterable[ObservationRecord], **kwargs: Any) -> IngestResult:
         observations = list(observations)
         self.recorded.append((clip, observations, kwargs))
         return super().ingest_clip(clip, observations, **kwargs)

@@ -9,10 +9,11 @@ JPEG compressed harder. Sensor noise is added per frame. A session is written as
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from edge_agent.eval import texture
 from edge_agent.eval.faces import draw_face
@@ -111,18 +112,18 @@ def _background(world: World, light: float) -> np.ndarray:
         if photo:
             _textured(canvas, (max(0, x0), 0, x1, height), f"wall:{room}")
     for k, place in enumerate(world.scenario.places):
-        x0, y0, x1, y1 = layout.zone(place)
+        left, _, right, _ = layout.zone(place)
         top = int(layout.floor)
         cv2.rectangle(
             canvas,
-            (int(x0) + 3, top - 10),
-            (int(x1) - 3, height - 1),
+            (int(left) + 3, top - 10),
+            (int(right) - 3, height - 1),
             _scaled(_PLACE_COLOURS[k % len(_PLACE_COLOURS)], light),
             -1,
         )
         if photo:
-            _textured(canvas, (int(x0) + 3, top - 10, int(x1) - 3, height), f"place:{place}")
-        cv2.line(canvas, (int(x0) + 3, top - 10), (int(x1) - 3, top - 10), _scaled((60, 60, 60), light), 2)
+            _textured(canvas, (int(left) + 3, top - 10, int(right) - 3, height), f"place:{place}")
+        cv2.line(canvas, (int(left) + 3, top - 10), (int(right) - 3, top - 10), _scaled((60, 60, 60), light), 2)
     if layout.outside_x is not None:  # outside the home (a worn camera's outings): a street, a fence, no places
         x0 = int(layout.outside_x - layout.width / 4)
         canvas[:, x0:] = _scaled((150, 160, 150), light)
@@ -274,7 +275,8 @@ def render_frame(
         if thing.category == "person" and world.scenario.faces > 0:
             k = people.index(instance)
             facing = np.random.default_rng([world.seed, session.index, frame, k]).random() < world.scenario.faces
-            draw_face(canvas, tuple(int(round(v)) for v in box), k if facing else None, session.light)
+            head = cast(tuple[int, int, int, int], tuple(int(round(v)) for v in box))  # a box's four sides, rounded
+            draw_face(canvas, head, k if facing else None, session.light)
         if imaging.occlusion and spec[instance].category != "person" and rng.random() < imaging.occlusion:
             _hand(canvas, box, session.light, rng)
     image = canvas[:, view : view + cam.width]
@@ -288,7 +290,7 @@ def render_frame(
         kernel[length // 2, :] = 1.0 / length
         image = cv2.filter2D(image, -1, kernel)
     noisy = image.astype(np.int16) + rng.normal(0, 3, image.shape).astype(np.int16)
-    return np.clip(noisy, 0, 255).astype(np.uint8)
+    return cast(npt.NDArray[np.uint8], np.clip(noisy, 0, 255).astype(np.uint8))  # the view (a 2-d slice) is typed Any
 
 
 def _hand(canvas: np.ndarray, box: tuple[float, float, float, float], light: float, rng: np.random.Generator) -> None:

@@ -12,9 +12,11 @@ so that the same face thresholds mean the same thing: a shared component (every 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from edge_agent.perception.faces import Face
 
@@ -39,7 +41,8 @@ _SKIN = np.array([120, 160, 210], np.float32)
 
 def face_code(k: int) -> np.ndarray:
     """The k-th person's pattern: (4, 4) of +1 / -1."""
-    return _CODES[k % len(_CODES)].reshape(_GRID, _GRID)
+    # an integer index is typed Any (a row or a scalar): here a row of float32
+    return cast(npt.NDArray[np.float32], _CODES[k % len(_CODES)]).reshape(_GRID, _GRID)
 
 
 def _head(box: tuple[int, int, int, int]) -> tuple[int, int, int]:

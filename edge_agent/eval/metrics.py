@@ -4,7 +4,8 @@ instance) and evidence recall (the questions whose evidence windows all reach th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 __all__ = ["IDENTITY_KEYS", "evidence_covered", "identity_scores"]
 
@@ -18,12 +19,14 @@ IDENTITY_KEYS = (
     "bcubed_f1",
 )
 
+_Item = TypeVar("_Item", bound=Hashable)
+
 
 def _f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
 
-def identity_scores(predicted: Mapping[Hashable, Hashable], truth: Mapping[Hashable, Hashable]) -> dict[str, float]:
+def identity_scores(predicted: Mapping[_Item, Hashable], truth: Mapping[_Item, Hashable]) -> dict[str, float]:
     """Entities (``predicted``: item -> entity) against instances (``truth``: item -> instance), over
     the items both label. Pairwise: over item pairs, "same entity" against "same instance"; the
     false-merge rate is the share of pairs put in one entity that are different instances (1 - pairwise
@@ -35,7 +38,7 @@ def identity_scores(predicted: Mapping[Hashable, Hashable], truth: Mapping[Hasha
     both = Counter((predicted[i], truth[i]) for i in items)
     entity_size = Counter(predicted[i] for i in items)
     instance_size = Counter(truth[i] for i in items)
-    pairs = lambda n: n * (n - 1) // 2  # noqa: E731
+    pairs: Callable[[int], int] = lambda n: n * (n - 1) // 2  # noqa: E731
     same_both = sum(pairs(n) for n in both.values())
     same_entity = sum(pairs(n) for n in entity_size.values())
     same_instance = sum(pairs(n) for n in instance_size.values())

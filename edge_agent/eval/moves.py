@@ -109,7 +109,7 @@ def score_moves(world: World, store: Store, labels: dict[int, str], window: floa
 
 def _taken(
     kept: list[tuple[int, float, int | None]], labels: dict[int, str], e: Event, until: float
-) -> dict[str, bool]:
+) -> dict[str, float | bool]:
     """Whether memory kept a taking (:mod:`edge_agent.memory.takings`) of the thing from :data:`TAKING_WINDOW_S`
     before the take until it was put down again (``recorded``), and by the one who took it (``by_actor``)."""
     near = [(o, by) for o, t, by in kept if labels.get(o) == e.subject and e.t - TAKING_WINDOW_S <= t <= until]

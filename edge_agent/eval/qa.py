@@ -315,6 +315,7 @@ def evaluate(
         if keep is not None and keep.exists() and any(keep.iterdir()):
             raise InvalidInputError(f"--keep {keep}: the folder is not empty (the memory must start fresh)")
         local = Runtime(runtime.config, home, runtime.models)
+        reports: list[dict[str, Any]]
         if memory is not None:
             reports, entities = [], _built(local, questions, memory)
         else:

@@ -11,9 +11,11 @@ import functools
 import os
 import zlib
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["PHOTO_DIRS", "material", "shade", "source"]
 
@@ -83,7 +85,7 @@ def material(name: str) -> np.ndarray:
     for cells in (4, 8, 16, 32):  # smooth noise: octaves of upsampled random grids
         grid = rng.random((cells, 2 * cells, 3)).astype(np.float32)
         noise += cv2.resize(grid, (2 * _PATCH, _PATCH), interpolation=cv2.INTER_CUBIC) / cells
-    return np.clip(noise / noise.max(), 0.0, 1.0)
+    return cast(npt.NDArray[np.float32], np.clip(noise / noise.max(), 0.0, 1.0))  # ndarray.max() is typed Any
 
 
 def shade(name: str, size: tuple[int, int], turn: float = 0.0) -> np.ndarray:
@@ -99,4 +101,5 @@ def shade(name: str, size: tuple[int, int], turn: float = 0.0) -> np.ndarray:
     spread = float(luminance.std()) or 1.0
     gain = 1.0 + _CONTRAST * (luminance - float(luminance.mean())) / spread
     colour = window / np.maximum(luminance, 1e-3)  # the photograph's chromaticity, 1 where grey
-    return np.clip(gain * (1.0 - _TINT + _TINT * colour), 0.3, 1.8).astype(np.float32)
+    # NumPy types the mean of cv2.resize's window (integer or floating pixels) as Any: the gains are float32
+    return cast(npt.NDArray[np.float32], np.clip(gain * (1.0 - _TINT + _TINT * colour), 0.3, 1.8).astype(np.float32))

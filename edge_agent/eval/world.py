@@ -838,7 +838,16 @@ def _as_of_after(sessions: list[Session], t: float, rng: np.random.Generator) ->
     return max(end, t + 1.0)
 
 
-def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _identity_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     """The look-alike trap: the thing is named by where it was at one moment; the answer is where that
     same instance was last seen, while its look-alike is elsewhere."""
     candidates = [i for i in spec if lookalike[i] and spec[i].category != "person"]  # people walk through places
@@ -867,7 +876,13 @@ def _identity_question(world, day, sessions, spec, places, lookalike, rng, qid):
     return Question(qid, "identity", text, choices, answer, as_of, ((instance, a, b), (instance, last[0], last[1])))
 
 
-def _one_sighting(world, sessions, spec, lookalike, rng):
+def _one_sighting(
+    world: World,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+) -> tuple[str, tuple[float, float, Session]] | None:
     """A thing with no look-alike (not a person), drawn at random, and one of its sightings in ``sessions``
     (start, end, session): (instance, sighting), or None when there is none."""
     candidates = [i for i in spec if not lookalike[i] and spec[i].category != "person"]
@@ -880,7 +895,16 @@ def _one_sighting(world, sessions, spec, lookalike, rng):
     return instance, seen[int(rng.integers(len(seen)))]
 
 
-def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _last_seen_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     picked = _one_sighting(world, sessions, spec, lookalike, rng)
     if picked is None:
         return None
@@ -895,7 +919,16 @@ def _last_seen_question(world, day, sessions, spec, places, lookalike, rng, qid)
     return Question(qid, "last_seen", text, choices, answer, as_of, ((instance, a, b),))
 
 
-def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _counting_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     window = (sessions[0].t_start, sessions[-1].t_end)
     moved = [
         e
@@ -921,13 +954,23 @@ def _counting_question(world, day, sessions, spec, places, lookalike, rng, qid):
     return Question(qid, "counting", text, choices, answer, window[1] + 60.0, evidence)
 
 
-def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _who_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     window = (sessions[0].t_start, sessions[-1].t_end)
     moves = [e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1]]
     people = [e for e in world.scenario.people]
     if not moves or len(people) < 2 or world.scenario.camera.kind == "wearable":
         return None
     e = moves[int(rng.integers(len(moves)))]
+    assert e.actor is not None  # a put_down is always a person's (the dog's own moves are on / off)
     text = f"Who moved {_noun(spec[e.subject])} to the {e.place} at {_clock(e.t)}?"
     names = [f"the person in {p.colour_on(day)} {p.pattern} clothes" for p in people]
     correct = names[[p.id for p in people].index(e.actor)]
@@ -943,7 +986,16 @@ def _who_question(world, day, sessions, spec, places, lookalike, rng, qid):
     )
 
 
-def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _order_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     window = (sessions[0].t_start, sessions[-1].t_end)
     puts = [
         e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1] and not lookalike[e.subject]
@@ -970,7 +1022,16 @@ def _order_question(world, day, sessions, spec, places, lookalike, rng, qid):
     return None
 
 
-def _first_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _first_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     """The order of two things: which of them was seen first on a day (each told apart from the rest by its words)."""
     firsts = {}
     for instance in spec:
@@ -1005,7 +1066,16 @@ def _span_said(seconds: float) -> str:
     return f"about {hours:g} hours"
 
 
-def _how_long_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _how_long_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     """How long a thing stayed where it was put: from its putting down to its next picking up (or taking out)."""
     window = (sessions[0].t_start, sessions[-1].t_end)
     puts = [
@@ -1030,7 +1100,16 @@ def _how_long_question(world, day, sessions, spec, places, lookalike, rng, qid):
     return None
 
 
-def _either_place_question(world, day, sessions, spec, places, lookalike, rng, qid):
+def _either_place_question(
+    world: World,
+    day: int,
+    sessions: list[Session],
+    spec: dict[str, EntitySpec],
+    places: list[str],
+    lookalike: dict[str, bool],
+    rng: np.random.Generator,
+    qid: str,
+) -> Question | None:
     """A or B: was a thing by this place or by that one at a moment it was seen (standing still there)."""
     picked = _one_sighting(world, sessions, spec, lookalike, rng)
     if picked is None:

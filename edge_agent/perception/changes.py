@@ -169,10 +169,8 @@ class ChangeFinder:
 
     def _clean(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """Specks removed, holes filled."""
-        m = mask.astype(np.uint8)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._kernel)
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, self._kernel, iterations=2)
-        return m.astype(bool)
+        opened = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
+        return cv2.morphologyEx(opened, cv2.MORPH_CLOSE, self._kernel, iterations=2).astype(bool)
 
     def _regions(self, mask: npt.NDArray[np.bool_]) -> list[np.ndarray]:
         """The bounding boxes (xyxy, downscaled pixels) of ``mask``'s connected regions big enough to matter."""

@@ -35,7 +35,8 @@ def illuminant(image: np.ndarray, method: str = "grey-edge", *, p: float = 1.0, 
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     pixels = small.astype(np.float32)
     if method == "grey-world":
-        return pixels.reshape(-1, 3).mean(axis=0)
+        mean: np.ndarray = pixels.reshape(-1, 3).mean(axis=0)
+        return mean
     if method != "grey-edge":
         raise ValueError(f"colour constancy method must be one of {', '.join(METHODS)}, got {method!r}")
     blurred = cv2.GaussianBlur(pixels, (0, 0), sigma)
@@ -46,7 +47,8 @@ def illuminant(image: np.ndarray, method: str = "grey-edge", *, p: float = 1.0, 
     # against its mean gives the ratio that brings it back to the pixel scale
     norm = np.power(np.mean(np.power(magnitude, p), axis=0), 1.0 / p)
     level = float(pixels.mean())
-    return norm / max(float(norm.mean()), 1e-6) * level
+    result: np.ndarray = norm / max(float(norm.mean()), 1e-6) * level
+    return result
 
 
 class Constancy:
@@ -71,4 +73,5 @@ class Constancy:
     def apply(patch: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
         if gains is None:
             return patch
-        return np.clip(patch.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+        result: np.ndarray = np.clip(patch.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+        return result

@@ -158,8 +158,8 @@ def pattern_name(patch: np.ndarray, size: int = 64) -> str:
     m, a = magnitude[inner], angle[inner] % 180.0
     if float(m.mean()) / 255.0 < 0.25:
         return "plain"
-    bins = np.bincount((((a + 22.5) % 180.0) // 45.0).astype(int) % 4, weights=m, minlength=4)
-    bins = bins / max(float(bins.sum()), 1e-6)
+    energy = np.bincount((((a + 22.5) % 180.0) // 45.0).astype(int) % 4, weights=m, minlength=4)
+    bins = energy / max(float(energy.sum()), 1e-6)
     if bins.max() >= 0.6:
         return "striped"
     if bins[0] >= 0.25 and bins[2] >= 0.25:

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from edge_agent.capture.frames import Frame
 from edge_agent.errors import EdgeAgentError
 from edge_agent.memory.categories import CONFUSABLE
+from edge_agent.memory.records import Kind
 from edge_agent.native import iou_matrix
 from edge_agent.perception.vocabulary import ANIMALS, COCO_CLASSES
 
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-def kind_of(category: str) -> str:
+def kind_of(category: str) -> Kind:
     """The entity kind of a detector category."""
     if category == "person":
         return "person"

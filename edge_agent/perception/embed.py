@@ -17,9 +17,9 @@ multimodal embedding) it is joined by the text vector of what its description sa
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import cv2
 import numpy as np
@@ -33,6 +33,9 @@ from edge_agent.config import (
 )
 from edge_agent.perception.detections import ModelError
 from edge_agent.perception.registry import EMBEDDERS, BuildContext
+
+if TYPE_CHECKING:  # the text model's module loads its weights' reader
+    from edge_agent.perception.text import TextEmbedder
 
 __all__ = [
     "ColorTextureEmbedder",
@@ -62,13 +65,15 @@ class Embedder(Protocol):
 
 def _normalise(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+    result: np.ndarray = (x / np.maximum(norms, 1e-12)).astype(np.float32)
+    return result
 
 
 def observation_embedding(embedder: Embedder, crops: Sequence[np.ndarray]) -> np.ndarray:
     """One vector for an observation: the normalised mean of its crops' embeddings."""
     vectors = embedder.embed(crops)
-    return _normalise(vectors.mean(axis=0, keepdims=True))[0]
+    result: np.ndarray = _normalise(vectors.mean(axis=0, keepdims=True))[0]
+    return result
 
 
 class Described:
@@ -79,7 +84,7 @@ class Described:
     alone). The space is named for both parts and the weight, so vectors of another mix are never compared and
     association thresholds are set for it (``[association.spaces]``)."""
 
-    def __init__(self, text: Any, weights: dict[str, float]) -> None:
+    def __init__(self, text: TextEmbedder, weights: Mapping[str, float]) -> None:
         for kind, w in weights.items():
             if not 0.0 <= w < 1.0:
                 raise ValueError(f"description weight of {kind} must be in [0, 1), got {w}")
@@ -105,7 +110,8 @@ class Described:
         if w == 0:
             return appearance
         text = self._text(words)
-        return _normalise(np.concatenate([np.sqrt(1 - w) * appearance, np.sqrt(w) * text])[None])[0]
+        result: np.ndarray = _normalise(np.concatenate([np.sqrt(1 - w) * appearance, np.sqrt(w) * text])[None])[0]
+        return result
 
     def appearance_only(self, kind: str, appearance: np.ndarray) -> np.ndarray:
         """The appearance part alone, in the joint space (the text part zero): for proposing an entity before
@@ -127,7 +133,8 @@ def _centre_kernel(height: int, width: int) -> np.ndarray:
 def subject_weights(image: np.ndarray) -> np.ndarray:
     """Per pixel of a crop, how much it shows the thing rather than what is around it (0..1): the
     centre kernel times the foreground weight. The embedder and the describer's pattern both use it."""
-    return _centre_kernel(*image.shape[:2]) * _foreground(image)
+    result: np.ndarray = _centre_kernel(*image.shape[:2]) * _foreground(image)
+    return result
 
 
 def _foreground(image: np.ndarray, ring: int = 2, scale: float = 40.0) -> np.ndarray:
@@ -152,11 +159,13 @@ def soft_histogram(values: np.ndarray, weights: np.ndarray, bins: int, spread: f
     Gaussian weights (``spread`` in bins): a value moved a little (the light a little brighter) moves its mass a
     little, not all of it at once when it crosses a bin's edge."""
     hist = soft_votes(values, bins, spread).T @ weights.astype(np.float32)
-    return hist / max(float(hist.sum()), 1e-6)
+    result: np.ndarray = hist / max(float(hist.sum()), 1e-6)
+    return result
 
 
 def _rows_summing_to_one(votes: np.ndarray) -> np.ndarray:
-    return (votes / votes.sum(axis=1, keepdims=True)).astype(np.float32)
+    result: np.ndarray = (votes / votes.sum(axis=1, keepdims=True)).astype(np.float32)
+    return result
 
 
 def soft_votes(values: np.ndarray, bins: int, spread: float, *, circular: bool = False) -> np.ndarray:

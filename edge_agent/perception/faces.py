@@ -118,7 +118,11 @@ class FaceEmbedder:
             if rows is None:
                 return []
             return [
-                (tuple(float(v) for v in row[:4]), float(row[14]), np.asarray(row[4:14], np.float64).reshape(5, 2))
+                (
+                    (float(row[0]), float(row[1]), float(row[2]), float(row[3])),
+                    float(row[14]),
+                    np.asarray(row[4:14], np.float64).reshape(5, 2),
+                )
                 for row in rows
             ]
         rects, scores, _ = self._hog.run(rgb, 1, 0.0)  # upsampled once: faces from about 40 px

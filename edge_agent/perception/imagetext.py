@@ -34,7 +34,8 @@ class ImageTextEmbedder(Protocol):
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
-    return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+    result: np.ndarray = (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+    return result
 
 
 class ONNXCLIPEmbedder:

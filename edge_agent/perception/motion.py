@@ -45,7 +45,8 @@ class CameraMotion:
         x0, y0, x1, y1 = np.asarray(box, np.float64)
         centre = back[:2, :2] @ np.array([(x0 + x1) / 2, (y0 + y1) / 2]) + back[:2, 2]
         half = np.array([x1 - x0, y1 - y0]) * float(np.sqrt(abs(np.linalg.det(back[:2, :2])))) / 2
-        return np.r_[centre - half, centre + half]
+        result: np.ndarray = np.r_[centre - half, centre + half]
+        return result
 
     def estimate(self, frame: np.ndarray, boxes: np.ndarray | None = None) -> np.ndarray:
         """``frame``: BGR (or grey) image; ``boxes``: (N, 4) xyxy of the things detected in it (left out of the
@@ -56,7 +57,7 @@ class CameraMotion:
         warp: np.ndarray | None = None  # until a method finds the motion
         previous, points = self._previous, self._points
         if previous is not None and points is not None and previous.shape == small.shape and len(points):
-            moved, status, _ = cv2.calcOpticalFlowPyrLK(previous, small, points, None, winSize=(21, 21), maxLevel=3)
+            moved, status, _ = cv2.calcOpticalFlowPyrLK(previous, small, points, None, winSize=(21, 21), maxLevel=3)  # type: ignore[call-overload]  # None: no initial guess (the stubs want an array)
             found = status.ravel() == 1
             if int(found.sum()) >= self.min_points:
                 fitted, inliers = cv2.estimateAffinePartial2D(

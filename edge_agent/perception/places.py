@@ -34,11 +34,13 @@ def _band(image: np.ndarray) -> np.ndarray:
     colour = np.bincount(bins.ravel(), weights=(sat * val).ravel(), minlength=24) / bins.size
     bright = soft_histogram(val.ravel(), np.ones(val.size, np.float32), 6)
     grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    magnitude, angle = cv2.cartToPolar(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1), True)
-    edges = np.bincount(
+    magnitude, angle = cv2.cartToPolar(
+        cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1), angleInDegrees=True
+    )
+    orientations = np.bincount(
         np.minimum((angle % 180.0 / 22.5).astype(int), 7).ravel(), weights=magnitude.ravel(), minlength=8
     )
-    edges = edges / max(float(edges.sum()), 1e-6) * min(1.0, float(magnitude.mean()) / 64.0)
+    edges = orientations / max(float(orientations.sum()), 1e-6) * min(1.0, float(magnitude.mean()) / 64.0)
     return np.concatenate([colour * 2.0, bright * 0.5, edges * 0.5]).astype(np.float32)
 
 
@@ -100,4 +102,5 @@ class ImageTextPlaces:
             return np.zeros(self.model.dims, np.float32)
         total = np.asarray(self.model.embed_images(crops), np.float32).reshape(len(crops), -1).sum(axis=0)
         norm = float(np.linalg.norm(total))
-        return (total / norm if norm > 0 else total).astype(np.float32)
+        result: np.ndarray = (total / norm if norm > 0 else total).astype(np.float32)
+        return result

@@ -54,7 +54,8 @@ def _erf(x: np.ndarray) -> np.ndarray:
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
+    result: np.ndarray = np.sign(x) * (1.0 - poly * np.exp(-a * a))
+    return result
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -64,7 +65,8 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
+    result: np.ndarray = (x - mean) / np.sqrt(var + eps) * weight + bias
+    return result
 
 
 _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
@@ -152,12 +154,15 @@ class MiniLMTextEmbedder:
                 # (out, in) as stored, on the left: this 2-D product runs in BLAS as fast as one with a transposed
                 # copy; x @ weight.T took twice as long and a 3-D product did not run in BLAS at all.
                 weight = w[p + name + ".weight"]
-                return (weight @ t.reshape(-1, t.shape[-1]).T).T.reshape(*t.shape[:-1], weight.shape[0]) + w[
-                    p + name + ".bias"
-                ]
+                bias = w[p + name + ".bias"]
+                out: np.ndarray = (weight @ t.reshape(-1, t.shape[-1]).T).T.reshape(
+                    *t.shape[:-1], weight.shape[0]
+                ) + bias
+                return out
 
             def split(t: np.ndarray) -> np.ndarray:
-                return t.reshape(n, length, heads, head_dim).transpose(0, 2, 1, 3)
+                result: np.ndarray = t.reshape(n, length, heads, head_dim).transpose(0, 2, 1, 3)
+                return result
 
             q, k, v = (split(linear(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
             scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + bias
@@ -178,7 +183,8 @@ class MiniLMTextEmbedder:
                 eps,
             )
         pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        result: np.ndarray = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return result
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):

@@ -6,10 +6,13 @@ place. "quit", "exit" and "bye" leave."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from edge_agent.language.grammar import Place, Query, Subject
 from edge_agent.language.reader import is_leaving
+
+if TYPE_CHECKING:  # the controllers import this module's package
+    from edge_agent.qa.deterministic import Answer, Controller
 
 __all__ = ["Conversation", "follow_up", "talked_about"]
 
@@ -18,7 +21,7 @@ __all__ = ["Conversation", "follow_up", "talked_about"]
 About = tuple[int | None, str | None, str]
 
 
-def talked_about(answer: Any) -> About:
+def talked_about(answer: Answer) -> About:
     """The one entity an answer is about (its finding's entity, else the one entity its evidence cites) and the camera
     the answer saw it on: what "she", "it" and "there" refer to next."""
     finding = getattr(answer, "finding", None) or {}
@@ -76,7 +79,7 @@ def follow_up(previous: Query | None, current: Query, about: About = (None, None
 class Conversation:
     """Questions asked one after another of one controller (deterministic or LLM), as a person talks."""
 
-    def __init__(self, controller: Any) -> None:
+    def __init__(self, controller: Controller) -> None:
         self.controller = controller
         self.previous: Query | None = None
         self.about: dict[str, About] = {}  #: the last person, the last thing and the last of either talked about
@@ -85,7 +88,7 @@ class Conversation:
     def leaves(line: str) -> bool:
         return is_leaving(line)
 
-    def ask(self, line: str, *, as_of: float | None = None) -> Any:
+    def ask(self, line: str, *, as_of: float | None = None) -> Answer:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = self.controller.query(line, as_of)
         word = current.subject.said

@@ -50,6 +50,17 @@ _KNOWN_SHOWN = 12
 class Controller(Protocol):
     """What answers a question from memory: the deterministic controller, or a model's search rounds."""
 
+    store: Store  #: the memory it answers from
+
+    @property
+    def retriever(self) -> Retriever:
+        """The retrieval its searches go through."""
+        ...
+
+    def query(self, question: str, as_of: float | None = None) -> Query:
+        """The question read into the grammar (nothing answered)."""
+        ...
+
     def ask(
         self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
     ) -> Answer: ...

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 
 from edge_agent.clock import format_utc as _t
-from edge_agent.memory import Store
+from edge_agent.memory import Observation, Store
 from edge_agent.memory.consolidate import facts, traces
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.retrieval.retrieve import Evidence
@@ -48,7 +48,7 @@ def render(store: Store, evidence: Evidence, *, biographies: bool = True) -> str
         ]
         _episodes(store, evidence, lines)
         return "\n".join(lines)
-    by_entity: dict[int, list] = defaultdict(list)
+    by_entity: dict[int, list[Observation]] = defaultdict(list)
     for o in observations:
         by_entity[o.entity_id if o.entity_id is not None else -1].append(o)
     order = sorted(by_entity, key=lambda e: -max(evidence.scores.get(("observation", o.id), 0.0) for o in by_entity[e]))

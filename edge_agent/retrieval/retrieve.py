@@ -111,8 +111,8 @@ class Retriever:
                     )
                     moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
             fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
-            for ranked in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
-                for rank, key in enumerate(ranked):
+            for ranking in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
+                for rank, key in enumerate(ranking):
                     fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
 
         with timed(timings, "ppr"):
@@ -186,21 +186,7 @@ class Retriever:
                 score = cfg.ppr_share * relevance / top + (1 - cfg.ppr_share) * max(ep_sim.get(item, 0.0), 0.0)
                 ranked.append((score + (("episode", item) in named), "episode", item, -1))
             ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
-            chosen_obs, chosen_ep, per_entity = [], [], {}
-            scores = {}
-            for score, kind, item, entity in ranked:
-                if len(chosen_obs) + len(chosen_ep) >= cfg.budget:
-                    break
-                if kind == "observation":
-                    if entity >= 0 and per_entity.get(entity, 0) >= cfg.per_entity_cap:
-                        continue
-                    per_entity[entity] = per_entity.get(entity, 0) + 1
-                    chosen_obs.append(item)
-                else:
-                    if len(chosen_ep) >= cfg.episode_cap:
-                        continue
-                    chosen_ep.append(item)
-                scores[(kind, item)] = score
+            chosen_obs, chosen_ep, scores = _choose(ranked, cfg)
         return Evidence(
             chosen_obs,
             chosen_ep,
@@ -210,3 +196,28 @@ class Retriever:
             scores,
             question,
         )
+
+
+def _choose(
+    ranked: list[tuple[float, str, int, int]], cfg: RetrievalConfig
+) -> tuple[list[int], list[int], dict[tuple[str, int], float]]:
+    """The records evidence holds, best first within ``cfg.budget``: at most ``per_entity_cap`` observations of one
+    entity and ``episode_cap`` episodes; (observation ids, episode ids, each one's score)."""
+    chosen_obs: list[int] = []
+    chosen_ep: list[int] = []
+    per_entity: dict[int, int] = {}
+    scores: dict[tuple[str, int], float] = {}
+    for score, kind, item, entity in ranked:
+        if len(chosen_obs) + len(chosen_ep) >= cfg.budget:
+            break
+        if kind == "observation":
+            if entity >= 0 and per_entity.get(entity, 0) >= cfg.per_entity_cap:
+                continue
+            per_entity[entity] = per_entity.get(entity, 0) + 1
+            chosen_obs.append(item)
+        else:
+            if len(chosen_ep) >= cfg.episode_cap:
+                continue
+            chosen_ep.append(item)
+        scores[(kind, item)] = score
+    return chosen_obs, chosen_ep, scores

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -23,6 +24,9 @@ from edge_agent.perception.vocabulary import COCO_CLASSES, COLOUR_NAMES
 from edge_agent.rules.predicate import RELATIONS, Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
+
+#: No entity has a name (the default of the readers' ``names``).
+_NO_NAMES: Mapping[str, int] = MappingProxyType({})
 
 #: The places a rule may name: their names, or each name -> the cameras it is drawn on (for the messages).
 Places = Iterable[str] | Mapping[str, Iterable[str]]
@@ -111,7 +115,7 @@ def read_phrase(
     text: str,
     *,
     places: Places = (),
-    names: Mapping[str, int] = (),
+    names: Mapping[str, int] = _NO_NAMES,
     categories: Iterable[str] | None = None,
     cameras: Iterable[str] = (),
 ) -> dict[str, Any]:
@@ -225,7 +229,7 @@ def resolve(
     predicate: Predicate,
     *,
     places: Places = (),
-    names: Mapping[str, int] = (),
+    names: Mapping[str, int] = _NO_NAMES,
     categories: Iterable[str] | None = None,
 ) -> Predicate:
     """Fills the entity ids of named entities and checks that every place, name and category the rule
@@ -326,7 +330,7 @@ def parse_rule(
     text: str,
     *,
     places: Places = (),
-    names: Mapping[str, int] = (),
+    names: Mapping[str, int] = _NO_NAMES,
     categories: Iterable[str] | None = None,
     cameras: Iterable[str] = (),
     llm: ChatModel | None = None,

@@ -88,7 +88,9 @@ def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
     return float(w * h / area)
 
 
-def holds(p: Predicate, box: Sequence[float], regions: Sequence[Sequence[float]], overlap: float) -> bool:
+def holds(
+    p: Predicate, box: Sequence[float] | np.ndarray, regions: Sequence[Sequence[float] | np.ndarray], overlap: float
+) -> bool:
     """The relation on one frame: "on" / "in" / "enters" / "leaves": at least ``overlap`` of the subject's
     box inside a region; "near": within half the subject's size of one; "appears": seen at all."""
     if p.relation == "appears" or (p.relation in ("enters", "leaves") and p.object_type is None):

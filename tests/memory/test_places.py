@@ -107,6 +107,20 @@ def test_the_surface_under_a_thing_is_what_tells_places_apart():
     assert blank.shape == (DIMS,)  # nothing around it: no error
 
 
+def test_the_grain_of_a_surface_is_read_from_its_edges_orientation():
+    """Boards running across the view and boards running away from it, in the same colours, differ in the
+    descriptor's gradient-orientation bins (angles were once read in radians: every edge fell in the first bin)."""
+
+    def boards(across):
+        image = np.full((360, 640, 3), 200, np.uint8)
+        rows, cols = np.mgrid[250:360, 0:640]
+        image[250:][((rows if across else cols) // 6) % 2 == 1] = (40, 60, 90)
+        return surroundings([image], [np.array([200, 210, 240, 250], np.float32)])
+
+    edges = slice(8 * 3 + 6, 8 * 3 + 6 + 8)  # the band below: hue x saturation, brightness, then orientation
+    assert int(np.argmax(boards(True)[edges])) != int(np.argmax(boards(False)[edges]))
+
+
 def test_places_from_the_command_line(tmp_path, capsys):
     home = _home(tmp_path)
 

@@ -25,7 +25,7 @@ class OpenCVDetector:
         self.class_names: tuple[str, ...] = ("person", "cat")
         self._people = people
         self._hog = cv2.HOGDescriptor()
-        self._hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+        self._hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), np.float32))
         cascades = {"haarcascade_frontalcatface.xml": "cat"} if cascades is None else cascades
         data = getattr(getattr(cv2, "data", None), "haarcascades", None)
         self._cascades: list[tuple[cv2.CascadeClassifier, int]] = []

@@ -42,7 +42,7 @@ def yolox_decode(raw: np.ndarray, size: tuple[int, int], strides: Sequence[int] 
         grids.append(np.stack([xs, ys], axis=-1).reshape(-1, 2))
         scales.append(np.full((gh * gw, 1), stride))
     grid, scale = np.concatenate(grids), np.concatenate(scales)
-    out = raw[0].astype(np.float32).copy()
+    out: np.ndarray = raw[0].astype(np.float32).copy()
     if out.shape[0] != grid.shape[0]:
         raise ModelError(
             f"YOLOX output has {out.shape[0]} anchors; "
@@ -77,8 +77,8 @@ def yolox_postprocess(
     )
     scores, class_id = scores[keep], class_id[keep]
     xywh = np.concatenate([xyxy[:, :2], xyxy[:, 2:] - xyxy[:, :2]], axis=1)
-    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), class_id.tolist(), score_threshold, nms_iou)
-    picked = np.asarray(picked, dtype=np.int64).reshape(-1)
+    kept = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), class_id.tolist(), score_threshold, nms_iou)
+    picked = np.asarray(kept, dtype=np.int64).reshape(-1)
     return Detections(
         xyxy[picked].astype(np.float32),
         scores[picked].astype(np.float32),
