@@ -249,6 +249,29 @@ def sql_outside_memory() -> dict[str, list[str]]:
     return found
 
 
+def database_outside_memory() -> dict[str, list[int]]:
+    """module -> lines where code outside edge_agent.memory reaches a store's database (``store.db``, ``x.db.path``)
+    instead of memory's API. A call of a method named ``db`` (the API state's ``api.db(run)``, which runs a
+    function on the memory worker) is not a database."""
+    found: dict[str, list[int]] = {}
+    for name, path in _modules().items():
+        if name == "edge_agent.memory" or name.startswith("edge_agent.memory."):
+            continue
+        lines = _database_lines(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        if lines:
+            found[name] = lines
+    return found
+
+
+def _database_lines(tree: ast.AST) -> list[int]:
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "db" and id(node) not in called
+    )
+
+
 # -- the detectors themselves --------------------------------------------------------------------------
 
 
@@ -335,6 +358,18 @@ def test_sql_only_in_memory() -> None:
     )
     stale = sorted(e for e in ALLOWED_SQL if not any(_covered(m, {e}) for m in found))
     assert not stale, f"ALLOWED_SQL lists modules that hold no SQL any more: remove {stale}"
+
+
+def test_the_database_is_memorys_own() -> None:
+    found = database_outside_memory()
+    assert not found, "outside edge_agent/memory/, pass the Store (memory's readers take it) or use its API, not " + (
+        "store.db: " + "; ".join(f"{m} lines {lines}" for m, lines in sorted(found.items()))
+    )
+
+
+def test_the_database_finder_sees_an_attribute_and_not_a_call() -> None:
+    tree = ast.parse("queries.last_clip_end(store.db)\nawait api.db(run)\nstore.db.checkpoint()\n")
+    assert _database_lines(tree) == [1, 3]
 
 
 def function_lengths() -> dict[str, int]:

@@ -23,8 +23,8 @@ DAY = 86400.0
 
 
 def _cameras(store: Store) -> list[CameraOut]:
-    stored = queries.stored_span_per_camera(store.db)
-    logged = queries.logged_span_per_camera(store.db)
+    stored = queries.stored_span_per_camera(store)
+    logged = queries.logged_span_per_camera(store)
     out = []
     for camera in sorted(set(stored) | set(logged)):
         n, a, b = stored.get(camera, (0, None, None))
@@ -44,16 +44,16 @@ async def cameras(request: Request) -> list[CameraOut]:
 
 def _moments(store: Store, camera: str | None, start: float | None, end: float | None, limit: int) -> MomentsOut:
     if end is None:
-        latest = queries.last_clip_end(store.db, camera)
+        latest = queries.last_clip_end(store, camera)
         end = latest if latest is not None else time.time()
     if start is None:
         start = end - DAY
     if start > end:
         raise HTTPException(422, "start is after end")
-    names = [camera] if camera is not None else queries.cameras_between(store.db, start, end)
+    names = [camera] if camera is not None else queries.cameras_between(store, start, end)
     out = []
     for name in names:
-        rows = queries.clip_timeline(store.db, name, start, end, limit + 1)
+        rows = queries.clip_timeline(store, name, start, end, limit + 1)
         clips = [
             ClipOut(
                 id=i,
@@ -68,7 +68,7 @@ def _moments(store: Store, camera: str | None, start: float | None, end: float |
         ]
         episodes = [
             EpisodeOut(id=i, scale=s, camera=c, t_start=a, t_end=b, text=x)
-            for i, s, c, a, b, x in queries.window_episodes(store.db, name, start, end, limit)
+            for i, s, c, a, b, x in queries.window_episodes(store, name, start, end, limit)
         ]
         out.append(CameraMoments(camera=name, clips=clips, truncated=len(rows) > limit, episodes=episodes))
     return MomentsOut(start=start, end=end, cameras=out)
@@ -105,15 +105,13 @@ def _media(store: Store, relative: str | None, what: str) -> FilePath:
 
 
 def _keyframe(store: Store, clip_id: int, index: int) -> FilePath:
-    keyframes = queries.clip_keyframes(store.db, clip_id)
+    keyframes = queries.clip_keyframes(store, clip_id)
     frames = json.loads(keyframes) if keyframes is not None else []
     return _media(store, frames[index] if index < len(frames) else None, f"keyframe {index} of clip {clip_id}")
 
 
 def _crop(store: Store, observation_id: int) -> FilePath:
-    return _media(
-        store, queries.observation_crop(store.db, observation_id), f"the crop of observation {observation_id}"
-    )
+    return _media(store, queries.observation_crop(store, observation_id), f"the crop of observation {observation_id}")
 
 
 _IMAGE = {200: {"content": {"image/jpeg": {}}, "description": "the JPEG"}, **errors(404, 422)}

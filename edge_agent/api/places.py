@@ -24,7 +24,7 @@ _CHANGE = errors(404, 409, 413, 422)
 
 
 def _out(store: Store, place_id: int) -> PlaceOut:
-    found = next((p for p in places.places(store.db) if p.id == place_id), None)
+    found = next((p for p in places.places(store) if p.id == place_id), None)
     if found is None:  # merged or forgotten meanwhile
         raise corrections.CorrectionError(f"place {place_id} is gone")
     return PlaceOut(**asdict(found))
@@ -43,7 +43,7 @@ def _change(store: Store, action: str, caller: str, run: Callable[[], int], **de
 
 @router.get("/places", response_model=list[PlaceOut], responses=errors(422), summary="Places, most observed first")
 async def list_places(request: Request, camera: str | None = Query(None, max_length=200)) -> list[PlaceOut]:
-    return await api_state(request).db(lambda store: [PlaceOut(**asdict(p)) for p in places.places(store.db, camera)])
+    return await api_state(request).db(lambda store: [PlaceOut(**asdict(p)) for p in places.places(store, camera)])
 
 
 @router.post(
@@ -54,7 +54,7 @@ async def name(body: PlaceNameRequest, request: Request, place_id: PlaceId) -> P
     caller = api.caller(request)
 
     def apply(store: Store) -> PlaceOut:
-        run = lambda: places.name(store.db, place_id, body.name)  # noqa: E731
+        run = lambda: places.name(store, place_id, body.name)  # noqa: E731
         _change(store, "place name", caller, run, place=place_id, name=body.name)
         return _out(store, place_id)
 
@@ -67,7 +67,7 @@ async def merge(body: PlaceMergeRequest, request: Request) -> PlaceOut:
     caller = api.caller(request)
 
     def apply(store: Store) -> PlaceOut:
-        run = lambda: places.merge(store.db, body.keep, body.absorb)  # noqa: E731
+        run = lambda: places.merge(store, body.keep, body.absorb)  # noqa: E731
         _change(store, "place merge", caller, run, keep=body.keep, absorb=body.absorb)
         return _out(store, body.keep)
 
@@ -80,7 +80,7 @@ async def forget(request: Request, place_id: PlaceId) -> dict[str, int]:
     caller = api.caller(request)
 
     def apply(store: Store) -> dict[str, int]:
-        run = lambda: places.forget(store.db, place_id)  # noqa: E731
+        run = lambda: places.forget(store, place_id)  # noqa: E731
         return {"place": place_id, "observations": _change(store, "place forget", caller, run, place=place_id)}
 
     return await api.db(apply)

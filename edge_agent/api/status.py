@@ -21,9 +21,9 @@ def _status(store: Store, clip_seconds: float) -> StatusOut:
     now = time.time()
     spans: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     # The ingest log keeps what was recorded in spans: clips of an unchanging view are folded into the span before them.
-    for camera, t0, t1, committed in queries.ingest_log(store.db):
+    for camera, t0, t1, committed in queries.ingest_log(store):
         spans[camera].append((float(t0), float(t1), float(committed)))
-    stored = queries.clips_per_camera(store.db)
+    stored = queries.clips_per_camera(store)
     cameras = []
     for camera in sorted(set(spans) | set(stored)):
         rows = spans.get(camera, [])
@@ -41,12 +41,12 @@ def _status(store: Store, clip_seconds: float) -> StatusOut:
         )
     return StatusOut(
         version=__version__,
-        schema_version=store.db.user_version,
+        schema_version=store.schema_version,
         now=now,
         cameras=cameras,
-        entities=queries.entity_count(store.db),
-        rules=rulebook.count_rules_in_force(store.db),
-        pending_notifications=rulebook.count_pending_notifications(store.db),
+        entities=queries.entity_count(store),
+        rules=rulebook.count_rules_in_force(store),
+        pending_notifications=rulebook.count_pending_notifications(store),
         memory_bytes=retention.usage(store),
     )
 

@@ -31,12 +31,12 @@ def keyframe_url(clip_id: int) -> str:
 
 def with_keyframes(store: Store, clip_ids: Iterable[int]) -> set[int]:
     """The clips among these that still have a keyframe."""
-    return queries.clips_with_keyframes(store.db, clip_ids)
+    return queries.clips_with_keyframes(store, clip_ids)
 
 
 def with_crops(store: Store, observation_ids: Iterable[int]) -> set[int]:
     """The observations among these that still have a crop."""
-    return queries.observations_with_crops(store.db, observation_ids)
+    return queries.observations_with_crops(store, observation_ids)
 
 
 def observations_out(store: Store, observations: Sequence[Observation]) -> list[ObservationOut]:
@@ -71,7 +71,7 @@ def observations_out(store: Store, observations: Sequence[Observation]) -> list[
 
 def latest_crops(store: Store, entity_ids: Iterable[int]) -> dict[int, int]:
     """Per entity, its latest observation that has a crop (its thumbnail)."""
-    return queries.latest_crops(store.db, entity_ids)
+    return queries.latest_crops(store, entity_ids)
 
 
 def entities_out(store: Store, entities: Sequence[Entity]) -> list[EntityOut]:

@@ -119,11 +119,11 @@ def run(
                     prototypes = np.concatenate([prototypes, added])
                 else:
                     seed_s = 0.0
-                matrix.db.checkpoint()
+                matrix.checkpoint()
                 row: dict[str, Any] = {
                     "entities": n,
                     "seed_s": seed_s,
-                    "bytes_per_observation": matrix.db.file_bytes() / matrix.counts()["observations"],
+                    "bytes_per_observation": matrix.file_bytes() / matrix.counts()["observations"],
                 }
                 queries = rng.normal(size=(30, dims)).astype(np.float32)
                 row["matrix_knn_ms_p50"] = _knn_ms(matrix, queries)

@@ -154,10 +154,10 @@ def _ingest(
             clips += 1
         store.close_episodes()
         seconds = time.perf_counter() - started
-        store.db.checkpoint()
+        store.checkpoint()
         counts = store.counts()
-        db_bytes = store.db.file_bytes()
-        facts = [(f, v, round(w, 3)) for f, v, w in queries.fact_lines(store.db, 12)]
+        db_bytes = store.file_bytes()
+        facts = [(f, v, round(w, 3)) for f, v, w in queries.fact_lines(store, 12)]
     media_files = counts["clips"] + counts["observations"]  # a keyframe per clip kept, a crop per observation kept
     media_bytes = int(counts["clips"] * keyframe_kb * 1024 + counts["observations"] * crop_kb * 1024)
     return {

@@ -306,7 +306,7 @@ def _measure(
         recorder.loop_stop()
         served.close()
     with Store(folder / "hub", mode="read") as store:
-        log = queries.ingest_log(store.db)
+        log = queries.ingest_log(store)
     latencies = np.array([float(c) - float(e) for _, _, e, c in log]) if log else np.zeros(0)
     throughput = _hub_throughput(list(kept.values()), broker, folder)
     per_clip = {s: sum(r["stage_ms"][s] for r in reports) / max(1, sum(r["clips"] for r in reports)) for s in STAGES}

@@ -184,7 +184,7 @@ def empty_memory(home: Path, *, new: bool) -> str:
 def holds_clips(store: Any) -> bool:
     from edge_agent.memory import queries
 
-    return queries.last_clip_end(store.db) is not None
+    return queries.last_clip_end(store) is not None
 
 
 class CommandRuntime(Runtime):

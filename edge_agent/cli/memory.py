@@ -98,9 +98,9 @@ def _stats(args: argparse.Namespace) -> int:
     with runtime(args).store(mode="read") as store:
         out: dict[str, Any] = {
             "home": str(store.home),
-            "schema_version": store.db.user_version,
-            "driver": store.db.driver,
-            "sqlite_vec": store.db.sqlite_vec_version,
+            "schema_version": store.schema_version,
+            "driver": store.driver,
+            "sqlite_vec": store.sqlite_vec_version,
             "candidate_index": store.config.index,
             "readonly": store.readonly,
             "bytes": retention.usage(store),
@@ -134,7 +134,7 @@ def _prune(args: argparse.Namespace) -> int:
         try:
             report = retention.enforce(store, policy, dry_run=args.dry_run, include_named=args.include_named)
         except StorageFullError:
-            waiting = max(0, store.db.growth_bytes())  # committed in the WAL, not yet in memory.db (an older version)
+            waiting = max(0, store.growth_bytes())  # committed in the WAL, not yet in memory.db (an older version)
             first = f"memory.db must first take in {human_bytes(waiting)} waiting in its journal, " if waiting else ""
             raise StorageFullError(
                 f"the disk holding {rt.home} is too full for `memory prune` to record what it deletes "

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     caller = f"cli (uid {os.getuid()})"
     with runtime(args).store(mode="read" if args.action == "list" else "write") as store:
         if args.action == "list":
-            found = places.places(store.db, args.camera)
+            found = places.places(store, args.camera)
             crops = {}
             for p in found:
                 crop = store.observation(p.example).crop_path if p.example else None
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             return emit(args, [asdict(p) for p in found], text)
         with store.write():
             if args.action == "name":
-                changed = places.name(store.db, args.place, args.name)
+                changed = places.name(store, args.place, args.name)
                 corrections.audit(store, "place name", caller, place=args.place, name=args.name, observations=changed)
                 are = "is" if changed == 1 else "are"
                 text = f"place {args.place} is {args.name!r}: {count(changed, 'observation')} {are} there"
@@ -105,12 +105,12 @@ def run(args: argparse.Namespace) -> int:
             elif args.action == "merge":
                 if args.keep == args.absorb:
                     return fail("a place cannot be merged into itself")
-                moved = places.merge(store.db, args.keep, args.absorb)
+                moved = places.merge(store, args.keep, args.absorb)
                 corrections.audit(store, "place merge", caller, keep=args.keep, absorb=args.absorb, observations=moved)
                 text = f"merged place {args.absorb} into {args.keep}: {count(moved, 'observation')} moved"
                 out = {"keep": args.keep, "absorb": args.absorb, "observations": moved}
             else:
-                changed = places.forget(store.db, args.place)
+                changed = places.forget(store, args.place)
                 corrections.audit(store, "place forget", caller, place=args.place, observations=changed)
                 keep = "keeps" if changed == 1 else "keep"
                 text = f"forgot place {args.place}: {count(changed, 'observation')} {keep} no place"

@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
             else book.Rule(0, args.rule, read(args.rule), config.rules.cooldown_s, 0.0, 0)
         )
         since = parse_time(args.since, "--since")
-        first = 0 if since is None else queries.last_clip_before(store.db, since)
+        first = 0 if since is None else queries.last_clip_before(store, since)
         found = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True).process(
             rule_set=[rule], since_clip=first
         )

@@ -41,7 +41,7 @@ def evaluate_mot(
         with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "memory") as store:
             report, gt, backends_used = _ingest_sequence(sequence, config, models, store, frames_per_clip)
             labels = gt.label_observations(store)
-            entities = queries.observation_entities(store.db)
+            entities = queries.observation_entities(store)
         scores = identity_scores(entities, labels)
         per_sequence[sequence.name] = {
             "identity": scores,

@@ -173,7 +173,7 @@ def box_recall(world: World, store: Store, labels: dict[int, str]) -> dict[str, 
                     >= MATCH_IOU
                 ):
                     found[instance] += 1
-    entities = queries.observation_entities(store.db)
+    entities = queries.observation_entities(store)
     categories: dict[str, dict[str, Any]] = {}
     for o in store.observations_by_id(sorted(boxes)):
         c = categories.setdefault(o.category, {"observations": 0, "labelled": 0, "entities": set(), "instances": {}})

@@ -92,8 +92,8 @@ class _TextGrouping(Associator):
     description names the same subject (its category, colour and pattern: "striped red cup", "person in blue
     plain clothes"), whatever else it looked like."""
 
-    def __init__(self, db: Any, config: AssociationConfig) -> None:
-        super().__init__(db, config)
+    def __init__(self, store: Store, config: AssociationConfig) -> None:
+        super().__init__(store, config)
         self.groups: dict[tuple[str, str], int] = {}
 
     def associate(
@@ -143,7 +143,7 @@ def _score_memory(
     controller_factory: Callable[[Store, Any, RetrievalConfig], Any],
 ) -> dict[str, Any]:
     labels = gt.label_observations(store)
-    entities = queries.observation_entities(store.db)
+    entities = queries.observation_entities(store)
     controller = controller_factory(store, embedder, retrieval)
     retriever = controller.retriever
     retriever.index.update()  # the text vectors of the whole memory, before any question is timed
@@ -234,7 +234,7 @@ def _score_rules(world: World, store: Store, gt: GroundTruth, rule_ids: list[int
     raised = Resolver(
         store, zones=config.zones, settings=settings
     ).process()  # the world's places, as the describer has them
-    entities = queries.observation_entities(store.db)
+    entities = queries.observation_entities(store)
     labels = entity_labels(entities, gt.label_observations(store))
     index = {rule_id: k for k, rule_id in enumerate(rule_ids)}
     alerts = [
@@ -319,7 +319,7 @@ def _run_seed(
                 faces=config.faces.model_copy(update={"enabled": False}) if faceless else config.faces,
             ) as replay:
                 if name == "text-only":
-                    replay.associator = _TextGrouping(replay.db, replay.config)
+                    replay.associator = _TextGrouping(replay, replay.config)
                 if not faceless:
                     enroll_household(scenario, replay)
                 for clip, observations, kwargs in recorded:
@@ -384,7 +384,7 @@ def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> 
     stood; smaller ones stay unnamed. Returns how many were named."""
     labels = gt.label_observations(store)
     truth: dict[int, Counter[str]] = defaultdict(Counter)
-    for observation_id, place_id, t0, t1 in places.placed_observations(store.db):
+    for observation_id, place_id, t0, t1 in places.placed_observations(store):
         instance = labels.get(observation_id)
         t = (t0 + t1) / 2
         session = next((s for s in world.sessions if s.t_start <= t <= s.t_end), None)
@@ -395,7 +395,7 @@ def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> 
     with store.write():
         for place_id, seen in truth.items():
             if sum(seen.values()) >= least:
-                places.name(store.db, place_id, seen.most_common(1)[0][0])
+                places.name(store, place_id, seen.most_common(1)[0][0])
                 named += 1
     return named
 

@@ -57,7 +57,7 @@ from edge_agent import native
 from edge_agent.config.association import DEFAULT_SPACE_THRESHOLDS, DEFAULT_THRESHOLDS, AssociationConfig, Thresholds
 from edge_agent.config.faces import FacesConfig
 from edge_agent.memory.categories import compatible
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, HasDatabase, database_of
 from edge_agent.memory.decide import Decision, Evidence, LastSeen, References, decide, likeness, with_enrolled
 from edge_agent.memory.faces import FaceVerdict, keep_faces, rebuild_faces, verdict
 from edge_agent.memory.records import AssociationDecision, CandidateScore, ObservationRecord
@@ -278,13 +278,17 @@ def _table_exists(db: Database, name: str) -> bool:
 class Associator:
     """Decides the entity of each new observation and maintains the entities' reference sets."""
 
-    def __init__(self, db: Database, config: AssociationConfig, faces: FacesConfig | None = None) -> None:
-        self.db = db
+    def __init__(
+        self, memory: Database | HasDatabase, config: AssociationConfig, faces: FacesConfig | None = None
+    ) -> None:
+        self.db = database_of(memory)
         self.config = config
         self.faces = faces  #: None: face processing is off (faces neither kept nor asked)
         size = config.reference_set_size
         self.index: ReferenceIndex = (
-            MatrixIndex(db, size, config.matrix_precision) if config.index == "matrix" else VecTableIndex(db, size)
+            MatrixIndex(self.db, size, config.matrix_precision)
+            if config.index == "matrix"
+            else VecTableIndex(self.db, size)
         )
         self._space_names: dict[int, str] = {}
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from edge_agent.config.places import SURROUNDINGS, PlacesConfig
 from edge_agent.errors import InvalidInputError
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, HasDatabase, database_of
 from edge_agent.memory.records import NotFoundError
 
 __all__ = ["SIMILARITY", "Place", "assign", "forget", "merge", "name", "placed_observations", "places"]
@@ -81,8 +81,9 @@ def _place(db: Database, place_id: int) -> tuple[str, str | None]:
     return str(row[0]), row[1]
 
 
-def name(db: Database, place_id: int, label: str) -> int:
+def name(memory: Database | HasDatabase, place_id: int, label: str) -> int:
     """Names a place; its observations (and those to come) are at ``label``. Returns how many were renamed."""
+    db = database_of(memory)
     label = " ".join(str(label).split()).lower()
     if not label or len(label) > 100:
         raise InvalidInputError("a place's name must be 1 to 100 characters")
@@ -95,9 +96,10 @@ def name(db: Database, place_id: int, label: str) -> int:
     return _changes(db)
 
 
-def merge(db: Database, keep: int, absorb: int) -> int:
+def merge(memory: Database | HasDatabase, keep: int, absorb: int) -> int:
     """One place seen two ways: ``absorb``'s observations become ``keep``'s (with its name), its mean joins
     ``keep``'s, and it is deleted. Returns the observations moved."""
+    db = database_of(memory)
     if int(keep) == int(absorb):
         raise InvalidInputError("a place cannot be merged into itself")
     camera, label = _place(db, keep)
@@ -131,8 +133,9 @@ def merge(db: Database, keep: int, absorb: int) -> int:
     return moved
 
 
-def forget(db: Database, place_id: int) -> int:
+def forget(memory: Database | HasDatabase, place_id: int) -> int:
     """Deletes a place: its observations keep no place (nor its name as their zone). Returns how many."""
+    db = database_of(memory)
     _, label = _place(db, place_id)
     db.execute(
         "UPDATE observations SET place_id = NULL, place_score = NULL, zone = CASE WHEN zone = ? THEN '' ELSE zone END "
@@ -144,8 +147,9 @@ def forget(db: Database, place_id: int) -> int:
     return changed
 
 
-def places(db: Database, camera: str | None = None) -> list[Place]:
+def places(memory: Database | HasDatabase, camera: str | None = None) -> list[Place]:
     """The places (of one camera, or all), most observed first."""
+    db = database_of(memory)
     rows = db.query(
         "SELECT p.id, p.camera, p.name, count(o.id), min(o.t_start), max(o.t_end), max(o.id), avg(o.place_score) "
         "FROM places p "
@@ -159,7 +163,8 @@ def places(db: Database, camera: str | None = None) -> list[Place]:
     ]
 
 
-def placed_observations(db: Database) -> list[tuple[int, int, float, float]]:
+def placed_observations(memory: Database | HasDatabase) -> list[tuple[int, int, float, float]]:
     """(observation id, place id, t_start, t_end) of every observation with a place."""
+    db = database_of(memory)
     rows = db.query("SELECT id, place_id, t_start, t_end FROM observations WHERE place_id IS NOT NULL ORDER BY id")
     return [(int(i), int(p), float(a), float(b)) for i, p, a, b in rows]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from edge_agent.clock import after_recording
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, HasDatabase, database_of
 from edge_agent.memory.description import REGIONS
 
 __all__ = [
@@ -87,44 +87,51 @@ def last_clip_id(db: Database) -> int:
     return int(db.value("SELECT coalesce(max(id), 0) FROM clips"))
 
 
-def last_clip_before(db: Database, t: float) -> int:
+def last_clip_before(memory: Database | HasDatabase, t: float) -> int:
     """The id of the newest clip that starts before ``t`` (0 if none): replaying from a time starts after it."""
+    db = database_of(memory)
     return int(db.value("SELECT coalesce(max(id), 0) FROM clips WHERE t_start < ?", (t,)))
 
 
-def clips_after(db: Database, clip_id: int) -> list[tuple[int, str, float, float]]:
+def clips_after(memory: Database | HasDatabase, clip_id: int) -> list[tuple[int, str, float, float]]:
     """(id, camera, t_start, t_end) of the clips committed after ``clip_id``, in commit order."""
+    db = database_of(memory)
     return db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (clip_id,))
 
 
-def stored_span_per_camera(db: Database) -> dict[str, tuple[int, float, float]]:
+def stored_span_per_camera(memory: Database | HasDatabase) -> dict[str, tuple[int, float, float]]:
     """camera -> (clips held, first start, last end) of the clips memory holds."""
+    db = database_of(memory)
     return {
         c: (int(n), a, b)
         for c, n, a, b in db.query("SELECT camera, count(*), min(t_start), max(t_end) FROM clips GROUP BY camera")
     }
 
 
-def logged_span_per_camera(db: Database) -> dict[str, tuple[float, float]]:
+def logged_span_per_camera(memory: Database | HasDatabase) -> dict[str, tuple[float, float]]:
     """camera -> (first start, last end) of what the ingest log says was recorded (folded clips included)."""
+    db = database_of(memory)
     return {
         c: (a, b)
         for c, a, b in db.query("SELECT camera, min(clip_t_start), max(clip_t_end) FROM ingest_log GROUP BY camera")
     }
 
 
-def ingest_log(db: Database) -> list[tuple[str, float, float, float]]:
+def ingest_log(memory: Database | HasDatabase) -> list[tuple[str, float, float, float]]:
     """(camera, start, end, committed at) of every ingest-log row: spans, as consolidation folds clips."""
+    db = database_of(memory)
     return db.query("SELECT camera, clip_t_start, clip_t_end, committed_at FROM ingest_log")
 
 
-def clips_per_camera(db: Database) -> dict[str, int]:
+def clips_per_camera(memory: Database | HasDatabase) -> dict[str, int]:
     """camera -> clips memory holds."""
+    db = database_of(memory)
     return {c: int(n) for c, n in db.query("SELECT camera, count(*) FROM clips GROUP BY camera")}
 
 
-def cameras(db: Database) -> list[str]:
+def cameras(memory: Database | HasDatabase) -> list[str]:
     """The cameras memory holds clips of, sorted."""
+    db = database_of(memory)
     return [str(c) for c in _distinct(db, "clips", "camera")]
 
 
@@ -141,14 +148,16 @@ def _distinct(db: Database, table: str, expression: str) -> list[object]:
     ]
 
 
-def last_clip_end(db: Database, camera: str | None = None) -> float | None:
+def last_clip_end(memory: Database | HasDatabase, camera: str | None = None) -> float | None:
     """The end of the latest clip (of one camera), None for none."""
+    db = database_of(memory)
     row = db.query_one("SELECT max(t_end) FROM clips WHERE ? IS NULL OR camera = ?", (camera, camera))
     return float(row[0]) if row and row[0] is not None else None
 
 
-def cameras_between(db: Database, start: float, end: float) -> list[str]:
+def cameras_between(memory: Database | HasDatabase, start: float, end: float) -> list[str]:
     """The cameras with a clip overlapping (start, end), by name."""
+    db = database_of(memory)
     return [
         r[0]
         for r in db.query(
@@ -158,10 +167,11 @@ def cameras_between(db: Database, start: float, end: float) -> list[str]:
 
 
 def clip_timeline(
-    db: Database, camera: str, start: float, end: float, limit: int
+    memory: Database | HasDatabase, camera: str, start: float, end: float, limit: int
 ) -> list[tuple[int, float, float, str, int, str | None]]:
     """(id, t_start, t_end, keyframes JSON, observations, caption) of at most ``limit`` clips of ``camera``
     overlapping (start, end), in time order."""
+    db = database_of(memory)
     return db.query(
         "SELECT c.id, c.t_start, c.t_end, c.keyframes, (SELECT count(*) FROM observations o WHERE o.clip_id = c.id), "
         "(SELECT text FROM episodes e WHERE e.clip_id = c.id AND e.scale = 'clip' ORDER BY e.id LIMIT 1) "
@@ -171,10 +181,11 @@ def clip_timeline(
 
 
 def window_episodes(
-    db: Database, camera: str, start: float, end: float, limit: int
+    memory: Database | HasDatabase, camera: str, start: float, end: float, limit: int
 ) -> list[tuple[int, str, str, float, float, str]]:
     """(id, scale, camera, t_start, t_end, text) of the coarser episodes (10 min, hour, day) of ``camera``
     overlapping (start, end): days first, then hours, then 10-minute windows, each in time order."""
+    db = database_of(memory)
     return db.query(
         "SELECT id, scale, camera, t_start, t_end, text FROM episodes "
         "WHERE scale != 'clip' AND camera = ? AND t_start < ? AND t_end > ? "
@@ -184,10 +195,16 @@ def window_episodes(
 
 
 def episode_ids(
-    db: Database, scale: str, *, camera: str | None = None, start: float | None = None, end: float | None = None
+    memory: Database | HasDatabase,
+    scale: str,
+    *,
+    camera: str | None = None,
+    start: float | None = None,
+    end: float | None = None,
 ) -> list[int]:
     """Ids of the episodes of one scale ('clip', '10min', 'hour', 'day'), of a camera or all, overlapping
     (start, end), in time order."""
+    db = database_of(memory)
     rows = db.query(
         "SELECT id FROM episodes WHERE scale = ? AND (? IS NULL OR camera = ?) AND (? IS NULL OR t_end >= ?) "
         "AND (? IS NULL OR t_start < ?) ORDER BY t_start, id",
@@ -199,20 +216,23 @@ def episode_ids(
 # -- media -------------------------------------------------------------------------------------------
 
 
-def clip_keyframes(db: Database, clip_id: int) -> str | None:
+def clip_keyframes(memory: Database | HasDatabase, clip_id: int) -> str | None:
     """The clip's keyframes as stored (a JSON list of media paths), None for no such clip."""
+    db = database_of(memory)
     row = db.query_one("SELECT keyframes FROM clips WHERE id = ?", (clip_id,))
     return row[0] if row else None
 
 
-def observation_crop(db: Database, observation_id: int) -> str | None:
+def observation_crop(memory: Database | HasDatabase, observation_id: int) -> str | None:
     """The observation's crop (a media path), None for none or no such observation."""
+    db = database_of(memory)
     row = db.query_one("SELECT crop_path FROM observations WHERE id = ?", (observation_id,))
     return row[0] if row else None
 
 
-def clips_with_keyframes(db: Database, clip_ids: Iterable[int]) -> set[int]:
+def clips_with_keyframes(memory: Database | HasDatabase, clip_ids: Iterable[int]) -> set[int]:
     """The clips among these that still have a keyframe."""
+    db = database_of(memory)
     out: set[int] = set()
     for chunk in _chunks(clip_ids):
         out |= {
@@ -222,8 +242,9 @@ def clips_with_keyframes(db: Database, clip_ids: Iterable[int]) -> set[int]:
     return out
 
 
-def observations_with_crops(db: Database, observation_ids: Iterable[int]) -> set[int]:
+def observations_with_crops(memory: Database | HasDatabase, observation_ids: Iterable[int]) -> set[int]:
     """The observations among these that still have a crop."""
+    db = database_of(memory)
     out: set[int] = set()
     for chunk in _chunks(observation_ids):
         out |= {
@@ -235,8 +256,9 @@ def observations_with_crops(db: Database, observation_ids: Iterable[int]) -> set
     return out
 
 
-def latest_crops(db: Database, entity_ids: Iterable[int]) -> dict[int, int]:
+def latest_crops(memory: Database | HasDatabase, entity_ids: Iterable[int]) -> dict[int, int]:
     """Per entity, its latest observation that has a crop (its thumbnail)."""
+    db = database_of(memory)
     out: dict[int, int] = {}
     for chunk in _chunks(entity_ids):
         out.update(
@@ -257,12 +279,14 @@ def latest_crops(db: Database, entity_ids: Iterable[int]) -> dict[int, int]:
 # -- entities and observations -----------------------------------------------------------------------
 
 
-def entity_count(db: Database) -> int:
+def entity_count(memory: Database | HasDatabase) -> int:
+    db = database_of(memory)
     return int(db.value("SELECT count(*) FROM entities"))
 
 
-def named_entities(db: Database) -> dict[str, int]:
+def named_entities(memory: Database | HasDatabase) -> dict[str, int]:
     """name -> id of the entities the user named."""
+    db = database_of(memory)
     return {name: int(i) for i, name in db.query("SELECT id, name FROM entities WHERE name IS NOT NULL")}
 
 
@@ -279,8 +303,9 @@ class NamedSighting(NamedTuple):
     has_crop: bool
 
 
-def named_sightings(db: Database) -> list[NamedSighting]:
+def named_sightings(memory: Database | HasDatabase) -> list[NamedSighting]:
     """Every named entity with its latest observation (by start), in id order: one index seek per entity."""
+    db = database_of(memory)
     rows = db.query(
         "SELECT e.id, e.name, e.kind, o.id, o.t_end, o.camera, NULLIF(o.zone, ''), p.name, o.crop_path IS NOT NULL "
         "FROM entities e LEFT JOIN observations o ON o.id = (SELECT id FROM observations WHERE entity_id = e.id "
@@ -302,8 +327,9 @@ def named_sightings(db: Database) -> list[NamedSighting]:
     ]
 
 
-def seen_zones(db: Database) -> list[tuple[str, str]]:
+def seen_zones(memory: Database | HasDatabase) -> list[tuple[str, str]]:
     """(zone, camera) of every named zone things were described at (a camera's zones, or Frigate's)."""
+    db = database_of(memory)
     return [
         (str(z), str(c))
         for z, c in db.query(
@@ -313,20 +339,23 @@ def seen_zones(db: Database) -> list[tuple[str, str]]:
     ]
 
 
-def entity_categories(db: Database) -> list[str]:
+def entity_categories(memory: Database | HasDatabase) -> list[str]:
     """The categories memory's entities have (lower-cased, sorted)."""
+    db = database_of(memory)
     return [str(c) for c in _distinct(db, "entities", "lower(category)")]
 
 
-def entity_label(db: Database, entity_id: int) -> tuple[str, str | None] | None:
+def entity_label(memory: Database | HasDatabase, entity_id: int) -> tuple[str, str | None] | None:
     """(category, name) of an entity, None for no such entity."""
+    db = database_of(memory)
     row = db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
     return (row[0], row[1]) if row else None
 
 
-def zones(db: Database) -> list[str]:
+def zones(memory: Database | HasDatabase) -> list[str]:
     """The named places things were seen at, sorted: the places of traces (every sighting extends or starts one;
     image regions left out) and the places the user named (whose older traces keep the place they had)."""
+    db = database_of(memory)
     rows = db.query(
         f"SELECT place FROM traces WHERE place != '' AND place NOT IN ({_marks(REGIONS)}) "
         "UNION SELECT name FROM places WHERE name IS NOT NULL ORDER BY 1",
@@ -335,29 +364,35 @@ def zones(db: Database) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def unnamed_people(db: Database) -> list[int]:
+def unnamed_people(memory: Database | HasDatabase) -> list[int]:
     """The ids of the people the user has not named."""
+    db = database_of(memory)
     return [
         int(r[0]) for r in db.query("SELECT id FROM entities WHERE kind = 'person' AND (name IS NULL OR name = '')")
     ]
 
 
-def entities_of_categories(db: Database, categories: Sequence[str]) -> list[int]:
+def entities_of_categories(memory: Database | HasDatabase, categories: Sequence[str]) -> list[int]:
     """The ids of the entities whose category, lower-cased, is one of ``categories``."""
+    db = database_of(memory)
     return [
         int(r[0])
         for r in db.query(f"SELECT id FROM entities WHERE lower(category) IN ({_marks(categories)})", list(categories))
     ]
 
 
-def observation_entities(db: Database) -> dict[int, int]:
+def observation_entities(memory: Database | HasDatabase) -> dict[int, int]:
     """observation id -> entity id of every observation that has one (memory's identity, to score)."""
+    db = database_of(memory)
     return {int(o): int(e) for o, e in db.query("SELECT id, entity_id FROM observations") if e is not None}
 
 
-def clip_observations(db: Database, clip_id: int) -> list[tuple[int, int, str, str, str | None, float, str, str, str]]:
+def clip_observations(
+    memory: Database | HasDatabase, clip_id: int
+) -> list[tuple[int, int, str, str, str | None, float, str, str, str]]:
     """(id, entity id, kind, category, entity name, t_end, zone, colour, second colour) of a clip's observations that
     have an entity, in time order."""
+    db = database_of(memory)
     return db.query(
         "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone, o.colour, o.colour_second "
         "FROM observations o "
@@ -367,8 +402,9 @@ def clip_observations(db: Database, clip_id: int) -> list[tuple[int, int, str, s
     )
 
 
-def clip_boxes(db: Database, clip_id: int) -> list[tuple[int, int, float, float, float, float]]:
+def clip_boxes(memory: Database | HasDatabase, clip_id: int) -> list[tuple[int, int, float, float, float, float]]:
     """(observation id, frame_ms, x1, y1, x2, y2) of every box of a clip's observations."""
+    db = database_of(memory)
     return db.query(
         "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b JOIN observations o "
         "ON o.id = b.observation_id WHERE o.clip_id = ?",
@@ -376,9 +412,12 @@ def clip_boxes(db: Database, clip_id: int) -> list[tuple[int, int, float, float,
     )
 
 
-def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None) -> float | None:
+def last_seen(
+    memory: Database | HasDatabase, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
+) -> float | None:
     """The latest end of an observation of these entities in the clips up to ``up_to_clip`` (of ``camera`` only, when
     given), None if none."""
+    db = database_of(memory)
     row = db.query_one(
         f"SELECT max(t_end) FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ? "
         "AND (? IS NULL OR camera = ?)",
@@ -387,10 +426,13 @@ def last_seen(db: Database, entity_ids: Sequence[int], up_to_clip: int, camera: 
     return None if row is None or row[0] is None else float(row[0])
 
 
-def recorded_since(db: Database, since: float, span: float, until: float, camera: str | None = None) -> float | None:
+def recorded_since(
+    memory: Database | HasDatabase, since: float, span: float, until: float, camera: str | None = None
+) -> float | None:
     """When the recording (what was ingested before ``until``, of ``camera`` or of every camera, overlaps counted
     once) had run ``span`` seconds after ``since``; None if it has not yet: time the camera was off does not count.
     Read from the ingest log, which keeps what was recorded when empty clips are folded away."""
+    db = database_of(memory)
     rows = db.query(
         "SELECT clip_t_start, clip_t_end FROM ingest_log WHERE clip_t_end > ? AND clip_t_start < ? "
         "AND (? IS NULL OR camera = ?) ORDER BY clip_t_start",
@@ -400,10 +442,11 @@ def recorded_since(db: Database, since: float, span: float, until: float, camera
 
 
 def latest_observation(
-    db: Database, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
+    memory: Database | HasDatabase, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
 ) -> tuple[int, int] | None:
     """(entity id, observation id) of the latest-ending observation of these entities in the clips up to
     ``up_to_clip`` (of ``camera`` only, when given), None if none."""
+    db = database_of(memory)
     row = db.query_one(
         f"SELECT entity_id, id FROM observations WHERE entity_id IN ({_marks(entity_ids)}) AND clip_id <= ? "
         "AND (? IS NULL OR camera = ?) ORDER BY t_end DESC LIMIT 1",
@@ -412,9 +455,10 @@ def latest_observation(
     return (int(row[0]), int(row[1])) if row else None
 
 
-def fact_lines(db: Database, limit: int, *, leave_out: str = "state") -> list[tuple[str, str, float]]:
+def fact_lines(memory: Database | HasDatabase, limit: int, *, leave_out: str = "state") -> list[tuple[str, str, float]]:
     """('<category>: <kind>', value, importance) of the most important facts, facts of kind ``leave_out``
     left out (the current state changes with every move: not what a reader of the month wants)."""
+    db = database_of(memory)
     return db.query(
         "SELECT e.category || ': ' || f.kind, f.value, f.importance FROM facts f JOIN entities e ON e.id = f.entity_id "
         "WHERE f.kind != ? ORDER BY f.importance DESC LIMIT ?",
@@ -438,8 +482,9 @@ def entities_of_kinds(
     return [(int(i), float(a), float(b)) for i, a, b in rows]
 
 
-def last_observation_of(db: Database, entity_id: int, before: float | None = None) -> int | None:
+def last_observation_of(memory: Database | HasDatabase, entity_id: int, before: float | None = None) -> int | None:
     """The id of the entity's latest-ending observation that started before ``before``; None if none."""
+    db = database_of(memory)
     found = db.value(
         "SELECT id FROM observations WHERE entity_id = ? AND (? IS NULL OR t_start < ?) ORDER BY t_end DESC, id DESC "
         "LIMIT 1",
@@ -521,10 +566,13 @@ def _entities_where(
     return found
 
 
-def at_place(db: Database, entity_ids: Sequence[int], places: Sequence[str], start: float, end: float) -> set[int]:
+def at_place(
+    memory: Database | HasDatabase, entity_ids: Sequence[int], places: Sequence[str], start: float, end: float
+) -> set[int]:
     """Those of the entities seen at one of ``places`` (a named zone) between ``start`` and ``end``: an observation
     described there, or a trace (folded sightings) there that spans part of the time. "The cup that was by the
     dishwasher at nine" is one of these."""
+    db = database_of(memory)
     if not places:
         return set()
     return _entities_where(
@@ -539,9 +587,12 @@ def at_place(db: Database, entity_ids: Sequence[int], places: Sequence[str], sta
     )
 
 
-def seen_with(db: Database, entity_ids: Sequence[int], places: Sequence[str], before: float | None = None) -> set[int]:
+def seen_with(
+    memory: Database | HasDatabase, entity_ids: Sequence[int], places: Sequence[str], before: float | None = None
+) -> set[int]:
     """Those of the entities seen with a thing of one of ``places`` in view (a detector class: "was anyone carrying
     a bag?") or at one (a named zone, :func:`at_place`: "is anyone on the sofa?"), before ``before``."""
+    db = database_of(memory)
     if not places:
         return set()
     until = before if before is not None else math.inf
@@ -562,7 +613,7 @@ FIELDS = ("colour", "pattern", "motion", "size", "zone", "region")
 
 
 def described_as(
-    db: Database,
+    memory: Database | HasDatabase,
     entity_ids: Sequence[int],
     field: str,
     *,
@@ -574,6 +625,7 @@ def described_as(
     """(value, observations, the latest one's id, its end) of one described field (``FIELDS``) over the
     observations of some entities (on ``camera`` or ``cameras``, overlapping [after, before)), most observations
     first: what colour they were, whether they moved."""
+    db = database_of(memory)
     if field not in FIELDS:
         raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
     totals: dict[str, list[Any]] = {}
@@ -592,10 +644,16 @@ def described_as(
 
 
 def described_share(
-    db: Database, entity_ids: Sequence[int], field: str, values: Sequence[str], *, before: float | None = None
+    memory: Database | HasDatabase,
+    entity_ids: Sequence[int],
+    field: str,
+    values: Sequence[str],
+    *,
+    before: float | None = None,
 ) -> dict[int, float]:
     """Per entity (of those given, with a described ``field``), the share of its observations whose ``field``
     is one of ``values``: how much of the time the person was described in red."""
+    db = database_of(memory)
     if field not in FIELDS:
         raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
     shares: dict[int, float] = {}
@@ -609,9 +667,10 @@ def described_share(
     return shares
 
 
-def recorded_until(db: Database, camera: str, before: float | None = None) -> float | None:
+def recorded_until(memory: Database | HasDatabase, camera: str, before: float | None = None) -> float | None:
     """When ``camera``'s recording ended, of what was ingested starting before ``before`` (None: all of it), from
     the ingest log (which keeps the clips memory folded away); None when it recorded nothing."""
+    db = database_of(memory)
     found = db.value(
         "SELECT max(clip_t_end) FROM ingest_log WHERE camera = ? AND (? IS NULL OR clip_t_start < ?)",
         (camera, before, before),
@@ -619,10 +678,13 @@ def recorded_until(db: Database, camera: str, before: float | None = None) -> fl
     return None if found is None else float(found)
 
 
-def recorded_without(db: Database, camera: str, entity_id: int, after: float, before: float, *, clips: int = 1) -> bool:
+def recorded_without(
+    memory: Database | HasDatabase, camera: str, entity_id: int, after: float, before: float, *, clips: int = 1
+) -> bool:
     """Whether ``camera`` recorded at least ``clips`` clips wholly between ``after`` and ``before`` in which the
     entity was not seen (no observation of it, and no trace of it overlapping the clip, whose folded sightings
     would have been there)."""
+    db = database_of(memory)
     found = db.value(
         "SELECT count(*) FROM (SELECT 1 FROM clips c WHERE c.camera = ?1 AND c.t_start > ?3 AND c.t_end < ?4 "
         "AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.clip_id = c.id AND o.entity_id = ?2) "
@@ -678,7 +740,7 @@ def _scope_sql(
 
 
 def sightings_in(
-    db: Database,
+    memory: Database | HasDatabase,
     categories: Sequence[str] | None,
     *,
     entity_id: int | None = None,
@@ -695,6 +757,7 @@ def sightings_in(
     ``cameras`` overlapping [start, end) at ``zones`` or ``regions``; most recently seen first, at most ``limit``. With
     no camera, time or place to narrow by, the entities table alone answers (a kind seen thousands of times costs no
     scan), and without ``detail`` its rows leave out how many observations and on which cameras (0 and ())."""
+    db = database_of(memory)
     where, params = _scope_sql(cameras, start, end, zones, regions)
     who: list[str] = []
     if entity_id is not None:
@@ -736,9 +799,10 @@ def sightings_in(
 
 
 def cameras_seeing(
-    db: Database, entity_ids: Sequence[int], *, start: float | None = None, end: float | None = None
+    memory: Database | HasDatabase, entity_ids: Sequence[int], *, start: float | None = None, end: float | None = None
 ) -> list[CameraSighting]:
     """Per camera, how many observations of the entities overlap [start, end), the latest one, and the first start."""
+    db = database_of(memory)
     per_camera: dict[str, list[Any]] = {}
     for chunk in _chunks(entity_ids):
         where, params = _scope_sql((), start, end, (), ())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, HasDatabase, database_of
 
 __all__ = [
     "RULE_COLUMNS",
@@ -51,8 +51,11 @@ _EVENT_SELECT = (
 # -- rules -------------------------------------------------------------------------------------------
 
 
-def insert_rule(db: Database, text: str, predicate_json: str, cooldown_s: float, created_at: float) -> int:
+def insert_rule(
+    memory: Database | HasDatabase, text: str, predicate_json: str, cooldown_s: float, created_at: float
+) -> int:
     """Stores an enabled rule that looks at the clips committed after the newest one now; returns its id."""
+    db = database_of(memory)
     after = int(db.value("SELECT coalesce(max(id), 0) FROM clips"))
     return db.insert(
         "INSERT INTO rules (text, predicate, enabled, cooldown_s, created_at, after_clip) VALUES (?, ?, 1, ?, ?, ?)",
@@ -60,19 +63,22 @@ def insert_rule(db: Database, text: str, predicate_json: str, cooldown_s: float,
     )
 
 
-def rule_row(db: Database, rule_id: int) -> tuple[Any, ...] | None:
+def rule_row(memory: Database | HasDatabase, rule_id: int) -> tuple[Any, ...] | None:
     """The rule's row (:data:`RULE_COLUMNS`), None for no such rule."""
+    db = database_of(memory)
     return db.query_one(f"SELECT {_RULE_SELECT} FROM rules WHERE id = ?", (int(rule_id),))
 
 
-def rule_rows(db: Database, *, removed: bool = False) -> list[tuple[Any, ...]]:
+def rule_rows(memory: Database | HasDatabase, *, removed: bool = False) -> list[tuple[Any, ...]]:
     """The rows of the rules in force (and of the removed ones too if ``removed``), oldest first."""
+    db = database_of(memory)
     return db.query(f"SELECT {_RULE_SELECT} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))
 
 
-def retire_rule(db: Database, rule_id: int, at: float) -> None:
+def retire_rule(memory: Database | HasDatabase, rule_id: int, at: float) -> None:
     """Disables the rule and marks it removed at ``at``; its state goes, its pending deliveries fail
     ("rule removed"); its events stay."""
+    db = database_of(memory)
     db.execute("UPDATE rules SET enabled = 0, removed_at = ? WHERE id = ?", (at, rule_id))
     db.execute("DELETE FROM rule_state WHERE rule_id = ?", (rule_id,))
     db.execute(
@@ -82,25 +88,29 @@ def retire_rule(db: Database, rule_id: int, at: float) -> None:
     )
 
 
-def count_rules_in_force(db: Database) -> int:
+def count_rules_in_force(memory: Database | HasDatabase) -> int:
+    db = database_of(memory)
     return int(db.value("SELECT count(*) FROM rules WHERE removed_at IS NULL"))
 
 
 # -- the resolver's state ----------------------------------------------------------------------------
 
 
-def watermark(db: Database) -> int:
+def watermark(memory: Database | HasDatabase) -> int:
     """The last clip the resolver looked at (0 before its first)."""
+    db = database_of(memory)
     row = db.query_one("SELECT value FROM meta WHERE key = ?", (_WATERMARK,))
     return int(row[0]) if row else 0
 
 
-def set_watermark(db: Database, clip_id: int) -> None:
+def set_watermark(memory: Database | HasDatabase, clip_id: int) -> None:
+    db = database_of(memory)
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
 
 
-def rule_states(db: Database, rule_ids: Sequence[int]) -> list[tuple[Any, ...]]:
+def rule_states(memory: Database | HasDatabase, rule_ids: Sequence[int]) -> list[tuple[Any, ...]]:
     """(rule id, subject, state, since, frames, last_true, last_fired, details JSON) of these rules."""
+    db = database_of(memory)
     if not rule_ids:
         return []
     marks = ",".join("?" * len(rule_ids))
@@ -112,7 +122,7 @@ def rule_states(db: Database, rule_ids: Sequence[int]) -> list[tuple[Any, ...]]:
 
 
 def save_rule_state(
-    db: Database,
+    memory: Database | HasDatabase,
     rule_id: int,
     subject: int,
     state: str,
@@ -123,6 +133,7 @@ def save_rule_state(
     details_json: str,
 ) -> None:
     """Writes (or replaces) the state of one rule for one subject."""
+    db = database_of(memory)
     db.execute(
         "INSERT OR REPLACE INTO rule_state (rule_id, subject, state, since, frames, last_true, last_fired, details) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -133,28 +144,36 @@ def save_rule_state(
 # -- events (alerts) ---------------------------------------------------------------------------------
 
 
-def insert_fired_event(db: Database, rule_id: int, entity_id: int | None, t: float, details_json: str) -> int:
+def insert_fired_event(
+    memory: Database | HasDatabase, rule_id: int, entity_id: int | None, t: float, details_json: str
+) -> int:
     """Records that a rule fired; returns the event's id."""
+    db = database_of(memory)
     return db.insert(
         "INSERT INTO rule_events (rule_id, entity_id, t, state, details) VALUES (?, ?, ?, 'fired', ?)",
         (rule_id, entity_id, t, details_json),
     )
 
 
-def fired_events(db: Database, *, rule_id: int | None = None, limit: int = 100) -> list[tuple[Any, ...]]:
+def fired_events(
+    memory: Database | HasDatabase, *, rule_id: int | None = None, limit: int = 100
+) -> list[tuple[Any, ...]]:
     """(event id, rule id, rule text, entity id, t, details JSON) of the fired events (of one rule), newest first."""
+    db = database_of(memory)
     return db.query(
         _EVENT_SELECT + "WHERE e.state = 'fired' AND (? IS NULL OR e.rule_id = ?) ORDER BY e.t DESC, e.id DESC LIMIT ?",
         (rule_id, rule_id, int(limit)),
     )
 
 
-def fired_events_after(db: Database, last_id: int, limit: int) -> list[tuple[Any, ...]]:
+def fired_events_after(memory: Database | HasDatabase, last_id: int, limit: int) -> list[tuple[Any, ...]]:
     """As :func:`fired_events`, for the events with an id above ``last_id``, oldest first (at most ``limit``)."""
+    db = database_of(memory)
     return db.query(_EVENT_SELECT + "WHERE e.state = 'fired' AND e.id > ? ORDER BY e.id LIMIT ?", (last_id, limit))
 
 
-def last_fired_event_id(db: Database) -> int:
+def last_fired_event_id(memory: Database | HasDatabase) -> int:
+    db = database_of(memory)
     return int(db.value("SELECT coalesce(max(id), 0) FROM rule_events WHERE state = 'fired'"))
 
 
@@ -162,9 +181,10 @@ def last_fired_event_id(db: Database) -> int:
 
 
 def enqueue_notifications(
-    db: Database, rule_event_id: int, payload_json: str, sinks: Sequence[str], now: float
+    memory: Database | HasDatabase, rule_event_id: int, payload_json: str, sinks: Sequence[str], now: float
 ) -> list[int]:
     """One pending notification per sink name, due now; returns their ids."""
+    db = database_of(memory)
     return [
         db.insert(
             "INSERT INTO notifications (rule_event_id, sink, status, attempts, payload, created_at, next_attempt)"
@@ -175,16 +195,18 @@ def enqueue_notifications(
     ]
 
 
-def deliveries(db: Database, rule_event_id: int) -> list[dict[str, Any]]:
+def deliveries(memory: Database | HasDatabase, rule_event_id: int) -> list[dict[str, Any]]:
     """The deliveries of one event: {sink, status, attempts, error}, in the order they were queued."""
+    db = database_of(memory)
     rows = db.query(
         "SELECT sink, status, attempts, error FROM notifications WHERE rule_event_id = ? ORDER BY id", (rule_event_id,)
     )
     return [{"sink": s, "status": st, "attempts": a, "error": err} for s, st, a, err in rows]
 
 
-def due_notifications(db: Database, now: float) -> list[tuple[int, str, int, str]]:
+def due_notifications(memory: Database | HasDatabase, now: float) -> list[tuple[int, str, int, str]]:
     """(id, sink, attempts, payload JSON) of the pending notifications due at ``now``, oldest first."""
+    db = database_of(memory)
     return db.query(
         "SELECT id, sink, attempts, payload FROM notifications WHERE status = 'pending' AND next_attempt <= ? "
         "ORDER BY created_at, id",
@@ -192,32 +214,37 @@ def due_notifications(db: Database, now: float) -> list[tuple[int, str, int, str
     )
 
 
-def has_due_notification(db: Database, now: float) -> bool:
+def has_due_notification(memory: Database | HasDatabase, now: float) -> bool:
+    db = database_of(memory)
     return (
         db.query_one("SELECT 1 FROM notifications WHERE status = 'pending' AND next_attempt <= ? LIMIT 1", (now,))
         is not None
     )
 
 
-def next_attempt_time(db: Database) -> float | None:
+def next_attempt_time(memory: Database | HasDatabase) -> float | None:
     """When the next pending notification is due, None when none is pending."""
+    db = database_of(memory)
     row = db.query_one("SELECT min(next_attempt) FROM notifications WHERE status = 'pending'")
     return None if row is None or row[0] is None else float(row[0])
 
 
-def count_pending_notifications(db: Database) -> int:
+def count_pending_notifications(memory: Database | HasDatabase) -> int:
+    db = database_of(memory)
     return int(db.value("SELECT count(*) FROM notifications WHERE status = 'pending'"))
 
 
-def mark_undeliverable(db: Database, notification_id: int, error: str) -> None:
+def mark_undeliverable(memory: Database | HasDatabase, notification_id: int, error: str) -> None:
     """A pending notification that can never go out (no such sink, a broken payload) fails at once."""
+    db = database_of(memory)
     db.execute(
         "UPDATE notifications SET status = 'failed', error = ? WHERE id = ? AND status = 'pending'",
         (error, notification_id),
     )
 
 
-def mark_sent(db: Database, notification_id: int, at: float, attempts: int) -> None:
+def mark_sent(memory: Database | HasDatabase, notification_id: int, at: float, attempts: int) -> None:
+    db = database_of(memory)
     db.execute(
         "UPDATE notifications SET status = 'sent', sent_at = ?, attempts = ?, error = NULL WHERE id = ?",
         (at, attempts, notification_id),
@@ -225,9 +252,16 @@ def mark_sent(db: Database, notification_id: int, at: float, attempts: int) -> N
 
 
 def mark_attempt_failed(
-    db: Database, notification_id: int, *, failed: bool, attempts: int, error: str, next_attempt: float
+    memory: Database | HasDatabase,
+    notification_id: int,
+    *,
+    failed: bool,
+    attempts: int,
+    error: str,
+    next_attempt: float,
 ) -> None:
     """An attempt failed: the notification waits until ``next_attempt``, or is ``failed`` for good."""
+    db = database_of(memory)
     db.execute(
         "UPDATE notifications SET status = ?, attempts = ?, error = ?, next_attempt = ? WHERE id = ?",
         ("failed" if failed else "pending", attempts, error, next_attempt, notification_id),

@@ -145,6 +145,41 @@ class Store(Reads, Housekeeping):
         """The memory was opened read-only (its medium or folder cannot be written)."""
         return self.db.readonly
 
+    # -- the database file ---------------------------------------------------------------------------
+
+    @property
+    def database_path(self) -> str:
+        return self.db.path
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.user_version
+
+    @property
+    def driver(self) -> str:
+        """The SQLite binding in use (apsw)."""
+        return self.db.driver
+
+    @property
+    def sqlite_vec_version(self) -> str:
+        return self.db.sqlite_vec_version
+
+    def data_version(self) -> int:
+        """Changes whenever any connection commits: what caches of memory's vocabulary key on."""
+        return self.db.data_version()
+
+    def file_bytes(self) -> int:
+        """The database's size on disk, its journal included."""
+        return self.db.file_bytes()
+
+    def growth_bytes(self) -> int:
+        """Bytes committed to the journal that the database file has not yet taken in."""
+        return self.db.growth_bytes()
+
+    def checkpoint(self) -> None:
+        """Moves what the journal holds into the database file."""
+        self.db.checkpoint()
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -304,8 +304,8 @@ class DeterministicController:
     def known(self) -> tuple[dict[str, int], list[str], list[str], list[str]]:
         """(names -> entity ids, cameras, categories, named places) memory holds, read again only after memory
         changed."""
-        db = self.store.db
-        version = (db.data_version(), self.store.generation)
+        db = self.store
+        version = (db.data_version(), db.generation)
         if self._known is None or self._known[0] != version:
             self._known = (
                 version,
@@ -331,7 +331,7 @@ class DeterministicController:
         recorded (a live camera's now), else now."""
         if as_of is not None:
             return as_of
-        end = queries.last_clip_end(self.store.db)
+        end = queries.last_clip_end(self.store)
         return end if end is not None else time.time()
 
     def query(self, question: str, as_of: float | None = None) -> Query:

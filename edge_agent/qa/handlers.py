@@ -137,7 +137,7 @@ def candidates(
     colours = _colours(subject)
     if colours and seen:
         shares = queries.described_share(
-            view.store.db, [s.entity_id for s in seen], "colour", colours, before=view.scope.end
+            view.store, [s.entity_id for s in seen], "colour", colours, before=view.scope.end
         )
         most = max(shares.values(), default=0.0)
         least = 0.25 if select or query.intent in (Intent.WHICH_CAMERA, Intent.LIST) else max(most / 2, 1e-9)
@@ -146,17 +146,17 @@ def candidates(
         )
     near = [*subject.near, *place.near] if select else list(place.near)
     if seen and near:
-        with_ = queries.seen_with(view.store.db, [s.entity_id for s in seen], near, before=view.scope.end)
+        with_ = queries.seen_with(view.store, [s.entity_id for s in seen], near, before=view.scope.end)
         seen = [s for s in seen if s.entity_id in with_]
     if subject.motion and seen:  # "how many people were walking?": those seen so in a quarter of their sightings
         values = [f"moving {way}" for way in ("left", "right", "up", "down")] if subject.motion == "moving" else []
         shares = queries.described_share(
-            view.store.db, [s.entity_id for s in seen], "motion", values or [subject.motion], before=view.scope.end
+            view.store, [s.entity_id for s in seen], "motion", values or [subject.motion], before=view.scope.end
         )
         seen = [s for s in seen if shares.get(s.entity_id, 0.0) >= 0.25]
     if subject.pattern and seen:  # "the plain cup": those described so (for yes / no and counts, only those)
         shares = queries.described_share(
-            view.store.db, [s.entity_id for s in seen], "pattern", [subject.pattern], before=view.scope.end
+            view.store, [s.entity_id for s in seen], "pattern", [subject.pattern], before=view.scope.end
         )
         patterned = [s for s in seen if shares.get(s.entity_id, 0.0) >= 0.25]
         seen = patterned if (patterned or select) else seen
@@ -197,7 +197,7 @@ def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | Non
     if subject.near and moments:
         there: set[int] = set()
         for window in (_AT_MOMENT_S, ctx.around_seconds):  # at the moment, else near it
-            there = queries.at_place(ctx.store.db, ids, subject.near, min(moments) - window, max(moments) + window)
+            there = queries.at_place(ctx.store, ids, subject.near, min(moments) - window, max(moments) + window)
             if there:
                 break
         if there:
@@ -365,7 +365,7 @@ def _moves(query: Query, ctx: Context, subject: int) -> Moved:
         changed = (place != last_place or carried) and (previous is not None or carried or not moved)
         if places and not changed and previous is not None and place == last_place and not ctx.moves(o.camera):
             changed = queries.recorded_without(
-                ctx.store.db, o.camera, subject, previous.t_end, o.t_start, clips=_AWAY_CLIPS
+                ctx.store, o.camera, subject, previous.t_end, o.t_start, clips=_AWAY_CLIPS
             )
         if inside and place and changed and (place in places if places else True):
             arrivals.append(o)
@@ -450,7 +450,7 @@ def _leaving(ctx: Context, subject: int) -> tuple[Observation, bool, float | Non
     out), or it was taken there."""
     o = ctx.view.history(subject)[-1]
     end = ctx.view.scope.end
-    until = queries.recorded_until(ctx.store.db, o.camera, end)
+    until = queries.recorded_until(ctx.store, o.camera, end)
     until = min(until, end) if until is not None and end is not None else until  # as of the end of the window asked
     taken = ctx.store.taken(subject, ctx.view.scope.end)
     taken = taken if taken is not None and taken.observation_id == o.id else None
@@ -519,7 +519,7 @@ def _which_place(query: Query, ctx: Context, ids: list[int]) -> Finding:
     the window asked (of several such things, one seen at either place then)."""
     said = query.alternatives
     s = ctx.view.scope
-    there = queries.at_place(ctx.store.db, ids, said, s.start if s.start is not None else 0.0, s.end or 1e18)
+    there = queries.at_place(ctx.store, ids, said, s.start if s.start is not None else 0.0, s.end or 1e18)
     subject = among(query, ctx, [i for i in ids if i in there] or ids)
     history = ctx.view.history(subject)
     where = place_of(history)
@@ -582,7 +582,7 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     then = [] if when else [h for h in _at(history, ctx.moments) if h.id != o.id]
     steps = []
     for earlier, later, score in chain:
-        last_id = queries.last_observation_of(ctx.store.db, earlier, ctx.view.scope.end)
+        last_id = queries.last_observation_of(ctx.store, earlier, ctx.view.scope.end)
         if last_id is not None:
             steps.append((earlier, later, score, ctx.store.observation(last_id)))
     evidence = [s[3] for s in steps] + then + [o]
@@ -702,7 +702,7 @@ def _count(query: Query, ctx: Context) -> Finding:
 def _count_things(query: Query, view: View, side: Side, seen: list[Sighting] | None = None) -> Count:
     seen = seen if seen is not None else candidates(query, view, side.subject, select=True, detail=True)
     near = [*side.subject.near, *query.place.near]
-    latest_ids = [queries.last_observation_of(view.store.db, s.entity_id, view.scope.end) for s in seen[:10]]
+    latest_ids = [queries.last_observation_of(view.store, s.entity_id, view.scope.end) for s in seen[:10]]
     latest = [o for o in view.store.observations_by_id([i for i in latest_ids if i is not None]) if view.scope.holds(o)]
     if len(latest) < len(latest_ids):  # the latest overall is out of scope: the latest in it
         latest = [h[-1] for s in seen[:10] for h in [view.history(s.entity_id)] if h]
@@ -1040,7 +1040,7 @@ def duration(query: Query, ctx: Context) -> Finding:
             o.t_start - stays[-1][1] <= _UNSEEN_S
             or (
                 o.camera == previous.camera
-                and not queries.recorded_without(ctx.store.db, o.camera, subject, previous.t_end, o.t_start)
+                and not queries.recorded_without(ctx.store, o.camera, subject, previous.t_end, o.t_start)
             )
         )
         if there:
@@ -1197,7 +1197,7 @@ def summary(query: Query, ctx: Context) -> Finding:
     # episodes around it
     short = start is not None and end is not None and end - start < 600 and not moments
     for scale in () if short else ("10min", "hour", "day", "clip"):
-        ids = [i for c in cameras for i in queries.episode_ids(ctx.store.db, scale, camera=c, start=start, end=end)]
+        ids = [i for c in cameras for i in queries.episode_ids(ctx.store, scale, camera=c, start=start, end=end)]
         if ids:
             break
     if not ids and not subject_named:  # no episode summarised yet (or too coarse): what was seen there, then

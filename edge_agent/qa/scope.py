@@ -73,7 +73,7 @@ class View:
         if subject.entity_id is None and not subject.kinds and not subject.generic:
             return []
         return queries.sightings_in(
-            self.store.db,
+            self.store,
             None if subject.generic and not subject.kinds else list(subject.kinds),
             entity_id=subject.entity_id,
             exclude=subject.exclude,
@@ -96,12 +96,12 @@ class View:
         return [o for o in self.store.observations(entity_id) if end is None or o.t_start < end]
 
     def cameras_seeing(self, entity_ids: Sequence[int]) -> list[queries.CameraSighting]:
-        rows = queries.cameras_seeing(self.store.db, entity_ids, start=self.scope.start, end=self.scope.end)
+        rows = queries.cameras_seeing(self.store, entity_ids, start=self.scope.start, end=self.scope.end)
         return [r for r in rows if not self.scope.cameras or r.camera in self.scope.cameras]
 
     def described_as(self, entity_ids: Sequence[int], field: str) -> list[tuple[str, int, int, float]]:
         s = self.scope
-        return queries.described_as(self.store.db, entity_ids, field, before=s.end, after=s.start, cameras=s.cameras)
+        return queries.described_as(self.store, entity_ids, field, before=s.end, after=s.start, cameras=s.cameras)
 
     def cameras(self) -> list[str]:
         """The cameras in scope: those named, else every camera memory knows."""

@@ -24,9 +24,9 @@ class Alerting:
     """Use as a context manager around an ingest run; call :meth:`after_clip` after each clip."""
 
     def __init__(self, store: Store, config: Config, *, grace_s: float = 3.0) -> None:
-        self.sinks = build_sinks(config.alerts.sinks, install_id=identity.install_id(store.db))
+        self.sinks = build_sinks(config.alerts.sinks, install_id=identity.install_id(store))
         self.resolver = Resolver(store, zones=config.zones, settings=settings_of(config), sinks=list(self.sinks))
-        self.dispatcher = Dispatcher(store.db.path, self.sinks)
+        self.dispatcher = Dispatcher(store.database_path, self.sinks)
         self.raised: list[Alert] = []
         self.grace_s = grace_s
 
@@ -51,4 +51,4 @@ class Alerting:
         self.dispatcher.stop()
 
     def _due(self) -> bool:
-        return rulebook.has_due_notification(self.resolver.store.db, time.time())
+        return rulebook.has_due_notification(self.resolver.store, time.time())

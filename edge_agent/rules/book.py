@@ -120,15 +120,15 @@ def vocabulary(store: Store, zones: Mapping[str, Mapping[str, Any]]) -> Vocabula
     for camera, named in sorted(zones.items()):
         for name in named:
             places.setdefault(name, []).append(camera)
-    for place in memory_places.places(store.db):  # named by the user for a camera without zones
+    for place in memory_places.places(store):  # named by the user for a camera without zones
         if place.name and place.camera not in places.setdefault(place.name, []):
             places[place.name].append(place.camera)
-    for zone, camera in queries.seen_zones(store.db):  # zones things were seen in (Frigate's, say)
+    for zone, camera in queries.seen_zones(store):  # zones things were seen in (Frigate's, say)
         if camera not in places.setdefault(zone, []):
             places[zone].append(camera)
-    categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store.db)]))
+    categories = list(dict.fromkeys([*detector_categories(), *queries.entity_categories(store)]))
     cameras = sorted({*zones, *store.cameras()})
-    return Vocabulary(dict(sorted(places.items())), queries.named_entities(store.db), categories, cameras)
+    return Vocabulary(dict(sorted(places.items())), queries.named_entities(store), categories, cameras)
 
 
 def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float = 600.0) -> Rule:
@@ -137,13 +137,13 @@ def add_rule(store: Store, text: str, predicate: Predicate, *, cooldown_s: float
         raise InvalidInputError(f"cooldown_s must be >= 0, got {cooldown_s}")
     with store.write():
         rule_id = rulebook.insert_rule(
-            store.db, text, predicate.model_dump_json(exclude_defaults=True), float(cooldown_s), time.time()
+            store, text, predicate.model_dump_json(exclude_defaults=True), float(cooldown_s), time.time()
         )
     return get_rule(store, rule_id)
 
 
 def get_rule(store: Store, rule_id: int) -> Rule:
-    row = rulebook.rule_row(store.db, rule_id)
+    row = rulebook.rule_row(store, rule_id)
     if row is None:
         raise NotFoundError(f"no rule {rule_id}")
     return _rule(row)
@@ -151,7 +151,7 @@ def get_rule(store: Store, rule_id: int) -> Rule:
 
 def rules(store: Store, *, removed: bool = False) -> list[Rule]:
     """The rules in force (and the removed ones too if ``removed``), oldest first."""
-    return [_rule(r) for r in rulebook.rule_rows(store.db, removed=removed)]
+    return [_rule(r) for r in rulebook.rule_rows(store, removed=removed)]
 
 
 def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rule:
@@ -161,7 +161,7 @@ def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rul
     if rule.removed_at is not None:
         raise NotFoundError(f"rule {rule_id} was already removed")
     with store.write():
-        rulebook.retire_rule(store.db, rule.id, time.time())
+        rulebook.retire_rule(store, rule.id, time.time())
         audit(store, "remove_rule", caller, rule_id=rule.id, text=rule.text)
     return get_rule(store, rule.id)
 
@@ -169,19 +169,19 @@ def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rul
 def alerts(store: Store, *, rule_id: int | None = None, limit: int = 100) -> list[Alert]:
     """Alerts raised, newest first, with the state of their deliveries."""
     return [
-        alert_of(row, rulebook.deliveries(store.db, row[0]))
-        for row in rulebook.fired_events(store.db, rule_id=rule_id, limit=limit)
+        alert_of(row, rulebook.deliveries(store, row[0]))
+        for row in rulebook.fired_events(store, rule_id=rule_id, limit=limit)
     ]
 
 
 def alerts_after(store: Store, last_id: int, limit: int) -> list[Alert]:
     """Alerts with an id above ``last_id``, oldest first (at most ``limit``), without their deliveries."""
-    return [alert_of(row) for row in rulebook.fired_events_after(store.db, last_id, limit)]
+    return [alert_of(row) for row in rulebook.fired_events_after(store, last_id, limit)]
 
 
 def last_alert_id(store: Store) -> int:
     """The id of the newest alert (0 for none)."""
-    return rulebook.last_fired_event_id(store.db)
+    return rulebook.last_fired_event_id(store)
 
 
 def alert_of(row: tuple[Any, ...], deliveries: list[dict[str, Any]] | None = None) -> Alert:

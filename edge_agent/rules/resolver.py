@@ -148,11 +148,11 @@ class Resolver:
         transaction per clip. Returns the alerts raised."""
         active = [r for r in (rule_set if rule_set is not None else rules(self.store)) if r.enabled]
         if not self.dry_run:
-            self._watermark = self._stored = rulebook.watermark(self.store.db)
+            self._watermark = self._stored = rulebook.watermark(self.store)
             self._load_states([r.id for r in active])
         if since_clip is not None:
             self._watermark = since_clip
-        clips = queries.clips_after(self.store.db, self._watermark)
+        clips = queries.clips_after(self.store, self._watermark)
         raised: list[Alert] = []
         for clip_id, camera, t0, t1 in clips:
             applicable = [r for r in active if r.after_clip < clip_id and (r.predicate.camera in (None, camera))]
@@ -171,7 +171,7 @@ class Resolver:
     def _load_states(self, rule_ids: Sequence[int]) -> None:
         self._states = {}
         for rid, subject, state, since, frames, last_true, last_fired, details in rulebook.rule_states(
-            self.store.db, rule_ids
+            self.store, rule_ids
         ):
             self._states[(int(rid), int(subject))] = _State(
                 state, since, int(frames), last_true, last_fired, json.loads(details)
@@ -186,7 +186,7 @@ class Resolver:
             return
         from edge_agent.rules.sinks.outbox import enqueue
 
-        db = self.store.db
+        db = self.store
         with self.store.write():
             for (rule_id, subject), s in self._states.items():
                 if s.dirty:
@@ -221,9 +221,9 @@ class Resolver:
     # -- one clip ----------------------------------------------------------------------------------
 
     def _observations(self, clip_id: int) -> list[_Observation]:
-        rows = queries.clip_observations(self.store.db, clip_id)
+        rows = queries.clip_observations(self.store, clip_id)
         boxes: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
-        for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store.db, clip_id):
+        for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store, clip_id):
             boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
         return [
             _Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {}), z, (c1 or "", c2 or ""))
@@ -396,7 +396,7 @@ class Resolver:
 
     def _message(self, rule: Rule, entity_id: int, t: float, camera: str | None, last_seen: float | None = None) -> str:
         p = rule.predicate
-        row = queries.entity_label(self.store.db, entity_id)
+        row = queries.entity_label(self.store, entity_id)
         who = f"{row[1]!r} (#{entity_id})" if row and row[1] else f"{row[0] if row else p.subject} #{entity_id}"
         where = f" on camera {camera}" if camera else ""
         if p.relation == "absent":
@@ -444,9 +444,9 @@ class Resolver:
         if p.subject_type == "entity":
             return {p.entity_id: [p.entity_id]} if p.entity_id is not None else {}
         if p.subject_type == "unknown_person":
-            members = queries.unnamed_people(self.store.db)
+            members = queries.unnamed_people(self.store)
         else:
-            members = queries.entities_of_categories(self.store.db, sorted(category_names(p.subject)))
+            members = queries.entities_of_categories(self.store, sorted(category_names(p.subject)))
         return {0: members} if members else {}
 
     def _due(self, at: str, clock: float) -> float:
@@ -475,7 +475,7 @@ class Resolver:
         there: list[tuple[int, int]] = []  # (entity, observation) of the ones there
         latest: tuple[float, int, int] | None = None  # (time, entity, observation) of the last seen of them
         for entity_id in members:
-            observation_id = queries.last_observation_of(self.store.db, entity_id, due)
+            observation_id = queries.last_observation_of(self.store, entity_id, due)
             if observation_id is None:
                 continue
             o = self.store.observation(observation_id)
@@ -517,17 +517,17 @@ class Resolver:
                 s.state = "active"
                 s.dirty = True
             elif s.last_true is None:
-                seen = queries.last_seen(self.store.db, members, clip_id, p.camera)
+                seen = queries.last_seen(self.store, members, clip_id, p.camera)
                 if seen is None:
                     continue  # never seen: nothing to miss yet
                 s.last_true, s.state, s.dirty = seen, "active", True
             if s.state != "active":
                 continue  # reported; seeing it again re-arms the rule
             # "unseen for 4 hours" counts recorded time: hours the camera was off (a worn camera taken off) do not
-            due = queries.recorded_since(self.store.db, float(s.last_true), span, clock, p.camera)
+            due = queries.recorded_since(self.store, float(s.last_true), span, clock, p.camera)
             if due is not None and clock >= due:
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
-                last = queries.latest_observation(self.store.db, members, clip_id, p.camera)
+                last = queries.latest_observation(self.store, members, clip_id, p.camera)
                 alert = self._fire(
                     rule, last[0] if last else entity_id, s, due, None, clip_id, [last[1]] if last else [], clock
                 )

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from edge_agent.memory import rulebook
-from edge_agent.memory.db import Database
+from edge_agent.memory.db import Database, HasDatabase
 
 __all__ = ["enqueue"]
 
@@ -23,9 +23,9 @@ def _json_default(value: Any) -> Any:
 
 
 def enqueue(
-    db: Database, rule_event_id: int, payload: Mapping[str, Any], sinks: Sequence[str], now: float
+    memory: Database | HasDatabase, rule_event_id: int, payload: Mapping[str, Any], sinks: Sequence[str], now: float
 ) -> list[int]:
     """Inserts one pending notification per sink name (duplicates once) and returns their ids. Opens no
     transaction: the engine calls it inside the one that records the rule event."""
     text = json.dumps(dict(payload), ensure_ascii=False, default=_json_default)
-    return rulebook.enqueue_notifications(db, rule_event_id, text, list(dict.fromkeys(sinks)), now)
+    return rulebook.enqueue_notifications(memory, rule_event_id, text, list(dict.fromkeys(sinks)), now)
