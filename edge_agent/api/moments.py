@@ -56,19 +56,19 @@ def _moments(store: Store, camera: str | None, start: float | None, end: float |
         rows = queries.clip_timeline(store, name, start, end, limit + 1)
         clips = [
             ClipOut(
-                id=i,
+                id=c.id,
                 camera=name,
-                t_start=a,
-                t_end=b,
-                observations=n,
-                caption=caption,
-                keyframe_url=keyframe_url(i) if json.loads(k) else None,
+                t_start=c.t_start,
+                t_end=c.t_end,
+                observations=c.observations,
+                caption=c.caption,
+                keyframe_url=keyframe_url(c.id) if json.loads(c.keyframes) else None,
             )
-            for i, a, b, k, n, caption in rows[:limit]
+            for c in rows[:limit]
         ]
         episodes = [
-            EpisodeOut(id=i, scale=s, camera=c, t_start=a, t_end=b, text=x)
-            for i, s, c, a, b, x in queries.window_episodes(store, name, start, end, limit)
+            EpisodeOut(id=e.id, scale=e.scale, camera=e.camera, t_start=e.t_start, t_end=e.t_end, text=e.text)
+            for e in queries.window_episodes(store, name, start, end, limit)
         ]
         out.append(CameraMoments(camera=name, clips=clips, truncated=len(rows) > limit, episodes=episodes))
     return MomentsOut(start=start, end=end, cameras=out)

@@ -18,6 +18,12 @@ from edge_agent.memory.description import REGIONS
 __all__ = [
     "ID_CHUNK",
     "CameraSighting",
+    "ClipBox",
+    "ClipObservation",
+    "ClipSpan",
+    "EpisodeRow",
+    "LoggedSpan",
+    "TimelineClip",
     "Sighting",
     "cameras_seeing",
     "companions",
@@ -69,6 +75,71 @@ __all__ = [
 ID_CHUNK = 500  #: ids per ``IN (...)`` list: below SQLite's variable limit on any build
 
 
+class ClipSpan(NamedTuple):
+    """A clip: its id, camera and span."""
+
+    id: int
+    camera: str
+    t_start: float
+    t_end: float
+
+
+class LoggedSpan(NamedTuple):
+    """A span the ingest log says was recorded (clips consolidation folded included)."""
+
+    camera: str
+    t_start: float
+    t_end: float
+    committed_at: float
+
+
+class TimelineClip(NamedTuple):
+    """A clip on a camera's timeline: keyframes as JSON, its observation count and caption."""
+
+    id: int
+    t_start: float
+    t_end: float
+    keyframes: str
+    observations: int
+    caption: str | None
+
+
+class EpisodeRow(NamedTuple):
+    """An episode (a clip, 10 minutes, an hour or a day of one camera) and its summary."""
+
+    id: int
+    scale: str
+    camera: str
+    t_start: float
+    t_end: float
+    text: str
+
+
+class ClipObservation(NamedTuple):
+    """An observation of a clip as rules read it: its entity (and the entity's name), where and what colour."""
+
+    id: int
+    entity_id: int
+    kind: str
+    category: str
+    name: str | None
+    t_end: float
+    zone: str
+    colour: str
+    colour_second: str
+
+
+class ClipBox(NamedTuple):
+    """One box of an observation, in one frame (ms into the clip's time)."""
+
+    observation_id: int
+    frame_ms: int
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
 def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
     unique = sorted({int(i) for i in ids})
     for k in range(0, len(unique), ID_CHUNK):
@@ -93,10 +164,11 @@ def last_clip_before(memory: Database | HasDatabase, t: float) -> int:
     return int(db.value("SELECT coalesce(max(id), 0) FROM clips WHERE t_start < ?", (t,)))
 
 
-def clips_after(memory: Database | HasDatabase, clip_id: int) -> list[tuple[int, str, float, float]]:
+def clips_after(memory: Database | HasDatabase, clip_id: int) -> list[ClipSpan]:
     """(id, camera, t_start, t_end) of the clips committed after ``clip_id``, in commit order."""
     db = database_of(memory)
-    return db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (clip_id,))
+    rows = db.query("SELECT id, camera, t_start, t_end FROM clips WHERE id > ? ORDER BY id", (clip_id,))
+    return [ClipSpan(*row) for row in rows]
 
 
 def stored_span_per_camera(memory: Database | HasDatabase) -> dict[str, tuple[int, float, float]]:
@@ -117,10 +189,11 @@ def logged_span_per_camera(memory: Database | HasDatabase) -> dict[str, tuple[fl
     }
 
 
-def ingest_log(memory: Database | HasDatabase) -> list[tuple[str, float, float, float]]:
+def ingest_log(memory: Database | HasDatabase) -> list[LoggedSpan]:
     """(camera, start, end, committed at) of every ingest-log row: spans, as consolidation folds clips."""
     db = database_of(memory)
-    return db.query("SELECT camera, clip_t_start, clip_t_end, committed_at FROM ingest_log")
+    rows = db.query("SELECT camera, clip_t_start, clip_t_end, committed_at FROM ingest_log")
+    return [LoggedSpan(*row) for row in rows]
 
 
 def clips_per_camera(memory: Database | HasDatabase) -> dict[str, int]:
@@ -168,30 +241,32 @@ def cameras_between(memory: Database | HasDatabase, start: float, end: float) ->
 
 def clip_timeline(
     memory: Database | HasDatabase, camera: str, start: float, end: float, limit: int
-) -> list[tuple[int, float, float, str, int, str | None]]:
+) -> list[TimelineClip]:
     """(id, t_start, t_end, keyframes JSON, observations, caption) of at most ``limit`` clips of ``camera``
     overlapping (start, end), in time order."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT c.id, c.t_start, c.t_end, c.keyframes, (SELECT count(*) FROM observations o WHERE o.clip_id = c.id), "
         "(SELECT text FROM episodes e WHERE e.clip_id = c.id AND e.scale = 'clip' ORDER BY e.id LIMIT 1) "
         "FROM clips c WHERE c.camera = ? AND c.t_start < ? AND c.t_end > ? ORDER BY c.t_start LIMIT ?",
         (camera, end, start, limit),
     )
+    return [TimelineClip(*row) for row in rows]
 
 
 def window_episodes(
     memory: Database | HasDatabase, camera: str, start: float, end: float, limit: int
-) -> list[tuple[int, str, str, float, float, str]]:
+) -> list[EpisodeRow]:
     """(id, scale, camera, t_start, t_end, text) of the coarser episodes (10 min, hour, day) of ``camera``
     overlapping (start, end): days first, then hours, then 10-minute windows, each in time order."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT id, scale, camera, t_start, t_end, text FROM episodes "
         "WHERE scale != 'clip' AND camera = ? AND t_start < ? AND t_end > ? "
         "ORDER BY CASE scale WHEN 'day' THEN 0 WHEN 'hour' THEN 1 ELSE 2 END, t_start LIMIT ?",
         (camera, end, start, limit),
     )
+    return [EpisodeRow(*row) for row in rows]
 
 
 def episode_ids(
@@ -387,29 +462,29 @@ def observation_entities(memory: Database | HasDatabase) -> dict[int, int]:
     return {int(o): int(e) for o, e in db.query("SELECT id, entity_id FROM observations") if e is not None}
 
 
-def clip_observations(
-    memory: Database | HasDatabase, clip_id: int
-) -> list[tuple[int, int, str, str, str | None, float, str, str, str]]:
+def clip_observations(memory: Database | HasDatabase, clip_id: int) -> list[ClipObservation]:
     """(id, entity id, kind, category, entity name, t_end, zone, colour, second colour) of a clip's observations that
     have an entity, in time order."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone, o.colour, o.colour_second "
         "FROM observations o "
         "LEFT JOIN entities e ON e.id = o.entity_id "
         "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id",
         (clip_id,),
     )
+    return [ClipObservation(*row) for row in rows]
 
 
-def clip_boxes(memory: Database | HasDatabase, clip_id: int) -> list[tuple[int, int, float, float, float, float]]:
+def clip_boxes(memory: Database | HasDatabase, clip_id: int) -> list[ClipBox]:
     """(observation id, frame_ms, x1, y1, x2, y2) of every box of a clip's observations."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT b.observation_id, b.frame_ms, b.x1, b.y1, b.x2, b.y2 FROM observation_boxes b JOIN observations o "
         "ON o.id = b.observation_id WHERE o.clip_id = ?",
         (clip_id,),
     )
+    return [ClipBox(*row) for row in rows]
 
 
 def last_seen(

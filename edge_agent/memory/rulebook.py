@@ -9,12 +9,16 @@ deliveries commit together."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from edge_agent.memory.db import Database, HasDatabase, database_of
 
 __all__ = [
     "RULE_COLUMNS",
+    "DueNotification",
+    "EventRow",
+    "RuleRow",
+    "RuleStateRow",
     "count_pending_notifications",
     "count_rules_in_force",
     "deliveries",
@@ -39,8 +43,55 @@ __all__ = [
     "watermark",
 ]
 
+
+class RuleRow(NamedTuple):
+    """A stored rule."""
+
+    id: int
+    text: str
+    predicate: str  #: the predicate as JSON
+    cooldown_s: float
+    created_at: float
+    after_clip: int  #: it looks at the clips committed after this one
+    enabled: int
+    removed_at: float | None
+
+
+class RuleStateRow(NamedTuple):
+    """The resolver's state of one rule for one subject."""
+
+    rule_id: int
+    subject: int
+    state: str
+    since: float | None
+    frames: int
+    last_true: float | None
+    last_fired: float | None
+    details: str  #: JSON
+
+
+class EventRow(NamedTuple):
+    """A fired rule event (an alert)."""
+
+    id: int
+    rule_id: int
+    rule_text: str
+    entity_id: int | None
+    t: float
+    details: str  #: JSON: camera, message, evidence, clip_id, detected_at
+
+
+class DueNotification(NamedTuple):
+    """A pending delivery of an alert to one sink."""
+
+    id: int
+    sink: str
+    attempts: int
+    payload: str  #: JSON
+
+
 #: the columns of a rule row, in the order :func:`rule_row` and :func:`rule_rows` return them
-RULE_COLUMNS = ("id", "text", "predicate", "cooldown_s", "created_at", "after_clip", "enabled", "removed_at")
+RULE_COLUMNS = RuleRow._fields
 _RULE_SELECT = ", ".join(RULE_COLUMNS)
 _WATERMARK = "rules_watermark"  #: meta key: the last clip the resolver looked at
 _EVENT_SELECT = (
@@ -63,16 +114,18 @@ def insert_rule(
     )
 
 
-def rule_row(memory: Database | HasDatabase, rule_id: int) -> tuple[Any, ...] | None:
-    """The rule's row (:data:`RULE_COLUMNS`), None for no such rule."""
+def rule_row(memory: Database | HasDatabase, rule_id: int) -> RuleRow | None:
+    """The rule's row, None for no such rule."""
     db = database_of(memory)
-    return db.query_one(f"SELECT {_RULE_SELECT} FROM rules WHERE id = ?", (int(rule_id),))
+    row = db.query_one(f"SELECT {_RULE_SELECT} FROM rules WHERE id = ?", (int(rule_id),))
+    return RuleRow(*row) if row is not None else None
 
 
-def rule_rows(memory: Database | HasDatabase, *, removed: bool = False) -> list[tuple[Any, ...]]:
+def rule_rows(memory: Database | HasDatabase, *, removed: bool = False) -> list[RuleRow]:
     """The rows of the rules in force (and of the removed ones too if ``removed``), oldest first."""
     db = database_of(memory)
-    return db.query(f"SELECT {_RULE_SELECT} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))
+    rows = db.query(f"SELECT {_RULE_SELECT} FROM rules WHERE ? OR removed_at IS NULL ORDER BY id", (removed,))
+    return [RuleRow(*row) for row in rows]
 
 
 def retire_rule(memory: Database | HasDatabase, rule_id: int, at: float) -> None:
@@ -108,17 +161,18 @@ def set_watermark(memory: Database | HasDatabase, clip_id: int) -> None:
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_WATERMARK, str(clip_id)))
 
 
-def rule_states(memory: Database | HasDatabase, rule_ids: Sequence[int]) -> list[tuple[Any, ...]]:
-    """(rule id, subject, state, since, frames, last_true, last_fired, details JSON) of these rules."""
+def rule_states(memory: Database | HasDatabase, rule_ids: Sequence[int]) -> list[RuleStateRow]:
+    """The resolver's states of these rules, one per rule and subject."""
     db = database_of(memory)
     if not rule_ids:
         return []
     marks = ",".join("?" * len(rule_ids))
-    return db.query(
+    rows = db.query(
         f"SELECT rule_id, subject, state, since, frames, last_true, last_fired, details FROM rule_state "
         f"WHERE rule_id IN ({marks})",
         tuple(rule_ids),
     )
+    return [RuleStateRow(*row) for row in rows]
 
 
 def save_rule_state(
@@ -155,21 +209,21 @@ def insert_fired_event(
     )
 
 
-def fired_events(
-    memory: Database | HasDatabase, *, rule_id: int | None = None, limit: int = 100
-) -> list[tuple[Any, ...]]:
-    """(event id, rule id, rule text, entity id, t, details JSON) of the fired events (of one rule), newest first."""
+def fired_events(memory: Database | HasDatabase, *, rule_id: int | None = None, limit: int = 100) -> list[EventRow]:
+    """The fired events (of one rule), newest first."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         _EVENT_SELECT + "WHERE e.state = 'fired' AND (? IS NULL OR e.rule_id = ?) ORDER BY e.t DESC, e.id DESC LIMIT ?",
         (rule_id, rule_id, int(limit)),
     )
+    return [EventRow(*row) for row in rows]
 
 
-def fired_events_after(memory: Database | HasDatabase, last_id: int, limit: int) -> list[tuple[Any, ...]]:
+def fired_events_after(memory: Database | HasDatabase, last_id: int, limit: int) -> list[EventRow]:
     """As :func:`fired_events`, for the events with an id above ``last_id``, oldest first (at most ``limit``)."""
     db = database_of(memory)
-    return db.query(_EVENT_SELECT + "WHERE e.state = 'fired' AND e.id > ? ORDER BY e.id LIMIT ?", (last_id, limit))
+    rows = db.query(_EVENT_SELECT + "WHERE e.state = 'fired' AND e.id > ? ORDER BY e.id LIMIT ?", (last_id, limit))
+    return [EventRow(*row) for row in rows]
 
 
 def last_fired_event_id(memory: Database | HasDatabase) -> int:
@@ -204,14 +258,15 @@ def deliveries(memory: Database | HasDatabase, rule_event_id: int) -> list[dict[
     return [{"sink": s, "status": st, "attempts": a, "error": err} for s, st, a, err in rows]
 
 
-def due_notifications(memory: Database | HasDatabase, now: float) -> list[tuple[int, str, int, str]]:
-    """(id, sink, attempts, payload JSON) of the pending notifications due at ``now``, oldest first."""
+def due_notifications(memory: Database | HasDatabase, now: float) -> list[DueNotification]:
+    """The pending notifications due at ``now``, oldest first."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT id, sink, attempts, payload FROM notifications WHERE status = 'pending' AND next_attempt <= ? "
         "ORDER BY created_at, id",
         (now,),
     )
+    return [DueNotification(*row) for row in rows]
 
 
 def has_due_notification(memory: Database | HasDatabase, now: float) -> bool:

@@ -87,17 +87,17 @@ class Alert:
         }
 
 
-def _rule(row: tuple[Any, ...]) -> Rule:
-    """A rule from its row (columns: :data:`edge_agent.memory.rulebook.RULE_COLUMNS`)."""
+def _rule(row: rulebook.RuleRow) -> Rule:
+    """A rule from its row."""
     return Rule(
-        int(row[0]),
-        row[1],
-        Predicate.model_validate_json(row[2]),
-        float(row[3]),
-        float(row[4]),
-        int(row[5]),
-        bool(row[6]),
-        row[7],
+        int(row.id),
+        row.text,
+        Predicate.model_validate_json(row.predicate),
+        float(row.cooldown_s),
+        float(row.created_at),
+        int(row.after_clip),
+        bool(row.enabled),
+        row.removed_at,
     )
 
 
@@ -169,7 +169,7 @@ def remove_rule(store: Store, rule_id: int, *, caller: str | None = None) -> Rul
 def alerts(store: Store, *, rule_id: int | None = None, limit: int = 100) -> list[Alert]:
     """Alerts raised, newest first, with the state of their deliveries."""
     return [
-        alert_of(row, rulebook.deliveries(store, row[0]))
+        alert_of(row, rulebook.deliveries(store, row.id))
         for row in rulebook.fired_events(store, rule_id=rule_id, limit=limit)
     ]
 
@@ -184,20 +184,19 @@ def last_alert_id(store: Store) -> int:
     return rulebook.last_fired_event_id(store)
 
 
-def alert_of(row: tuple[Any, ...], deliveries: list[dict[str, Any]] | None = None) -> Alert:
-    """An alert from a rule-event row (event id, rule id, rule text, entity id, t, details JSON)."""
-    event_id, rule_id, text, entity_id, t, details = row
-    d = json.loads(details)
+def alert_of(row: rulebook.EventRow, deliveries: list[dict[str, Any]] | None = None) -> Alert:
+    """An alert from a rule-event row."""
+    d = json.loads(row.details)
     return Alert(
-        rule_id,
-        text,
-        entity_id,
-        t,
+        row.rule_id,
+        row.rule_text,
+        row.entity_id,
+        row.t,
         d.get("camera"),
         d.get("message", ""),
         d.get("evidence", []),
         d.get("clip_id"),
         d.get("detected_at"),
-        event_id,
+        row.id,
         [] if deliveries is None else deliveries,
     )

@@ -154,15 +154,13 @@ class Resolver:
             self._watermark = since_clip
         clips = queries.clips_after(self.store, self._watermark)
         raised: list[Alert] = []
-        for clip_id, camera, t0, t1 in clips:
-            applicable = [r for r in active if r.after_clip < clip_id and (r.predicate.camera in (None, camera))]
-            alerts = self._clip(int(clip_id), camera, float(t0), float(t1), applicable) if applicable else []
+        for clip in clips:
+            applicable = [r for r in active if r.after_clip < clip.id and (r.predicate.camera in (None, clip.camera))]
+            alerts = self._clip(clip.id, clip.camera, clip.t_start, clip.t_end, applicable) if applicable else []
             if alerts or any(s.dirty for s in self._states.values()):
-                self._commit(int(clip_id), alerts)
+                self._commit(clip.id, alerts)
             else:
-                self._watermark = int(
-                    clip_id
-                )  # nothing changed: no transaction; the next commit moves the mark past it
+                self._watermark = clip.id  # nothing changed: no transaction; the next commit moves the mark past it
             raised.extend(alerts)
         if clips and not self.dry_run and self._watermark != self._stored:
             self._commit(self._watermark, [])
@@ -170,11 +168,9 @@ class Resolver:
 
     def _load_states(self, rule_ids: Sequence[int]) -> None:
         self._states = {}
-        for rid, subject, state, since, frames, last_true, last_fired, details in rulebook.rule_states(
-            self.store, rule_ids
-        ):
-            self._states[(int(rid), int(subject))] = _State(
-                state, since, int(frames), last_true, last_fired, json.loads(details)
+        for r in rulebook.rule_states(self.store, rule_ids):
+            self._states[(int(r.rule_id), int(r.subject))] = _State(
+                r.state, r.since, int(r.frames), r.last_true, r.last_fired, json.loads(r.details)
             )
 
     def _commit(self, clip_id: int, alerts: list[Alert]) -> None:
@@ -223,11 +219,21 @@ class Resolver:
     def _observations(self, clip_id: int) -> list[_Observation]:
         rows = queries.clip_observations(self.store, clip_id)
         boxes: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
-        for oid, frame_ms, x1, y1, x2, y2 in queries.clip_boxes(self.store, clip_id):
-            boxes[int(oid)][int(frame_ms)] = np.array([x1, y1, x2, y2], np.float64)
+        for b in queries.clip_boxes(self.store, clip_id):
+            boxes[b.observation_id][b.frame_ms] = np.array([b.x1, b.y1, b.x2, b.y2], np.float64)
         return [
-            _Observation(int(i), int(e), k, c, n, float(t), boxes.get(int(i), {}), z, (c1 or "", c2 or ""))
-            for i, e, k, c, n, t, z, c1, c2 in rows
+            _Observation(
+                o.id,
+                o.entity_id,
+                o.kind,
+                o.category,
+                o.name,
+                o.t_end,
+                boxes.get(o.id, {}),
+                o.zone,
+                (o.colour or "", o.colour_second or ""),
+            )
+            for o in rows
         ]
 
     def _subject(self, p: Predicate, o: _Observation) -> bool:

@@ -104,10 +104,10 @@ class Dispatcher:
         self._sync(db)
         rows = rulebook.due_notifications(db, self.clock())
         sent = 0
-        for row_id, sink_name, attempts, text in rows:
+        for due in rows:
             if self._stop.is_set():
                 break
-            sent += self._deliver_one(db, int(row_id), str(sink_name), int(attempts), str(text))
+            sent += self._deliver_one(db, int(due.id), str(due.sink), int(due.attempts), str(due.payload))
         return sent
 
     def _sync(self, db: Database) -> None:

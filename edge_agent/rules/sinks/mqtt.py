@@ -168,7 +168,7 @@ class MqttSink(Sink):
                 self._failing = False
             if not self.config.discovery:
                 return
-            rules = [(int(r[0]), str(r[1])) for r in rulebook.rule_rows(db)]
+            rules = [(int(r.id), str(r.text)) for r in rulebook.rule_rows(db)]
             wanted = self.discovery.retained(rules, queries.named_sightings(db))
             try:
                 self._apply(wanted, rules)
