@@ -195,6 +195,7 @@ class Side:
     subject: Subject = field(default_factory=Subject)
     place: Place = field(default_factory=Place)
     time: Time = field(default_factory=Time)
+    event: Event | None = None  #: its own event where the two differ ("did anyone come after the van left?")
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,7 @@ class Query:
             self.other.subject if self.other.subject.named else self.subject,
             self.other.place if self.other.place.named else self.place,
             self.other.time if self.other.time.named else self.time,
+            self.other.event,
         )
         return mine, other
 

@@ -7,6 +7,7 @@ a sentence is spelt."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -130,7 +131,8 @@ EVENT_VERBS: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("stay", "stayed", "stays", "remain", "remained", "sit", "sat", "sitting", "park", "parked", "wait", "waited",
-         "stand", "stood", "standing", "spend", "spent", "linger", "lingered", "hang", "hung", "there", "around"),
+         "stand", "stood", "standing", "spend", "spent", "linger", "lingered", "lingering", "hang", "hung", "hanging",
+         "loiter", "loitered", "loitering", "waiting", "staying", "remaining", "there", "around"),
         "stays",
     ),
 }  # fmt: skip
@@ -296,11 +298,34 @@ _IS_BEFORE = frozenset(
 _IS_AFTER = frozenset({"where", "what", "who", "when", "how", "that", "there", "it", "here", "which", "he", "she"})
 
 
+#: Chat spellings of words the reader knows: "any1 at the desk?", "how many ppl?", "whos been here".
+_CHAT = {
+    "any1": "anyone",
+    "some1": "someone",
+    "every1": "everyone",
+    "no1": "no one",
+    "ppl": "people",
+    "u": "you",
+    "ur": "your",
+    "b4": "before",
+    "2day": "today",
+    "2nite": "tonight",
+    "tmrw": "tomorrow",
+    "yday": "yesterday",
+    "whos": "who is",
+    "wheres": "where is",
+    "whats": "what is",
+    "hows": "how is",
+}
+_CHAT_WORD = re.compile(r"\b(" + "|".join(sorted(_CHAT, key=len, reverse=True)) + r")\b")
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens; contractions opened ("where's" -> "where is", "didn't" -> "did not"), a possessive
     's dropped ("the living room's view" -> "living room view"), hyphens and underscores between words as spaces
     (camera "living-room" is "living room"); ISO times, clock times and punctuation that separates clauses kept."""
     text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    text = _CHAT_WORD.sub(lambda m: _CHAT[m.group(0)], text)
     text = text.replace("can't", "can not").replace("won't", "will not")
     text = re.sub(r"\b(where|when|who|what|how|why)'d\b", r"\1 did", text)  # "where'd I see it"
     for short, long in _CONTRACTIONS[2:]:
@@ -396,6 +421,33 @@ class Lexicon:
             tags = self._phrases.setdefault(key, [])
             tags[:] = [t for t in tags if t.type != tag.type] + [tag]  # a later tag of a type replaces it
 
+    def respell(self, tokens: Sequence[str]) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+        """``tokens`` with each word that no phrase starts with, of five letters or more and a letter or so off the
+        name of a camera, zone, place or entity ("kitchn", "livingroom", "bedrom"), read as that name; and (what was
+        said, what it was read as) of each. Only the memory's own names: a word off a kind by a letter may be
+        another thing ("tablet", "table"), which the reader's text model grounds instead."""
+        names: dict[str, tuple[tuple[str, ...], str]] = {}  # written as one word -> (its words, the name)
+        for key, tags in sorted(self._phrases.items(), key=lambda kv: -len(kv[0])):  # one word beats "bed room"
+            tag = next((t for t in tags if t.type in _NAMES), None)
+            if tag is not None:
+                names["".join(key)] = (key, tag.value[0])
+        out: list[str] = []
+        read_as: list[tuple[str, str]] = []
+        for token in tokens:
+            known = (token,) in self._phrases or any((token[: -len(end)],) in self._phrases for end in ("s", "es"))
+            close = (
+                difflib.get_close_matches(token, names, n=1, cutoff=_SPELLING)
+                if len(token) >= 5 and token.isalpha() and not known
+                else []
+            )
+            if close and names[close[0]][0] != (token,):
+                words, name = names[close[0]]
+                out.extend(words)
+                read_as.append((token, name))
+            else:
+                out.append(token)
+        return out, tuple(read_as)
+
     def kinds(self) -> tuple[str, ...]:
         """The kinds a question may name: the detector's classes and the kinds memory holds."""
         from edge_agent.perception.vocabulary import COCO_CLASSES
@@ -431,6 +483,13 @@ class Lexicon:
             if here.of("colour") and here.of("kind") and _describes(spans, k):
                 spans[k] = Span(here.start, here.end, here.words, tuple(t for t in here.tags if t.type != "kind"))
         return spans
+
+
+#: The tags of the memory's own names, which a misspelt word is read as (Lexicon.respell).
+_NAMES = frozenset({"camera", "zone", "name"})
+#: How alike a word and a name must be (difflib's ratio) to read one as the other: one letter off an eight-letter
+#: name is 0.93, off a five-letter one 0.8 (too little to tell a typo from another word).
+_SPELLING = 0.85
 
 
 def _entity_ref(tokens: Sequence[str], i: int) -> Span | None:

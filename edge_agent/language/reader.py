@@ -1583,7 +1583,7 @@ class Reader:
         is used (joined with the bound the question names). A question of several sentences ("I think I saw the
         couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
         others say of the subject, the place and the time."""
-        tokens = _plain(tokenize(question))
+        tokens, respelt = self.lexicon.respell(_plain(tokenize(question)))
         names = _names_said(question, self.lexicon)
         sentences = _sentences(tokens)
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]
@@ -1609,7 +1609,7 @@ class Reader:
                 main = replace(main, place=said.place)  # but "it wasn't on the street, was it?" says where it was not
             if not main.time.named and said.time.named:
                 main = replace(main, time=said.time)
-        return main
+        return replace(main, grounded=main.grounded + respelt) if respelt else main
 
     def _read_tokens(
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
@@ -1641,7 +1641,7 @@ class Reader:
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
-        query = _recording_window(query, tokens)
+        query = _clause_events(_recording_window(query, tokens), tokens)
         return _person_words(self._clause_place(_indoors(query, tokens, self.lexicon.cameras))), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -1964,12 +1964,9 @@ class Reader:
                 return Intent.COUNT, order, event, aggregate or Aggregate.THINGS, asks, method
             if r.order is not None and r.other is not None:
                 return Intent.ORDER, r.order, event, aggregate, asks, method
-            if r.alternative_of in ("colour", "pattern", "motion", "size"):
-                return Intent.ATTRIBUTE, order, event, aggregate, r.alternative_of, method
-            if r.alternative_of == "camera":
-                return Intent.WHICH_CAMERA, order, event, aggregate, asks, method
-            if r.alternative_of == "region":
-                return Intent.WHERE, order, event, aggregate, asks, method
+            chosen = _chosen_by_alternatives(r, asks)
+            if chosen is not None:
+                return chosen[0], order, event, aggregate, chosen[1], method
             if c.happen and not (r.subject.kinds or r.subject.entity_id is not None):
                 return Intent.SUMMARY, order, event, aggregate, asks, method
             return Intent.EXISTS, order, event, aggregate, asks, method
@@ -1986,12 +1983,57 @@ class Reader:
             return Intent.SUMMARY, order, event, aggregate, asks, method
         if c.fragment:
             return Intent.EXISTS, order, event, aggregate, asks, "fragment"  # the conversation's question applies
+        chosen = _chosen_by_alternatives(r, asks) or ((Intent.ATTRIBUTE, asks) if asks else None)
+        if chosen is not None:  # "the bowl, was it orange or red?", "the bowl - orange or red?", "car colour"
+            return chosen[0], order, event, aggregate, chosen[1], method
         if self.exemplars is not None:
             intent, _ = self.exemplars.nearest(question)
             return intent, order, event, aggregate, asks, "similarity"
         if r.subject.named or r.place.named:
             return Intent.EXISTS, order, event, aggregate, asks, "fragment"
         return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
+
+
+def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
+    """ "did anyone come after the van left?", "was the car there before the woman arrived?": each side of an order
+    its own event where the clauses around "before" / "after" say different ones (coming, leaving, or being seen)."""
+    if query.intent is not Intent.ORDER or query.other is None:
+        return query
+    at = next((i for i, t in enumerate(tokens) if t in ("before", "after", "until", "since")), None)
+    if at is None:
+        return query
+
+    def event(words: Sequence[str], before: Sequence[str]) -> str | None:
+        said = [
+            EVENT_VERBS[w]
+            for j, w in enumerate(words)
+            if EVENT_VERBS.get(w) in ("appears", "leaves")
+            and not (w == "left" and (before[j : j + 1] or [""])[0] in _SIDE)
+        ]
+        return said[0] if said else None
+
+    mine = event(tokens[:at], ["", *tokens[: at - 1]])
+    theirs = event(tokens[at + 1 :], tokens[at : len(tokens) - 1])
+    if theirs is None or theirs == mine:
+        return query
+    own = Event(mine) if mine else Event.SEEN
+    return replace(query, event=own, other=replace(query.other, event=Event(theirs)))
+
+
+#: Words before "left" that make it a side of the view, not leaving: "the person on the left".
+_SIDE = frozenset({"the", "on", "to", "at", "far", "top", "bottom", "upper", "lower"})
+
+
+def _chosen_by_alternatives(r: _Reading, asks: str) -> tuple[Intent, str] | None:
+    """(intent, field asked) that "A or B" says is asked when the alternatives are values of a field ("orange or
+    red": the colour), cameras (which camera) or parts of the view (where); None when they are things or none."""
+    if r.alternative_of in ("colour", "pattern", "motion", "size"):
+        return Intent.ATTRIBUTE, r.alternative_of
+    if r.alternative_of == "camera":
+        return Intent.WHICH_CAMERA, asks
+    if r.alternative_of == "region":
+        return Intent.WHERE, asks
+    return None
 
 
 @dataclass

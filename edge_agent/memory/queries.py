@@ -807,10 +807,10 @@ def _scope_sql(
     if end is not None:
         where.append("o.t_start < ?")
         params.append(float(end))
-    places = [*zones, *regions]
-    if places:
-        where.append(f"(o.zone IN ({_marks(zones or [''])}) OR o.region IN ({_marks(regions or [''])}))")
-        params.extend([*(zones or [""]), *(regions or [""])])
+    at = [(column, values) for column, values in (("o.zone", zones), ("o.region", regions)) if values]
+    if at:  # at a zone or in a part of the view ("on the left"): only those asked (an empty list is no condition)
+        where.append("(" + " OR ".join(f"{column} IN ({_marks(values)})" for column, values in at) + ")")
+        params.extend(v for _, values in at for v in values)
     return where, params
 
 

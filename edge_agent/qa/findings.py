@@ -333,6 +333,7 @@ class Order(Finding):
     a_at: Observation | None = None
     b_at: Observation | None = None
     leaving: bool = False
+    other_leaving: bool | None = None  #: the other side's own event, where it differs ("after the van left")
     asked: str = "first"  #: first, last, before, after, "before or after" (which it was), "together" (neither first)
     yes_no: bool = False
     more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
@@ -357,10 +358,14 @@ class Order(Finding):
         return self.a_at.t_end if self.leaving else self.a_at.t_start
 
     @property
+    def b_leaving(self) -> bool:
+        return self.leaving if self.other_leaving is None else self.other_leaving
+
+    @property
     def b_time(self) -> float | None:
         if self.b_at is None:
             return None
-        return self.b_at.t_end if self.leaving else self.b_at.t_start
+        return self.b_at.t_end if self.b_leaving else self.b_at.t_start
 
     @property
     def together(self) -> bool:

@@ -896,7 +896,7 @@ def order(query: Query, ctx: Context) -> Finding:
     side, other_side = query.sides()
     leaving = query.event is Event.LEAVES
 
-    def moment(subject: Subject, view: View, place: Place | None = None) -> Observation | None:
+    def moment(subject: Subject, view: View, place: Place | None = None, leaving: bool = leaving) -> Observation | None:
         """The first sighting of any of them in the view (the last, for leaving); ``place``: the side's ("the person
         on the sofa": one seen with a couch)."""
         seen = candidates(query, view, subject, place=place)
@@ -922,7 +922,17 @@ def order(query: Query, ctx: Context) -> Finding:
             rank=True,
         )
     a_at = moment(side.subject, ctx.view, side.place)
-    b_at = moment(other_side.subject, ctx.other or ctx.view, other_side.place) if other_side is not None else None
+    other_leaving = None if other_side is None or other_side.event is None else other_side.event is Event.LEAVES
+    b_at = (
+        moment(
+            other_side.subject,
+            ctx.other or ctx.view,
+            other_side.place,
+            leaving if other_leaving is None else other_leaving,
+        )
+        if other_side is not None
+        else None
+    )
     asked = (query.order or Order.FIRST).value
     if query.alternative_of == "order":
         asked = "before or after"
@@ -955,6 +965,7 @@ def order(query: Query, ctx: Context) -> Finding:
         a_at=a_at,
         b_at=b_at,
         leaving=leaving,
+        other_leaving=other_leaving,
         asked=asked,
         yes_no=query.yes_no,
         more=tuple(more),

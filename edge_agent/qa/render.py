@@ -265,6 +265,8 @@ def _count(f: Count) -> str:
         unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]
         if f.unit == "cameras":  # the cameras counted name where: "of camera a or b" would say it twice
             scope = _scope("", f.when)
+        if f.unit == "cameras" and f.what in ("thing", "things", ""):  # "how many cameras do I have?"
+            return f"{_count_of(f.n, unit)}{scope}: {', '.join(f.names)}."
         return f"{_count_of(f.n, unit)}: {f.what} was seen{scope} on {', '.join(f.names)}."
     return (
         f"{_count_of(f.n, 'time')}: {f.what}{scope} appears in {_count_of(f.observations, 'observation')} "
@@ -389,7 +391,8 @@ def _order(f: Order) -> str:
             return f"I cannot tell: {said}."
         return f"In order: {', then '.join(ranked)} ({said})."
     a = f"the {f.a} {verb} {_t(f.a_time)}" if f.a_time is not None else f"I have not seen {_a(f.a)}"
-    b = f"the {f.b} {verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"
+    b_verb = "left" if f.b_leaving else "first seen"
+    b = f"the {f.b} {b_verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"
     first = f.a_first
     if first is None:
         return f"I cannot tell: {a}; {b}."

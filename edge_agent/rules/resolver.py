@@ -241,7 +241,9 @@ class Resolver:
             return o.entity_id == p.entity_id
         if p.subject_type == "unknown_person":
             return o.kind == "person" and not o.name
-        if p.colours and not set(p.colours) & set(o.colours):  # "the grey car leaves": a car described grey
+        # "the grey car leaves": a car described grey (its main colour, as questions read colours: a grey car with
+        # white trim is not "a white van")
+        if p.colours and (o.colours[0] if o.colours else "") not in p.colours:
             return False
         return o.category.lower() in category_names(p.subject)
 

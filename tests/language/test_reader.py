@@ -592,3 +592,68 @@ def test_the_users_own_leaving_is_no_event_and_a_sex_or_age_is_said_to_be_any_pe
 def test_a_stretch_of_a_recording_is_a_window_made_from_memory(reader, question, which, seconds):
     t = read(reader, question).time
     assert (t.of_recording, t.recording_s, t.start) == (which, seconds, None)
+
+
+@pytest.mark.parametrize(
+    ("question", "camera", "said"),
+    [
+        ("hey whos been in the kitchn today", "kitchen", "kitchn"),
+        ("anything at the bedrom", "bedroom", "bedrom"),
+        ("who was at the frontdoor", "front-door", "frontdoor"),
+        ("was the van on the stret", "street", "stret"),
+    ],
+)
+def test_a_name_misspelt_by_a_letter_is_read_as_the_name_and_said(reader, question, camera, said):
+    q = read(reader, question)
+    assert q.place.cameras == (camera,) and (said, camera) in q.grounded
+
+
+@pytest.mark.parametrize("question", ["was there a tablet on the desk?", "did you see the tables?", "any desks?"])
+def test_only_names_are_respelt_never_a_word_one_letter_off_a_kind(reader, question):
+    """ "tablet" is a letter off "table", a kind: another thing, which the text model may ground; never a typo."""
+    assert not read(reader, question).grounded
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "subject"),
+    [
+        ("any1 at the desk", Intent.EXISTS, ("person",)),
+        ("how many ppl were on the street?", Intent.COUNT, ("person",)),
+        ("whos been in the kitchen today", Intent.LIST, ("person",)),
+    ],
+)
+def test_chat_spellings_are_the_words_they_stand_for(reader, question, intent, subject):
+    q = read(reader, question)
+    assert q.intent is intent and q.subject.kinds == subject
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("the bowl, was it orange or red?", "colour"),
+        ("the bowl - orange or red?", "colour"),
+        ("car colour", "colour"),
+        ("the couch: striped or plain", "pattern"),
+    ],
+)
+def test_what_is_asked_comes_from_the_alternatives_or_the_field_when_the_sentence_has_no_question_shape(
+    reader, question, asks
+):
+    q = read(reader, question)
+    assert q.intent is Intent.ATTRIBUTE and q.asks == asks
+
+
+@pytest.mark.parametrize(
+    ("question", "mine", "theirs"),
+    [
+        ("did anybody come after the van left?", Event.APPEARS, Event.LEAVES),
+        ("did the van leave before the woman arrived?", Event.LEAVES, Event.APPEARS),
+        ("was the car there before the truck left?", Event.SEEN, Event.LEAVES),
+        ("did the truck come before the car?", Event.APPEARS, None),
+        ("did the dog come before the person on the left?", Event.APPEARS, None),
+    ],
+)
+def test_each_side_of_an_order_has_the_event_its_clause_says(reader, question, mine, theirs):
+    q = read(reader, question)
+    assert q.intent is Intent.ORDER and q.other is not None
+    assert q.event is mine and q.other.event is theirs

@@ -294,6 +294,12 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("were the dog and the truck seen together?", ("yes", "no"), "no", "No: "),
         ("how many things were seen in the first 20 seconds of the kitchen video?", ("one", "two", "three"), "two", ""),
         ("what happened at the end of the street video?", (), None, "1 thing seen on camera street between"),
+        ("how many cameras do I have?", (), None, "3 cameras: kitchen, living-room, street."),
+        ("the truck, was it white or grey?", ("white", "grey"), "white", "White: "),
+        ("couch colour", (), None, "Blue: "),
+        ("any1 in the livingroom?", ("yes", "no"), "yes", "Yes: 1 person seen on camera living-room"),
+        ("was somebody hanging around the truck?", ("yes", "no"), "no", "No: I have not seen a person with a truck"),
+        ("did anything come after the truck left?", ("yes", "no"), "no", "the truck left"),
     ],
 )
 def test_more_forms_a_helper_wrote(ask, question, choices, expected, text):

@@ -64,3 +64,29 @@ def test_each_side_of_an_order_keeps_what_its_thing_was_with(tmp_path, embedder)
     with Store(home, mode="read") as store:
         answer = DeterministicController(store, embedder).ask("which came first, the dog or the person by the couch?")
         assert answer.text.startswith("The dog came first"), answer.text
+
+
+def test_a_part_of_the_view_narrows_who_is_counted_and_who_came_first(tmp_path, embedder) -> None:
+    """ "When was a person first seen on the left?": the first of those seen on the left, not the first person of
+    all (seen on the right); "was anyone at the middle left?" counts only those there (a camera without zones once
+    let every observation through: no zone matched the empty zone list)."""
+    home = tmp_path / "home"
+    with Store(home) as store:
+        t = DAY + 9 * 3600
+        right = said("person", colour="black", region="middle right")
+        store.ingest_clip(
+            clip(t, 10.0, "street"),
+            [observation(1, t, (500, 100, 560, 220), A, kind="person", category="person", description=right)],
+        )
+        t += 60
+        left = said("person", colour="red", region="middle left")
+        store.ingest_clip(
+            clip(t, 10.0, "street"),
+            [observation(1, t, (10, 100, 60, 220), B, kind="person", category="person", description=left)],
+        )
+    with Store(home, mode="read") as store:
+        controller = DeterministicController(store, embedder)
+        first = controller.ask("when was a person first seen on the left?")
+        assert first.text.startswith("Entity #2 (person) was first seen"), first.text
+        there = controller.ask("how many people were at the middle left?")
+        assert there.text.startswith("1 person"), there.text

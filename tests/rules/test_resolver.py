@@ -4,10 +4,11 @@ episode, cooldown, restarts, absence on memory's clock, and the n-th sighting.""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers.memory import clip, observation, unit
+from helpers.memory import clip, observation, said, unit
 
 from edge_agent.clock import format_utc
 from edge_agent.memory import Store
@@ -325,3 +326,18 @@ def test_a_check_at_11_pm_fires_where_the_keys_were_last_seen_by_then(home):
         assert missing.message.startswith("'keys' (#1) was not on sofa at 23:00 (last seen 2026-03-03 12:00:01")
         ingest(store, night + DAY + 3600, [dog(night + DAY + 3600, [OFF_SOFA] * 4)])
         assert resolver.process() == []  # one check a night
+
+
+def test_a_colour_in_a_rule_is_the_things_main_colour_not_its_trim(home):
+    """ "a white van": the white truck, not the grey car whose second colour is white (the street video's car has
+    white trim); questions read a thing's colour the same way."""
+    car, truck = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(12), np.ones(4)])
+    grey_car = observation(1, T0, (10, 10, 90, 60), car, category="car", frames=6)
+    white_truck = observation(2, T0, (200, 10, 300, 80), truck, category="truck", frames=6)
+    grey_car = replace(grey_car, description=replace(said("car", colour="grey"), colours=("grey", "white")))
+    white_truck = replace(white_truck, description=said("truck", colour="white"))
+    with Store(home) as store:
+        add(store, "tell me when a white van appears")
+        ingest(store, T0, [grey_car, white_truck], camera="street")
+        alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
+        assert [store.entity(a.entity_id).category for a in alerts] == ["truck"]
