@@ -14,6 +14,7 @@ from edge_agent.memory.records import (
     AssociationDecision,
     Biography,
     CandidateScore,
+    Caption,
     Clip,
     ClipRecord,
     Entity,
@@ -22,7 +23,9 @@ from edge_agent.memory.records import (
     InvalidRecordError,
     Observation,
     ObservationRecord,
+    PossiblySame,
     Recording,
+    Utterance,
 )
 from edge_agent.memory.store import NotFoundError, Store, default_home
 
@@ -45,7 +48,10 @@ __all__ = [
     "Observation",
     "ObservationRecord",
     "ReadOnlyMemoryError",
+    "Caption",
+    "PossiblySame",
     "Recording",
+    "Utterance",
     "StorageFullError",
     "Store",
     "Thresholds",

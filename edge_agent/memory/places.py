@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,7 +18,17 @@ from edge_agent.errors import InvalidInputError
 from edge_agent.memory.db import Database, HasDatabase, database_of
 from edge_agent.memory.records import NotFoundError
 
-__all__ = ["SIMILARITY", "Place", "assign", "forget", "merge", "name", "placed_observations", "places"]
+__all__ = [
+    "SIMILARITY",
+    "Place",
+    "PlacedObservation",
+    "assign",
+    "forget",
+    "merge",
+    "name",
+    "placed_observations",
+    "places",
+]
 
 #: a model-free descriptor at least this similar (cosine) to a place's mean is of that place (``[places]`` sets it)
 SIMILARITY = PlacesConfig().similarity
@@ -163,8 +174,17 @@ def places(memory: Database | HasDatabase, camera: str | None = None) -> list[Pl
     ]
 
 
-def placed_observations(memory: Database | HasDatabase) -> list[tuple[int, int, float, float]]:
-    """(observation id, place id, t_start, t_end) of every observation with a place."""
+class PlacedObservation(NamedTuple):
+    """An observation and the learned place it was at."""
+
+    observation_id: int
+    place_id: int
+    t_start: float
+    t_end: float
+
+
+def placed_observations(memory: Database | HasDatabase) -> list[PlacedObservation]:
+    """Every observation with a place, by id."""
     db = database_of(memory)
     rows = db.query("SELECT id, place_id, t_start, t_end FROM observations WHERE place_id IS NOT NULL ORDER BY id")
-    return [(int(i), int(p), float(a), float(b)) for i, p, a, b in rows]
+    return [PlacedObservation(int(i), int(p), float(a), float(b)) for i, p, a, b in rows]

@@ -20,13 +20,16 @@ from edge_agent.memory.records import (
     KINDS,
     AssociationDecision,
     Biography,
+    Caption,
     Clip,
     Entity,
     EntityOverview,
     Episode,
     NotFoundError,
     Observation,
+    PossiblySame,
     Recording,
+    Utterance,
 )
 from edge_agent.memory.takings import Taking, taking_of, takings_on
 
@@ -240,10 +243,10 @@ class Reads:
             for i, a, d, t in self.db.query("SELECT id, action, details, at FROM corrections ORDER BY id")
         ]
 
-    def clip_captions(self, camera: str | None = None) -> list[tuple[int, float, str]]:
-        """(clip id, start, caption) of clip-scale episodes, in time order."""
+    def clip_captions(self, camera: str | None = None) -> list[Caption]:
+        """The captions of clip-scale episodes, in time order."""
         return [
-            (int(c), float(t), str(x))
+            Caption(int(c), float(t), str(x))
             for c, t, x in self.db.query(
                 "SELECT clip_id, t_start, text FROM episodes WHERE scale = 'clip' AND (? IS NULL OR camera = ?) ORDER "
                 "BY t_start",
@@ -251,10 +254,10 @@ class Reads:
             )
         ]
 
-    def speech(self, clip_id: int) -> list[tuple[float, float, str]]:
-        """(start, end, text) of the speech transcribed in a clip, wall-clock seconds."""
+    def speech(self, clip_id: int) -> list[Utterance]:
+        """The speech transcribed in a clip, in time order."""
         return [
-            (float(a), float(b), str(t))
+            Utterance(float(a), float(b), str(t))
             for a, b, t in self.db.query(
                 "SELECT t_start, t_end, text FROM clip_speech WHERE clip_id = ? ORDER BY t_start", (int(clip_id),)
             )
@@ -481,13 +484,15 @@ class Reads:
         count, first, last, cameras = row
         return int(count), first, last, sorted(cameras.split(",")) if cameras else []
 
-    def possibly_same(self, entity_ids: Sequence[int] | None = None) -> list[tuple[int, int, float]]:
-        """(a, b, similarity) of the entities recorded as possibly the same instance (of some entities, or all)."""
+    def possibly_same(self, entity_ids: Sequence[int] | None = None) -> list[PossiblySame]:
+        """The pairs of entities recorded as possibly the same instance (of some entities, or all)."""
         rows = self.db.query(
             "SELECT entity_a, entity_b, score FROM entity_relations WHERE relation = 'possibly_same' ORDER BY 1, 2"
         )
         wanted = None if entity_ids is None else set(entity_ids)
-        return [(int(a), int(b), float(w)) for a, b, w in rows if wanted is None or a in wanted or b in wanted]
+        return [
+            PossiblySame(int(a), int(b), float(w)) for a, b, w in rows if wanted is None or a in wanted or b in wanted
+        ]
 
     def separation_evidence(self, a: int, b: int) -> bool:
         """Whether memory holds proof that entities a and b are different instances: the user said so,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +16,9 @@ from edge_agent.errors import EdgeAgentError
 from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, Placed, label
 
 __all__ = [
+    "Caption",
+    "PossiblySame",
+    "Utterance",
     "AssociationDecision",
     "Biography",
     "CandidateScore",
@@ -254,6 +257,30 @@ class Recording:
     end: float
     seconds: float
     clips: int
+
+
+class PossiblySame(NamedTuple):
+    """Two entities recorded as possibly one thing, and how alike they were."""
+
+    a: int
+    b: int
+    similarity: float
+
+
+class Caption(NamedTuple):
+    """A clip's caption (its clip-scale episode)."""
+
+    clip_id: int
+    t_start: float
+    text: str
+
+
+class Utterance(NamedTuple):
+    """Speech transcribed in a clip, wall-clock seconds."""
+
+    t_start: float
+    t_end: float
+    text: str
 
 
 @dataclass(frozen=True)
