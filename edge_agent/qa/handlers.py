@@ -409,10 +409,8 @@ def exists(query: Query, ctx: Context) -> Finding:
         return replace(moved, asked=True, negated=query.negated)
     left: int | None = None
     o = ctx.view.history(max(seen, key=lambda s: s.last).entity_id)[-1:]
-    if query.event is Event.LEAVES:  # "did anyone leave?": whether any of them did, the last to leave cited
-        gone = [last for s in seen[:_LEAVERS] for last, went, _, _ in [_leaving(ctx, s.entity_id)] if went]
-        left, holds = len(gone), bool(gone) != query.negated
-        o = [max(gone, key=lambda g: g.t_end)] if gone else o
+    if query.event is Event.LEAVES:  # "did anyone leave?", "was anyone still there?", "did everyone leave?"
+        left, holds, o = _any_left(query, ctx, seen[:_LEAVERS], o)
     return Exists(
         tuple(o),
         holds=holds,
@@ -425,6 +423,27 @@ def exists(query: Query, ctx: Context) -> Finding:
         negated=query.negated,
         left=left,
     )
+
+
+#: Words that ask of each of them: "did everyone leave?" holds when all did.
+_EVERY = frozenset({"everyone", "everybody", "all", "every", "each"})
+
+
+def _any_left(
+    query: Query, ctx: Context, seen: Sequence[Sighting], last: list[Observation]
+) -> tuple[int, bool, list[Observation]]:
+    """(how many of them left, the answer, its evidence) of leaving asked of several: "did anyone leave?" holds when
+    one did (the last to leave cited); "was anyone still there?" (negated) when one did not (the last one seen cited);
+    "did everyone leave?" when all did."""
+    leaving = [_leaving(ctx, s.entity_id) for s in seen]
+    gone = [o for o, went, _, _ in leaving if went]
+    stayed = [o for o, went, _, _ in leaving if not went]
+    if query.subject.said in _EVERY or query.quantity is not None and query.compare == "all":
+        holds = not stayed
+    else:
+        holds = bool(stayed) if query.negated else bool(gone)
+    cited = stayed if query.negated else gone
+    return len(gone), holds, [max(cited, key=lambda g: g.t_end)] if cited else last
 
 
 #: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.

@@ -143,14 +143,19 @@ def _exists(f: Exists) -> str:
         return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}."
     seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
     if f.left is not None:
+        still = f.n - f.left
         if not f.left:
             seen = f"none of the {seen} left view while recorded" if f.n > 1 else f"the {seen} did not leave view"
+        elif f.n > 1:
+            seen = f"{f.left} of the {seen} left view" + (
+                f", {still} {'was' if still == 1 else 'were'} still in view when the recording ended" if still else ""
+            )
         else:
-            seen = f"{f.left} of the {seen} left view" if f.n > 1 else f"the {seen} left view"
+            seen = f"the {seen} left view"
     if not f.evidence:
         return f"{answer}: {seen}."
     o = f.evidence[-1]
-    if f.left:
+    if f.left and not f.negated:
         return (
             f"{answer}: {seen}, the last to leave at {_t(o.t_end)} on camera {o.camera}: "
             f"{o.description or 'no description'} (observation {o.id})."

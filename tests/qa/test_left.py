@@ -60,3 +60,24 @@ def test_anything_going_on_is_what_happened_not_leaving(tmp_path, embedder) -> N
     with Store(home, mode="read") as store:
         answer = DeterministicController(store, embedder).ask("anything going on out on the street?")
         assert answer.text.startswith("1 thing seen on camera street: car #1"), answer.text
+
+
+def test_still_there_and_everyone_ask_of_each_of_several(tmp_path, embedder) -> None:
+    """Of two walkers, one goes after 3 s and one stays to the end: "was anyone still there?" is yes (the one who
+    stayed), "did anyone leave?" yes, "did everyone leave?" no; the answer says how many did which."""
+    home = tmp_path / "home"
+    other = unit(np.r_[np.ones(4), np.zeros(12)])
+    with Store(home) as store:
+        goes = observation(3, T, (50, 80, 90, 180), CAR, category="person", frames=6, description=said("person"))
+        stays = observation(4, T, (300, 80, 340, 180), other, category="person", frames=20, description=said("person"))
+        store.ingest_clip(clip(T, 10.0, "street"), [goes, stays])
+    with Store(home, mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        still = ask("was anyone still on the street when the recording ended?", choices=["yes", "no"])
+        assert still.choice == "yes", still.text
+        assert "1 of the 2 people seen on camera street left view, 1 was still in view" in still.text, still.text
+        assert ask("did anyone leave?", choices=["yes", "no"]).choice == "yes"
+        everyone = ask("did everyone leave?", choices=["yes", "no"])
+        assert everyone.choice == "no" and everyone.text.startswith("No: 1 of the 2 people seen left view"), (
+            everyone.text
+        )
