@@ -216,11 +216,15 @@ PATTERN_WORDS: dict[str, str] = {
     "chequered": "checked",
     "plaid": "checked",
     "tartan": "checked",
+    "checks": "checked",
+    "checkers": "checked",
     "plain": "plain",
     "patterned": "patterned",
     "spotted": "patterned",
     "dotted": "patterned",
     "floral": "patterned",
+    "spots": "patterned",
+    "dots": "patterned",
     "printed": "patterned",
 }
 SIZE_WORDS: dict[str, str] = {

@@ -39,6 +39,7 @@ from edge_agent.language.lexicon import (
     AGGREGATE_WORDS,
     AUX,
     BEFORE_WORDS,
+    COLOUR_WORDS,
     DETERMINERS,
     DRIVE_IN,
     DRIVE_OFF,
@@ -124,13 +125,28 @@ STATES = frozenset(
 
 
 def _sentences(tokens: list[str]) -> list[list[str]]:
-    """The sentences of a question ("... for a moment. Was it ...?"), each with its closing mark."""
+    """The sentences of a question ("... for a moment. Was it ...?"), each with its closing mark; a thing said
+    before a comma and the question about it ("the bowl, was it orange?", "and the person, when did they come?")
+    are two, so that the question's "it" or "they" is that thing."""
     out: list[list[str]] = [[]]
-    for t in tokens:
+    for i, t in enumerate(tokens):
         out[-1].append(t)
-        if t in (".", "?", "!"):
+        if t in (".", "?", "!") or t == "," and _led_by_a_thing(out[-1][:-1], tokens[i + 1 :]):
             out.append([])
-    return [s for s in out if any(t not in (".", "?", "!") for t in s)] or [tokens]
+    return [s for s in out if any(t not in (".", "?", "!", ",") for t in s)] or [tokens]
+
+
+def _led_by_a_thing(before: list[str], after: list[str]) -> bool:
+    """Whether ``before`` is a bare thing ("and the truck"), no clause or list of its own, and ``after`` a question
+    that starts there ("did it", "when") and refers to it ("it", "they")."""
+    bare = not set(before) & (AUX | WH | {"or", ",", "and"} - {before[0] if before else ""})
+    asks = bool(after) and (after[0] in WH or after[0] in AUX)
+    sentence = after[: next((k for k, t in enumerate(after) if t in (".", "?", "!")), len(after))]
+    return bool(before) and bare and asks and bool(set(sentence) & _REFERRING_BACK)
+
+
+#: Pronouns a question after a thing and a comma refers to it with: "the bowl, was it orange?".
+_REFERRING_BACK = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
 
 
 #: Words that only lead into the question a wh-word asks: "any idea where it is?", "do you know when ...".
@@ -138,6 +154,11 @@ _LEADS_IN = (
     ("i", "would", "like", "to", "know"), ("i", "want", "to", "know"), ("can", "you", "tell", "me"),
     ("could", "you", "tell", "me"), ("would", "you", "know"), ("do", "you", "know"), ("do", "you", "remember"),
     ("please", "tell", "me"), ("tell", "me"), ("i", "wonder"), ("any", "idea"), ("no", "idea"),
+)  # fmt: skip
+#: Politeness that asks nothing: "could you please tell me, if it's not too much trouble, whether ...".
+_POLITE = (
+    ("if", "it", "is", "not", "too", "much", "trouble"), ("if", "you", "do", "not", "mind"), ("if", "possible"),
+    ("by", "any", "chance"), ("please",), ("kindly",),
 )  # fmt: skip
 #: What closes a list of choices without being one: "A, B, or something else?"
 _NOT_CHOICES = (("or", "something", "else"), ("or", "anything", "else"))
@@ -156,6 +177,10 @@ def _plain(tokens: list[str]) -> list[str]:
             continue
         if any(tuple(tokens[i : i + 3]) == c for c in _NOT_CHOICES):
             i += 3
+            continue
+        polite = next((len(p) for p in _POLITE if tuple(tokens[i : i + len(p)]) == p), 0)
+        if polite:
+            i += polite + (tokens[i + polite : i + polite + 1] == [","])
             continue
         if tokens[i] == "then" and (i + 1 == len(tokens) or tokens[i + 1] in ("?", ".", "!")) and i > 1:
             i += 1
@@ -181,7 +206,10 @@ def _unknown_verb(w: str) -> bool:
         AUX, EVENT_VERBS, STATES, NOT_THINGS, FILLER, _PREPOSITION_WORDS, WITH_WORDS, DETERMINERS, PRONOUNS,
         FIELD_WORDS, HAPPEN_WORDS, HABIT_WORDS, IMPERATIVES, CLOTHES, NEGATIVE_SUBJECTS, WH,
     )  # fmt: skip
-    return w.isalpha() and len(w) > 2 and not any(w in words for words in known) and w not in ("not", "ever", "and")
+    return (
+        w.isalpha() and len(w) > 2 and not any(w in words for words in known) and w not in ("not", "ever", "and")
+        and w not in _WORE  # "anyone dressed in grey?": what they wore, which memory describes
+    )  # fmt: skip
 
 
 def _place_word(w: str) -> bool:
@@ -463,7 +491,7 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         kinds = tuple(dict.fromkeys(k for p in chain for k in p.kinds))
         subject = replace(subject, kinds=kinds, said=" and ".join(p.said for p in chain)) if len(chain) > 1 else subject
     if intent in (Intent.COMPANY, Intent.LIST) and cues.wh == "what" and set(tokens) & _WORE:
-        if subject.kinds == ("person",):  # "what was the lady in the kitchen wearing?": her clothes' colours
+        if subject.kinds == ("person",) or subject.said in _WEARERS:  # "what was the lady / she wearing?": clothes
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=subject, asks="colour"), tokens, cues)
     if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and subject.kinds:
         intent = Intent.WHEN  # "who was the last person you saw?": the last one, not a list
@@ -760,6 +788,13 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
             chosen = tuple(c for c in cameras if (c in outdoor) == (w in _OUTDOOR_WORDS))
             query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
+    rooms = [i for i, w in enumerate(tokens) if w in ("room", "rooms") and tokens[i - 1 : i] in _ROOM_ASKED]
+    if rooms and not query.place.cameras and query.intent in (Intent.COUNT, Intent.WHICH_CAMERA):
+        # "how many rooms had someone?", "which room was busiest?": the cameras indoors (a street is no room)
+        outdoor_cameras = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+        if outdoor_cameras and len(outdoor_cameras) < len(cameras):
+            not_cameras = (*query.place.not_cameras, *outdoor_cameras)
+            query = replace(query, place=replace(query.place, not_cameras=not_cameras))
     counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(tokens[:6]) and "how" in tokens[:2]
     if counts_cameras and query.aggregate in (None, Aggregate.THINGS):
         query = replace(query, aggregate=Aggregate.CAMERAS)
@@ -769,6 +804,8 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     return query
 
 
+#: Words before "room(s)" that ask among the rooms ("which room", "how many rooms"), not name one ("living room").
+_ROOM_ASKED = (["which"], ["what"], ["many"], ["each"], ["every"], ["all"], ["other"], ["busiest"], ["quietest"])
 #: Nouns of a stretch of time: "was there a time when no camera saw anything?" asks whether there was.
 _SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap", "while", "point"})
 
@@ -779,6 +816,79 @@ _BACK = frozenset({"come", "came", "comes", "coming", "got", "get", "gets", "is"
 _STILL_THERE = frozenset({"on", "in", "at", "there", "here", "around", "by", "near", "inside", "outside", "parked"})
 #: What someone wore, asked: "what was she wearing?"
 _WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
+#: Pronouns of someone who wears: "what was she wearing?"
+_WEARERS = frozenset({"she", "he", "her", "him", "they", "them"})
+#: A correction of the last question: "no, I meant the car", "I mean the truck".
+_MEANT = (("i", "meant"), ("i", "mean"), ("i", "was", "asking", "about"), ("i", "meant", "to", "ask", "about"))
+#: Words that point back at something the conversation named: "that person", "this car", "the same van".
+_DEMONSTRATIVES = frozenset({"that", "this", "those", "these", "same"})
+
+
+def _corrected(tokens: list[str]) -> tuple[list[str], bool]:
+    """ "No, I meant the car": (what was meant, True), to be asked as the last question was; else (tokens, False)."""
+    rest = tokens[2:] if tokens[:2] in (["no", ","], ["sorry", ","]) else tokens[1:] if tokens[:1] == ["no"] else tokens
+    for lead in sorted(_MEANT, key=len, reverse=True):
+        if tuple(rest[: len(lead)]) == lead and len(rest) > len(lead):
+            return rest[len(lead) :], True
+    return tokens, False
+
+
+def _again_there(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "Same question for the desk", where a camera is called the desk: that camera, not a desk (a thing)."""
+    if query.method != "fragment" or "same" not in tokens or query.place.cameras:
+        return query
+    camera = next((c for c in cameras if " ".join(tokenize(c)) == query.subject.said), None)
+    if camera is None:
+        return query
+    return replace(query, subject=Subject(), place=replace(query.place, cameras=(camera,)))
+
+
+def _duration_noun(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "What's the total duration the grey car was parked?": how long, of the thing named after it."""
+    if query.subject.said not in ("duration", "length") or query.intent is Intent.DURATION:
+        return query
+    thing = next((p for p in phrases if p.thing and p.said not in ("duration", "length") and not p.other_side), None)
+    if thing is None:
+        return query
+    unknown = tuple(u for u in query.unknown if u not in ("duration", "length"))
+    return replace(query, intent=Intent.DURATION, subject=Reader._subject(thing, [], [], []), unknown=unknown)
+
+
+def _counted_colour(query: Query, tokens: list[str]) -> Query:
+    """ "How many cars were grey?", "how many of them were white?": the things counted are those of that colour."""
+    if query.intent is not Intent.COUNT or query.subject.colours or query.alternatives:
+        return query
+    for i, w in enumerate(tokens[:-1]):
+        said = tokens[i + 1]
+        if (
+            w in ("was", "were", "is", "are")
+            and said in COLOUR_WORDS
+            and tokens[i + 2 : i + 3] in ([], ["?"], ["."], ["ones"])
+        ):
+            return replace(query, subject=replace(query.subject, colours=(said,)))  # the word said, as elsewhere
+    return query
+
+
+#: A follow-up that only moves the window: "what about before that?", "and after?", "and later on?"
+_SHIFTS = {"before": "before", "earlier": "before", "after": "after", "later": "after", "afterwards": "after"}
+
+
+def _shifted(query: Query, tokens: list[str]) -> Query:
+    """ "And before that?": the last question asked of the time before its window ("after" of the time after); the
+    conversation moves the window (refers "before" or "after")."""
+    words = [t for t in tokens if t not in ("and", "what", "how", "about", "that", "then", "on", "?", ".", "!")]
+    if query.time.named or len(words) != 1 or words[0] not in _SHIFTS:
+        return query
+    return replace(query, method="fragment", order=None, refers=(*query.refers, _SHIFTS[words[0]]))
+
+
+def _pointed(query: Query, tokens: list[str]) -> Query:
+    """ "What was that person wearing?", "when did this car leave?": the subject is one the conversation named."""
+    said = query.subject.said.split()[-1:] if query.subject.said else []
+    at = next((i for i, t in enumerate(tokens) if said and t == said[0]), None)
+    if at is None or at == 0 or tokens[at - 1] not in _DEMONSTRATIVES or "subject" in query.refers:
+        return query
+    return replace(query, refers=(*query.refers, "subject"))
 
 
 def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
@@ -1614,11 +1724,17 @@ class Reader:
     def _read_tokens(
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
     ) -> tuple[Query, _Cues]:
-        fragment = tokens[:2] in (["what", "about"], ["how", "about"]) or tokens[:3] in (
-            ["and", "what", "about"],
-            ["and", "how", "about"],
+        tokens, corrected = _corrected(tokens)
+        fragment = (
+            corrected
+            or tokens[:2] in (["what", "about"], ["how", "about"])
+            or tokens[:3]
+            in (
+                ["and", "what", "about"],
+                ["and", "how", "about"],
+            )
         )
-        if fragment:  # "what about the dog?": no question word of its own
+        if fragment and not corrected:  # "what about the dog?": no question word of its own
             tokens = tokens[tokens.index("about") + 1 :]
         times = read_times(tokens, reference if as_of is None else as_of, zone)
         phrases, cues = self.phrases(tokens, times.used, names)
@@ -1626,8 +1742,8 @@ class Reader:
             bool(tokens)
             and tokens[0] == "and"
             and not (set(tokens) & WH)
-            and not (len(tokens) > 1 and tokens[1] in AUX)
-        )
+            and not any(w in AUX and tokens[j - 1] in ("and", ",") for j, w in enumerate(tokens[1:], 1))
+        )  # "and the truck, did it leave?" asks a question of its own
         words = [t for t in tokens if t not in ("?", ".", "!")]
         tag = words[-4:] if len(words) >= 4 and words[-2] == "not" else words[-3:]
         if len(tag) >= 3 and tag[0] == "," and tag[1] in AUX and tag[-1] in PRONOUNS | {"there", "you", "i", "we"}:
@@ -1638,6 +1754,8 @@ class Reader:
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
+        query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
+        query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

@@ -5,10 +5,11 @@ place. "quit", "exit" and "bye" leave."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from edge_agent.language.grammar import Place, Query, Subject
+from edge_agent.language.grammar import Place, Query, Subject, Time
 from edge_agent.language.reader import is_leaving
 
 if TYPE_CHECKING:  # the controllers import this module's package
@@ -36,18 +37,26 @@ def talked_about(answer: Answer) -> About:
     return (int(entity) if entity is not None else None), (cameras[-1] if cameras else None), category
 
 
-def follow_up(previous: Query | None, current: Query, about: About = (None, None, "")) -> Query:
+def follow_up(
+    previous: Query | None, current: Query, about: About = (None, None, ""), mentioned: Sequence[About] = ()
+) -> Query:
     """``current`` read in the light of the question before it: a subject, place or time it refers back to (or does
     not name) is the previous one's; a fragment ("and the cat?") asks what the previous question asked. ``about``: what
     the previous answer was about (:func:`talked_about`): "she", "it" or "that one" is that entity, "there" the camera
-    it was seen on when the previous question named none."""
+    it was seen on when the previous question named none. ``mentioned``: the things the answers so far cited, the
+    latest last: "that person", or "the person" pointed at by "they", is the latest person among them."""
     if previous is None:
         return current
     pointed = "subject" in current.refers or (current.subject.generic and current.subject.said in ("one", "ones"))
+    kinds = current.subject.kinds
+    if pointed and kinds and current.subject.entity_id is None:  # "that person": the last person talked about
+        about = next((m for m in reversed(mentioned) if m[0] is not None and m[2] in kinds), (None, None, ""))
     entity, camera, category = about
-    if pointed and entity is not None and not current.subject.kinds and current.subject.entity_id is None:
+    if pointed and entity is not None and current.subject.entity_id is None:
         subject = Subject(entity_id=entity, said=category or "thing")
         return replace(current, subject=subject, unknown=(), method="follow-up")  # that one thing: its own scope
+    if kinds or current.subject.entity_id is not None:  # "and the person, when did they come?": a person
+        pointed = False
     if "place" in current.refers and not current.place.named and not previous.place.named and camera is not None:
         current = replace(current, place=Place(cameras=(camera,)))  # "who else was there?": where it was seen
     merged = current
@@ -65,12 +74,26 @@ def follow_up(previous: Query | None, current: Query, about: About = (None, None
             unknown_places=current.unknown_places,
             grounded=current.grounded,
         )
-    elif ("subject" in current.refers or not current.subject.named) and previous.subject.named:
-        merged = replace(merged, subject=previous.subject, unknown=())
+    elif (pointed or not current.subject.named) and previous.subject.named:
+        said = current.subject  # "how many of them were in blue?": them, in blue
+        subject = replace(
+            previous.subject,
+            colours=said.colours or previous.subject.colours,
+            pattern=said.pattern or previous.subject.pattern,
+            motion=said.motion or previous.subject.motion,
+        )
+        merged = replace(merged, subject=subject, unknown=())
         if pointed and not current.place.named:  # "she", of "anyone in the kitchen?": the one in the kitchen
             merged = replace(merged, place=previous.place)
+        if pointed and not current.time.named:  # "them", of "how many people after 9:01?": those after 9:01
+            merged = replace(merged, time=previous.time)
     if "place" in current.refers and not current.place.named and previous.place.named:
         merged = replace(merged, place=previous.place)
+    if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
+        t = previous.time
+        shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
+        if shifted.named:
+            merged = replace(merged, time=replace(shifted, said=("before" if shifted.end else "after",)))
     if merged is current:
         return current
     return replace(merged, method="follow-up")
@@ -83,6 +106,9 @@ class Conversation:
         self.controller = controller
         self.previous: Query | None = None
         self.about: dict[str, About] = {}  #: the last person, the last thing and the last of either talked about
+        self.mentioned: list[About] = []  #: the things the answers cited, the latest last
+        self.last: About = (None, None, "")  #: what the last answer was about (no entity: several or none)
+        self.window: Time | None = None  #: the last time the user named: "before that" and "after" move from it
 
     @staticmethod
     def leaves(line: str) -> bool:
@@ -92,12 +118,40 @@ class Conversation:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = self.controller.query(line, as_of)
         word = current.subject.said
-        which = "person" if word in _PERSON_PRONOUNS else "thing" if word in _THING_PRONOUNS else "last"
-        query = follow_up(self.previous, current, self.about.get(which, (None, None, "")))
+        nothing: About = (None, None, "")
+        if word in _PERSON_PRONOUNS:
+            about = self.about.get("person", nothing)
+        elif word in _THING_PRONOUNS and not (word == "one" and current.order is not None):
+            about = self.about.get("thing", nothing)
+        elif word in _PLURAL_PRONOUNS or word == "one":  # "them", "the last one": what the last answer was about
+            about = self.last
+        else:
+            about = self.about.get("last", nothing)
+        previous = self.previous
+        shift = {"before", "after"} & set(current.refers)
+        if shift and previous is not None and self.window is not None:  # "and after?" of "before that?": the window's
+            previous = replace(previous, time=self.window)
+        query = follow_up(previous, current, about, self.mentioned)
         answer = self.controller.ask(line, as_of=as_of, query=query)
         self.previous = query
-        self._remember(talked_about(answer))
+        if query.time.named and not shift:
+            self.window = query.time
+        self.last = talked_about(answer)
+        self._remember(self.last)
+        self._mention(answer)
         return answer
+
+    def _mention(self, answer: Answer) -> None:
+        """Keeps the things the answer cited (the latest last, each once): what "that person" may point at."""
+        cited = [e for e in answer.evidence if e.get("entity") is not None]
+        for e in cited[-_MENTIONED:]:
+            entity = int(str(e["entity"]))
+            try:
+                category = self.controller.store.entity(entity).category
+            except LookupError:  # forgotten meanwhile
+                continue
+            self.mentioned = [m for m in self.mentioned if m[0] != entity][-_MENTIONED:]
+            self.mentioned.append((entity, str(e.get("camera") or "") or None, category))
 
     def _remember(self, about: About) -> None:
         entity = about[0]
@@ -114,6 +168,10 @@ class Conversation:
         self.about["last"] = about
 
 
+#: How many of the things cited the conversation keeps.
+_MENTIONED = 20
+
 #: Pronouns that refer to a person, and to a thing: "what was she holding?", "what colour is it?"
 _PERSON_PRONOUNS = frozenset({"she", "he", "her", "him", "hers", "his"})
 _THING_PRONOUNS = frozenset({"it", "its", "that", "this", "one"})
+_PLURAL_PRONOUNS = frozenset({"they", "them", "their", "those", "these"})

@@ -657,3 +657,31 @@ def test_each_side_of_an_order_has_the_event_its_clause_says(reader, question, m
     q = read(reader, question)
     assert q.intent is Intent.ORDER and q.other is not None
     assert q.event is mine and q.other.event is theirs
+
+
+def test_the_forms_a_second_tester_wrote(reader):
+    """Each from a tester's own words: politeness, what someone wore, a pattern as a plural noun, a duration named by
+    a noun, rooms as the indoor cameras, a colour after the verb of a count, a thing before a comma and the question
+    about it, a correction, "same question for" a camera that is also a kind, and a window moved."""
+    q = read(reader, "could you please tell me, if it's not too much trouble, whether there was a television?")
+    assert q.intent is Intent.EXISTS and q.subject.kinds == ("tv",) and not q.unknown
+    q = read(reader, "did anyone dressed in grey show up?")
+    assert q.subject.colours == ("grey",) and not q.unknown_verbs
+    q = read(reader, "was the guy at the desk wearing checks?")
+    assert q.intent is Intent.ATTRIBUTE and q.alternatives == ("checked",)
+    q = read(reader, "what's the total duration the grey car was parked?")
+    assert q.intent is Intent.DURATION and q.subject.kinds == ("car",) and not q.unknown
+    q = read(reader, "how many rooms had somebody in them?")
+    assert q.place.not_cameras == ("street", "front-door")  # the cameras indoors
+    q = read(reader, "how many cars were grey?")
+    assert q.intent is Intent.COUNT and q.subject.colours == ("grey",)
+    q = read(reader, "and the truck, did it leave?")
+    assert q.yes_no and q.event is Event.LEAVES and q.subject.kinds == ("truck",) and q.method != "fragment"
+    q = read(reader, "no, I meant the car")
+    assert q.method == "fragment" and q.subject.kinds == ("car",) and not q.negated
+    q = read(reader, "same question for the desk")
+    assert q.method == "fragment" and q.place.cameras == ("desk",) and not q.subject.named
+    assert read(reader, "what about before that?").refers[-1:] == ("before",)
+    assert read(reader, "and after?").refers[-1:] == ("after",)
+    assert "subject" in read(reader, "what was that person wearing?").refers
+    assert read(reader, "what was she wearing?").intent is Intent.ATTRIBUTE

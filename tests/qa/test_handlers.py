@@ -325,3 +325,34 @@ def test_a_conversation_s_pronouns_are_the_things_its_answers_were_about(house, 
         assert "Entity #2 (cup)" in chat.ask("where was the cup?").text
         assert "person #1" in chat.ask("who else was there?").text
         assert "the cup was" in chat.ask("was it there longer than the dog?").text
+
+
+def test_a_conversation_points_back_corrects_and_moves_its_window(house, embedder):
+    """Turns a tester wrote: "what was she wearing?" is her clothes; "that person" and "the person, ... they" are the
+    person the answers cited; "no, I meant the car" asks the last question of the car; "how many of them were in
+    ..." keeps who and when; "and before that?" / "and after?" move the window the user named."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        assert chat.ask("what was she wearing?").text.startswith("Red: "), "her clothes, not what was with her"
+        chat = Conversation(DeterministicController(store, embedder))
+        assert "truck" in chat.ask("how long was the truck on the street?").text
+        assert "Entity #8 (car)" in chat.ask("no, I meant the car").text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what did the living room camera see?")  # the couch, the tv and person #6
+        chat.ask("when did the tv show up?")
+        assert "Entity #6 (person) was first seen" in chat.ask("and the person, when did they arrive?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("anyone in the living room?")
+        assert chat.ask("what colour was that person wearing?").text.startswith("Green: ")
+        chat = Conversation(DeterministicController(store, embedder))
+        assert chat.ask("was anything seen between 11:00 and 13:00?").text.startswith("Yes: ")
+        before = chat.ask("what about before that?").text
+        assert before.startswith("Yes: ") and "before 1970-01-02 11:00:00" in before, before
+        after = chat.ask("and after?").text
+        assert after.startswith("Yes: ") and "after 1970-01-02 13:00:00" in after, after
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("how many things were on the street?")
+        assert "1 grey thing" in chat.ask("how many of them were grey?").text
