@@ -854,6 +854,22 @@ def _duration_noun(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
     return replace(query, intent=Intent.DURATION, subject=Reader._subject(thing, [], [], []), unknown=unknown)
 
 
+def _elsewhere(query: Query, tokens: list[str]) -> Query:
+    """ "Where else was he seen?": somewhere other than where the conversation saw him (refers "else")."""
+    if not {"else", "elsewhere"} & set(tokens) or query.intent not in (Intent.WHERE, Intent.WHICH_CAMERA):
+        return query
+    return query if query.place.named else replace(query, refers=(*query.refers, "else"))
+
+
+def _those(query: Query, tokens: list[str]) -> Query:
+    """ "Which of those was first?", "which of them came last?": the things the conversation just named (refers
+    "those"), put in order."""
+    said = any(tokens[i : i + 2] in (["of", "those"], ["of", "these"], ["of", "them"]) for i in range(len(tokens)))
+    if not said or query.order not in (Order.FIRST, Order.LAST) or query.subject.kinds:
+        return query
+    return replace(query, refers=(*query.refers, "those"))
+
+
 def _counted_colour(query: Query, tokens: list[str]) -> Query:
     """ "How many cars were grey?", "how many of them were white?": the things counted are those of that colour."""
     if query.intent is not Intent.COUNT or query.subject.colours or query.alternatives:
@@ -1756,6 +1772,7 @@ class Reader:
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
+        query = _those(_elsewhere(query, tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

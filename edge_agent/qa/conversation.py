@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from edge_agent.language.grammar import Place, Query, Subject, Time
+from edge_agent.language.grammar import Intent, Place, Query, Side, Subject, Time
 from edge_agent.language.reader import is_leaving
 
 if TYPE_CHECKING:  # the controllers import this module's package
@@ -54,7 +54,20 @@ def follow_up(
     entity, camera, category = about
     if pointed and entity is not None and current.subject.entity_id is None:
         subject = Subject(entity_id=entity, said=category or "thing")
+        if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
+            current = replace(current, place=Place(not_cameras=(camera,)))
         return replace(current, subject=subject, unknown=(), method="follow-up")  # that one thing: its own scope
+    those = [m for m in reversed(mentioned) if m[0] is not None][:2]
+    if "those" in current.refers and len(those) == 2:  # "which of those was first?": the last two talked about
+        (b, _, b_said), (a, _, a_said) = those
+        return replace(
+            current,
+            intent=Intent.ORDER,
+            subject=Subject(entity_id=a, said=f"{a_said} #{a}"),
+            other=Side(subject=Subject(entity_id=b, said=f"{b_said} #{b}")),
+            place=Place(),
+            method="follow-up",
+        )
     if kinds or current.subject.entity_id is not None:  # "and the person, when did they come?": a person
         pointed = False
     if "place" in current.refers and not current.place.named and not previous.place.named and camera is not None:

@@ -356,3 +356,21 @@ def test_a_conversation_points_back_corrects_and_moves_its_window(house, embedde
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("how many things were on the street?")
         assert "1 grey thing" in chat.ask("how many of them were grey?").text
+
+
+def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedder):
+    """ "Which of those was first?" orders the last two things the answers were about; "where else was she seen?"
+    is anywhere but the camera she was seen on."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")  # person #1, at nine
+        chat.ask("and the living room?")  # person #6, at noon
+        first = chat.ask("which of those was first?").text
+        assert first.startswith("The person #1 came first"), first
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        chat.ask("what was she wearing?")
+        elsewhere = chat.ask("where else was she seen?").text
+        assert elsewhere.startswith("I have not seen a person on camera living-room or street"), elsewhere
