@@ -98,6 +98,7 @@ class Aggregate(str, Enum):
     PLACES = "places"  #: places it was seen at
     TIMES = "times"  #: times something happened (it came to a place, it was moved)
     DAYS = "days"  #: days it was seen on
+    KINDS = "kinds"  #: things of each kind ("what did you see most of?")
 
 
 class Trigger(str, Enum):

@@ -870,6 +870,16 @@ def _those(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=(*query.refers, "those"))
 
 
+def _most_of(query: Query, tokens: list[str]) -> Query:
+    """ "What did you see most of?", "what kind of thing was seen the most?": the kinds, by how many of each."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    ranked = next((_RANKS[w] for w in words if w in ("most", "least", "fewest")), "")
+    kind_asked = bool({"kind", "kinds", "type", "types", "sort"} & set(words)) and "what" in words[:2]
+    if not ranked or query.subject.kinds or not (words[-2:] in (["most", "of"], ["least", "of"]) or kind_asked):
+        return query
+    return replace(query, intent=Intent.COUNT, aggregate=Aggregate.KINDS, rank=ranked, subject=Subject(generic=True))
+
+
 def _counted_colour(query: Query, tokens: list[str]) -> Query:
     """ "How many cars were grey?", "how many of them were white?": the things counted are those of that colour."""
     if query.intent is not Intent.COUNT or query.subject.colours or query.alternatives:
@@ -1772,7 +1782,7 @@ class Reader:
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
-        query = _those(_elsewhere(query, tokens), tokens)
+        query = _most_of(_those(_elsewhere(query, tokens), tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

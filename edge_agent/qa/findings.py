@@ -20,6 +20,7 @@ __all__ = [
     "Left",
     "Finding",
     "Habit",
+    "Kinds",
     "Listing",
     "Moved",
     "NotSeen",
@@ -103,6 +104,20 @@ class NotSeen(Finding):
     @property
     def typed(self) -> object:
         return self.value
+
+
+@dataclass(frozen=True)
+class Kinds(Finding):
+    """How many things of each kind were seen, most first (fewest first when asked): "what did you see most of?"."""
+
+    counts: tuple[tuple[str, int], ...] = ()
+    fewest: bool = False
+    where: str = ""
+    when: str = ""
+
+    @property
+    def typed(self) -> object:
+        return Ranked(kind for kind, _ in self.counts) if self.counts else None
 
 
 @dataclass(frozen=True)

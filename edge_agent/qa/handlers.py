@@ -31,6 +31,7 @@ from edge_agent.qa.findings import (
     Exists,
     Finding,
     Habit,
+    Kinds,
     Left,
     Listing,
     Moved,
@@ -677,6 +678,20 @@ def _count(query: Query, ctx: Context) -> Finding:
         return _count_things(query, ctx.view, side, seen)
     if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not (query.subject.many or query.subject.generic):
         seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
+    if aggregate is Aggregate.KINDS:  # "what did you see most of?": the things of each kind, most first
+        per_kind: dict[str, list[Sighting]] = {}
+        for s in seen:
+            per_kind.setdefault(s.category, []).append(s)
+        sign = 1 if query.rank == "fewest" else -1
+        ranked = sorted(per_kind.items(), key=lambda kv: (sign * len(kv[1]), kv[0]))
+        top = ranked[0][1] if ranked else []
+        return Kinds(
+            tuple(o for s in top[:1] for o in ctx.view.history(s.entity_id)[-1:]),
+            counts=tuple((kind, len(things)) for kind, things in ranked),
+            fewest=query.rank == "fewest",
+            where=where_said(ctx.view),
+            when=when_said(ctx.view),
+        )
     if aggregate is Aggregate.CAMERAS:  # counted by the database, however many things of that kind there are
         per_camera = ctx.view.cameras_seeing([s.entity_id for s in seen])
         return Count(

@@ -21,6 +21,7 @@ from edge_agent.qa.findings import (
     Exists,
     Finding,
     Habit,
+    Kinds,
     Left,
     Listing,
     Moved,
@@ -279,6 +280,23 @@ def _count(f: Count) -> str:
     )
 
 
+def _kinds(f: Kinds) -> str:
+    if not f.counts:
+        return f"I have not seen anything{_scope(f.where, f.when)}."
+    total = sum(n for _, n in f.counts)
+    n = f.counts[0][1]
+    tied = [k for k, m in f.counts if m == n]
+    rest = f.counts[len(tied) :]
+    then = "; then " + ", ".join(f"{m} {_plural(k, m)}" for k, m in rest[:8]) if rest else ""
+    more = f" and {len(rest) - 8} more kinds" if len(rest) > 8 else ""
+    kinds = ", ".join(_plural(k, 2) for k in tied)
+    each = f"{n} each" if len(tied) > 1 else str(n)
+    return (
+        f"{'Fewest' if f.fewest else 'Most'} were {kinds}: {each} of the {_count_of(total, 'thing')} seen"
+        f"{_scope(f.where, f.when)}{then}{more}."
+    )
+
+
 def _moved(f: Moved) -> str:
     e = f.entity
     who = f"entity #{e.id} ({e.category})" if e is not None else "it"
@@ -518,6 +536,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Alternatives: _alternatives,
     Seen: _seen,
     Count: _count,
+    Kinds: _kinds,
     Moved: _moved,
     Stayed: _stayed,
     Attribute: _attribute,

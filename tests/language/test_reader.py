@@ -685,3 +685,6 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "and after?").refers[-1:] == ("after",)
     assert "subject" in read(reader, "what was that person wearing?").refers
     assert read(reader, "what was she wearing?").intent is Intent.ATTRIBUTE
+    q = read(reader, "what kind of thing did you see the most?")
+    assert (q.intent, q.aggregate, q.rank) == (Intent.COUNT, Aggregate.KINDS, "most")
+    assert read(reader, "what did you see least of?").rank == "fewest"

@@ -295,6 +295,8 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("how many things were seen in the first 20 seconds of the kitchen video?", ("one", "two", "three"), "two", ""),
         ("what happened at the end of the street video?", (), None, "1 thing seen on camera street between"),
         ("how many cameras do I have?", (), None, "3 cameras: kitchen, living-room, street."),
+        ("what did you see most of?", ("people", "cups"), "people", "Most were people: 2 of the 8 things seen; then"),
+        ("what did the street camera see least of?", (), None, "Fewest were cars, trucks: 1 each of the 2 things"),
         ("the truck, was it white or grey?", ("white", "grey"), "white", "White: "),
         ("couch colour", (), None, "Blue: "),
         ("any1 in the livingroom?", ("yes", "no"), "yes", "Yes: 1 person seen on camera living-room"),
