@@ -870,6 +870,16 @@ def _those(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=(*query.refers, "those"))
 
 
+def _both(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Were the car and the truck (both) white?": the value asked of each of two things (the other side)."""
+    if query.intent is not Intent.ATTRIBUTE or not query.yes_no or query.other is not None:
+        return query
+    heads = [p for p in phrases if p.role in ("subject", "object") and p.kinds and not p.other_side]
+    if len(heads) < 2 or tokens[heads[0].end : heads[1].start] not in (["and"], ["and", "the"], ["and", "a"]):
+        return query
+    return replace(query, other=Side(subject=Reader._subject(heads[1], [], [], [])))
+
+
 def _most_of(query: Query, tokens: list[str]) -> Query:
     """ "What did you see most of?", "what kind of thing was seen the most?": the kinds, by how many of each."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
@@ -1782,7 +1792,7 @@ class Reader:
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
-        query = _most_of(_those(_elsewhere(query, tokens), tokens), tokens)
+        query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

@@ -12,6 +12,7 @@ from edge_agent.memory.takings import Taking
 __all__ = [
     "Alternatives",
     "Attribute",
+    "Both",
     "Cameras",
     "Company",
     "Count",
@@ -104,6 +105,18 @@ class NotSeen(Finding):
     @property
     def typed(self) -> object:
         return self.value
+
+
+@dataclass(frozen=True)
+class Both(Finding):
+    """A yes / no asked of two things at once ("were the car and the truck white?"): yes when it holds of each."""
+
+    parts: tuple[Finding, ...] = ()
+    holds: bool = False
+
+    @property
+    def typed(self) -> object:
+        return YesNo(self.holds, self.holds)
 
 
 @dataclass(frozen=True)

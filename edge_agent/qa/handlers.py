@@ -24,6 +24,7 @@ from edge_agent.perception.vocabulary import COLOUR_NAMES, plural, singular
 from edge_agent.qa.findings import (
     Alternatives,
     Attribute,
+    Both,
     Cameras,
     Company,
     Count,
@@ -40,6 +41,7 @@ from edge_agent.qa.findings import (
     Seen,
     Stayed,
     Summary,
+    YesNo,
 )
 from edge_agent.qa.findings import (
     Order as OrderFinding,
@@ -453,6 +455,12 @@ _ANY_ONE = frozenset(
 )
 
 
+def _holds(finding: Finding) -> bool:
+    """Whether a yes / no finding says yes."""
+    typed = finding.typed
+    return bool(typed.holds) if isinstance(typed, YesNo) else bool(typed)
+
+
 def _one_thing(subject: Subject) -> bool:
     """Whether the question's subject is one thing ("the van", "Alice"), not anything or anyone."""
     return subject.entity_id is not None or (
@@ -769,6 +777,13 @@ def attribute(query: Query, ctx: Context) -> Finding:
     subject (or, for "most people", of all of that kind), with how many said so and the latest that did; for "A or
     B", the one memory says more often."""
     field = query.asks or "colour"
+    side, other = query.sides()
+    if other is not None and query.yes_no and len(query.alternatives) == 1:  # "were the car and the truck white?"
+        parts = (
+            attribute(replace(query, other=None), ctx),
+            attribute(replace(query, subject=other.subject, place=other.place, time=other.time, other=None), ctx),
+        )
+        return Both(tuple(o for p in parts for o in p.evidence), parts=parts, holds=all(_holds(p) for p in parts))
     subject = replace(query.subject, colours=()) if field == "colour" else query.subject
     seen = candidates(query, ctx.view, subject)
     if not seen:

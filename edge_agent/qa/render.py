@@ -14,6 +14,7 @@ from edge_agent.perception.vocabulary import plural, singular
 from edge_agent.qa.findings import (
     Alternatives,
     Attribute,
+    Both,
     Cameras,
     Company,
     Count,
@@ -280,6 +281,12 @@ def _count(f: Count) -> str:
     )
 
 
+def _both(f: Both) -> str:
+    said = [render(p) for p in f.parts]
+    said = [s.split(": ", 1)[1] if s.startswith(("Yes: ", "No: ")) else s for s in said]
+    return f"{'Yes' if f.holds else 'No'}: " + "; ".join(s.rstrip(".") for s in said) + "."
+
+
 def _kinds(f: Kinds) -> str:
     if not f.counts:
         return f"I have not seen anything{_scope(f.where, f.when)}."
@@ -537,6 +544,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Seen: _seen,
     Count: _count,
     Kinds: _kinds,
+    Both: _both,
     Moved: _moved,
     Stayed: _stayed,
     Attribute: _attribute,
