@@ -880,6 +880,26 @@ def _both(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
     return replace(query, other=Side(subject=Reader._subject(heads[1], [], [], [])))
 
 
+#: Words for more than one, as the other choice of "just the one or several?".
+_SEVERAL = frozenset({"several", "many", "more", "multiple", "lots", "few", "others", "two"})
+
+
+def _one_or_several(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Was it just the one person in the kitchen or were there several?": how many."""
+    if "or" not in tokens or query.intent is Intent.COUNT:
+        return query
+    k = tokens.index("or")
+    one = {"one", "single", "alone"} & set(tokens[:k])
+    if not one or not _SEVERAL & set(tokens[k + 1 :]):
+        return query
+    thing = next((p for p in phrases if p.thing and p.kinds and not p.other_side), None)
+    subject = Reader._subject(thing, [], [], []) if thing is not None else query.subject
+    return replace(
+        query, intent=Intent.COUNT, aggregate=Aggregate.THINGS, subject=subject, yes_no=False, alternatives=(),
+        alternative_of="", refers=tuple(r for r in query.refers if r != "subject"),
+    )  # fmt: skip
+
+
 def _most_of(query: Query, tokens: list[str]) -> Query:
     """ "What did you see most of?", "what kind of thing was seen the most?": the kinds, by how many of each."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
@@ -1793,6 +1813,7 @@ class Reader:
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
+        query = _one_or_several(query, tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

@@ -688,3 +688,5 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "what kind of thing did you see the most?")
     assert (q.intent, q.aggregate, q.rank) == (Intent.COUNT, Aggregate.KINDS, "most")
     assert read(reader, "what did you see least of?").rank == "fewest"
+    q = read(reader, "hey quick one - was it just the one person in the kitchen or were there several?")
+    assert (q.intent, q.subject.kinds, q.place.cameras) == (Intent.COUNT, ("person",), ("kitchen",))
