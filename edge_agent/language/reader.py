@@ -515,7 +515,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         query = replace(query, event=Event.LEAVES, negated=not query.negated, alternatives=(), alternative_of="")
         query, intent = replace(query, asks=""), Intent.EXISTS
     one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
-    if intent is Intent.ATTRIBUTE and query.yes_no and subject.generic and one_colour:  # "is anything blue?"
+    some = subject.generic or tokens[1:2] == ["there"] or subject.said in ("anyone", "anybody", "someone", "somebody")
+    if intent is Intent.ATTRIBUTE and query.yes_no and some and one_colour:  # "is anything blue?", "was anyone in red?"
         subject = replace(subject, colours=query.alternatives)
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
@@ -857,8 +858,38 @@ def _duration_noun(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
 def _elsewhere(query: Query, tokens: list[str]) -> Query:
     """ "Where else was he seen?": somewhere other than where the conversation saw him (refers "else")."""
     if not {"else", "elsewhere"} & set(tokens) or query.intent not in (Intent.WHERE, Intent.WHICH_CAMERA):
+        return query  # (which cameras saw it: "the person in red - where else did they go?" is answered by them all)
+    return query if query.place.named else replace(query, intent=Intent.WHICH_CAMERA, refers=(*query.refers, "else"))
+
+
+#: Words that put a thing beside another: "was anything next to them?"
+_BESIDE = (("next", "to"), ("near",), ("beside",), ("by",), ("with",), ("close", "to"), ("around",))
+
+
+def _near_pronoun(query: Query, tokens: list[str]) -> Query:
+    """ "Was anything next to them?", "who was with her?": what was with the one the conversation talks about
+    (refers "near")."""
+    for i in range(len(tokens)):
+        for words in _BESIDE:
+            if tuple(tokens[i : i + len(words)]) == words and tokens[i + len(words) : i + len(words) + 1] in (
+                ["them"],
+                ["her"],
+                ["him"],
+                ["it"],
+                ["that"],
+                ["this"],
+            ):
+                return replace(query, refers=(*query.refers, "near"))
+    return query
+
+
+def _other_one(query: Query, tokens: list[str]) -> Query:
+    """ "What about the other one?": the thing named with the one talked about (refers "other"), asked the same."""
+    if not any(tokens[i : i + 2] in (["other", "one"], ["other", "?"]) for i in range(len(tokens))):
         return query
-    return query if query.place.named else replace(query, refers=(*query.refers, "else"))
+    if query.subject.kinds or query.subject.entity_id is not None:
+        return query
+    return replace(query, method="fragment", subject=Subject(), refers=(*query.refers, "other", "subject"))
 
 
 def _those(query: Query, tokens: list[str]) -> Query:
@@ -1813,7 +1844,7 @@ class Reader:
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
-        query = _one_or_several(query, tokens, phrases)
+        query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

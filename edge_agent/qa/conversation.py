@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from edge_agent.language.grammar import Intent, Place, Query, Side, Subject, Time
+from edge_agent.language.lexicon import tokenize
 from edge_agent.language.reader import is_leaving
 
 if TYPE_CHECKING:  # the controllers import this module's package
@@ -52,10 +53,15 @@ def follow_up(
     if pointed and kinds and current.subject.entity_id is None:  # "that person": the last person talked about
         about = next((m for m in reversed(mentioned) if m[0] is not None and m[2] in kinds), (None, None, ""))
     entity, camera, category = about
+    if "near" in current.refers and entity is not None and current.subject.entity_id is None:  # "anything by her?"
+        subject = Subject(entity_id=entity, said=category or "thing")
+        return replace(current, intent=Intent.COMPANY, subject=subject, unknown=(), method="follow-up")
     if pointed and entity is not None and current.subject.entity_id is None:
         subject = Subject(entity_id=entity, said=category or "thing")
         if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
             current = replace(current, place=Place(not_cameras=(camera,)))
+        if current.method == "fragment":  # "what about the other one?": the last question, of it
+            return replace(previous, subject=subject, place=Place(), unknown=(), method="follow-up")
         return replace(current, subject=subject, unknown=(), method="follow-up")  # that one thing: its own scope
     those = [m for m in reversed(mentioned) if m[0] is not None][:2]
     if "those" in current.refers and len(those) == 2:  # "which of those was first?": the last two talked about
@@ -122,6 +128,7 @@ class Conversation:
         self.mentioned: list[About] = []  #: the things the answers cited, the latest last
         self.last: About = (None, None, "")  #: what the last answer was about (no entity: several or none)
         self.window: Time | None = None  #: the last time the user named: "before that" and "after" move from it
+        self.kind: dict[int, str] = {}  #: the kind of each thing cited (person, animal, object)
 
     @staticmethod
     def leaves(line: str) -> bool:
@@ -131,6 +138,8 @@ class Conversation:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = self.controller.query(line, as_of)
         word = current.subject.said
+        if "near" in current.refers:  # "was anything next to her?": the pronoun after "next to" is who is meant
+            word = next((w for w in tokenize(line) if w in _PERSON_PRONOUNS | _THING_PRONOUNS | _PLURAL_PRONOUNS), word)
         nothing: About = (None, None, "")
         if word in _PERSON_PRONOUNS:
             about = self.about.get("person", nothing)
@@ -138,12 +147,18 @@ class Conversation:
             about = self.about.get("thing", nothing)
         elif word in _PLURAL_PRONOUNS or word == "one":  # "them", "the last one": what the last answer was about
             about = self.last
+            if word in _PLURAL_PRONOUNS and about[0] is not None and self.kind.get(about[0]) != "person":
+                about = self.about.get("person", about)  # "how long did they stay?": a person, not the phone
         else:
             about = self.about.get("last", nothing)
         previous = self.previous
         shift = {"before", "after"} & set(current.refers)
         if shift and previous is not None and self.window is not None:  # "and after?" of "before that?": the window's
             previous = replace(previous, time=self.window)
+        if "other" in current.refers:  # "what about the other one?": the one named with it, not it
+            about = next(
+                (m for m in reversed(self.mentioned) if m[0] not in (None, self.about.get("last", about)[0])), about
+            )
         query = follow_up(previous, current, about, self.mentioned)
         answer = self.controller.ask(line, as_of=as_of, query=query)
         self.previous = query
@@ -155,16 +170,24 @@ class Conversation:
         return answer
 
     def _mention(self, answer: Answer) -> None:
-        """Keeps the things the answer cited (the latest last, each once): what "that person" may point at."""
+        """Keeps the things the answer cited (the latest last, each once): what "that person" may point at; the one
+        thing (or person) an answer cites is what "it" (or "she") refers to next ("what was he holding?" / "what
+        colour is it?")."""
         cited = [e for e in answer.evidence if e.get("entity") is not None]
+        by_kind: dict[str, set[int]] = {}
         for e in cited[-_MENTIONED:]:
             entity = int(str(e["entity"]))
             try:
-                category = self.controller.store.entity(entity).category
+                found = self.controller.store.entity(entity)
             except LookupError:  # forgotten meanwhile
                 continue
+            self.kind[entity] = found.kind
             self.mentioned = [m for m in self.mentioned if m[0] != entity][-_MENTIONED:]
-            self.mentioned.append((entity, str(e.get("camera") or "") or None, category))
+            self.mentioned.append((entity, str(e.get("camera") or "") or None, found.category))
+            by_kind.setdefault("person" if found.kind == "person" else "thing", set()).add(entity)
+        for which, ids in by_kind.items():
+            if len(ids) == 1 and self.last[0] not in ids:  # the one other thing it cited: "it" next
+                self.about[which] = next(m for m in reversed(self.mentioned) if m[0] in ids)
 
     def _remember(self, about: About) -> None:
         entity = about[0]

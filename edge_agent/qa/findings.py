@@ -199,6 +199,8 @@ class Seen(Finding):
     first: bool = False
     when_asked: bool = False  #: a "when" question: the moment is the answer
     leaving: bool = False  #: "when did it leave": the end of its last sighting
+    #: asked when it left, but it was still in view when its camera's recording ended (then): it did not leave
+    stayed_until: float | None = None
     arrived: bool = False  #: "when did it come back": the start of its last stay (``observation`` begins it)
     chain: tuple[tuple[int, int, float, Observation], ...] = ()  #: possibly-same steps: (earlier, later, score, last)
     taken: Taking | None = None  #: after the last sighting it went with a person within reach (memory.takings)

@@ -620,13 +620,19 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     taker = ctx.store.entity(taken.by_entity_id) if taken is not None and taken.by_entity_id is not None else None
     if taken is not None and taken.by_observation_id is not None:  # who took it, where the question's scope holds it
         evidence += [p for p in ctx.store.observations_by_id([taken.by_observation_id]) if ctx.view.scope.holds(p)]
+    leaving = query.event is Event.LEAVES
+    stayed_until = None
+    if leaving and not first and taken is None:  # "when did the van leave?": had it?
+        _, went, until, _ = _leaving(ctx, subject)
+        stayed_until = until if not went and until is not None else None
     return Seen(
         tuple(evidence),
         entity=ctx.store.entity(subject),
         observation=o,
         first=first,
         when_asked=when,
-        leaving=query.event is Event.LEAVES,
+        leaving=leaving,
+        stayed_until=stayed_until,
         arrived=arrived,
         chain=tuple(steps),
         taken=taken,

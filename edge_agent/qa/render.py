@@ -214,6 +214,11 @@ def _seen(f: Seen) -> str:
         text = f"Entity {_entity(e)} ({e.category}) was first seen {_sighting(o)}."
     elif f.arrived:
         text = f"Entity {_entity(e)} ({e.category}) last arrived {_sighting(o)}."
+    elif f.leaving and f.stayed_until is not None:  # "when did the van leave?", and it had not
+        text = (
+            f"It did not leave while recorded: entity {_entity(e)} ({e.category}) was still in view when camera "
+            f"{o.camera}'s recording ended at {_t(f.stayed_until)}: last seen {_sighting(o)}."
+        )
     elif f.leaving:
         text = f"Entity {_entity(e)} ({e.category}) was last seen (before it left) {_t(o.t_end)} on camera {o.camera}"
         text += f"{_there(o)}: {o.description or 'no description'} (observation {o.id})."

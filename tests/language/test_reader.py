@@ -688,5 +688,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "what kind of thing did you see the most?")
     assert (q.intent, q.aggregate, q.rank) == (Intent.COUNT, Aggregate.KINDS, "most")
     assert read(reader, "what did you see least of?").rank == "fewest"
+    assert read(reader, "was there a person wearing blue on the street?").intent is Intent.EXISTS
+    assert read(reader, "hw mny ppl on street").intent is Intent.COUNT
+    assert read(reader, "where else was he seen?").intent is Intent.WHICH_CAMERA
+    assert "other" in read(reader, "what about the other one?").refers
+    assert "near" in read(reader, "was anything next to her?").refers
     q = read(reader, "hey quick one - was it just the one person in the kitchen or were there several?")
     assert (q.intent, q.subject.kinds, q.place.cameras) == (Intent.COUNT, ("person",), ("kitchen",))

@@ -379,3 +379,20 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         chat.ask("what was she wearing?")
         elsewhere = chat.ask("where else was she seen?").text
         assert elsewhere.startswith("I have not seen a person on camera living-room or street"), elsewhere
+
+
+def test_a_conversation_s_it_they_and_the_other_one(house, embedder):
+    """ "It" after "what was she holding?" is the thing held; "the other one" is the thing named with the one talked
+    about; "anything next to her?" is what was with her."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        assert "Cup #2 was with entity #1" in chat.ask("what was she holding?").text
+        assert chat.ask("what colour is it?").text.startswith("Red: 2 of 2 observations of cup #2")
+        assert chat.ask("was anything next to her?").text.startswith("Yes: cup #2 was with entity #1")
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what vehicles were on the street?")  # the truck and the car
+        assert "Entity #7 (truck)" in chat.ask("how long was the white one there?").text
+        assert "Entity #8 (car)" in chat.ask("what about the other one?").text

@@ -31,6 +31,9 @@ def test_did_it_leave_reads_the_end_of_its_last_sighting_against_the_recording(t
         assert went.text.startswith("Yes: entity #2 (car) left: last seen") and went.choice == "yes, it drove off"
         assert "recorded on until" in went.text
         assert ask("did the car leave before 09:00:02?").text.startswith("No: ")  # as of then it was still there
+        when = ask("when did the truck leave?").text  # it had not: not "last seen (before it left)"
+        assert when.startswith("It did not leave while recorded: entity #1 (truck) was still in view"), when
+        assert ask("when did the car leave?").text.startswith("Entity #2 (car) was last seen (before it left)")
 
 
 def test_did_anyone_leave_is_whether_any_of_them_left(tmp_path, embedder) -> None:
