@@ -297,8 +297,11 @@ class Resolver:
                     alert = self._step(rule, entity_id, t, truth, camera, clip_id, [o.id for o in own], t1)
                     if alert is not None:
                         raised.append(alert)
-            for (rule_id, entity_id), _ in list(self._states.items()):  # time passes for subjects not seen here
-                if rule_id == rule.id and entity_id not in per_entity:
+            for (rule_id, entity_id), state in list(self._states.items()):  # time passes for subjects not seen here
+                # ... on the camera they were last seen on: a car last seen on the street has not left when only
+                # the bedroom records (the street camera had stopped)
+                elsewhere = state.details.get("camera") not in (None, camera)
+                if rule_id == rule.id and entity_id not in per_entity and not elsewhere:
                     alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
                     if alert is not None:
                         raised.append(alert)

@@ -341,3 +341,23 @@ def test_a_colour_in_a_rule_is_the_things_main_colour_not_its_trim(home):
         ingest(store, T0, [grey_car, white_truck], camera="street")
         alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
         assert [store.entity(a.entity_id).category for a in alerts] == ["truck"]
+
+
+def test_a_thing_leaves_only_while_its_own_camera_records_on_without_it(home):
+    """The street camera stops with the car still parked; the bedroom records an hour later: the car has not left.
+    When the street records again without it, it has."""
+    car = unit(np.r_[np.ones(4), np.zeros(12)])
+    person = unit(np.r_[np.zeros(12), np.ones(4)])
+    with Store(home) as store:
+        add(store, "tell me when the car leaves")
+        resolver = Resolver(store, settings=ResolverSettings(persist_frames=3, release_s=60))
+        ingest(store, T0, [observation(1, T0, (10, 10, 90, 60), car, category="car", frames=20)], camera="street")
+        assert resolver.process() == []
+        later = T0 + HOUR
+        sleeper = observation(1, later, (100, 100, 200, 300), person, kind="person", category="person", frames=6)
+        ingest(store, later, [sleeper], camera="bedroom")
+        assert resolver.process() == [], "the street was not recording: the car did not leave"
+        ingest(store, later + 60, [], camera="street")
+        ingest(store, later + 120, [], camera="street")
+        alerts = resolver.process()
+        assert [a.camera for a in alerts] == ["street"]
