@@ -866,6 +866,44 @@ def _elsewhere(query: Query, tokens: list[str]) -> Query:
 _BESIDE = (("next", "to"), ("near",), ("beside",), ("by",), ("with",), ("close", "to"), ("around",))
 
 
+def _longest(query: Query, tokens: list[str]) -> Query:
+    """ "Who stayed the longest on the street?", "which car was there the shortest time?": the one seen longest."""
+    ranked = "most" if "longest" in tokens else "fewest" if "shortest" in tokens else ""
+    if not ranked or not {"who", "which", "what"} & set(tokens[:3]) or query.intent is Intent.DURATION:
+        return query
+    return replace(query, intent=Intent.DURATION, rank=ranked, order=None)
+
+
+#: Verbs of taking a thing in hand: "did anyone pick up a phone?" asks who was seen with it.
+_TAKING = frozenset({"pick", "picked", "picks", "grab", "grabbed", "grabs", "took", "take", "takes", "lift", "lifted"})
+
+
+def _held(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Did anyone pick up a phone?": a person seen with a phone (memory keeps who was with what, not hands)."""
+    if query.subject.kinds != ("person",) or query.subject.near or not _TAKING & set(tokens):
+        return query
+    at = min(i for i, t in enumerate(tokens) if t in _TAKING)
+    thing = next((p for p in phrases if p.start > at and p.kinds and p.kinds != ("person",)), None)
+    if thing is None:
+        return query
+    return replace(query, subject=replace(query.subject, near=thing.kinds), event=Event.SEEN)
+
+
+#: States of a thing no camera memory records: "was the tv on?", "was the door open?"
+_STATES = frozenset({"on", "off", "open", "opened", "closed", "shut", "lit", "locked", "unlocked", "broken", "plugged"})
+
+
+def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "Was the tv on?": a state memory does not hold, said so (with what it saw) instead of answering whether the
+    tv was there."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if not query.yes_no or len(words) < 3 or words[-1] not in _STATES:
+        return query
+    if not any(p.thing and p.end == len(words) - 1 for p in phrases):
+        return query
+    return replace(query, unknown_verbs=(*query.unknown_verbs, words[-1]))
+
+
 def _near_pronoun(query: Query, tokens: list[str]) -> Query:
     """ "Was anything next to them?", "who was with her?": what was with the one the conversation talks about
     (refers "near")."""
@@ -1845,6 +1883,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
+        query = _state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

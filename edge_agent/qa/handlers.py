@@ -1090,7 +1090,11 @@ def duration(query: Query, ctx: Context) -> Finding:
         return _not_seen(query, ctx.view)
     if query.subject.many and query.subject.entity_id is None and not query.subject.described and len(seen) > 1:
         return _any_there(query, ctx, seen)
-    subject = among(query, ctx, _primary(query, ctx.view, seen))
+    if query.rank in ("most", "fewest") and query.subject.entity_id is None and len(seen) > 1:  # "who stayed longest?"
+        span = max if query.rank == "most" else min
+        subject = span(seen, key=lambda s: (s.last - s.first, -s.entity_id)).entity_id
+    else:
+        subject = among(query, ctx, _primary(query, ctx.view, seen))
     history = ctx.view.history(subject)
     if not history:
         return _not_seen(query, ctx.view)

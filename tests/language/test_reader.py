@@ -693,5 +693,11 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "where else was he seen?").intent is Intent.WHICH_CAMERA
     assert "other" in read(reader, "what about the other one?").refers
     assert "near" in read(reader, "was anything next to her?").refers
+    assert read(reader, "did anyone pick up a phone").subject.near == ("cell phone",)
+    assert read(reader, "did the camera pick up a dog?").subject.kinds == ("dog",)
+    assert read(reader, "was the tv on?").unknown_verbs == ("on",)
+    assert read(reader, "was the tv on the wall?").unknown_verbs == ()
+    q = read(reader, "who stayed the longest on the street?")
+    assert (q.intent, q.rank, q.place.cameras) == (Intent.DURATION, "most", ("street",))
     q = read(reader, "hey quick one - was it just the one person in the kitchen or were there several?")
     assert (q.intent, q.subject.kinds, q.place.cameras) == (Intent.COUNT, ("person",), ("kitchen",))

@@ -297,6 +297,7 @@ def test_the_recording_itself_is_asked_about(ask, question, text):
         ("how many cameras do I have?", (), None, "3 cameras: kitchen, living-room, street."),
         ("what did you see most of?", ("people", "cups"), "people", "Most were people: 2 of the 8 things seen; then"),
         ("were the truck and the car both white?", ("yes", "no"), "no", "No: memory says colour white most often of"),
+        ("which thing stayed the longest on the street?", (), None, "Entity #7 (truck) was seen on camera street"),
         ("were the cup and the dog both grey?", ("yes", "no"), "no", "No: memory does not say colour grey"),
         ("were the cup and the person in the kitchen both red?", ("yes", "no"), "yes", "Yes: "),
         ("what did the street camera see least of?", (), None, "Fewest were cars, trucks: 1 each of the 2 things"),
