@@ -829,8 +829,9 @@ def _corrected(tokens: list[str]) -> tuple[list[str], bool]:
     """ "No, I meant the car": (what was meant, True), to be asked as the last question was; else (tokens, False)."""
     rest = tokens[2:] if tokens[:2] in (["no", ","], ["sorry", ","]) else tokens[1:] if tokens[:1] == ["no"] else tokens
     for lead in sorted(_MEANT, key=len, reverse=True):
-        if tuple(rest[: len(lead)]) == lead and len(rest) > len(lead):
-            return rest[len(lead) :], True
+        meant = rest[len(lead) :]
+        if tuple(rest[: len(lead)]) == lead and meant and meant[0] not in WH | AUX | {","}:  # not "I mean, who ...?"
+            return meant, True
     return tokens, False
 
 

@@ -679,6 +679,8 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert q.yes_no and q.event is Event.LEAVES and q.subject.kinds == ("truck",) and q.method != "fragment"
     q = read(reader, "no, I meant the car")
     assert q.method == "fragment" and q.subject.kinds == ("car",) and not q.negated
+    q = read(reader, "I mean, who was in the kitchen?")
+    assert q.method != "fragment" and q.place.cameras == ("kitchen",)
     q = read(reader, "same question for the desk")
     assert q.method == "fragment" and q.place.cameras == ("desk",) and not q.subject.named
     assert read(reader, "what about before that?").refers[-1:] == ("before",)
