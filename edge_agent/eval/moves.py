@@ -7,6 +7,7 @@ hold the thing in the taker's hands or the region it left."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from edge_agent import native
 from edge_agent.eval.scene import box_of
 from edge_agent.eval.world import ANIMALS, Event, Session, World
 from edge_agent.memory import Store, queries
+from edge_agent.memory.takings import TakingRow
 
 __all__ = ["MOVE_WINDOW_S", "TAKING_WINDOW_S", "box_recall", "score_moves"]
 
@@ -107,9 +109,7 @@ def score_moves(world: World, store: Store, labels: dict[int, str], window: floa
     }
 
 
-def _taken(
-    kept: list[tuple[int, float, int | None]], labels: dict[int, str], e: Event, until: float
-) -> dict[str, float | bool]:
+def _taken(kept: Sequence[TakingRow], labels: dict[int, str], e: Event, until: float) -> dict[str, float | bool]:
     """Whether memory kept a taking (:mod:`edge_agent.memory.takings`) of the thing from :data:`TAKING_WINDOW_S`
     before the take until it was put down again (``recorded``), and by the one who took it (``by_actor``)."""
     near = [(o, by) for o, t, by in kept if labels.get(o) == e.subject and e.t - TAKING_WINDOW_S <= t <= until]
@@ -120,7 +120,7 @@ def _taken(
     }
 
 
-def _near(kept: list[tuple[int, float, int | None]], labels: dict[int, str], take: dict[str, Any]) -> set[int]:
+def _near(kept: Sequence[TakingRow], labels: dict[int, str], take: dict[str, Any]) -> set[int]:
     return {
         o for o, t, _ in kept if labels.get(o) == take["thing"] and take["t"] - TAKING_WINDOW_S <= t <= take["until"]
     }

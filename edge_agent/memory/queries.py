@@ -17,6 +17,13 @@ from edge_agent.memory.description import REGIONS
 
 __all__ = [
     "ID_CHUNK",
+    "CameraSeeing",
+    "CameraSpan",
+    "EntityLabel",
+    "EntitySpan",
+    "FactLine",
+    "Latest",
+    "SeenZone",
     "CameraSighting",
     "ClipBox",
     "ClipObservation",
@@ -140,6 +147,60 @@ class ClipBox(NamedTuple):
     y2: float
 
 
+class CameraSpan(NamedTuple):
+    """What memory holds of a camera: how many clips, from the first start to the last end."""
+
+    clips: int
+    start: float
+    end: float
+
+
+class SeenZone(NamedTuple):
+    """A named zone things were described at, and the camera it is on."""
+
+    zone: str
+    camera: str
+
+
+class EntityLabel(NamedTuple):
+    """An entity's category and the name the user gave it (None: unnamed)."""
+
+    category: str
+    name: str | None
+
+
+class Latest(NamedTuple):
+    """The latest-ending observation of some entities, and whose it is."""
+
+    entity_id: int
+    observation_id: int
+
+
+class FactLine(NamedTuple):
+    """A fact memory learnt: '<category>: <kind>', its value and importance."""
+
+    label: str
+    value: str
+    importance: float
+
+
+class EntitySpan(NamedTuple):
+    """An entity and when it was first and last seen."""
+
+    entity_id: int
+    first_seen: float
+    last_seen: float
+
+
+class CameraSeeing(NamedTuple):
+    """A camera that saw some entities: how many observations, the last one's end and id."""
+
+    camera: str
+    observations: int
+    last_end: float
+    observation_id: int
+
+
 def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
     unique = sorted({int(i) for i in ids})
     for k in range(0, len(unique), ID_CHUNK):
@@ -171,11 +232,11 @@ def clips_after(memory: Database | HasDatabase, clip_id: int) -> list[ClipSpan]:
     return [ClipSpan(*row) for row in rows]
 
 
-def stored_span_per_camera(memory: Database | HasDatabase) -> dict[str, tuple[int, float, float]]:
+def stored_span_per_camera(memory: Database | HasDatabase) -> dict[str, CameraSpan]:
     """camera -> (clips held, first start, last end) of the clips memory holds."""
     db = database_of(memory)
     return {
-        c: (int(n), a, b)
+        c: CameraSpan(int(n), a, b)
         for c, n, a, b in db.query("SELECT camera, count(*), min(t_start), max(t_end) FROM clips GROUP BY camera")
     }
 
@@ -402,11 +463,11 @@ def named_sightings(memory: Database | HasDatabase) -> list[NamedSighting]:
     ]
 
 
-def seen_zones(memory: Database | HasDatabase) -> list[tuple[str, str]]:
+def seen_zones(memory: Database | HasDatabase) -> list[SeenZone]:
     """(zone, camera) of every named zone things were described at (a camera's zones, or Frigate's)."""
     db = database_of(memory)
     return [
-        (str(z), str(c))
+        SeenZone(str(z), str(c))
         for z, c in db.query(
             "SELECT DISTINCT o.zone, c.camera FROM observations o JOIN clips c ON c.id = o.clip_id "
             "WHERE o.zone != '' ORDER BY 1, 2"
@@ -420,11 +481,11 @@ def entity_categories(memory: Database | HasDatabase) -> list[str]:
     return [str(c) for c in _distinct(db, "entities", "lower(category)")]
 
 
-def entity_label(memory: Database | HasDatabase, entity_id: int) -> tuple[str, str | None] | None:
+def entity_label(memory: Database | HasDatabase, entity_id: int) -> EntityLabel | None:
     """(category, name) of an entity, None for no such entity."""
     db = database_of(memory)
     row = db.query_one("SELECT category, name FROM entities WHERE id = ?", (entity_id,))
-    return (row[0], row[1]) if row else None
+    return EntityLabel(row[0], row[1]) if row else None
 
 
 def zones(memory: Database | HasDatabase) -> list[str]:
@@ -518,7 +579,7 @@ def recorded_since(
 
 def latest_observation(
     memory: Database | HasDatabase, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
-) -> tuple[int, int] | None:
+) -> Latest | None:
     """(entity id, observation id) of the latest-ending observation of these entities in the clips up to
     ``up_to_clip`` (of ``camera`` only, when given), None if none."""
     db = database_of(memory)
@@ -527,23 +588,22 @@ def latest_observation(
         "AND (? IS NULL OR camera = ?) ORDER BY t_end DESC LIMIT 1",
         (*entity_ids, up_to_clip, camera, camera),
     )
-    return (int(row[0]), int(row[1])) if row else None
+    return Latest(int(row[0]), int(row[1])) if row else None
 
 
-def fact_lines(memory: Database | HasDatabase, limit: int, *, leave_out: str = "state") -> list[tuple[str, str, float]]:
+def fact_lines(memory: Database | HasDatabase, limit: int, *, leave_out: str = "state") -> list[FactLine]:
     """('<category>: <kind>', value, importance) of the most important facts, facts of kind ``leave_out``
     left out (the current state changes with every move: not what a reader of the month wants)."""
     db = database_of(memory)
-    return db.query(
+    rows = db.query(
         "SELECT e.category || ': ' || f.kind, f.value, f.importance FROM facts f JOIN entities e ON e.id = f.entity_id "
         "WHERE f.kind != ? ORDER BY f.importance DESC LIMIT ?",
         (leave_out, limit),
     )
+    return [FactLine(*row) for row in rows]
 
 
-def entities_of_kinds(
-    db: Database, categories: Sequence[str], *, entity_id: int | None = None
-) -> list[tuple[int, float, float]]:
+def entities_of_kinds(db: Database, categories: Sequence[str], *, entity_id: int | None = None) -> list[EntitySpan]:
     """(entity id, first seen, last seen) of every entity of ``categories`` (or the one entity), most recently
     seen first: the entities table alone, for a question with no time, camera or count to narrow it."""
     if entity_id is not None:
@@ -554,7 +614,7 @@ def entities_of_kinds(
             "ORDER BY last_seen DESC, id DESC",
             tuple(categories),
         )
-    return [(int(i), float(a), float(b)) for i, a, b in rows]
+    return [EntitySpan(int(i), float(a), float(b)) for i, a, b in rows]
 
 
 def last_observation_of(memory: Database | HasDatabase, entity_id: int, before: float | None = None) -> int | None:
@@ -570,7 +630,7 @@ def last_observation_of(memory: Database | HasDatabase, entity_id: int, before: 
 
 def cameras_of(
     db: Database, categories: Sequence[str], *, entity_id: int | None = None, before: float | None = None
-) -> list[tuple[str, int, float, int]]:
+) -> list[CameraSeeing]:
     """(camera, observations, last end, the last observation's id) of the entities of ``categories`` (or the one
     entity), counting observations that started before ``before``: which cameras saw a kind of thing. Entity by
     entity through their index, so a kind seen a few times in a big memory costs a few rows."""
@@ -595,7 +655,7 @@ def cameras_of(
             known[0] += int(counts.get(camera, 0))
             if float(last) > known[1]:
                 known[1], known[2] = float(last), int(observation_id)
-    return [(camera, n, last, observation_id) for camera, (n, last, observation_id) in per_camera.items()]
+    return [CameraSeeing(camera, n, last, observation_id) for camera, (n, last, observation_id) in per_camera.items()]
 
 
 def sightings_of(

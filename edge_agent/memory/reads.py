@@ -29,9 +29,10 @@ from edge_agent.memory.records import (
     Observation,
     PossiblySame,
     Recording,
+    SpaceTable,
     Utterance,
 )
-from edge_agent.memory.takings import Taking, taking_of, takings_on
+from edge_agent.memory.takings import Taking, TakingRow, taking_of, takings_on
 
 __all__ = ["Reads"]
 
@@ -195,7 +196,7 @@ class Reads:
         when it went from a fixed camera's view with a person within reach, and who."""
         return taking_of(self.db, entity_id, until)
 
-    def takings(self, camera: str) -> list[tuple[int, float, int | None]]:
+    def takings(self, camera: str) -> list[TakingRow]:
         """Every taking kept of ``camera``'s things (:func:`edge_agent.memory.takings.takings_on`)."""
         return takings_on(self.db, camera)
 
@@ -387,9 +388,9 @@ class Reads:
         out["vec_ref"] = sum(int(self.db.value(f"SELECT count(*) FROM vec_ref_{i}")) for i, _ in self._spaces.values())
         return out
 
-    def vector_tables(self) -> list[tuple[int, int]]:
-        """(space id, dims) of every embedding space."""
-        return sorted(self._spaces.values())
+    def vector_tables(self) -> list[SpaceTable]:
+        """Every embedding space's id and dimensions."""
+        return [SpaceTable(*space) for space in sorted(self._spaces.values())]
 
     def observations_by_id(self, ids: Sequence[int]) -> list[Observation]:
         if not ids:

@@ -18,6 +18,7 @@ from edge_agent.memory.description import MOTIONS, REGIONS, SIZES, Description, 
 __all__ = [
     "Caption",
     "PossiblySame",
+    "SpaceTable",
     "Utterance",
     "AssociationDecision",
     "Biography",
@@ -265,6 +266,13 @@ class PossiblySame(NamedTuple):
     a: int
     b: int
     similarity: float
+
+
+class SpaceTable(NamedTuple):
+    """An embedding space's id (its vector table) and the dimensions of its vectors."""
+
+    space_id: int
+    dims: int
 
 
 class Caption(NamedTuple):

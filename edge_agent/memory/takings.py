@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,7 +16,18 @@ from edge_agent import native
 from edge_agent.memory.db import Database
 from edge_agent.memory.records import ObservationRecord
 
-__all__ = ["CARRIED", "RECORDED_ON_S", "REACH", "WINDOW_S", "Taking", "decide", "taking_of", "takings_on", "write"]
+__all__ = [
+    "CARRIED",
+    "RECORDED_ON_S",
+    "REACH",
+    "WINDOW_S",
+    "Taking",
+    "TakingRow",
+    "decide",
+    "taking_of",
+    "takings_on",
+    "write",
+]
 
 RECORDED_ON_S = 2.0  #: the camera must record this long after a thing's last frame for it to be gone, not cut off
 WINDOW_S = 2.0  #: a person within reach this close in time to the thing's last frame took it
@@ -103,7 +115,15 @@ def write(db: Database, rows: Sequence[tuple[int, int, float]]) -> None:
     db.executemany("INSERT INTO takings (observation_id, by_observation_id, t) VALUES (?, ?, ?)", rows)
 
 
-def takings_on(db: Database, camera: str) -> list[tuple[int, float, int | None]]:
+class TakingRow(NamedTuple):
+    """A taking kept: the thing's observation, when, and the person's observation (None: nobody within reach)."""
+
+    observation_id: int
+    t: float
+    by_observation_id: int | None
+
+
+def takings_on(db: Database, camera: str) -> list[TakingRow]:
     """Every taking kept of ``camera``'s things, in time order: (the thing's observation, when, the person's
     observation or None), whether or not a later sighting ended it (for scoring against a script)."""
     rows = db.query(
@@ -111,7 +131,7 @@ def takings_on(db: Database, camera: str) -> list[tuple[int, float, int | None]]
         "JOIN observations o ON o.id = k.observation_id WHERE o.camera = ? ORDER BY k.t, k.observation_id",
         (camera,),
     )
-    return [(int(o), float(t), None if by is None else int(by)) for o, t, by in rows]
+    return [TakingRow(int(o), float(t), None if by is None else int(by)) for o, t, by in rows]
 
 
 def taking_of(db: Database, entity_id: int, until: float | None = None) -> Taking | None:
