@@ -395,6 +395,8 @@ def exists(query: Query, ctx: Context) -> Finding:
     if query.alternative_of == "kind" and query.alternatives:
         return _which_kind(query, ctx)
     seen = candidates(query, ctx.view, select=True)
+    if query.event is Event.APPEARS and ctx.view.scope.start is not None:  # "did anyone arrive after 8:31?"
+        seen = _came_after(ctx, seen[:_LEAVERS], ctx.view.scope.start)
     what = _what(query.subject)
     company = f" with {_a(query.subject.near[0])}" if query.subject.near else ""
     if query.place.near:
@@ -430,6 +432,17 @@ def exists(query: Query, ctx: Context) -> Finding:
 
 #: Words that ask of each of them: "did everyone leave?" holds when all did.
 _EVERY = frozenset({"everyone", "everybody", "all", "every", "each"})
+
+
+def _came_after(ctx: Context, seen: Sequence[Sighting], start: float) -> list[Sighting]:
+    """Those first seen (on the cameras asked about) at ``start`` or later: they came then, not were there already."""
+    cameras = ctx.view.scope.cameras
+    came = []
+    for s in seen:
+        first = next((o for o in ctx.store.observations(s.entity_id) if not cameras or o.camera in cameras), None)
+        if first is not None and first.t_start >= start:
+            came.append(s)
+    return came
 
 
 def _any_left(

@@ -361,3 +361,20 @@ def test_a_thing_leaves_only_while_its_own_camera_records_on_without_it(home):
         ingest(store, later + 120, [], camera="street")
         alerts = resolver.process()
         assert [a.camera for a in alerts] == ["street"]
+
+
+def test_a_thing_the_street_recorded_on_without_has_left_when_another_camera_records_later(home):
+    """The walker goes out of view 3 s into the street's last clip, which records on 7 s without them; the street
+    then stops. An hour later the bedroom records: the walker left (at their last sighting), the rule fires once."""
+    walker = unit(np.r_[np.ones(4), np.zeros(12)])
+    other = unit(np.r_[np.zeros(12), np.ones(4)])
+    with Store(home) as store:
+        add(store, "tell me when a person leaves")
+        resolver = Resolver(store, settings=ResolverSettings(persist_frames=3, release_s=60))
+        gone = observation(1, T0, (10, 10, 60, 160), walker, kind="person", category="person", frames=6)
+        ingest(store, T0, [gone], camera="street")
+        assert resolver.process() == []
+        later = T0 + HOUR
+        ingest(store, later, [observation(1, later, (100, 100, 200, 300), other, category="cup", frames=6)], "bedroom")
+        alerts = resolver.process()
+        assert [(a.camera, round(a.t - T0, 1)) for a in alerts] == [("street", 2.5)]
