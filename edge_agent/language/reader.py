@@ -493,8 +493,9 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     if intent in (Intent.COMPANY, Intent.LIST) and cues.wh == "what" and set(tokens) & _WORE:
         if subject.kinds == ("person",) or subject.said in _WEARERS:  # "what was the lady / she wearing?": clothes
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=subject, asks="colour"), tokens, cues)
-    if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and subject.kinds:
-        intent = Intent.WHEN  # "who was the last person you saw?": the last one, not a list
+    one = subject.kinds or subject.generic and subject.said in ("thing", "one", "object")
+    if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and one:
+        intent = Intent.WHEN  # "who was the last person you saw?", "last thing you saw": the last one, not a list
     said = [t for t in tokens if t not in ("?", ".", "!")]
     if intent is Intent.LIST and cues.wh == "which" and subject.said == "one" and said[-1:] in (["on"], ["in"], ["at"]):
         intent = Intent.WHICH_CAMERA  # "which one was it on?", "which one was the tv in?": the camera it was in
@@ -680,7 +681,7 @@ def _users_own(query: Query, tokens: list[str]) -> Query:
 
 
 #: Words for people that say a sex or an age, which no camera here tells: each is read as any person, and said so.
-_TOLD_APART = frozenset(
+TOLD_APART = frozenset(
     {"woman", "women", "man", "men", "lady", "ladies", "guy", "guys", "girl", "girls", "boy", "boys", "child",
      "children", "kid", "kids", "baby", "babies", "toddler", "toddlers", "adult", "adults", "teenager", "teenagers",
      "gentleman", "gentlemen", "mother", "father", "mum", "mom", "dad", "grandma", "grandpa", "wife", "husband"}
@@ -691,7 +692,7 @@ def _person_words(query: Query) -> Query:
     """ "Which room was the lady in?": memory tells people apart by look and face, not by sex or age: the answer says
     it read "lady" as any person."""
     said = query.subject.said
-    if query.subject.kinds != ("person",) or said not in _TOLD_APART or query.subject.name:
+    if query.subject.kinds != ("person",) or said not in TOLD_APART or query.subject.name:
         return query
     if query.intent not in _PICKING or query.place.cameras:  # where it picks among people, not of one in a room
         return query
@@ -789,6 +790,14 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
             chosen = tuple(c for c in cameras if (c in outdoor) == (w in _OUTDOOR_WORDS))
             query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    home = words[-1:] in (["home"], ["indoors"], ["inside"]) or words[-2:] in (["the", "house"], ["the", "home"])
+    out = words[-1:] in (["outside"], ["outdoors"])
+    if (home or out) and not query.place.named:  # "anyone home?", "how many people outside?": the cameras so
+        outside = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+        if outside and len(outside) < len(cameras):
+            place = replace(query.place, not_cameras=outside) if home else replace(query.place, cameras=outside)
+            query = replace(query, place=place, unknown_places=())
     rooms = [i for i, w in enumerate(tokens) if w in ("room", "rooms") and tokens[i - 1 : i] in _ROOM_ASKED]
     if rooms and not query.place.cameras and query.intent in (Intent.COUNT, Intent.WHICH_CAMERA):
         # "how many rooms had someone?", "which room was busiest?": the cameras indoors (a street is no room)
@@ -819,6 +828,8 @@ _STILL_THERE = frozenset({"on", "in", "at", "there", "here", "around", "by", "ne
 _WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
 #: Pronouns of someone who wears: "what was she wearing?"
 _WEARERS = frozenset({"she", "he", "her", "him", "they", "them"})
+#: What may follow "that" or "this" standing for a thing ("was that the van?", "what time was that?").
+_ENDS_CLAUSE = AUX | {"?", ".", "!", "", ","}
 #: A correction of the last question: "no, I meant the car", "I mean the truck".
 _MEANT = (("i", "meant"), ("i", "mean"), ("i", "was", "asking", "about"), ("i", "meant", "to", "ask", "about"))
 #: Words that point back at something the conversation named: "that person", "this car", "the same van".
@@ -905,6 +916,16 @@ def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Que
     return replace(query, unknown_verbs=(*query.unknown_verbs, words[-1]))
 
 
+def _that(query: Query, tokens: list[str]) -> Query:
+    """ "What time was that?", "where was this?": the thing the conversation was about (a closing "that")."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if words[-1:] not in (["that"], ["this"]) or query.subject.kinds or query.subject.entity_id is not None:
+        return query
+    if words[-2:-1] and (words[-2] in _SHIFTS or words[-2] in ("than", "like", "about", "of")):  # "before that"
+        return query
+    return replace(query, subject=Subject(said=words[-1]), refers=tuple(dict.fromkeys((*query.refers, "subject"))))
+
+
 def _near_pronoun(query: Query, tokens: list[str]) -> Query:
     """ "Was anything next to them?", "who was with her?": what was with the one the conversation talks about
     (refers "near")."""
@@ -985,11 +1006,12 @@ def _counted_colour(query: Query, tokens: list[str]) -> Query:
     if query.intent is not Intent.COUNT or query.subject.colours or query.alternatives:
         return query
     for i, w in enumerate(tokens[:-1]):
-        said = tokens[i + 1]
+        k = i + 1 + (tokens[i + 1] in ("wearing", "in", "dressed")) + (tokens[i + 1 : i + 3] == ["dressed", "in"])
+        said = tokens[k] if k < len(tokens) else ""  # "were grey", "were wearing blue", "were dressed in red"
         if (
             w in ("was", "were", "is", "are")
             and said in COLOUR_WORDS
-            and tokens[i + 2 : i + 3] in ([], ["?"], ["."], ["ones"])
+            and tokens[k + 1 : k + 2] in ([], ["?"], ["."], ["ones"])
         ):
             return replace(query, subject=replace(query.subject, colours=(said,)))  # the word said, as elsewhere
     return query
@@ -1721,7 +1743,7 @@ class Reader:
                             generic=True, negative=True, said="anything"))  # fmt: skip
                 k += 1
                 continue
-            if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in AUX):
+            if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in _ENDS_CLAUSE):
                 p = _Phrase(i, span.end, role, relation, pronoun=True, said=w)
                 if not in_relative and role in ("subject", "object"):
                     cues.refers.append("subject")  # "and where was it?": the thing talked about
@@ -1884,7 +1906,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
-        query = _state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases)
+        query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

@@ -298,7 +298,16 @@ def plural(category: str) -> str:
     if category in _IRREGULAR:
         return _IRREGULAR[category]
     head, _, last = category.rpartition(" ")
-    word = _IRREGULAR.get(last) or (last + "es" if last.endswith(("s", "x", "ch", "sh")) else last + "s")
+    word = (
+        _IRREGULAR.get(last)
+        or (
+            last + "es"
+            if last.endswith(("s", "x", "ch", "sh"))
+            else last[:-1] + "ies"  # a baby, two babies (but a toy, two toys)
+            if last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", "")
+            else last + "s"
+        )
+    )
     return f"{head} {word}".strip()
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from edge_agent.language.grammar import Intent, Place, Query, Side, Subject, Time
 from edge_agent.language.lexicon import tokenize
-from edge_agent.language.reader import is_leaving
+from edge_agent.language.reader import TOLD_APART, is_leaving
 
 if TYPE_CHECKING:  # the controllers import this module's package
     from edge_agent.qa.deterministic import Answer, Controller
@@ -57,7 +57,7 @@ def follow_up(
         subject = Subject(entity_id=entity, said=category or "thing")
         return replace(current, intent=Intent.COMPANY, subject=subject, unknown=(), method="follow-up")
     if pointed and entity is not None and current.subject.entity_id is None:
-        subject = Subject(entity_id=entity, said=category or "thing")
+        subject = Subject(kinds=(category,) if category else (), entity_id=entity, said=category or "thing")
         if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
             current = replace(current, place=Place(not_cameras=(camera,)))
         if current.method == "fragment":  # "what about the other one?": the last question, of it
@@ -94,6 +94,7 @@ def follow_up(
             grounded=current.grounded,
         )
     elif (pointed or not current.subject.named) and previous.subject.named:
+        elliptic = not current.subject.named  # "how many were wearing blue?": of those, there and then
         said = current.subject  # "how many of them were in blue?": them, in blue
         subject = replace(
             previous.subject,
@@ -102,9 +103,9 @@ def follow_up(
             motion=said.motion or previous.subject.motion,
         )
         merged = replace(merged, subject=subject, unknown=())
-        if pointed and not current.place.named:  # "she", of "anyone in the kitchen?": the one in the kitchen
+        if (pointed or elliptic) and not current.place.named:  # "she", of "anyone in the kitchen?": the one there
             merged = replace(merged, place=previous.place)
-        if pointed and not current.time.named:  # "them", of "how many people after 9:01?": those after 9:01
+        if (pointed or elliptic) and not current.time.named:  # "them", of "how many people after 9:01?": those then
             merged = replace(merged, time=previous.time)
     if "place" in current.refers and not current.place.named and previous.place.named:
         merged = replace(merged, place=previous.place)
@@ -143,6 +144,8 @@ class Conversation:
         nothing: About = (None, None, "")
         if word in _PERSON_PRONOUNS:
             about = self.about.get("person", nothing)
+        elif word in ("that", "this"):  # "what time was that?": what the last answer was about
+            about = self.about.get("last", nothing)
         elif word in _THING_PRONOUNS and not (word == "one" and current.order is not None):
             about = self.about.get("thing", nothing)
         elif word in _PLURAL_PRONOUNS or word == "one":  # "them", "the last one": what the last answer was about
@@ -151,6 +154,11 @@ class Conversation:
                 about = self.about.get("person", about)  # "how long did they stay?": a person, not the phone
         else:
             about = self.about.get("last", nothing)
+        if current.subject.said in TOLD_APART and "subject" not in current.refers:
+            # "when was the baby last seen?", of a conversation about one: memory cannot tell a baby from anyone
+            person = self.about.get("person")
+            if person is not None and person[0] is not None:
+                about, current = person, replace(current, refers=(*current.refers, "subject"), subject=Subject())
         previous = self.previous
         shift = {"before", "after"} & set(current.refers)
         if shift and previous is not None and self.window is not None:  # "and after?" of "before that?": the window's

@@ -610,7 +610,8 @@ def _which_region(query: Query, ctx: Context, subject: int, said: list[tuple[str
 
 def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     first = query.order is Order.FIRST or (when and query.event is Event.APPEARS and query.order is not Order.LAST)
-    chain = [] if first else continued(ctx, subject)
+    named = query.subject.entity_id is not None  # "when did #9 leave?": that entity, not what it may have become
+    chain = [] if first or named else continued(ctx, subject)
     if chain:  # the last sighting is that of its most likely continuation
         subject = chain[-1][1]
     history = ctx.view.history(subject)

@@ -699,6 +699,12 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "did the camera pick up a dog?").subject.kinds == ("dog",)
     assert read(reader, "was the tv on?").unknown_verbs == ("on",)
     assert read(reader, "was the tv on the wall?").unknown_verbs == ()
+    assert read(reader, "anyone home").place.not_cameras == ("street", "front-door")
+    assert read(reader, "how many ppl outside").place.cameras == ("street", "front-door")
+    assert read(reader, "what was the last thing u saw").intent is Intent.WHEN
+    assert read(reader, "how many were wearing blue?").subject.colours == ("blue",)
+    assert "subject" in read(reader, "what time was that?").refers
+    assert read(reader, "what about before that?").refers[-1:] == ("before",)
     q = read(reader, "who stayed the longest on the street?")
     assert (q.intent, q.rank, q.place.cameras) == (Intent.DURATION, "most", ("street",))
     q = read(reader, "hey quick one - was it just the one person in the kitchen or were there several?")

@@ -362,6 +362,15 @@ def test_a_conversation_points_back_corrects_and_moves_its_window(house, embedde
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("how many things were on the street?")
         assert "1 grey thing" in chat.ask("how many of them were grey?").text
+        assert "on camera street" in chat.ask("how many were white?").text  # of those on the street
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("was anyone in the living room?")
+        assert "Entity #6 (person) was last seen" in chat.ask("when was the baby last seen?").text
+        assert "Entity #6 (person)" in chat.ask("what time was that?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        chat.ask("how long was she there?")
+        assert "Entity #6 (person)" in chat.ask("and the living room?").text  # a person there, not the couch
 
 
 def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedder):
