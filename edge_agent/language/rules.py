@@ -111,13 +111,27 @@ _CONDITIONS = frozenset({"without", "unless", "except", "but"})
 
 
 def _refuse_conditions(body: list[str], text: str) -> list[str]:
-    """A rule with a second condition is refused in one line rather than read without it."""
+    """A rule with a second condition, or a condition on days of the week, is refused in one line rather than read
+    without it."""
     said = next((w for w in body if w in _CONDITIONS), None)
     if said is not None:
         raise Unreadable(
             f"a rule watches one thing at one place; it cannot hold '{said} ...' (in {text.strip()!r})"
         )  # no word unknown and nothing missing: final, no model reads it better
+    day = next((w for w in body if w in _DAYS_OF_WEEK), None)
+    if day is not None:
+        raise Unreadable(
+            f'a rule holds at a time of day ("at night", "between 9am and 5pm"), not on days of the week: it cannot '
+            f"hold '{day}' (in {text.strip()!r})"
+        )
     return body
+
+
+#: Days of the week, which no rule holds on (a time of day, yes).
+_DAYS_OF_WEEK = frozenset(
+    {"weekend", "weekends", "weekday", "weekdays", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"}
+)  # fmt: skip
 
 
 _EMPTY = frozenset({"empty", "deserted", "unoccupied", "vacant", "quiet"})
@@ -237,6 +251,17 @@ _PARTS_OF_DAY = {
     ("in", "the", "evening"): ("18:00", "23:00"),
     ("in", "the", "evenings"): ("18:00", "23:00"),
     ("during", "the", "day"): ("08:00", "20:00"),
+    **{
+        (*lead, kind, "hours"): hours
+        for kind in ("work", "working", "office", "business", "opening")
+        for lead, hours in (
+            (("during",), ("09:00", "17:00")),
+            (("in",), ("09:00", "17:00")),
+            (("outside",), ("17:00", "09:00")),
+            (("outside", "of"), ("17:00", "09:00")),
+        )
+    },  # fmt: skip
+    ("after", "hours"): ("17:00", "09:00"),
 }
 
 
