@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from edge_agent.perception.vocabulary import category_names
+from edge_agent.perception.vocabulary import category_names, category_words
 
 __all__ = ["RELATIONS", "Predicate", "Relation", "category_names", "describe"]
 
@@ -147,6 +147,9 @@ def describe(p: Predicate) -> str:
         who = f"entity #{p.entity_id} ({p.subject!r})" if p.entity_id is not None else f"the entity named {p.subject!r}"
     else:
         who = f"any {' or '.join(p.colours) + ' ' if p.colours else ''}{p.subject}"
+        meant = category_words().get(p.subject.lower(), ())
+        if len(meant) > 1 and p.subject.lower() not in meant:  # "any van (a truck or car)": what it will fire on
+            who += f" (a {' or '.join(meant)})"
     if p.relation == "absent" and p.subject_type == "category":  # the kind as a whole: none of them seen
         who, what = f"no {p.subject}", f"has been seen for {_span(float(p.absent_for_s or 0))}"
     elif p.relation == "absent":
