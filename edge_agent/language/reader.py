@@ -455,6 +455,12 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
         if w in ("going", "went", "goes") and after == "on" and "leaves" in cues.events:
             cues.events.remove("leaves")
             cues.happen = True
+        if (
+            w in ("go", "goes", "went", "gone", "going")
+            and after in ("in", "into", "inside")
+            and "leaves" in cues.events
+        ):
+            cues.events[cues.events.index("leaves")] = "appears"  # "did the dog go in the kitchen?": it came in
         if w == "left" and after == "handed" and "leaves" in cues.events:  # "was he left-handed?": no camera says
             cues.events.remove("leaves")
             cues.unknown_verbs.append("left-handed")
