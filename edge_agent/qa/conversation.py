@@ -138,22 +138,7 @@ class Conversation:
     def ask(self, line: str, *, as_of: float | None = None) -> Answer:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = self.controller.query(line, as_of)
-        word = current.subject.said
-        if "near" in current.refers:  # "was anything next to her?": the pronoun after "next to" is who is meant
-            word = next((w for w in tokenize(line) if w in _PERSON_PRONOUNS | _THING_PRONOUNS | _PLURAL_PRONOUNS), word)
-        nothing: About = (None, None, "")
-        if word in _PERSON_PRONOUNS:
-            about = self.about.get("person", nothing)
-        elif word in ("that", "this"):  # "what time was that?": what the last answer was about
-            about = self.about.get("last", nothing)
-        elif word in _THING_PRONOUNS and not (word == "one" and current.order is not None):
-            about = self.about.get("thing", nothing)
-        elif word in _PLURAL_PRONOUNS or word == "one":  # "them", "the last one": what the last answer was about
-            about = self.last
-            if word in _PLURAL_PRONOUNS and about[0] is not None and self.kind.get(about[0]) != "person":
-                about = self.about.get("person", about)  # "how long did they stay?": a person, not the phone
-        else:
-            about = self.about.get("last", nothing)
+        about = self._referent(current, line)
         if current.subject.said in TOLD_APART and "subject" not in current.refers:
             # "when was the baby last seen?", of a conversation about one: memory cannot tell a baby from anyone
             person = self.about.get("person")
@@ -176,6 +161,25 @@ class Conversation:
         self._remember(self.last)
         self._mention(answer)
         return answer
+
+    def _referent(self, current: Query, line: str) -> About:
+        """What the question's pronoun (or "one") refers to: "she" the last person, "it" the last thing, "that" what
+        the last answer was about, "they" a person or the things the last answer was about."""
+        word = current.subject.said
+        if "near" in current.refers:  # "was anything next to her?": the pronoun after "next to" is who is meant
+            word = next((w for w in tokenize(line) if w in _PERSON_PRONOUNS | _THING_PRONOUNS | _PLURAL_PRONOUNS), word)
+        nothing: About = (None, None, "")
+        if word in _PERSON_PRONOUNS:
+            return self.about.get("person", nothing)
+        if word in ("that", "this"):  # "what time was that?": what the last answer was about
+            return self.about.get("last", nothing)
+        if word in _THING_PRONOUNS and not (word == "one" and current.order is not None):
+            return self.about.get("thing", nothing)
+        if word in _PLURAL_PRONOUNS and self.last[0] is not None and self.kind.get(self.last[0]) != "person":
+            return self.about.get("person", self.last)  # "how long did they stay?": a person, not the phone
+        if word in _PLURAL_PRONOUNS or word == "one":  # "them", "the last one": what the last answer was about
+            return self.last
+        return self.about.get("last", nothing)
 
     def _mention(self, answer: Answer) -> None:
         """Keeps the things the answer cited (the latest last, each once): what "that person" may point at; the one
