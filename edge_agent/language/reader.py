@@ -922,6 +922,19 @@ def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Que
     return replace(query, unknown_verbs=(*query.unknown_verbs, words[-1]))
 
 
+#: Words for all the time recorded: "was the van there the whole time?"
+_WHOLE_TIME = (("whole", "time"), ("entire", "time"), ("all", "the", "time"), ("the", "whole", "recording"))
+
+
+def _whole_time(query: Query, tokens: list[str]) -> Query:
+    """ "Was the van there the whole time?", "did the car stay all the time?": whether it was there as long as its
+    camera recorded (a duration held against the recording)."""
+    said = any(tuple(tokens[i : i + len(w)]) == w for w in _WHOLE_TIME for i in range(len(tokens)))
+    if not said or not query.yes_no or query.other is not None:
+        return query
+    return replace(query, intent=Intent.DURATION, compare="all", quantity=None, span_s=None)
+
+
 def _that(query: Query, tokens: list[str]) -> Query:
     """ "What time was that?", "where was this?": the thing the conversation was about (a closing "that")."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
@@ -1913,6 +1926,7 @@ class Reader:
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
+        query = _whole_time(query, tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

@@ -484,6 +484,7 @@ class Duration(Finding):
     against: float | None = None  #: "for more than a minute?": the length asked about (seconds)
     longer: bool = True  #: whether asked if it was longer than ``against`` (else shorter)
     what: str = ""  #: several things of a kind, together ("17 people"), when no one entity is asked about
+    recorded: float | None = None  #: "the whole time?": how long its camera recorded (``against`` is that, near enough)
 
     @property
     def holds(self) -> bool | None:

@@ -1132,6 +1132,11 @@ def duration(query: Query, ctx: Context) -> Finding:
         else:
             stays.append([o.t_start, o.t_end])
         previous = o
+    against, recorded = query.span_s, None
+    if query.compare == "all":  # "was the van there the whole time?": as long as its camera recorded, near enough
+        s = ctx.view.scope
+        recorded = sum(r.seconds for r in ctx.store.recordings(sorted({o.camera for o in history}), s.start, s.end))
+        against = max(recorded - 2 * _LEFT_S, 0.0)
     return Duration(
         (history[0], history[-1]) if len(history) > 1 else (history[0],),
         unit=query.asks,
@@ -1141,8 +1146,9 @@ def duration(query: Query, ctx: Context) -> Finding:
         end=history[-1].t_end,
         stays=len(stays),
         where=where_said(ctx.view),
-        against=query.span_s,
+        against=against,
         longer=query.compare != "fewer",
+        recorded=recorded,
     )
 
 

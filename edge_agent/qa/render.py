@@ -493,6 +493,13 @@ def _duration(f: Duration) -> str:
     who = f"Entity {_entity(e)} ({e.category})" if e is not None else f"{f.what} (any of them)" if f.what else "It"
     stays = f" in {f.stays} stays" if f.stays > 1 else ""
     was = "were" if f.what and e is None else "was"
+    if f.holds is not None and f.recorded is not None:  # "was it there the whole time?"
+        whole = f"the whole {_span(f.recorded)} its camera recorded"
+        return (
+            f"{'Yes' if f.holds else 'No'}: about {_span(f.seconds)}, {whole if f.holds else 'not ' + whole}: {who} "
+            f"{was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
+            f"({_count_of(len(f.evidence), 'cited observation')})."
+        )
     if f.holds is not None and f.against is not None:
         than = f"{'more' if f.longer else 'less'} than {_span(f.against)}"
         return (

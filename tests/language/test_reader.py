@@ -702,6 +702,8 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "anyone home").place.not_cameras == ("street", "front-door")
     assert read(reader, "did the dog go in the kitchen?").event is Event.APPEARS
     assert read(reader, "did the car go?").event is Event.LEAVES
+    q = read(reader, "was the van there the whole time?")
+    assert (q.intent, q.compare, q.yes_no) == (Intent.DURATION, "all", True)
     assert read(reader, "how many ppl outside").place.cameras == ("street", "front-door")
     assert read(reader, "what was the last thing u saw").intent is Intent.WHEN
     assert read(reader, "how many were wearing blue?").subject.colours == ("blue",)

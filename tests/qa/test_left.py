@@ -34,6 +34,9 @@ def test_did_it_leave_reads_the_end_of_its_last_sighting_against_the_recording(t
         when = ask("when did the truck leave?").text  # it had not: not "last seen (before it left)"
         assert when.startswith("It did not leave while recorded: entity #1 (truck) was still in view"), when
         assert ask("when did the car leave?").text.startswith("Entity #2 (car) was last seen (before it left)")
+        whole = ask("was the truck there the whole time?", choices=["yes", "no"])
+        assert whole.choice == "yes" and "the whole 20 s its camera recorded" in whole.text, whole.text
+        assert ask("was the car there the whole time?", choices=["yes", "no"]).choice == "no"
 
 
 def test_did_anyone_leave_is_whether_any_of_them_left(tmp_path, embedder) -> None:
