@@ -17,7 +17,7 @@ import functools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -790,6 +790,19 @@ def _noun(spec: EntitySpec) -> str:
     return f"the {colour} {spec.category}" if spec.category != "person" else f"the person in {colour}"
 
 
+class _Day(NamedTuple):
+    """What every question maker reads: the world, the day, its sessions, the things by id, the places, which things
+    have a look-alike, and the random stream."""
+
+    world: World
+    day: int
+    sessions: list[Session]
+    spec: dict[str, EntitySpec]
+    places: list[str]
+    lookalike: dict[str, bool]
+    rng: np.random.Generator
+
+
 def _questions(world: World, rng: np.random.Generator) -> list[Question]:
     scenario = world.scenario
     spec = {e.id: e for e in scenario.entities}
@@ -808,7 +821,7 @@ def _questions(world: World, rng: np.random.Generator) -> list[Question]:
         for k in range(scenario.questions_per_day):
             maker = makers[(day * scenario.questions_per_day + k) % len(makers)]
             for _ in range(6):  # a few tries to find a subject the question fits
-                q = maker(world, day, day_sessions, spec, places, lookalike, rng, f"d{day + 1}q{k + 1}")
+                q = maker(_Day(world, day, day_sessions, spec, places, lookalike, rng), f"d{day + 1}q{k + 1}")
                 if q is not None and all(q.question != other.question for other in out):
                     out.append(q)
                     break
@@ -838,18 +851,10 @@ def _as_of_after(sessions: list[Session], t: float, rng: np.random.Generator) ->
     return max(end, t + 1.0)
 
 
-def _identity_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _identity_question(d: _Day, qid: str) -> Question | None:
     """The look-alike trap: the thing is named by where it was at one moment; the answer is where that
     same instance was last seen, while its look-alike is elsewhere."""
+    world, _, sessions, spec, places, lookalike, rng = d
     candidates = [i for i in spec if lookalike[i] and spec[i].category != "person"]  # people walk through places
     if not candidates:
         return None
@@ -895,16 +900,8 @@ def _one_sighting(
     return instance, seen[int(rng.integers(len(seen)))]
 
 
-def _last_seen_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _last_seen_question(d: _Day, qid: str) -> Question | None:
+    world, _, sessions, spec, places, lookalike, rng = d
     picked = _one_sighting(world, sessions, spec, lookalike, rng)
     if picked is None:
         return None
@@ -919,16 +916,8 @@ def _last_seen_question(
     return Question(qid, "last_seen", text, choices, answer, as_of, ((instance, a, b),))
 
 
-def _counting_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _counting_question(d: _Day, qid: str) -> Question | None:
+    world, _, sessions, spec, _, lookalike, rng = d
     window = (sessions[0].t_start, sessions[-1].t_end)
     moved = [
         e
@@ -954,16 +943,8 @@ def _counting_question(
     return Question(qid, "counting", text, choices, answer, window[1] + 60.0, evidence)
 
 
-def _who_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _who_question(d: _Day, qid: str) -> Question | None:
+    world, day, sessions, spec, _, _, rng = d
     window = (sessions[0].t_start, sessions[-1].t_end)
     moves = [e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1]]
     people = [e for e in world.scenario.people]
@@ -986,16 +967,8 @@ def _who_question(
     )
 
 
-def _order_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _order_question(d: _Day, qid: str) -> Question | None:
+    world, _, sessions, spec, places, lookalike, rng = d
     window = (sessions[0].t_start, sessions[-1].t_end)
     puts = [
         e for e in world.events if e.kind == "put_down" and window[0] <= e.t <= window[1] and not lookalike[e.subject]
@@ -1022,17 +995,9 @@ def _order_question(
     return None
 
 
-def _first_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _first_question(d: _Day, qid: str) -> Question | None:
     """The order of two things: which of them was seen first on a day (each told apart from the rest by its words)."""
+    world, _, sessions, spec, _, lookalike, rng = d
     firsts = {}
     for instance in spec:
         if lookalike[instance] or spec[instance].category == "person":
@@ -1066,17 +1031,9 @@ def _span_said(seconds: float) -> str:
     return f"about {hours:g} hours"
 
 
-def _how_long_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _how_long_question(d: _Day, qid: str) -> Question | None:
     """How long a thing stayed where it was put: from its putting down to its next picking up (or taking out)."""
+    world, _, sessions, spec, _, lookalike, rng = d
     window = (sessions[0].t_start, sessions[-1].t_end)
     puts = [
         e
@@ -1100,17 +1057,9 @@ def _how_long_question(
     return None
 
 
-def _either_place_question(
-    world: World,
-    day: int,
-    sessions: list[Session],
-    spec: dict[str, EntitySpec],
-    places: list[str],
-    lookalike: dict[str, bool],
-    rng: np.random.Generator,
-    qid: str,
-) -> Question | None:
+def _either_place_question(d: _Day, qid: str) -> Question | None:
     """A or B: was a thing by this place or by that one at a moment it was seen (standing still there)."""
+    world, _, sessions, spec, places, lookalike, rng = d
     picked = _one_sighting(world, sessions, spec, lookalike, rng)
     if picked is None:
         return None

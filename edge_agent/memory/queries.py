@@ -17,6 +17,7 @@ from edge_agent.memory.description import REGIONS
 
 __all__ = [
     "ID_CHUNK",
+    "LEFT_S",
     "CameraSeeing",
     "CameraSpan",
     "EntityLabel",
@@ -800,6 +801,11 @@ def described_share(
         ):
             shares[int(entity)] = int(hits) / int(n)
     return shares
+
+
+#: A camera that recorded on this long after a thing's last sighting saw it go (it left), rather than stopping with it
+#: still in view: how questions ("did the van leave?") and rules ("when the van leaves") read leaving.
+LEFT_S = 5.0
 
 
 def recorded_until(memory: Database | HasDatabase, camera: str, before: float | None = None) -> float | None:

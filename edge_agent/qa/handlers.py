@@ -69,9 +69,6 @@ _AT_MOMENT_S = 2.0
 #: unseen longer than this (the camera off, or out of view).
 _STAYS_CITED = 24
 _UNSEEN_S = 60.0
-#: A thing left when its camera recorded on this long after its last sighting (a sampled frame or two missed is not
-#: leaving).
-_LEFT_S = 5.0
 
 
 @dataclass
@@ -487,15 +484,15 @@ _LEAVERS = 200
 
 def _leaving(ctx: Context, subject: int) -> tuple[Observation, bool, float | None, Taking | None]:
     """(its last sighting in the window asked, whether it left, until when its camera recorded, its taking): it left
-    when that sighting ended :data:`_LEFT_S` or more before its camera's recording did (it went out of view and stayed
-    out), or it was taken there."""
+    when that sighting ended ``queries.LEFT_S`` or more before its camera's recording did (it went out of view and
+    stayed out), or it was taken there."""
     o = ctx.view.history(subject)[-1]
     end = ctx.view.scope.end
     until = queries.recorded_until(ctx.store, o.camera, end)
     until = min(until, end) if until is not None and end is not None else until  # as of the end of the window asked
     taken = ctx.store.taken(subject, ctx.view.scope.end)
     taken = taken if taken is not None and taken.observation_id == o.id else None
-    return o, taken is not None or (until is not None and until - o.t_end >= _LEFT_S), until, taken
+    return o, taken is not None or (until is not None and until - o.t_end >= queries.LEFT_S), until, taken
 
 
 def _left(query: Query, ctx: Context, subject: int) -> Finding:
@@ -1136,7 +1133,7 @@ def duration(query: Query, ctx: Context) -> Finding:
     if query.compare == "all":  # "was the van there the whole time?": as long as its camera recorded, near enough
         s = ctx.view.scope
         recorded = sum(r.seconds for r in ctx.store.recordings(sorted({o.camera for o in history}), s.start, s.end))
-        against = max(recorded - 2 * _LEFT_S, 0.0)
+        against = max(recorded - 2 * queries.LEFT_S, 0.0)
     return Duration(
         (history[0], history[-1]) if len(history) > 1 else (history[0],),
         unit=query.asks,

@@ -40,10 +40,6 @@ __all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
 _RULES = RulesConfig()  #: the defaults, defined once (edge_agent.config.rules)
 
 
-#: A camera that recorded on this long after a subject's last sighting saw it go (as questions read leaving).
-LEFT_S = 5.0
-
-
 @dataclass(frozen=True)
 class ResolverSettings:
     """The resolver's part of ``[rules]`` (:class:`~edge_agent.config.rules.RulesConfig`, whose defaults these are)."""
@@ -301,24 +297,30 @@ class Resolver:
                     alert = self._step(rule, entity_id, t, truth, camera, clip_id, [o.id for o in own], t1)
                     if alert is not None:
                         raised.append(alert)
+            ended: dict[str, float | None] = {}  # each camera's end of recording, read once for this clip
             for (rule_id, entity_id), state in list(self._states.items()):  # time passes for subjects not seen here
+                if rule_id != rule.id or entity_id in per_entity:
+                    continue
                 # ... on the camera they were last seen on: a car still in view when the street camera stopped has
                 # not left when only the bedroom records; one the street recorded on without for a while has
-                elsewhere = state.details.get("camera") not in (None, camera) and not self._recorded_without(state)
-                if rule_id == rule.id and entity_id not in per_entity and not elsewhere:
-                    alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
-                    if alert is not None:
-                        raised.append(alert)
+                if state.details.get("camera") not in (None, camera) and not self._recorded_without(state, ended):
+                    continue
+                alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
+                if alert is not None:
+                    raised.append(alert)
         return raised
 
-    def _recorded_without(self, state: _State) -> bool:
-        """Whether the camera a subject was last seen on recorded on for :data:`LEFT_S` or more after it (it went out
-        of view there), rather than stopping with it still in view."""
+    def _recorded_without(self, state: _State, ended: dict[str, float | None]) -> bool:
+        """Whether the camera a subject was last seen on recorded on for ``queries.LEFT_S`` or more after it (it went
+        out of view there), rather than stopping with it still in view; ``ended``: cameras' recording ends read so
+        far."""
         camera, last = state.details.get("camera"), state.last_true
         if camera is None or last is None:
             return True
-        until = queries.recorded_until(self.store, str(camera))
-        return until is not None and until - last >= LEFT_S
+        if str(camera) not in ended:
+            ended[str(camera)] = queries.recorded_until(self.store, str(camera))
+        until = ended[str(camera)]
+        return until is not None and until - last >= queries.LEFT_S
 
     def _release(self, p: Predicate) -> float:
         return self.settings.appearance_gap_s if p.relation == "appears" else self.settings.release_s
