@@ -587,6 +587,14 @@ def _moving(query: Query, tokens: list[str]) -> Query:
     several = subject.many or subject.generic or subject.said in ("anyone", "someone", "anybody", "somebody")
     if not several or query.subject.recording:
         return query
+    be_moving = any(
+        w == "moving"
+        and {"was", "were", "is", "are"} & set(tokens[:i])
+        and (tokens[i + 1 : i + 2] or [""])[0] not in DETERMINERS | {"it", "them", "him", "her", "this", "that"}
+        for i, w in enumerate(tokens)
+    )  # "was anything moving (after 6)?", not "was anyone moving the couch?"
+    if query.event is Event.MOVED and be_moving:  # "was anything moving?": seen in motion, not moved by someone
+        return replace(query, event=Event.SEEN, subject=replace(subject, motion="moving"))
     if query.intent is Intent.ATTRIBUTE and query.yes_no and query.alternative_of == "motion":
         if len(query.alternatives) == 1:  # "did you see anyone walking?": whether any was seen so
             motion = MOTION_WORDS.get(query.alternatives[0], query.alternatives[0])
@@ -709,7 +717,15 @@ def _alone(query: Query, tokens: list[str]) -> Query:
     """ "Was the baby alone?": whether nobody was with it, the company question asked the other way round."""
     if query.intent is Intent.COMPANY and {"alone", "unaccompanied"} & set(tokens):
         return replace(query, negated=True)
+    own = any(tokens[i : i + 3] in (["on", w, "own"] for w in _OWNERS) for i in range(len(tokens)))
+    if (own or _BY_ITSELF & set(tokens)) and query.yes_no:  # "was the baby on her own?", "by himself?": alone
+        return replace(query, intent=Intent.COMPANY, asks="person", negated=True)
     return query
+
+
+#: "On her own", "by himself": alone.
+_OWNERS = ("her", "his", "its", "their", "my")
+_BY_ITSELF = frozenset({"herself", "himself", "itself", "themselves"})
 
 
 _FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": "first", "last": "last",

@@ -702,6 +702,11 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "anyone home").place.not_cameras == ("street", "front-door")
     assert read(reader, "did the dog go in the kitchen?").event is Event.APPEARS
     assert read(reader, "did the car go?").event is Event.LEAVES
+    q = read(reader, "was anything moving after 6 pm?")
+    assert (q.event, q.subject.motion) == (Event.SEEN, "moving")
+    assert read(reader, "was anyone moving the couch?").event is Event.MOVED
+    q = read(reader, "was the baby on her own?")
+    assert (q.intent, q.negated) == (Intent.COMPANY, True)
     q = read(reader, "was the van there the whole time?")
     assert (q.intent, q.compare, q.yes_no) == (Intent.DURATION, "all", True)
     assert read(reader, "how many ppl outside").place.cameras == ("street", "front-door")
