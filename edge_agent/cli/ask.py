@@ -210,6 +210,9 @@ def run_chat(args: argparse.Namespace) -> int:
                 as_of = None
                 print("(answering as of now)")
                 continue
+            if conversation.thanks(question):
+                print("agent> You're welcome. Ask me anything else, or say bye.")
+                continue
             try:
                 answer = conversation.ask(question, as_of=as_of)
             except QuestionTooLong as exc:  # said, and the conversation goes on

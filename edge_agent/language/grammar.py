@@ -223,6 +223,7 @@ class Query:
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place
     unknown_verbs: tuple[str, ...] = ()  #: what the subject is asked to have done that no camera records ("watered")
+    unrecorded: str = ""  #: a property asked that memory does not describe: "age" ("how old was she?"), "mood", ...
     grounded: tuple[tuple[str, str], ...] = ()  #: (word, what it was read as by similarity)
     method: str = "grammar"  #: how the intent was read: grammar, similarity, fragment (nothing said it), llm, follow-up
     refers: tuple[str, ...] = ()  #: slots a pronoun refers back to in a conversation: subject ("it"), place ("there")

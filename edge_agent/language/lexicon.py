@@ -8,11 +8,16 @@ a sentence is spelt."""
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from edge_agent.perception.vocabulary import COLOUR_NAMES, category_words, plural
+
+if TYPE_CHECKING:
+    from spellchecker import SpellChecker
 
 __all__ = ["Lexicon", "Span", "Tag", "tokenize"]
 
@@ -325,6 +330,24 @@ _CHAT = {
     "wheres": "where is",
     "whats": "what is",
     "hows": "how is",
+    "rm": "room",
+    "stil": "still",
+    "pls": "please",
+    "plz": "please",
+    "thx": "thanks",
+    "dont": "do not",
+    "didnt": "did not",
+    "doesnt": "does not",
+    "wasnt": "was not",
+    "werent": "were not",
+    "isnt": "is not",
+    "arent": "are not",
+    "hasnt": "has not",
+    "havent": "have not",
+    "hadnt": "had not",
+    "couldnt": "could not",
+    "wouldnt": "would not",
+    "shouldnt": "should not",
 }
 _CHAT_WORD = re.compile(r"\b(" + "|".join(sorted(_CHAT, key=len, reverse=True)) + r")\b")
 
@@ -453,9 +476,34 @@ class Lexicon:
                 words, name = names[close[0]]
                 out.extend(words)
                 read_as.append((token, name))
+            elif not known and (word := self._english_typo(token)) is not None:
+                out.append(word)
+                read_as.append((token, word))
             else:
                 out.append(token)
         return out, tuple(read_as)
+
+    def _english_typo(self, token: str) -> str | None:
+        """The word ``token`` is a typo of ("sombody", "notifiy", "yesturday"), or None: a word of four letters or
+        more that no English dictionary holds, one edit (a letter added, dropped, changed or two swapped) off a word
+        it does; a word the lexicon knows first, else the most used one, when it is used often enough that a typo is
+        likelier than a word the dictionary lacks ("hoodie" is not read as "goodie"). A word the dictionary holds
+        but a hundred times rarer than a kind or name one letter off it is read as that ("truk", "buss"); the
+        reader's own words ("colour", "lounge") are never respelt."""
+        if len(token) < 4 or not token.isalpha() or token in _closed_words():
+            return None
+        english = _english()
+        edits = english.edit_distance_1(token)
+        ours = sorted(c for c in edits if (c,) in self._phrases and c != token)
+        rare = english.word_frequency[token] * _RARER
+        if ours and all(english.word_frequency[c] > rare for c in ours):  # "truk" (50 uses) is truck (70,723)
+            return ours[0]
+        if token in english:
+            return None
+        best = max(sorted(english.known(edits)), key=english.word_usage_frequency, default=None)
+        if best is None or english.word_frequency[best] < _COMMON or not best.isalpha():
+            return None
+        return best
 
     def kinds(self) -> tuple[str, ...]:
         """The kinds a question may name: the detector's classes and the kinds memory holds."""
@@ -492,6 +540,31 @@ class Lexicon:
             if here.of("colour") and here.of("kind") and _describes(spans, k):
                 spans[k] = Span(here.start, here.end, here.words, tuple(t for t in here.tags if t.type != "kind"))
         return spans
+
+
+#: How often (in pyspellchecker's counts: "kitchen" 49,700, "bicycle" 7,329, "goodie" 428) a word must be used for
+#: an unknown word one letter off it to be read as it.
+_COMMON = 5000
+
+
+#: How much more used a word of memory's one letter off must be than a dictionary word to read one as the other.
+_RARER = 100
+
+
+@functools.cache
+def _closed_words() -> frozenset[str]:
+    """The single words of the reader's own classes (fields, generic nouns, events, counting words, rooms), some
+    spelt in British English, which the dictionary may not hold."""
+    classes: Iterable[Iterable[str]] = (FIELD_WORDS, GENERIC, EVENT_VERBS, AGGREGATE_WORDS, ROOM_WORDS, WH, AUX)
+    return frozenset(w for words in classes for phrase in words for w in phrase.split())
+
+
+@functools.cache
+def _english() -> SpellChecker:
+    """English word frequencies (pyspellchecker), edits of one letter; loaded once (0.13 s)."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(distance=1)
 
 
 #: The tags of the memory's own names, which a misspelt word is read as (Lexicon.respell).

@@ -60,6 +60,7 @@ from edge_agent.language.lexicon import (
     MORE_WORDS,
     MOTION_WORDS,
     NEGATIVE_SUBJECTS,
+    PATTERN_WORDS,
     PLACE_PREPOSITIONS,
     PRONOUNS,
     WH,
@@ -249,6 +250,19 @@ def is_leaving(text: str) -> bool:
     return bool(words) and all(
         w in LEAVE_WORDS or w in ("thank", "you", "see", "ya", "that", "is", "all") for w in words
     )
+
+
+#: Words of a line that only thanks or acknowledges ("ok thanks", "great, thank you", "got it").
+_COURTESY = frozenset(
+    {"ok", "okay", "thanks", "thank", "you", "cool", "great", "nice", "got", "it", "alright", "sure", "perfect",
+     "cheers", "ty", "awesome", "good", "fine", "k", "kk", "right", "lovely", "brilliant", "much", "very", "so"}
+)  # fmt: skip
+
+
+def is_courtesy(text: str) -> bool:
+    """Whether a chat line only thanks or acknowledges ("ok thanks", "got it") rather than asking."""
+    words = [w for w in tokenize(text) if w not in ("?", ",", ":", ";", ".", "!")]
+    return bool(words) and all(w in _COURTESY for w in words) and not is_leaving(text)
 
 
 # -- what the model adds ---------------------------------------------------------------------------------------
@@ -938,6 +952,77 @@ def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Que
     return replace(query, unknown_verbs=(*query.unknown_verbs, words[-1]))
 
 
+#: Properties of a thing that no description in memory holds, by the words that ask them: "how old was she?",
+#: "what make was the car?", "was he happy?" (memory describes kind, colour, pattern, size and motion).
+_UNRECORDED = {
+    ("how", "old"): "age", ("what", "age"): "age", ("how", "tall"): "height",
+    ("how", "heavy"): "weight",
+    ("how", "fast"): "speed", ("what", "speed"): "speed", ("what", "brand"): "brand", ("what", "make"): "make",
+    ("which", "make"): "make", ("what", "model"): "model", ("which", "brand"): "brand",
+    ("number", "plate"): "number plate", ("licence", "plate"): "number plate", ("license", "plate"): "number plate",
+    ("plate", "number"): "number plate", ("registration",): "number plate", ("mood",): "mood",
+    ("happy",): "mood", ("sad",): "mood", ("angry",): "mood", ("upset",): "mood", ("scared",): "mood",
+    ("smiling",): "mood", ("crying",): "mood", ("tired",): "mood", ("nationality",): "nationality",
+    ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex",
+}  # fmt: skip
+
+
+def _unrecorded(query: Query, tokens: list[str]) -> Query:
+    """ "How old was the baby?", "what make was the car?": a property memory does not describe, said so (with what it
+    saw of the thing) instead of answering another question about it."""
+    found = next(
+        (
+            what
+            for i in range(len(tokens))
+            for words, what in _UNRECORDED.items()
+            if tuple(tokens[i : i + len(words)]) == words
+        ),
+        "",
+    )
+    if not found or not (query.subject.named or query.subject.said or "subject" in query.refers):
+        return query
+    query = replace(query, alternatives=(), alternative_of="", asks="")
+    return replace(query, intent=Intent.EXISTS, unrecorded=found, yes_no=True)
+
+
+#: Who a question picks by what they wore: "who was wearing checked clothes?", "whoever wore black, where did they go?"
+_WEARERS_ASKED = frozenset({"who", "whoever", "anyone", "anybody", "someone", "somebody", "they", "people", "person"})
+
+
+def _worn_by(query: Query, tokens: list[str]) -> Query:
+    """ "Who was wearing checked clothes?", "how many people wore black?", "who was in blue?": the people of that
+    colour or pattern (what memory describes of clothes), listed or counted; "whoever wore black, where did they
+    go?": that person. A question of what one person wore ("was she wearing red?") is the attribute's."""
+    if query.intent is Intent.ATTRIBUTE or query.alternatives:
+        return query
+    at = next((i for i, t in enumerate(tokens) if t in _WORE or t == "in"), None)
+    while at is not None:
+        colours: list[str] = []
+        pattern = ""
+        j = at + 1
+        while j < len(tokens) and (tokens[j] in COLOUR_WORDS or tokens[j] in PATTERN_WORDS or tokens[j] in CLOTHES
+                                   or tokens[j] in ("a", "an", "the", "some", "and")):  # fmt: skip
+            colours.extend(tokens[j : j + 1] if tokens[j] in COLOUR_WORDS else [])  # the words (as said)
+            pattern = PATTERN_WORDS.get(tokens[j], pattern)
+            j += 1
+        if colours or pattern:
+            break
+        at = next((i for i in range(at + 1, len(tokens)) if tokens[i] in _WORE or tokens[i] == "in"), None)
+    subject = query.subject
+    wearer = subject.kinds == ("person",) or subject.said in _WEARERS_ASKED or "subject" in query.refers
+    wearer = wearer or (not subject.named and bool({"who", "whoever"} & set(tokens)))  # "whoever wore black"
+    if at is None or not wearer or subject.entity_id is not None or (subject.colours and not colours):
+        return query
+    subject = replace(
+        subject, kinds=("person",), colours=tuple(dict.fromkeys(colours)) or subject.colours,
+        pattern=pattern or subject.pattern, said=subject.said if subject.kinds else "person",
+    )  # fmt: skip
+    intent = Intent.LIST if query.intent is Intent.COMPANY and query.asks == "person" else query.intent
+    refers = tuple(r for r in query.refers if r != "subject")
+    asks = "" if intent is Intent.LIST else query.asks
+    return replace(query, intent=intent, subject=subject, asks=asks, refers=refers)
+
+
 #: Words for all the time recorded: "was the van there the whole time?"
 _WHOLE_TIME = (("whole", "time"), ("entire", "time"), ("all", "the", "time"), ("the", "whole", "recording"))
 
@@ -952,12 +1037,15 @@ def _whole_time(query: Query, tokens: list[str]) -> Query:
 
 
 def _that(query: Query, tokens: list[str]) -> Query:
-    """ "What time was that?", "where was this?": the thing the conversation was about (a closing "that")."""
+    """ "What time was that?", "where was this?": the thing the conversation was about (a closing "that"); "how many
+    people was that?": those people, where and when the conversation was (refers "place" and "time")."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
-    if words[-1:] not in (["that"], ["this"]) or query.subject.kinds or query.subject.entity_id is not None:
+    if words[-1:] not in (["that"], ["this"]) or query.subject.entity_id is not None:
         return query
     if words[-2:-1] and (words[-2] in _SHIFTS or words[-2] in ("than", "like", "about", "of")):  # "before that"
         return query
+    if query.subject.kinds:  # "how many people was that?": of the things the last answer named, there and then
+        return replace(query, refers=tuple(dict.fromkeys((*query.refers, "place", "time"))))
     return replace(query, subject=Subject(said=words[-1]), refers=tuple(dict.fromkeys((*query.refers, "subject"))))
 
 
@@ -1897,7 +1985,10 @@ class Reader:
                 continue
             one = main.subject.generic and main.subject.said in ("one", "ones")  # "which camera spotted one?"
             if (not main.subject.named or one or "subject" in main.refers) and (said.subject.named or said.unknown):
-                main = replace(main, subject=said.subject, unknown=main.unknown + said.unknown)
+                # "whoever wore black, where did they go?": "they" is the one described before it ("and the person,
+                # when did they come?" points on, at the person the conversation talked about)
+                refers = tuple(r for r in main.refers if r != "subject" or not said.subject.described)
+                main = replace(main, subject=said.subject, unknown=main.unknown + said.unknown, refers=refers)
             if not main.place.named and said.place.named and not (cues.negated_aux or said.negated):
                 main = replace(main, place=said.place)  # but "it wasn't on the street, was it?" says where it was not
             if not main.time.named and said.time.named:
@@ -1942,7 +2033,7 @@ class Reader:
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
-        query = _whole_time(query, tokens)
+        query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

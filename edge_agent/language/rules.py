@@ -31,10 +31,10 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     """A rule in the grammar's slots: who or what (as a question's subject), the trigger (appears, leaves, enters,
     is on / in / near a place or a thing, not seen for a span, the n-th time), for how long, when in the day.
     :class:`Unreadable` says which word could not be read, or what is missing."""
-    tokens = tokenize(text)
+    tokens, _ = reader.lexicon.respell(tokenize(text))  # typos: "notifiy me if somone is in the bedrom"
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
-    body = _empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon)
+    body = _worn(_empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon), reader.lexicon)
     window, used = _day_window(body)
     body = [t for j, t in enumerate(body) if j not in used]
     moment, used = _moment(body)
@@ -52,6 +52,8 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
         if unknown:
             raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+        found = _telegraphic(body, phrases)
+    if found is None:
         raise Unreadable(
             f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
             "a thing, or has not been seen for a time",
@@ -86,6 +88,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     subject = _subject_of(head, body, stranger)
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
     camera = next((p.camera for p in phrases if p.camera and p is not target), None)
+    trigger = _near_a_thing(trigger, target, body, end)
     place = _place_of(reader, target, trigger, body, end)
     return RuleReading(
         subject=subject,
@@ -108,12 +111,19 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
 #: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without
 #: an adult".
 _CONDITIONS = frozenset({"without", "unless", "except", "but"})
+#: Words that make it a condition on who else is there: "the baby is alone in the living room".
+_ALONE = (["alone"], ["on", "her", "own"], ["on", "his", "own"], ["on", "its", "own"], ["on", "their", "own"],
+          ["by", "herself"], ["by", "himself"], ["by", "itself"], ["by", "themselves"], ["unattended"])  # fmt: skip
 
 
 def _refuse_conditions(body: list[str], text: str) -> list[str]:
     """A rule with a second condition, or a condition on days of the week, is refused in one line rather than read
     without it."""
     said = next((w for w in body if w in _CONDITIONS), None)
+    alone = next(
+        (" ".join(body[j : j + len(w)]) for j in range(len(body)) for w in _ALONE if body[j : j + len(w)] == w), None
+    )
+    said = said or alone
     if said is not None:
         raise Unreadable(
             f"a rule watches one thing at one place; it cannot hold '{said} ...' (in {text.strip()!r})"
@@ -294,8 +304,15 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
     for i in range(len(tokens)):
         if tokens[i] in ("after", "before", "until", "till") and i + 1 < len(tokens):
             clock = _clock(tokens, i + 1)
-            said = tokens[i + 1]  # a clock time said as one: "10pm", "22:00", "noon" (not "after 3", "before midnight")
-            if clock is not None and clock[0] != "00:00" and (clock[1] == 2 or ":" in said or said == "noon"):
+            said = tokens[i + 1]  # a clock time said as one: "10pm", "22:00", "noon", "17" (not "before midnight")
+            unit = tokens[i + 2] if i + 2 < len(tokens) else ""
+            bare = clock is not None and clock[1] == 1 and said.isdigit() and 1 <= int(said) <= 12
+            if bare and unit not in _SPAN_UNITS:
+                raise Unreadable(
+                    f"'{tokens[i]} {said}': morning or evening? say '{tokens[i]} {said}am' or '{tokens[i]} {said}pm'",
+                    missing="time",
+                )  # "after 11" silently read either way fires half a day wrong
+            if clock is not None and clock[0] != "00:00" and unit not in _SPAN_UNITS:
                 window = (clock[0], "00:00") if tokens[i] == "after" else ("00:00", clock[0])
                 return window, set(range(i, i + 1 + clock[1]))
         for words, window in _PARTS_OF_DAY.items():
@@ -430,7 +447,7 @@ _SPAN_UNITS = {
 def _span_said(tokens: Sequence[str]) -> tuple[float | None, int, set[int]]:
     """(seconds, where, tokens used) of "for 5 minutes", "for more than an hour", "in 3 days", "for a day"."""
     for i, w in enumerate(tokens):
-        if w not in ("for", "in", "within", "during", "over"):
+        if w not in ("for", "in", "within", "during", "over", "after", "than"):  # "still parked after 10 minutes"
             continue
         j = i + 1
         while j < len(tokens) and tokens[j] in ("at", "least", "more", "than", "over", "longer", "about", "the", "last",
@@ -463,7 +480,8 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
                 ("walks", "out", "of"), ("gets", "out", "of"), ("drives", "off"), ("drive", "off"),
                 ("drives", "away"), ("drive", "away"), ("goes", "away"), ("go", "away"), ("is", "gone"),
                 ("are", "gone"), ("departs",), ("depart",), ("walks", "away"), ("walks", "out"), ("pulls", "out", "of"),
-                ("pulls", "away"), ("disappears",), ("disappear",), ("goes", "out"), ("moves", "away"),
+                ("pulls", "away"), ("disappears",), ("disappear",), ("goes", "out"), ("moves", "away"), ("gone",),
+                ("drives", "out"), ("takes", "off"), ("heads", "off"),
             )],
             *[(t, Trigger.ENTERS) for t in (
                 ("enters",), ("enter",), ("comes", "into"), ("come", "into"), ("goes", "into"), ("go", "into"),
@@ -490,11 +508,19 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
                 ("gets", "near"), ("gets", "close", "to"), ("approaches",), ("is", "standing", "by"),
                 ("is", "standing", "near"), ("stands", "by"), ("stands", "near"), ("is", "waiting", "by"),
                 ("is", "waiting", "at"), ("hangs", "around"), ("is", "hanging", "around"), ("lingers", "near"),
+                ("walks", "past"), ("walk", "past"), ("walks", "by"), ("walk", "by"), ("goes", "past"), ("passes",),
+                ("pass",), ("is", "walking", "past"), ("walks", "near"), ("is", "using"), ("uses",), ("is", "holding"),
+                ("holds",), ("is", "carrying"), ("carries",), ("picks", "up"), ("is", "playing", "with"),
+                ("is", "touching"), ("touches",),
             )],
             *[(t, Trigger.AT) for t in (
                 ("is", "in"), ("are", "in"), ("is", "inside"), ("are", "inside"), ("is", "at"), ("are", "at"),
                 ("is", "seen", "in"), ("is", "seen", "at"), ("is", "seen", "on"), ("are", "seen", "on"),
                 ("stays", "in"), ("is", "parked", "in"), ("is", "parked", "on"), ("parks", "in"), ("parks", "on"),
+            )],
+            *[(t, Trigger.APPEARS) for t in (
+                ("is", "still", "parked"), ("is", "still", "there"), ("is", "still", "here"), ("is", "parked"),
+                ("stays",), ("is", "still", "around"), ("is", "there"), ("sits", "there"), ("stays", "there"),
             )],
         ],
         key=lambda pair: -len(pair[0]),
@@ -532,6 +558,55 @@ def _bare_relation(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
             if tuple(tokens[i : i + len(words)]) == words:
                 return trigger, i, i
     return None
+
+
+def _telegraphic(body: Sequence[str], phrases: Sequence[_Phrase]) -> tuple[Trigger, int, int] | None:
+    """ "Kitchen person alert please": a rule said without a verb or a preposition, a thing (and a camera) named, is
+    that thing appearing (there); None where a verb is said ("the dog is hungry"), which it does not read, or only a
+    topic ("about the dog")."""
+    if not any(p.thing and not p.unknown for p in phrases):
+        return None
+    named = {j for p in phrases if p.thing or p.camera or p.zone for j in range(p.start, p.end)}
+    if any(j not in named and w not in _ALERT_WORDS for j, w in enumerate(body)):
+        return None
+    return Trigger.APPEARS, len(body), len(body)
+
+
+#: The words a rule said without a verb may have beside what it names: "kitchen person alert please".
+_ALERT_WORDS = frozenset(
+    {"alert", "alerts", "alarm", "notification", "notifications", "notify", "ping", "warning", "please", "any",
+     "a", "an", "the", "my", "new", "?", "!", ".", ",", "on", "in", "at", "camera", "cam"}
+)  # fmt: skip
+
+
+#: Words after an appearing trigger that put the thing next to another ("appears next to a cell phone").
+_NEXT_TO = (["next", "to"], ["near"], ["by"], ["beside"], ["close", "to"])
+
+
+def _near_a_thing(trigger: Trigger, target: _Phrase | None, body: Sequence[str], end: int) -> Trigger:
+    """ "A person appears next to a cell phone": near the thing (not in it); "... appears on the couch": on it."""
+    if trigger not in (Trigger.APPEARS, Trigger.AT) or target is None or not target.thing or target.camera:
+        return trigger
+    after = list(body[end : end + 2])
+    if any(after[: len(w)] == w for w in _NEXT_TO):
+        return Trigger.NEAR
+    return Trigger.ON if after[:1] in (["on"], ["onto"]) else trigger
+
+
+#: Words for what someone wears, read as "in": "a person wearing red" is "a person in red".
+_WEARING = (["wearing", "a"], ["wearing", "an"], ["wearing"], ["dressed", "in", "a"], ["dressed", "in"], ["in", "a"])
+
+
+def _worn(body: list[str], lexicon: Lexicon) -> list[str]:
+    """ "A person wearing red shows up": the colour or pattern worn, read as the subject's ("a person in red")."""
+    for j in range(len(body)):
+        for words in _WEARING:
+            k = j + len(words)
+            if body[j:k] == words and k < len(body):
+                tags = lexicon.tag(body[k : k + 1])[0]
+                if tags.of("colour") or tags.of("pattern"):
+                    return [*body[:j], "in", *body[k:]]
+    return body
 
 
 def _unknown_words(tokens: Sequence[str], lexicon: Lexicon) -> list[str]:

@@ -1,7 +1,7 @@
 """A conversation with memory (``chat``): each line is read by the same reader as a question, and a follow-up
 keeps what the conversation is about and replaces only what it says. "and where was it?" keeps the subject and
 asks where; "what about the dog?" asks the last question again about the dog; "who else was there?" keeps the
-place. "quit", "exit" and "bye" leave."""
+place. "quit", "exit" and "bye" leave; "ok thanks" is answered in kind."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from edge_agent.language.grammar import Intent, Place, Query, Side, Subject, Time
 from edge_agent.language.lexicon import tokenize
-from edge_agent.language.reader import TOLD_APART, is_leaving
+from edge_agent.language.reader import TOLD_APART, is_courtesy, is_leaving
 
 if TYPE_CHECKING:  # the controllers import this module's package
     from edge_agent.qa.deterministic import Answer, Controller
@@ -109,6 +109,8 @@ def follow_up(
             merged = replace(merged, time=previous.time)
     if "place" in current.refers and not current.place.named and previous.place.named:
         merged = replace(merged, place=previous.place)
+    if "time" in current.refers and not current.time.named and previous.time.named:
+        merged = replace(merged, time=previous.time)
     if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
         t = previous.time
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
@@ -135,6 +137,11 @@ class Conversation:
     def leaves(line: str) -> bool:
         return is_leaving(line)
 
+    @staticmethod
+    def thanks(line: str) -> bool:
+        """Whether the line only thanks or acknowledges ("ok thanks"): answered in kind, the conversation kept."""
+        return is_courtesy(line)
+
     def ask(self, line: str, *, as_of: float | None = None) -> Answer:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = self.controller.query(line, as_of)
@@ -152,11 +159,15 @@ class Conversation:
             about = next(
                 (m for m in reversed(self.mentioned) if m[0] not in (None, self.about.get("last", about)[0])), about
             )
+        if shift and previous is not None and previous.intent in _NOTHING_NEXT and current.method == "fragment":
+            # "what colour was the bowl?" then "and after that?": what happened after it, not its colour then
+            previous = replace(previous, intent=Intent.SUMMARY, subject=Subject(), asks="", alternatives=(),
+                               alternative_of="", yes_no=False, negated=False)  # fmt: skip
         query = follow_up(previous, current, about, self.mentioned)
         answer = self.controller.ask(line, as_of=as_of, query=query)
         self.previous = query
-        if query.time.named and not shift:
-            self.window = query.time
+        if not shift:  # what "before that" and "after that" move from: the time asked, else the answer's moment
+            self.window = query.time if query.time.named else _moment(answer)
         self.last = talked_about(answer)
         self._remember(self.last)
         self._mention(answer)
@@ -215,6 +226,19 @@ class Conversation:
         self.about["person" if found is not None and found.kind == "person" else "thing"] = about
         self.about["last"] = about
 
+
+def _moment(answer: Answer) -> Time | None:
+    """The span the answer's evidence covers: "that" of "and after that?" when the question named no time."""
+    times = [(e.get("t_start"), e.get("t_end")) for e in answer.evidence]
+    spans = [(float(a), float(b)) for a, b in times if isinstance(a, (int, float)) and isinstance(b, (int, float))]
+    if not spans:
+        return None
+    return Time(start=min(a for a, _ in spans), end=max(b for _, b in spans))
+
+
+#: What no "after that" follows on: asked of a thing's look, company, count or stay, "and after that?" asks what
+#: happened next.
+_NOTHING_NEXT = frozenset({Intent.ATTRIBUTE, Intent.COMPANY, Intent.COUNT, Intent.DURATION, Intent.HABIT})
 
 #: How many of the things cited the conversation keeps.
 _MENTIONED = 20

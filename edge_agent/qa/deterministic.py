@@ -413,6 +413,8 @@ class DeterministicController:
         if query.unknown_places:
             _, cameras, _, zones = self.known()
             return Unreadable(words=query.unknown_places, places=True, known=tuple([*cameras, *zones]), answer=finding)
+        if query.unrecorded:
+            return Unreadable(unrecorded=query.unrecorded, answer=finding)
         if query.unknown_verbs and query.intent is Intent.EXISTS:
             return Unreadable(words=query.unknown_verbs, verbs=True, answer=finding)
         return finding

@@ -85,12 +85,13 @@ class Unreadable(Finding):
     words: tuple[str, ...] = ()
     places: bool = False  #: the words were where a place is named
     verbs: bool = False  #: the words say what was done ("watered"), which no camera records
+    unrecorded: str = ""  #: the property asked that memory does not describe ("age")
     known: tuple[str, ...] = ()  #: kinds (or places) memory knows, to say instead
     answer: Finding | None = None  #: the answer under the closest reading, when there is one
 
     @property
     def typed(self) -> object:
-        if self.verbs:
+        if self.verbs or self.unrecorded:
             return None  # it cannot tell: the choice is the one that says so, by its words
         return self.answer.typed if self.answer is not None else False
 

@@ -113,6 +113,12 @@ def _scope(where: str, when: str) -> str:
 
 def _unreadable(f: Unreadable) -> str:
     words = ", ".join(f"'{w}'" for w in f.words)
+    if f.unrecorded:
+        head = (
+            f"I don't know: memory does not record {f.unrecorded}. It describes what the cameras saw by kind, colour, "
+            "pattern, size and motion, with where and when."
+        )
+        return f"{head} What it saw: {render(f.answer)}" if f.answer is not None else head
     if f.verbs:
         head = (
             f"I don't know: I cannot tell whether it was {' or '.join(f.words)}. Memory holds what the cameras saw "

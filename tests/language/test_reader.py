@@ -615,6 +615,27 @@ def test_only_names_are_respelt_never_a_word_one_letter_off_a_kind(reader, quest
 
 
 @pytest.mark.parametrize(
+    ("question", "subject", "camera"),
+    [
+        ("wen did sombody use the kitchen", ("person",), "kitchen"),
+        ("hw many ppl in livng rm", ("person",), "living-room"),
+        ("was the truk stil there at the end??", ("truck",), None),
+        ("did anyhting happen on the street yesturday", (), "street"),
+    ],
+)
+def test_a_typo_one_letter_off_an_english_word_is_read_as_it(reader, question, subject, camera):
+    q = read(reader, question)
+    assert q.subject.kinds == subject and q.place.cameras == ((camera,) if camera else ())
+    assert q.grounded  # and said
+
+
+@pytest.mark.parametrize("question", ["what colour was the couch?", "was there a hoodie?", "any roomba?"])
+def test_words_the_dictionary_lacks_are_not_respelt_into_others(reader, question):
+    """ "colour" is the reader's own (British) word; "hoodie" is near only a rare word ("goodie"), not a typo."""
+    assert not read(reader, question).grounded
+
+
+@pytest.mark.parametrize(
     ("question", "intent", "subject"),
     [
         ("any1 at the desk", Intent.EXISTS, ("person",)),
@@ -699,6 +720,16 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "did the camera pick up a dog?").subject.kinds == ("dog",)
     assert read(reader, "was the tv on?").unknown_verbs == ("on",)
     assert read(reader, "was the tv on the wall?").unknown_verbs == ()
+    q = read(reader, "who was wearing checked clothes")
+    assert (q.intent, q.subject.kinds, q.subject.pattern) == (Intent.LIST, ("person",), "checked")
+    q = read(reader, "whoever wore black, where did they go")
+    assert (q.intent, q.subject.colours, q.refers) == (Intent.WHERE, ("black",), ())
+    assert read(reader, "how many people wore black?").subject.colours == ("black",)
+    assert read(reader, "who was in the kitchen?").subject.colours == ()
+    q = read(reader, "how old was the baby?")
+    assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
+    assert read(reader, "what make was the van?").unrecorded == "make"
+    assert read(reader, "how many people were on the street?").unrecorded == ""
     assert read(reader, "anyone home").place.not_cameras == ("street", "front-door")
     assert read(reader, "did the dog go in the kitchen?").event is Event.APPEARS
     assert read(reader, "did the car go?").event is Event.LEAVES

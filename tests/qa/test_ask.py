@@ -105,3 +105,13 @@ def test_every_controller_refuses_a_question_longer_than_the_limit(home, embedde
                 with pytest.raises(QuestionTooLong, match=rf"at most {limit} are taken \(\[qa\] max_question_chars\)"):
                     asking(question)
             assert controller.query(question[:limit]) is not None  # the limit itself is taken
+
+
+@pytest.mark.parametrize(
+    ("question", "what"),
+    [("how old was the person?", "age"), ("what brand was the red cup?", "brand"), ("was the person happy?", "mood")],
+)
+def test_a_property_memory_does_not_describe_is_said_so_with_what_it_saw(home, capsys, question, what):
+    answer = ask(capsys, home, question)
+    assert answer["tool"] == "unreadable" and f"memory does not record {what}" in answer["text"]
+    assert "What it saw: Yes" in answer["text"]  # the thing itself, not another question's answer

@@ -406,3 +406,20 @@ def test_a_conversation_s_it_they_and_the_other_one(house, embedder):
         chat.ask("what vehicles were on the street?")  # the truck and the car
         assert "Entity #7 (truck)" in chat.ask("how long was the white one there?").text
         assert "Entity #8 (car)" in chat.ask("what about the other one?").text
+
+
+def test_a_conversation_s_thanks_those_and_what_came_after(house, embedder):
+    """ "How many trucks was that?" counts there and then; "and after that?" of a colour asks what happened after the
+    thing was seen; "ok thanks" is no question."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what was on the street?")
+        assert "on camera street" in chat.ask("how many trucks was that?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        assert chat.ask("what colour was the cup?").text.startswith("Red: ")
+        after = chat.ask("and after that?")
+        assert after.tool == "what_happened" and "living-room" in after.text, after.text
+    assert Conversation.thanks("ok thanks") and Conversation.thanks("great, thank you!")
+    assert not Conversation.thanks("thanks, where was the cup?") and not Conversation.thanks("thanks, bye")

@@ -257,12 +257,17 @@ def test_categories_beyond_the_detector_are_accepted_when_given():
         ("a person at the sidewalk after 10pm", "in", "sidewalk", ("22:00", "00:00")),  # until midnight
         ("the dog is on the sidewalk before 7am", "on", "sidewalk", ("00:00", "07:00")),
         ("the van leaves after 22:30", "leaves", None, ("22:30", "00:00")),
-        ("the dog has not been seen for 3 hours after 3", "absent", None, None),  # "after 3": no clock time said
     ],
 )
 def test_a_condition_without_a_verb_and_a_window_open_at_one_end(text, relation, place, window):
     p = parse_rule(text, places={"sidewalk": ["street"]}, cameras=["street"])
     assert (p.relation, p.object, p.window) == (relation, place, window)
+
+
+@pytest.mark.parametrize("text", ["ping me if someone is in the kitchen after 11", "the dog is out before 3"])
+def test_an_hour_said_without_am_or_pm_is_asked_back_not_dropped(text):
+    with pytest.raises(RuleParseError, match="morning or evening"):
+        parse_rule(text, cameras=["kitchen"])
 
 
 @pytest.mark.parametrize(
