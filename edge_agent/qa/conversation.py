@@ -107,10 +107,7 @@ def follow_up(
             merged = replace(merged, place=previous.place)
         if (pointed or elliptic) and not current.time.named:  # "them", of "how many people after 9:01?": those then
             merged = replace(merged, time=previous.time)
-    if "place" in current.refers and not current.place.named and previous.place.named:
-        merged = replace(merged, place=previous.place)
-    if "time" in current.refers and not current.time.named and previous.time.named:
-        merged = replace(merged, time=previous.time)
+    merged = _scope_referred(merged, current, previous)
     if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
         t = previous.time
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
@@ -119,6 +116,16 @@ def follow_up(
     if merged is current:
         return current
     return replace(merged, method="follow-up")
+
+
+def _scope_referred(merged: Query, current: Query, previous: Query) -> Query:
+    """The previous question's place and time where ``current`` refers to them and names none ("who else was there?",
+    "how many people was that?")."""
+    if "place" in current.refers and not current.place.named and previous.place.named:
+        merged = replace(merged, place=previous.place)
+    if "time" in current.refers and not current.time.named and previous.time.named:
+        merged = replace(merged, time=previous.time)
+    return merged
 
 
 class Conversation:
