@@ -751,10 +751,14 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     the last 30 seconds of the footage": a stretch of the recording, made a window from what memory recorded (a tenth
     of it where no length is said)."""
     at = next((i for i, w in enumerate(tokens) if w in _RECORDING_WORDS and "of" in tokens[max(0, i - 4) : i]), None)
-    if at is None or query.subject.recording:
-        return query
-    of = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of")
-    j = of - 1
+    if at is None:  # "what did the street cam see in the first minute?": of what it recorded, said or not
+        j = next((i for i, w in enumerate(tokens[:-1]) if w in UNITS and tokens[i + 1] in ("?", ".", "!", ",")), -1)
+        j = j if j >= 0 or not tokens or tokens[-1] not in UNITS else len(tokens) - 1
+        firsts = tokens[max(0, j - 2) : j]
+        if j < 0 or not any(_FIRSTS.get(w) == "first" for w in firsts):
+            return query
+    else:
+        j = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of") - 1
     seconds = 0.0
     if j >= 0 and tokens[j] in UNITS:
         seconds, j = UNITS[tokens[j]], j - 1
@@ -765,8 +769,9 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     which = _FIRSTS[tokens[j]]
     time = replace(query.time, start=None, moments=(), of_recording=which, recording_s=seconds)
     order = None if query.order in (Order.FIRST, Order.LAST) else query.order
-    intent = Intent.LIST if query.intent is Intent.WHEN and query.subject.generic else query.intent
-    return replace(query, time=time, order=order, intent=intent)
+    subject = Subject(generic=True, said="thing") if query.subject.recording else query.subject  # what was seen in it
+    listed = query.intent is Intent.WHEN and (subject.generic or query.order in (Order.FIRST, Order.LAST))
+    return replace(query, time=time, order=order, intent=Intent.LIST if listed else query.intent, subject=subject)
 
 
 def _cameras_asked(tokens: list[str]) -> bool:
@@ -1021,6 +1026,18 @@ def _worn_by(query: Query, tokens: list[str]) -> Query:
     refers = tuple(r for r in query.refers if r != "subject")
     asks = "" if intent is Intent.LIST else query.asks
     return replace(query, intent=intent, subject=subject, asks=asks, refers=refers)
+
+
+def _happened_beside(query: Query, tokens: list[str]) -> Query:
+    """ "What happened after the truck was seen?", "anything happen before the van left?": what happened from (or
+    until) the other side's moment, not which of "anything" and the truck came first."""
+    if query.intent is not Intent.ORDER or query.other is None or query.order not in (Order.AFTER, Order.BEFORE):
+        return query
+    generic = query.subject.generic or not query.subject.named
+    came = tokens[:1] == ["what"] and bool({"came", "come"} & set(tokens[:3]))  # "what came after ..."
+    if not generic or not (HAPPEN_WORDS & set(tokens) or came):  # ("did anything come after ...?" is the order's)
+        return query
+    return replace(query, intent=Intent.SUMMARY, yes_no=False)
 
 
 #: Words for all the time recorded: "was the van there the whole time?"
@@ -2034,6 +2051,7 @@ class Reader:
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
+        query = _happened_beside(query, tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

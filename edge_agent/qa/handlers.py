@@ -1259,6 +1259,8 @@ def summary(query: Query, ctx: Context) -> Finding:
     """What happened: for a thing after a moment, whether it stayed or where it was moved; else the episodes of the
     finest scale memory has for the place and window asked (10-minute windows, else hours, days, the clips'
     captions), the latest six, with the search's best records from them as evidence."""
+    if query.other is not None and query.order in (Order.AFTER, Order.BEFORE):
+        return _beside_the_other(query, ctx)
     subject_named = bool(query.subject.kinds) or query.subject.entity_id is not None
     if subject_named and ctx.moments and query.order is Order.AFTER:
         seen = candidates(query, ctx.view)
@@ -1303,6 +1305,22 @@ def summary(query: Query, ctx: Context) -> Finding:
         where=" or ".join(c for c in cameras if c),
         when=when_said(ctx.view),
     )
+
+
+def _beside_the_other(query: Query, ctx: Context) -> Finding:
+    """ "What happened after the truck was seen?", "anything before the van left?": what happened from (or until) the
+    other side's moment: its first sighting, or its last where it left."""
+    found = order(replace(query, intent=Intent.ORDER, yes_no=False), ctx)
+    assert isinstance(found, OrderFinding)
+    other_leaving = found.leaving if found.other_leaving is None else found.other_leaving
+    at = found.b_at
+    if at is None:
+        return found  # says the other side was not seen
+    moment = at.t_end if other_leaving else at.t_start
+    scope = ctx.view.scope
+    scope = replace(scope, start=moment) if query.order is Order.AFTER else replace(scope, end=moment)
+    plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
+    return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
 
 
 def _profile(ctx: Context, subject: int) -> Finding:

@@ -726,6 +726,14 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.subject.colours, q.refers) == (Intent.WHERE, ("black",), ())
     assert read(reader, "how many people wore black?").subject.colours == ("black",)
     assert read(reader, "who was in the kitchen?").subject.colours == ()
+    q = read(reader, "what did the street cam see in the first minute")
+    assert (q.intent, q.time.of_recording, q.time.recording_s) == (Intent.LIST, "first", 60.0)
+    q = read(reader, "who was on the street in the first 20 seconds?")
+    assert (q.intent, q.subject.kinds, q.time.recording_s) == (Intent.LIST, ("person",), 20.0)
+    q = read(reader, "what did you see in the first minute of the street video?")
+    assert (q.intent, q.subject.recording, q.time.of_recording) == (Intent.LIST, False, "first")
+    assert read(reader, "what happened after the truck was seen?").intent is Intent.SUMMARY
+    assert read(reader, "did anything come after the truck left?").intent is Intent.ORDER
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"

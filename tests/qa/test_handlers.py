@@ -423,3 +423,18 @@ def test_a_conversation_s_thanks_those_and_what_came_after(house, embedder):
         assert after.tool == "what_happened" and "living-room" in after.text, after.text
     assert Conversation.thanks("ok thanks") and Conversation.thanks("great, thank you!")
     assert not Conversation.thanks("thanks, where was the cup?") and not Conversation.thanks("thanks, bye")
+
+
+@pytest.mark.parametrize(
+    ("question", "shown", "left_out"),
+    [
+        ("what happened after the couch was seen?", "street", "kitchen"),
+        ("anything happen before the tv showed up?", "kitchen", "street"),
+        ("what happened after the dog left?", "living-room", "kitchen, 1970"),
+    ],
+)
+def test_what_happened_after_a_thing_is_from_its_moment_on(ask, question, shown, left_out):
+    """ "What happened after X was seen / left?": what was seen from that moment (or until it), not which of
+    "anything" and X came first."""
+    answer = ask(question)
+    assert answer.tool == "what_happened" and shown in answer.text and left_out not in answer.text, answer.text
