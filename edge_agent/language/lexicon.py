@@ -369,6 +369,7 @@ def tokenize(text: str) -> list[str]:
         return f"{word} is" if word in _IS_AFTER or following in _IS_BEFORE else word
 
     text = re.sub(r"\b([a-z]+)'s\b(?=\s*([a-z]*))", opened, text)
+    text = re.sub(r"\b(\d{1,2}(?::\d\d)?|noon|midday|midnight)-?ish\b", r"\1", text)  # "noon-ish", "9ish": a time
     text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
     text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
     text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody

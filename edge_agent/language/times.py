@@ -344,6 +344,7 @@ class _Reader:
         end: float | None = None
         moments: list[float] = []
         said: list[str] = []
+        to_second = False  # a moment said to the second ("at 09:00:30"): the moment, not the minutes around it
 
         def use(first: int, last: int) -> None:
             self.used.update(range(first, last))
@@ -380,6 +381,7 @@ class _Reader:
                         start = t if start is None else max(start, t)
                     else:
                         moments.append(t)
+                        to_second = True
                     use(at, i + n)
                     i += n
                     continue
@@ -437,17 +439,17 @@ class _Reader:
                 elif connector == "and" and pending_between is not None:
                     end = t if end is None else min(end, t)
                     pending_between = None
-                elif connector == "in" and self.word(i - 1) in ("this", "that"):
+                else:  # "at 9", "at 09:00:30", "in that 10:05" a moment
                     moments.append(t)
-                else:
-                    moments.append(t)
+                    to_second = to_second or w.count(":") == 2
                 use(at, i + n)
                 i += n
                 continue
             i += 1
         if start is not None and end is not None and end <= start:
             end = None  # a window that closes before it opens: keep its start ("after 9 until 8" is misread)
-        return TimeReading(Time(start, end, tuple(moments), tuple(said)), frozenset(self.used))
+        time = Time(start, end, tuple(moments), tuple(said), to_second=to_second and bool(moments))
+        return TimeReading(time, frozenset(self.used))
 
     def iso(self, i: int) -> tuple[float | None, int]:
         text = self.word(i).replace(" ", "T")

@@ -278,6 +278,10 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
     return None, None
 
 
+#: How far around a moment said to the second ("what was going on at 9:00:30?") an answer looks, in seconds.
+_AROUND_A_SECOND = 10.0
+
+
 class DeterministicController:
     """``timezone``: the user's (IANA name), for the times a question names."""
 
@@ -390,7 +394,7 @@ class DeterministicController:
             views[0],
             views[1] if len(views) > 1 else None,
             evidence,
-            self.retriever.config.around_seconds,
+            _AROUND_A_SECOND if query.time.to_second else self.retriever.config.around_seconds,
             query.time.moments,
             self.moving_cameras,
         )

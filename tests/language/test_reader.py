@@ -734,6 +734,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.subject.recording, q.time.of_recording) == (Intent.LIST, False, "first")
     assert read(reader, "what happened after the truck was seen?").intent is Intent.SUMMARY
     assert read(reader, "did anything come after the truck left?").intent is Intent.ORDER
+    q = read(reader, "what was going on at 9:00:30")  # to the second: ten seconds around it, not a minute
+    assert q.time.end is not None and q.time.start is not None and q.time.end - q.time.start == 20.0
+    q = read(reader, "who was around at noon-ish")
+    assert (q.intent, q.unknown_places, q.time.said) == (Intent.LIST, (), ("at noon",))
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
