@@ -2250,8 +2250,7 @@ class Reader:
                 or (intent is Intent.SUMMARY and not is_named)
             )
         ):
-            # "who was seen around midday?": what was there then, not which one; a rough time is half an hour, a
-            # time to the second ("at 09:00:30") ten seconds
+            # "who was seen around midday?": what was there then; a rough time is half an hour, one to the second 10 s
             moment = time.moments[0]
             span = 10.0 if time.to_second else 1800.0 if moment % 300 == 0 else 60.0
             time = replace(time, start=moment - span, end=min(moment + span, time.end or moment + span), moments=())

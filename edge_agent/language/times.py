@@ -145,6 +145,11 @@ def _clock_token(token: str) -> tuple[int, int, int] | None:
     return (h, m, s) if h < 24 and m < 60 and s < 60 else None
 
 
+def _to_second(said: list[str], moments: list[float]) -> bool:
+    """Whether a moment was said to the second ("at 09:00:30", an ISO time): what was seen then, not around it."""
+    return bool(moments) and any(w.count(":") == 2 for words in said for w in words.split())
+
+
 class _Reader:
     def __init__(self, tokens: Sequence[str], reference: float, zone: ZoneInfo) -> None:
         self.tokens = list(tokens)
@@ -344,7 +349,6 @@ class _Reader:
         end: float | None = None
         moments: list[float] = []
         said: list[str] = []
-        to_second = False  # a moment said to the second ("at 09:00:30"): the moment, not the minutes around it
 
         def use(first: int, last: int) -> None:
             self.used.update(range(first, last))
@@ -381,7 +385,6 @@ class _Reader:
                         start = t if start is None else max(start, t)
                     else:
                         moments.append(t)
-                        to_second = True
                     use(at, i + n)
                     i += n
                     continue
@@ -441,14 +444,13 @@ class _Reader:
                     pending_between = None
                 else:  # "at 9", "at 09:00:30", "in that 10:05" a moment
                     moments.append(t)
-                    to_second = to_second or w.count(":") == 2
                 use(at, i + n)
                 i += n
                 continue
             i += 1
         if start is not None and end is not None and end <= start:
             end = None  # a window that closes before it opens: keep its start ("after 9 until 8" is misread)
-        time = Time(start, end, tuple(moments), tuple(said), to_second=to_second and bool(moments))
+        time = Time(start, end, tuple(moments), tuple(said), to_second=_to_second(said, moments))
         return TimeReading(time, frozenset(self.used))
 
     def iso(self, i: int) -> tuple[float | None, int]:
