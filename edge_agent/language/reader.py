@@ -855,6 +855,48 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     return query
 
 
+#: Words for the cameras indoors, or outdoors, as one place: "more people on the street or in the house?"
+_HOUSE = {("the", "house"): "in", ("the", "home"): "in", ("home",): "in", ("indoors",): "in", ("inside",): "in",
+          ("the", "flat"): "in", ("the", "apartment"): "in", ("outside",): "out", ("outdoors",): "out"}  # fmt: skip
+
+
+def _house_compared(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "Were there more people on the street or in the house?", "fewer people in the house than on the street?",
+    "more people outside or inside?": the cameras indoors (or outdoors, by the words in their names) as one side of
+    a count held against the other (a camera, or the other group)."""
+    if not (MORE_WORDS | FEWER_WORDS) & set(tokens) or not {"or", "than"} & set(tokens):
+        return query
+    said = [w for i in range(len(tokens)) for w in _HOUSE if tuple(tokens[i : i + len(w)]) == w]
+    outdoor = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+    indoor = tuple(c for c in cameras if c not in outdoor)
+    if not said or not outdoor or not indoor:
+        return query
+    groups = [(" ".join(w), indoor if _HOUSE[w] == "in" else outdoor) for w in said]
+    theirs = query.other.place.cameras if query.other is not None else ()
+    if len(query.place.cameras) == 1 and not theirs and query.place.cameras[0] not in groups[0][1]:
+        sides = [(query.place.cameras[0], query.place.cameras), groups[0]]  # "the street or the house"
+    elif not query.place.cameras and len(theirs) == 1:
+        sides = [groups[0], (theirs[0], theirs)]  # "fewer in the house than on the street"
+    elif not query.place.cameras and len(groups) == 2 and groups[0][1] != groups[1][1]:
+        sides = groups  # "outside or inside"
+    else:
+        return query
+    (mine, here), (other, there) = sides
+    choosing = "or" in tokens
+    return replace(
+        query,
+        intent=Intent.COUNT,
+        place=replace(query.place, cameras=here, not_cameras=()),
+        other=Side(place=Place(cameras=there)),
+        compare="fewer" if FEWER_WORDS & set(tokens) else "more",
+        aggregate=query.aggregate or Aggregate.THINGS,
+        alternatives=(mine, other) if choosing else (),
+        alternative_of="camera" if choosing else "",
+        unknown_places=(),
+        yes_no=query.yes_no and not choosing,
+    )
+
+
 #: Words before "room(s)" that ask among the rooms ("which room", "how many rooms"), not name one ("living room").
 _ROOM_ASKED = (["which"], ["what"], ["many"], ["each"], ["every"], ["all"], ["other"], ["busiest"], ["quietest"])
 #: Nouns of a stretch of time: "was there a time when no camera saw anything?" asks whether there was.
@@ -2056,7 +2098,8 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
-        return _person_words(self._clause_place(_indoors(query, tokens, self.lexicon.cameras))), cues
+        query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
+        return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
         """An unknown noun read as the nearest kind by the text model, when close enough; else left unknown."""

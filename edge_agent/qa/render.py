@@ -265,8 +265,15 @@ def _count(f: Count) -> str:
     if f.other is not None and f.which:
         here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
         there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
-        said = "The same" if f.typed == "same" else f"The {f.typed}"
-        return f"{said}: {here} against {there}."
+        typed = str(f.typed)
+        if typed == f.which[-1] and typed != f.which[0]:  # the side chosen first
+            here, there = there, here
+        said = (
+            typed
+            if typed.startswith("the ") or typed in ("outside", "inside", "indoors", "outdoors")
+            else f"the {typed}"
+        )
+        return f"{said[0].upper()}{said[1:]}: {here} against {there}."
     if f.other is not None and f.compare:
         holds = f.holds
         here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"

@@ -438,3 +438,19 @@ def test_what_happened_after_a_thing_is_from_its_moment_on(ask, question, shown,
     "anything" and X came first."""
     answer = ask(question)
     assert answer.tool == "what_happened" and shown in answer.text and left_out not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "choices", "expected", "text"),
+    [
+        ("were there more people in the house or on the street?", (), None, "The house: 2 people on camera kitchen or"),
+        ("more things outside or inside?", (), None, "Inside: 6 things on camera kitchen or living-room against 2"),
+        ("were there fewer people outside than in the house?", ("yes", "no"), "yes", "Yes: 0 people on camera"),
+    ],
+)
+def test_the_house_and_outside_are_the_cameras_indoors_and_outdoors(ask, question, choices, expected, text):
+    """ "The house", "inside", "outside" as one side of a count: the cameras whose names say indoors (or outdoors)."""
+    answer = ask(question, *choices)
+    assert text in answer.text, answer.text
+    if expected is not None:
+        assert answer.choice == expected, answer.text
