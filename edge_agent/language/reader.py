@@ -1070,6 +1070,20 @@ def _worn_by(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=intent, subject=subject, asks=asks, refers=refers)
 
 
+def _also_elsewhere(query: Query, tokens: list[str]) -> Query:
+    """ "Was the person at the desk also on the street?", "was the woman in grey at the desk the one on the street?":
+    whether the one seen at the first camera is one seen at the second (the same thing), not whether any was at
+    either."""
+    also = "also" in tokens or "too" in tokens or any(tokens[i : i + 2] == ["the", "one"] for i in range(len(tokens)))
+    cameras = query.place.cameras
+    asked = query.intent is Intent.EXISTS and query.yes_no and bool(query.subject.kinds)
+    if not also or not asked or len(cameras) != 2:
+        return query
+    them = Subject(kinds=query.subject.kinds, said=query.subject.said)
+    other = Side(subject=them, place=Place(cameras=cameras[1:]))
+    return replace(query, intent=Intent.SAME, place=replace(query.place, cameras=cameras[:1]), other=other)
+
+
 def _happened_beside(query: Query, tokens: list[str]) -> Query:
     """ "What happened after the truck was seen?", "anything happen before the van left?": what happened from (or
     until) the other side's moment, not which of "anything" and the truck came first."""
@@ -2093,7 +2107,7 @@ class Reader:
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
-        query = _happened_beside(query, tokens)
+        query = _also_elsewhere(_happened_beside(query, tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)

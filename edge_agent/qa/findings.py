@@ -439,6 +439,7 @@ class Same(Finding):
     a_of: int = 1  #: how many things this side may mean
     b_of: int = 1
     negated: bool = False
+    possibly: float | None = None  #: held as two, but recorded as possibly the same, with this similarity
 
     @property
     def same(self) -> bool:

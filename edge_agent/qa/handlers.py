@@ -1075,7 +1075,13 @@ def same(query: Query, ctx: Context) -> Finding:
     in_b = {s.entity_id for s in b}
     both = [s.entity_id for s in a if s.entity_id in in_b]
     first = both[0] if both else among(query, ctx, [s.entity_id for s in a], side.subject)
-    second = both[0] if both else among(query, ctx, [s.entity_id for s in b], theirs.subject)
+    links = {} if both else _possibly_same_as(ctx, first, in_b)
+    if both:
+        second = both[0]
+    elif links:  # one memory records as possibly the first (two association would not join)
+        second = max(links, key=links.__getitem__)
+    else:
+        second = among(query, ctx, [s.entity_id for s in b], theirs.subject)
     a_at, b_at = ctx.view.history(first)[-1:], view.history(second)[-1:]
     return SameFinding(
         (*a_at, *b_at),
@@ -1086,7 +1092,19 @@ def same(query: Query, ctx: Context) -> Finding:
         a_of=len(a),
         b_of=len(b),
         negated=query.negated,
+        possibly=links.get(second),
     )
+
+
+def _possibly_same_as(ctx: Context, entity: int, among_ids: set[int]) -> dict[int, float]:
+    """The entities of ``among_ids`` memory records as possibly the same as ``entity`` (GEB's unresolved identity),
+    with their similarity."""
+    found: dict[int, float] = {}
+    for a, b, score in ctx.store.possibly_same([entity]):
+        other = b if a == entity else a if b == entity else None
+        if other is not None and other in among_ids:
+            found[other] = max(score, found.get(other, 0.0))
+    return found
 
 
 def duration(query: Query, ctx: Context) -> Finding:

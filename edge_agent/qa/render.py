@@ -491,6 +491,12 @@ def _same(f: Same) -> str:
             + (f", and {_sighting(f.b_at)}" if f.b_at.id != f.a_at.id else "")
             + "."
         )
+    if f.possibly is not None:  # GEB's unresolved identity: two entities association would not join
+        return (
+            f"Possibly: memory holds them as two, entity {_entity(a)} ({a.category}), last seen {_sighting(f.a_at)}; "
+            f"and entity {_entity(b)}, last seen {_sighting(f.b_at)}, which it records as possibly the same "
+            f"(similarity {f.possibly:.2f}, below what it needs to join them)."
+        )
     of = [f" (one of {n} it may be)" if n > 1 else "" for n in (f.a_of, f.b_of)]
     return (
         f"{answer}: memory holds them as two: entity {_entity(a)} ({a.category}){of[0]}, last seen "

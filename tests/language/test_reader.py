@@ -738,6 +738,9 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert q.time.end is not None and q.time.start is not None and q.time.end - q.time.start == 20.0
     q = read(reader, "who was around at noon-ish")
     assert (q.intent, q.unknown_places, q.time.said) == (Intent.LIST, (), ("at noon",))
+    q = read(reader, "was the person in grey at the desk also on the street earlier?")
+    assert (q.intent, q.place.cameras, q.other and q.other.place.cameras) == (Intent.SAME, ("desk",), ("street",))
+    assert read(reader, "was there a person in the kitchen or on the street?").intent is not Intent.SAME
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"

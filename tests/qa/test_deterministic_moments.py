@@ -272,6 +272,8 @@ def test_last_seen_follows_a_possibly_same_continuation(tmp_path, embedder):
             choices=["by the table", "by the door"],
         )
         assert early.choice_index == 0, early.text
+        same = controller.ask(f"is #{first.entity_id} the same as entity {later.entity_id}?", choices=["yes", "no"])
+        assert same.text.startswith("Possibly: memory holds them as two"), same.text  # said, not a bare "no"
 
     with Store(tmp_path / "together") as store:  # seen together once: two things, not one
         first = store.ingest_clip(clip(DAY), [seen(DAY, a, "sink")]).decisions[0]
