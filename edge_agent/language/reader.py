@@ -137,6 +137,44 @@ def _sentences(tokens: list[str]) -> list[list[str]]:
     return [s for s in out if any(t not in (".", "?", "!", ",") for t in s)] or [tokens]
 
 
+#: Words that stand for two things named before them: "how long between the two?", "which of them came first?"
+_PAIR = (["the", "two", "of", "them"], ["the", "two"], ["both", "of", "them"], ["the", "pair"], ["both"], ["them"])
+
+
+def _the_two(tokens: list[str]) -> tuple[int, int] | None:
+    """Where words standing for two things named in the sentence before are ("between the two"), after "between" or
+    "of" ("which of the two"), as (start, end)."""
+    for i in range(1, len(tokens)):
+        if tokens[i - 1] not in ("between", "of", "did", "were"):
+            continue
+        for words in _PAIR:
+            if tokens[i : i + len(words)] == words:
+                return i, i + len(words)
+    return None
+
+
+def _pair_named(sentences: list[list[str]], at: int) -> tuple[list[str], bool] | None:
+    """The question sentence ``at`` with the words standing for two things ("the two", "both") replaced by the things
+    named before them, in its first clause ("the truck and the car, were both white?") or the sentence before; and
+    whether it was the sentence before."""
+    tokens = sentences[at]
+    pair = _the_two(tokens)
+    if pair is None:
+        return None
+    comma = max((i for i in range(pair[0]) if tokens[i] == ","), default=-1)
+    if comma > 0:
+        named, asked, before = tokens[:comma], tokens[comma + 1 :], False
+        pair = (pair[0] - comma - 1, pair[1] - comma - 1)
+    elif at > 0:
+        named, asked, before = [t for t in sentences[at - 1] if t not in (".", "?", "!", ",")], tokens, True
+    else:
+        return None
+    named = named[1:] if named[:1] == ["and"] else named
+    if "and" not in named:
+        return None
+    return [*asked[: pair[0]], *named, *asked[pair[1] :]], before
+
+
 def _led_by_a_thing(before: list[str], after: list[str]) -> bool:
     """Whether ``before`` is a bare thing ("and the truck"), no clause or list of its own, and ``after`` a question
     that starts there ("did it", "when") and refers to it ("it", "they")."""
@@ -2053,6 +2091,11 @@ class Reader:
                 choices = choices[1:]
             joined = [t for t in sentences[wh[-1]] if t not in (".", "?", "!")] + [":", *choices]
             main = self._read_tokens(joined, names, reference, zone, as_of)[0]
+        paired = _pair_named(sentences, at)
+        if paired is not None:  # "the woman in the kitchen and the baby, how long between the two?": those two
+            main = self._read_tokens(paired[0], names, reference, zone, as_of)[0]
+            if paired[1]:  # the sentence before said them: nothing of it is the question's beside
+                readings[at - 1] = (Query(Intent.LIST), readings[at - 1][1])
         for i, (said, cues) in enumerate(readings):
             if i == at:
                 continue

@@ -741,6 +741,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "was the person in grey at the desk also on the street earlier?")
     assert (q.intent, q.place.cameras, q.other and q.other.place.cameras) == (Intent.SAME, ("desk",), ("street",))
     assert read(reader, "was there a person in the kitchen or on the street?").intent is not Intent.SAME
+    q = read(reader, "the woman in the kitchen and the baby in the living room, how long between the two?")
+    assert (q.intent, q.unknown, q.other and q.other.place.cameras) == (Intent.DURATION, (), ("living-room",))
+    q = read(reader, "the truck and the car, were both white?")
+    assert (q.intent, q.subject.kinds, q.other and q.other.subject.kinds) == (Intent.ATTRIBUTE, ("truck",), ("car",))
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
