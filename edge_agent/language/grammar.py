@@ -275,6 +275,7 @@ class RuleReading:
     per: str = "episode"
     window: tuple[str, str] | None = None  #: time of day, "HH:MM" to "HH:MM"
     target_entity: int | None = None  #: the entity named as the place ("near the white van")
+    target_colours: tuple[str, ...] = ()  #: the colours said of a kind of thing as the place ("near the grey car")
     camera: str | None = None  #: "on camera X", besides the place
     at: str | None = None  #: a moment of the day to check at, "HH:MM" ("are not by the door at 11 pm")
     negated: bool = False  #: "is not on / in / near": the place or thing is where the subject should not be missing

@@ -102,6 +102,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         per=per,
         window=window,
         target_entity=target.entity_id if target is not None and target.name else None,
+        target_colours=tuple(target.colour_words) if target is not None and not target.name else (),
         camera=camera,
         at=moment,
         negated=negated,

@@ -178,7 +178,8 @@ def read_phrase(
         if r.target_entity is not None:
             fields.update(object=target, object_type="entity", object_entity_id=r.target_entity)
         else:
-            fields.update(object=target, object_type="category")
+            colours = _colours(Subject(colours=r.target_colours)).get("colours", ())
+            fields.update(object=target, object_type="category", **({"object_colours": colours} if colours else {}))
         fields["relation"] = _RELATION[r.trigger]
     elif r.trigger in (Trigger.APPEARS, Trigger.ENTERS):
         fields["relation"] = "appears"

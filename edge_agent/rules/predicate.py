@@ -59,6 +59,9 @@ class Predicate(BaseModel):
     object_type: Literal["category", "entity", "place", "zone"] | None = Field(
         None, description="place: a named zone of the configuration; zone: the box given in `zone`"
     )
+    object_colours: tuple[str, ...] = Field(
+        (), max_length=4, description="object_type 'category': only objects described in one of these colours"
+    )
     object_entity_id: int | None = None
     zone: tuple[float, float, float, float] | None = Field(
         None, description="x1, y1, x2, y2 in image pixels (object_type 'zone')"
@@ -103,6 +106,8 @@ class Predicate(BaseModel):
                 raise ValueError(f"relation {self.relation!r}: give both object and object_type, or neither")
         elif self.object_type is not None or self.object:
             raise ValueError(f"relation {self.relation!r} takes no object")
+        if self.object_colours and self.object_type != "category":
+            raise ValueError("object_colours are of a kind of thing: object_type 'category'")
         if self.zone is not None and not (self.zone[0] < self.zone[2] and self.zone[1] < self.zone[3]):
             raise ValueError(f"zone {list(self.zone)} is not [x1, y1, x2, y2] with x1 < x2 and y1 < y2")
         if (self.relation == "absent") != (self.absent_for_s is not None):
@@ -170,7 +175,7 @@ def describe(p: Predicate) -> str:
                 else f"the entity {p.object!r}"
             )
         else:
-            target = f"any {p.object}"
+            target = f"any {' or '.join(p.object_colours) + ' ' if p.object_colours else ''}{p.object}"
         what = (
             {"on": "is on", "in": "is in", "near": "is near", "enters": "enters", "leaves": "leaves"}[p.relation]
             + " "

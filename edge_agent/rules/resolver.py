@@ -268,7 +268,10 @@ class Resolver:
         return [
             o.boxes[frame_ms]
             for o in observations
-            if o.entity_id != subject and o.category.lower() in names and frame_ms in o.boxes
+            if o.entity_id != subject
+            and o.category.lower() in names
+            and frame_ms in o.boxes
+            and (not p.object_colours or (o.colours[0] if o.colours else "") in p.object_colours)  # "the grey car"
         ]
 
     def _clip(self, clip_id: int, camera: str, t0: float, t1: float, applicable: Sequence[Rule]) -> list[Alert]:

@@ -343,6 +343,26 @@ def test_a_colour_in_a_rule_is_the_things_main_colour_not_its_trim(home):
         assert [store.entity(a.entity_id).category for a in alerts] == ["truck"]
 
 
+def test_a_colour_of_the_thing_a_rule_is_near_picks_that_thing(home):
+    """ "A person is near the white truck": by the white truck, not by the grey car beside it."""
+    car, truck = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(12), np.ones(4)])
+    who = unit(np.r_[np.zeros(6), np.ones(4), np.zeros(6)])
+    grey_car = replace(
+        observation(1, T0, (10, 10, 90, 60), car, category="car", frames=6), description=said("car", colour="grey")
+    )
+    white_truck = replace(
+        observation(2, T0, (400, 10, 500, 80), truck, category="truck", frames=6),
+        description=said("truck", colour="white"),
+    )
+    by_car = observation(3, T0, (60, 20, 120, 120), who, kind="person", category="person", frames=6)
+    for rule, near in (("a person is near the white car", 0), ("a person is near the grey car", 1)):
+        with Store(home / rule.replace(" ", "-")) as store:
+            add(store, rule)
+            ingest(store, T0, [grey_car, white_truck, by_car], camera="street")
+            alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
+            assert len(alerts) == near, rule
+
+
 def test_a_thing_leaves_only_while_its_own_camera_records_on_without_it(home):
     """The street camera stops with the car still parked; the bedroom records an hour later: the car has not left.
     When the street records again without it, it has."""
