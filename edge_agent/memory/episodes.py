@@ -41,8 +41,9 @@ Summarizer = Callable[[str, str, float, float, Sequence[Seen]], str]
 
 
 def summary(scale: str, camera: str, t_start: float, t_end: float, seen: Sequence[Seen], most: int = 8) -> str:
-    """Extractive: '<camera>, <times> (<scale>): <n> things seen: #5 person in blue (12 sightings, moving), ...'."""
-    head = f"{camera}, {format_utc(t_start)} to {format_utc(t_end)[11:]} UTC ({scale})"
+    """Extractive: '<camera>, <times>: <n> things seen: #5 person in blue (12 sightings, moving), ...' (the scale is
+    the episode's field, not said: an answer quoting a 10-minute window that held 8 s of video says the 8 s)."""
+    head = f"{camera}, {format_utc(t_start)} to {format_utc(t_end)[11:]} UTC"
     if not seen:
         return f"{head}: nothing seen"
     sightings: Counter[int | None] = Counter(s.entity_id for s in seen)
@@ -95,7 +96,7 @@ class LLMSummarizer:
             return facts
         head = facts.split(": ", 1)[0]
         text = re.sub(
-            r"^[^,]{1,80}, \d{4}-\d{2}-\d{2}[^()]{0,60}\([^)]{1,12}\):\s*", "", text
+            r"^[^,]{1,80}, \d{4}-\d{2}-\d{2}[\d: to-]{0,40}(?:UTC)?(?: \([^)]{1,12}\))?:\s*", "", text
         )  # a copied heading: memory writes its own
         known = {str(s.entity_id) for s in seen if s.entity_id is not None}
         if not text or not set(re.findall(r"#(\d+)", text)) <= known:
