@@ -331,6 +331,7 @@ _CHAT = {
     "whats": "what is",
     "hows": "how is",
     "rm": "room",
+    "teh": "the",
     "stil": "still",
     "pls": "please",
     "plz": "please",

@@ -35,6 +35,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
     body = _worn(_empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon), reader.lexicon)
+    _refuse_unknown_camera(body, reader.lexicon)
     window, used = _day_window(body)
     body = [t for j, t in enumerate(body) if j not in used]
     moment, used = _moment(body)
@@ -66,6 +67,8 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     while verb_end > at + 1 and (body[verb_end - 1],) in PLACE_PREPOSITIONS:
         verb_end -= 1
     phrases, _ = reader.phrases(body, frozenset(range(at, verb_end)))
+    named = {j for p in phrases if p.name for j in range(p.start, p.end)}  # "Grandma" the user named is no relation
+    _refuse_a_relation([w for j, w in enumerate(body[:at]) if j not in named], text)
     before = [p for p in phrases if p.end <= at]
     after = [p for p in phrases if p.start >= end]
     subjects = [p for p in before if p.thing or p.name]
@@ -386,6 +389,9 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
             first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
             if j < len(tokens) and tokens[j] in _PERIODS:
                 return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
+            later = next((k for k in range(j, len(tokens)) if tokens[k] in _PERIODS and tokens[k - 1] == "this"), None)
+            if not once and n is not None and later is not None:  # "the 2nd time a truck shows up this week"
+                return n, "episode", _PERIODS[tokens[later]], {*range(first, i + 2), later - 1, later}
             if not once and n is not None and tokens[i + 1] == "time" and n >= 2:  # "the third time he enters"
                 return n, "episode", _PERIODS["day"], set(range(first, i + 2))
         if w == "on" and i + 2 < len(tokens):
@@ -490,6 +496,7 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
                 ("pull", "into"), ("drives", "into"), ("runs", "into"), ("comes", "in"), ("walks", "in"),
             )],
             *[(t, Trigger.APPEARS) for t in (
+                ("sees",), ("spots",), ("detects",), ("catches",),
                 ("appears",), ("appear",), ("is", "seen"), ("are", "seen"), ("shows", "up"), ("show", "up"),
                 ("turns", "up"), ("turn", "up"), ("arrives",), ("arrive",), ("comes", "home"), ("come", "home"),
                 ("comes", "back"), ("come", "back"), ("is", "back"), ("are", "back"), ("gets", "home"),
@@ -559,6 +566,38 @@ def _bare_relation(tokens: Sequence[str]) -> tuple[Trigger, int, int] | None:
             if tuple(tokens[i : i + len(words)]) == words:
                 return trigger, i, i
     return None
+
+
+#: Who someone is to the user, which no camera sees: "my wife", "the neighbour's daughter" (a name says it).
+_RELATIONS = frozenset(
+    {"wife", "husband", "partner", "boyfriend", "girlfriend", "son", "daughter", "sons", "daughters", "mum", "mom",
+     "mother", "dad", "father", "brother", "sister", "grandma", "grandpa", "grandmother", "grandfather", "neighbour",
+     "neighbor", "neighbours", "neighbors", "friend", "friends", "nanny", "babysitter", "cleaner", "aunt", "uncle",
+     "cousin", "niece", "nephew", "flatmate", "roommate", "landlord", "boss"}
+)  # fmt: skip
+
+
+def _refuse_a_relation(subject: Sequence[str], text: str) -> None:
+    """ "When my wife comes home", "the neighbour's daughter is in the kitchen": memory knows people by look and face,
+    not by who they are to the user; refused with how to name them (a name the user gave is read before this)."""
+    said = next((w for w in subject if w in _RELATIONS), None)
+    if said is not None:
+        raise Unreadable(
+            f"I cannot tell who the {said} is (in {text.strip()!r}): memory knows people by look and face, not by who "
+            f"they are to you; name them first (`edge-agent people enroll NAME --image PHOTO`, or `edge-agent entities "
+            f"rename ID NAME`), then say 'tell me when NAME is in the kitchen'"
+        )
+
+
+def _refuse_unknown_camera(body: Sequence[str], lexicon: Lexicon) -> None:
+    """ "When the garage camera sees a car" with no camera of that name: refused as a place, with the cameras there
+    are."""
+    for j in range(1, len(body)):
+        w = body[j - 1]
+        closed = w in DETERMINERS or w in FILLER or w in AUX or w in PRONOUNS or w in _PREPOSITION_WORDS
+        if body[j] in ("camera", "cam", "cameras") and w.isalpha() and not closed:
+            if not lexicon.tag([w])[0].tags and w not in ("any", "every", "each", "which", "other", "no", "the"):
+                raise Unreadable(f"no camera called {w!r}", words=(w,), place=True)
 
 
 def _telegraphic(body: Sequence[str], phrases: Sequence[_Phrase]) -> tuple[Trigger, int, int] | None:

@@ -63,7 +63,7 @@ class _Known:
 
     def places_text(self) -> str:
         if not self.cameras:
-            return "none are configured (draw them under [zones.CAMERA] in the configuration)"
+            return "no named places are configured (draw them under [zones.CAMERA] in the configuration)"
         by_camera: dict[tuple[str, ...], list[str]] = {}
         for place, cameras in self.cameras.items():
             by_camera.setdefault(cameras, []).append(place)
@@ -80,8 +80,13 @@ class _Known:
     def categories_text(self) -> str:
         return f"categories are {', '.join(self.categories)} (and their plurals and synonyms: people, sofa, tv ...)"
 
+    def places_said(self) -> str:
+        """The named places, in a clause: "known places are sofa (camera living-room), ..." or that none is."""
+        text = self.places_text()
+        return text if text.startswith("no ") else f"known places are {text}"
+
     def place(self, word: str) -> RuleParseError:
-        return RuleParseError(f"unknown place {word!r}: known places are {self.places_text()}")
+        return RuleParseError(f"unknown place {word!r}: {self.places_said()}")
 
     def name(self, word: str) -> RuleParseError:
         return RuleParseError(f"unknown name {word!r}: {self.names_text()}")
@@ -134,7 +139,7 @@ def read_phrase(
         if exc.words and exc.place:
             cams = f"; cameras are {', '.join(cameras)}" if cameras else ""
             reason = (
-                f"unknown place {exc.words[0]!r}: known places are {known.places_text()}{cams}; nor is it a name "
+                f"unknown place {exc.words[0]!r}: {known.places_said()}{cams}; nor is it a name "
                 f"({known.names_text()}) or a category the detector reports"
             )
         elif exc.words:

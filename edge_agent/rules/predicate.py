@@ -191,7 +191,8 @@ def describe(p: Predicate) -> str:
         parts.append(f"for at least {_span(p.min_duration_s)}")
     if p.times is not None:
         parts.append(
-            f"for the {_ordinal(p.times)} time ({'distinct days' if p.per == 'day' else 'separate visits'}) "
+            f"for the {_ordinal(p.times)} time ({'distinct days' if p.per == 'day' else 'separate visits'} of one "
+            f"{'thing' if p.subject_type == 'category' else 'entity'}) "
             f"within {_span(float(p.within_s or 0))}"
         )
     if p.window is not None:

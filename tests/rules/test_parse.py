@@ -209,7 +209,7 @@ def test_what_cannot_be_watched_is_refused_with_what_is_known(text, error):
 
 
 def test_no_places_configured_says_how_to_add_one():
-    with pytest.raises(RuleParseError, match=r"known places are none are configured \(draw them under \[zones"):
+    with pytest.raises(RuleParseError, match=r"no named places are configured \(draw them under \[zones"):
         parse_rule('{"subject": "dog", "relation": "on", "object": "sofa", "object_type": "place"}')
 
 
