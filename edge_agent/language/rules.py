@@ -47,20 +47,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     _refuse_counts_at_once(body, reader.lexicon)
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
-    found = _trigger(body) or _bare_relation(body)
-    if found is None:
-        phrases, _ = reader.phrases(body, frozenset())
-        unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
-        if unknown:
-            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
-        found = _telegraphic(body, phrases)
-    if found is None:
-        raise Unreadable(
-            f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
-            "a thing, or has not been seen for a time",
-            missing="relation",
-        )
-    trigger, at, end = found
+    trigger, at, end = _found_trigger(reader, body, text)
     verb_end = end  # the trigger's verb; a preposition closing it is read as a place's ("is on the sofa")
     while verb_end > at + 1 and any(body[verb_end - 1 : end] == list(key) for key in PLACE_PREPOSITIONS):
         verb_end -= 1
@@ -110,6 +97,25 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         at=moment,
         negated=negated,
     )
+
+
+def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trigger, int, int]:
+    """The rule's trigger and where its words are: a verb, a bare preposition ("a person on the sidewalk"), or none
+    said of a thing named ("kitchen person alert"); a word that names nothing, or no relation, refused."""
+    found = _trigger(body) or _bare_relation(body)
+    if found is None:
+        phrases, _ = reader.phrases(list(body), frozenset())
+        unknown = [p.unknown for p in phrases if p.unknown]  # "the moon is blue"; a verb unknown may be read
+        if unknown:
+            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+        found = _telegraphic(body, phrases)
+    if found is None:
+        raise Unreadable(
+            f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
+            "a thing, or has not been seen for a time",
+            missing="relation",
+        )
+    return found
 
 
 #: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without

@@ -183,8 +183,7 @@ def read_phrase(
         if r.target_entity is not None:
             fields.update(object=target, object_type="entity", object_entity_id=r.target_entity)
         else:
-            colours = _colours(Subject(colours=r.target_colours)).get("colours", ())
-            fields.update(object=target, object_type="category", **({"object_colours": colours} if colours else {}))
+            fields.update(object=target, object_type="category", **_object_colours(r.target_colours))
         fields["relation"] = _RELATION[r.trigger]
     elif r.trigger in (Trigger.APPEARS, Trigger.ENTERS):
         fields["relation"] = "appears"
@@ -391,6 +390,12 @@ def _absent_where(place: Place, text: str, known: _Known, cameras: Sequence[str]
             f"{_examples(known, cameras)}"
         )
     return {}
+
+
+def _object_colours(said: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The describer's colours the rule gives the thing it is near ("near the grey car"), when it gives any."""
+    colours = _colours(Subject(colours=said)).get("colours", ())
+    return {"object_colours": colours} if colours else {}
 
 
 def _colours(subject: Subject) -> dict[str, tuple[str, ...]]:
