@@ -21,7 +21,7 @@ from edge_agent.language.lexicon import (
     Lexicon,
     tokenize,
 )
-from edge_agent.language.reader import _PREPOSITION_WORDS, NOT_THINGS, STATES, Reader, _Phrase
+from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, Reader, _Phrase
 from edge_agent.language.times import NUMBER_WORDS
 
 __all__ = ["read_rule"]
@@ -422,8 +422,9 @@ def _subject_of(head: _Phrase, tokens: Sequence[str], stranger: bool) -> Subject
     if head.kinds == ("person",) and head.entity_id is None and not stranger and set(tokens) & DRIVE_VERBS:
         return Subject(kinds=DRIVEN, said="vehicle")
     return Subject(
-        kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id, colours=tuple(head.colour_words)
-    )
+        kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id, colours=tuple(head.colour_words),
+        pattern=head.pattern,
+    )  # fmt: skip
 
 
 def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
@@ -640,19 +641,30 @@ def _near_a_thing(trigger: Trigger, target: _Phrase | None, body: Sequence[str],
 
 
 #: Words for what someone wears, read as "in": "a person wearing red" is "a person in red".
-_WEARING = (["wearing", "a"], ["wearing", "an"], ["wearing"], ["dressed", "in", "a"], ["dressed", "in"], ["in", "a"])
+_WEARING = (["wearing", "a"], ["wearing", "an"], ["wearing"], ["dressed", "in", "a"], ["dressed", "in"], ["in", "a"],
+            ["in"], ["with", "a"])  # fmt: skip
 
 
 def _worn(body: list[str], lexicon: Lexicon) -> list[str]:
-    """ "A person wearing red shows up": the colour or pattern worn, read as the subject's ("a person in red")."""
-    for j in range(len(body)):
+    """ "A person wearing red shows up", "a person in striped clothes": the colours and pattern worn, read as the
+    subject's ("a red person", "a striped person"); the clothes themselves are no thing to watch."""
+    for j in range(1, len(body)):
         for words in _WEARING:
             k = j + len(words)
-            if body[j:k] == words and k < len(body):
-                tags = lexicon.tag(body[k : k + 1])[0]
-                if tags.of("colour") or tags.of("pattern"):
-                    return [*body[:j], "in", *body[k:]]
+            if body[j:k] != words:
+                continue
+            end = k
+            while end < len(body) and (_described(lexicon, body[end]) or body[end] in CLOTHES or body[end] == "and"):
+                end += 1
+            worn = [w for w in body[k:end] if _described(lexicon, w)]
+            if worn:  # before the word it is said of: "a person wearing stripes" -> "a striped person"
+                return [*body[: j - 1], *worn, body[j - 1], *body[end:]]
     return body
+
+
+def _described(lexicon: Lexicon, word: str) -> bool:
+    tags = lexicon.tag([word])[0]
+    return bool(tags.of("colour") or tags.of("pattern"))
 
 
 def _unknown_words(tokens: Sequence[str], lexicon: Lexicon) -> list[str]:

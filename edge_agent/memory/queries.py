@@ -135,6 +135,7 @@ class ClipObservation(NamedTuple):
     zone: str
     colour: str
     colour_second: str
+    pattern: str = ""
 
 
 class ClipBox(NamedTuple):
@@ -525,11 +526,11 @@ def observation_entities(memory: Database | HasDatabase) -> dict[int, int]:
 
 
 def clip_observations(memory: Database | HasDatabase, clip_id: int) -> list[ClipObservation]:
-    """(id, entity id, kind, category, entity name, t_end, zone, colour, second colour) of a clip's observations that
-    have an entity, in time order."""
+    """(id, entity id, kind, category, entity name, t_end, zone, colour, second colour, pattern) of a clip's
+    observations that have an entity, in time order."""
     db = database_of(memory)
     rows = db.query(
-        "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone, o.colour, o.colour_second "
+        "SELECT o.id, o.entity_id, o.kind, o.category, e.name, o.t_end, o.zone, o.colour, o.colour_second, o.pattern "
         "FROM observations o "
         "LEFT JOIN entities e ON e.id = o.entity_id "
         "WHERE o.clip_id = ? AND o.entity_id IS NOT NULL ORDER BY o.t_start, o.id",

@@ -398,7 +398,8 @@ def _object_colours(said: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return {"object_colours": colours} if colours else {}
 
 
-def _colours(subject: Subject) -> dict[str, tuple[str, ...]]:
-    """The describer's colours the rule's words give its subject ("the grey car leaves"), when it gives any."""
+def _colours(subject: Subject) -> dict[str, Any]:
+    """The describer's colours (and pattern) the rule's words give its subject ("the grey car leaves"), when any."""
     names = tuple(dict.fromkeys(n for c in subject.colours for n in COLOUR_WORDS.get(c, (c,)) if n in COLOUR_NAMES))
-    return {"colours": names} if names else {}
+    looks: dict[str, Any] = {"colours": names} if names else {}
+    return looks | ({"pattern": subject.pattern} if subject.pattern else {})  # and its pattern: "a person in stripes"

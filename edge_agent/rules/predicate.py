@@ -50,6 +50,9 @@ class Predicate(BaseModel):
     colours: tuple[str, ...] = Field(
         (), max_length=4, description="subject_type 'category': only things described in one of these colours"
     )
+    pattern: str = Field(
+        "", max_length=20, description="subject_type 'category': only things described with this pattern (striped, ...)"
+    )
     relation: Relation
     object: str | None = Field(
         None,
@@ -151,7 +154,8 @@ def describe(p: Predicate) -> str:
     elif p.subject_type == "entity":
         who = f"entity #{p.entity_id} ({p.subject!r})" if p.entity_id is not None else f"the entity named {p.subject!r}"
     else:
-        who = f"any {' or '.join(p.colours) + ' ' if p.colours else ''}{p.subject}"
+        looks = " ".join(w for w in (" or ".join(p.colours), p.pattern) if w)
+        who = f"any {looks + ' ' if looks else ''}{p.subject}"
         meant = category_words().get(p.subject.lower(), ())
         if len(meant) > 1 and p.subject.lower() not in meant:  # "any van (a truck or car)": what it will fire on
             who += f" (a {' or '.join(meant)})"

@@ -78,6 +78,7 @@ class _Observation:
     boxes: dict[int, np.ndarray]  # frame_ms -> xyxy
     zone: str = ""  #: the named place it was described at (a zone, or a place the user named)
     colours: tuple[str, ...] = ()  #: the describer's colours of it (main, second)
+    pattern: str = ""  #: the describer's pattern of it (striped, checked, ...)
 
 
 def box_overlap(subject: np.ndarray, region: np.ndarray) -> float:
@@ -232,6 +233,7 @@ class Resolver:
                 boxes.get(o.id, {}),
                 o.zone,
                 (o.colour or "", o.colour_second or ""),
+                o.pattern or "",
             )
             for o in rows
         ]
@@ -244,6 +246,8 @@ class Resolver:
         # "the grey car leaves": a car described grey (its main colour, as questions read colours: a grey car with
         # white trim is not "a white van")
         if p.colours and (o.colours[0] if o.colours else "") not in p.colours:
+            return False
+        if p.pattern and o.pattern != p.pattern:  # "a person in stripes": described striped
             return False
         return o.category.lower() in category_names(p.subject)
 

@@ -363,6 +363,20 @@ def test_a_colour_of_the_thing_a_rule_is_near_picks_that_thing(home):
             assert len(alerts) == near, rule
 
 
+def test_a_pattern_in_a_rule_is_the_things_described_pattern(home):
+    """ "A person in stripes appears": the person described striped, not the one in plain clothes."""
+    a, b = unit(np.r_[np.ones(4), np.zeros(12)]), unit(np.r_[np.zeros(12), np.ones(4)])
+    plain = observation(1, T0, (10, 10, 90, 200), a, kind="person", category="person", frames=6)
+    striped = observation(2, T0, (300, 10, 380, 200), b, kind="person", category="person", frames=6)
+    plain = replace(plain, description=said("person", colour="black", pattern="plain"))
+    striped = replace(striped, description=said("person", colour="black", pattern="striped"))
+    with Store(home) as store:
+        add(store, "tell me when a person wearing stripes appears")
+        ingest(store, T0, [plain, striped], camera="street")
+        alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
+        assert len(alerts) == 1 and "striped" in store.observations_by_id(alerts[0].evidence)[0].description
+
+
 def test_a_thing_leaves_only_while_its_own_camera_records_on_without_it(home):
     """The street camera stops with the car still parked; the bedroom records an hour later: the car has not left.
     When the street records again without it, it has."""
