@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import cv2
 import numpy as np
@@ -348,13 +348,16 @@ class LlamaVLMDescriber:
             raise ValueError(
                 f"this llama-cpp-python has no {VLM_HANDLERS[handler]}; upgrade it or pick another handler"
             )
-        self._llm = Llama(
-            model_path=str(model),
-            chat_handler=handler_class(clip_model_path=str(mmproj), verbose=False),
-            n_ctx=n_ctx,
-            n_gpu_layers=n_gpu_layers,
-            verbose=False,
-        )
+        self._llm = cast(
+            "ChatModel",
+            Llama(
+                model_path=str(model),
+                chat_handler=handler_class(clip_model_path=str(mmproj), verbose=False),
+                n_ctx=n_ctx,
+                n_gpu_layers=n_gpu_layers,
+                verbose=False,
+            ),
+        )  # the library's looser annotations, as in edge_agent.qa.llm
 
     def _ask(self, system: str, images: Sequence[np.ndarray], text: str, schema: dict[str, Any] | None = None) -> str:
         content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _data_uri(i)}} for i in images]
