@@ -221,7 +221,8 @@ def _plain(tokens: list[str]) -> list[str]:
         if polite:
             i += polite + (tokens[i + polite : i + polite + 1] == [","])
             continue
-        if tokens[i] == "then" and (i + 1 == len(tokens) or tokens[i + 1] in ("?", ".", "!")) and i > 1:
+        closing = tokens[i] == "then" and (i + 1 == len(tokens) or tokens[i + 1] in ("?", ".", "!")) and i > 1
+        if closing and tokens[i - 1] not in _AT_THEN:  # ("who else was around then?" says when)
             i += 1
             continue
         out.append(tokens[i])
@@ -996,7 +997,7 @@ def _elsewhere(query: Query, tokens: list[str]) -> Query:
 
 
 #: Words that put a thing beside another: "was anything next to them?"
-_BESIDE = (("next", "to"), ("near",), ("beside",), ("by",), ("with",), ("close", "to"), ("around",))
+_BESIDE = (("next", "to"), ("near",), ("beside",), ("by",), ("with",), ("close", "to"), ("around",), ("on",))
 
 
 def _longest(query: Query, tokens: list[str]) -> Query:
@@ -1158,6 +1159,20 @@ def _that(query: Query, tokens: list[str]) -> Query:
     if query.subject.kinds:  # "how many people was that?": of the things the last answer named, there and then
         return replace(query, refers=tuple(dict.fromkeys((*query.refers, "place", "time"))))
     return replace(query, subject=Subject(said=words[-1]), refers=tuple(dict.fromkeys((*query.refers, "subject"))))
+
+
+#: Words before a closing "then" that make it a time ("around then", "there then"), not a filler ("on then").
+_AT_THEN = frozenset({"around", "back", "by", "since", "until", "till", "just", "right", "there", "here", "about"})
+
+
+def _then(query: Query, tokens: list[str]) -> Query:
+    """ "Who else was around then?", "what happened at that time?": the time the conversation was at (refers "time")."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    said = words[-1:] == ["then"] or any(words[i : i + 3] in (["at", "that", "time"], ["at", "the", "time"])
+                                          for i in range(len(words)))  # fmt: skip
+    if not said or query.time.named:
+        return query
+    return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
 def _near_pronoun(query: Query, tokens: list[str]) -> Query:
@@ -2148,6 +2163,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
+        query = _then(query, tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)
@@ -2252,7 +2268,7 @@ class Reader:
         if head is None and people_wh:
             head = _Phrase(-1, -1, "subject", kinds=("person",), said="person")
         if head is None and (cues.wh in ("what", "which") or cues.imperative in ("list", "show", "name")):
-            head = _Phrase(-1, -1, "subject", generic=True, said="thing")
+            head = _Phrase(-1, -1, "subject", generic=True)  # any thing, none said: "what colour?" of the last one
         subject = self._subject(head, relatives, withs, excludes)
         if cues.clause and head is not None:
             subject = replace(subject, clause=tuple(dict.fromkeys(cues.clause)))

@@ -48,6 +48,8 @@ def follow_up(
     latest last: "that person", or "the person" pointed at by "they", is the latest person among them."""
     if previous is None:
         return current
+    if current.subject.generic and not current.subject.said and current.intent in _OF_ONE_THING:
+        current = replace(current, subject=Subject())  # "what colour?": nothing named, of what was talked about
     pointed = "subject" in current.refers or (current.subject.generic and current.subject.said in ("one", "ones"))
     kinds = current.subject.kinds
     if pointed and kinds and current.subject.entity_id is None:  # "that person": the last person talked about
@@ -55,7 +57,8 @@ def follow_up(
     entity, camera, category = about
     if "near" in current.refers and entity is not None and current.subject.entity_id is None:  # "anything by her?"
         subject = Subject(entity_id=entity, said=category or "thing")
-        return replace(current, intent=Intent.COMPANY, subject=subject, unknown=(), method="follow-up")
+        asks = "person" if current.subject.kinds == ("person",) else current.asks  # "who was on it?": people
+        return replace(current, intent=Intent.COMPANY, subject=subject, asks=asks, unknown=(), method="follow-up")
     if pointed and entity is not None and current.subject.entity_id is None:
         subject = Subject(kinds=(category,) if category else (), entity_id=entity, said=category or "thing")
         if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
@@ -101,6 +104,7 @@ def follow_up(
             colours=said.colours or previous.subject.colours,
             pattern=said.pattern or previous.subject.pattern,
             motion=said.motion or previous.subject.motion,
+            many=previous.subject.many or said.said in _PLURAL_PRONOUNS,  # "what were they wearing?": all of them
         )
         merged = replace(merged, subject=subject, unknown=())
         if (pointed or elliptic) and not current.place.named:  # "she", of "anyone in the kitchen?": the one there
@@ -162,6 +166,10 @@ class Conversation:
         shift = {"before", "after"} & set(current.refers)
         if shift and previous is not None and self.window is not None:  # "and after?" of "before that?": the window's
             previous = replace(previous, time=self.window)
+        then = "time" in current.refers and previous is not None and not previous.time.named
+        if then and previous is not None and self.window is not None:  # "who else was around then?": around it
+            w = self.window
+            previous = replace(previous, time=Time(start=(w.start or 0.0) - _AROUND_S, end=(w.end or 0.0) + _AROUND_S))
         if "other" in current.refers:  # "what about the other one?": the one named with it, not it
             about = next(
                 (m for m in reversed(self.mentioned) if m[0] not in (None, self.about.get("last", about)[0])), about
@@ -246,6 +254,12 @@ def _moment(answer: Answer) -> Time | None:
 #: What no "after that" follows on: asked of a thing's look, company, count or stay, "and after that?" asks what
 #: happened next.
 _NOTHING_NEXT = frozenset({Intent.ATTRIBUTE, Intent.COMPANY, Intent.COUNT, Intent.DURATION, Intent.HABIT})
+
+#: How far around the moment an answer was about "then" reaches, in seconds.
+_AROUND_S = 60.0
+
+#: What is asked of one thing, so that a question naming none ("what colour?", "how long?") is of the last one.
+_OF_ONE_THING = frozenset({Intent.ATTRIBUTE, Intent.WHERE, Intent.WHEN, Intent.DURATION, Intent.WHICH_CAMERA})
 
 #: How many of the things cited the conversation keeps.
 _MENTIONED = 20

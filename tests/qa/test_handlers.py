@@ -454,3 +454,24 @@ def test_the_house_and_outside_are_the_cameras_indoors_and_outdoors(ask, questio
     assert text in answer.text, answer.text
     if expected is not None:
         assert answer.choice == expected, answer.text
+
+
+def test_a_conversation_s_bare_questions_they_on_it_and_then(house, embedder):
+    """ "What colour?" asks of the thing talked about; "what colour were they?" of all of them; "who was on it?" who
+    was with it; "who was around then?" who was seen around the moment the last answer was about."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("where was the truck?")
+        chat.ask("no, I meant the car")
+        assert chat.ask("what colour?").text.startswith("Grey: "), "of the car, not of everything"
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what was on the street?")
+        assert "the 2 things seen" in chat.ask("what colour were they?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what colour was the couch?")
+        assert chat.ask("who was on it?").text == "No person was seen together with entity #4."  # the couch's company
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("where was the dog?")  # in the kitchen at 9:05, five minutes after the person
+        assert "1970-01-02 09:04:00" in chat.ask("who was around then?").text
