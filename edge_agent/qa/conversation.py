@@ -56,9 +56,7 @@ def follow_up(
         about = next((m for m in reversed(mentioned) if m[0] is not None and m[2] in kinds), (None, None, ""))
     entity, camera, category = about
     if "near" in current.refers and entity is not None and current.subject.entity_id is None:  # "anything by her?"
-        subject = Subject(entity_id=entity, said=category or "thing")
-        asks = "person" if current.subject.kinds == ("person",) else current.asks  # "who was on it?": people
-        return replace(current, intent=Intent.COMPANY, subject=subject, asks=asks, unknown=(), method="follow-up")
+        return _with_it(current, entity, category)
     if pointed and entity is not None and current.subject.entity_id is None:
         subject = Subject(kinds=(category,) if category else (), entity_id=entity, said=category or "thing")
         if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
@@ -120,6 +118,13 @@ def follow_up(
     if merged is current:
         return current
     return replace(merged, method="follow-up")
+
+
+def _with_it(current: Query, entity: int, category: str) -> Query:
+    """ "Was anything by her?", "who was on it?": what (or who) was with the one talked about."""
+    subject = Subject(entity_id=entity, said=category or "thing")
+    asks = "person" if current.subject.kinds == ("person",) else current.asks  # "who was on it?": people
+    return replace(current, intent=Intent.COMPANY, subject=subject, asks=asks, unknown=(), method="follow-up")
 
 
 def _scope_referred(merged: Query, current: Query, previous: Query) -> Query:
