@@ -574,10 +574,11 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     if still and query.alternatives == ("still",) and query.yes_no:  # "is the truck still on the street?": not gone
         query = replace(query, event=Event.LEAVES, negated=not query.negated, alternatives=(), alternative_of="")
         query, intent = replace(query, asks=""), Intent.EXISTS
-    one_colour = query.alternative_of == "colour" and len(query.alternatives) == 1
+    one_value = query.alternative_of in ("colour", "pattern") and len(query.alternatives) == 1
     some = subject.generic or tokens[1:2] == ["there"] or subject.said in ("anyone", "anybody", "someone", "somebody")
-    if intent is Intent.ATTRIBUTE and query.yes_no and some and one_colour:  # "is anything blue?", "was anyone in red?"
-        subject = replace(subject, colours=query.alternatives)
+    if intent is Intent.ATTRIBUTE and query.yes_no and some and one_value:  # "is anything blue?", "anything striped?"
+        said = query.alternatives
+        subject = replace(subject, colours=said) if query.alternative_of == "colour" else replace(subject, pattern=said[0])
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
     if (
@@ -1031,11 +1032,11 @@ def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Que
     """ "Was the tv on?": a state memory does not hold, said so (with what it saw) instead of answering whether the
     tv was there."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
-    if not query.yes_no or len(words) < 3 or words[-1] not in _STATES:
+    if not (query.yes_no or len(words) == 2) or len(words) < 2 or words[-1] not in _STATES:  # "tv on?"
         return query
     if not any(p.thing and p.end == len(words) - 1 for p in phrases):
         return query
-    return replace(query, unknown_verbs=(*query.unknown_verbs, words[-1]))
+    return replace(query, intent=Intent.EXISTS, yes_no=True, unknown_verbs=(*query.unknown_verbs, words[-1]))
 
 
 #: Properties of a thing that no description in memory holds, by the words that ask them: "how old was she?",

@@ -115,7 +115,8 @@ def _what(subject: Subject) -> str:
     elif word in ("anything", "something", "everything", "nothing", "stuff", "one", "ones", "object", "objects"):
         word = "thing"
     moving = {"moving": "moving", "still": "stationary"}.get(subject.motion, "")  # "16 moving people"
-    return f"{moving} {colours} {singular(word)}".strip().replace("  ", " ")
+    pattern = subject.pattern if subject.pattern not in ("", "plain") else ""  # "6 striped things"
+    return " ".join(w for w in (moving, colours, pattern, singular(word)) if w)
 
 
 def candidates(

@@ -745,6 +745,9 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.unknown, q.other and q.other.place.cameras) == (Intent.DURATION, (), ("living-room",))
     q = read(reader, "the truck and the car, were both white?")
     assert (q.intent, q.subject.kinds, q.other and q.other.subject.kinds) == (Intent.ATTRIBUTE, ("truck",), ("car",))
+    q = read(reader, "was anything striped?")
+    assert (q.intent, q.subject.pattern, q.alternatives) == (Intent.EXISTS, "striped", ())
+    assert read(reader, "tv on?").unknown_verbs == ("on",)
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
