@@ -578,7 +578,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     some = subject.generic or tokens[1:2] == ["there"] or subject.said in ("anyone", "anybody", "someone", "somebody")
     if intent is Intent.ATTRIBUTE and query.yes_no and some and one_value:  # "is anything blue?", "anything striped?"
         said = query.alternatives
-        subject = replace(subject, colours=said) if query.alternative_of == "colour" else replace(subject, pattern=said[0])
+        colour = query.alternative_of == "colour"
+        subject = replace(subject, colours=said) if colour else replace(subject, pattern=said[0])
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
     if (
