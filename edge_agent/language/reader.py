@@ -577,9 +577,9 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     one_value = query.alternative_of in ("colour", "pattern") and len(query.alternatives) == 1
     some = subject.generic or tokens[1:2] == ["there"] or subject.said in ("anyone", "anybody", "someone", "somebody")
     if intent is Intent.ATTRIBUTE and query.yes_no and some and one_value:  # "is anything blue?", "anything striped?"
-        said = query.alternatives
+        value = query.alternatives
         colour = query.alternative_of == "colour"
-        subject = replace(subject, colours=said) if colour else replace(subject, pattern=said[0])
+        subject = replace(subject, colours=value) if colour else replace(subject, pattern=value[0])
         query = replace(query, intent=Intent.EXISTS, asks="", alternatives=(), alternative_of="")
         intent = Intent.EXISTS
     if (
