@@ -748,6 +748,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "was anything striped?")
     assert (q.intent, q.subject.pattern, q.alternatives) == (Intent.EXISTS, "striped", ())
     assert read(reader, "tv on?").unknown_verbs == ("on",)
+    q = read(reader, "nobody went into the bedroom, did they?")  # a tag: one sentence, its place kept
+    assert (q.place.cameras, q.negated, q.yes_no) == (("bedroom",), True, True)
+    assert read(reader, "the truck never moved, right?").negated
+    assert not read(reader, "the truck moved, didn't it?").negated  # the tag's "not" asserts nothing
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
