@@ -732,6 +732,21 @@ def _cameras_in_order(query: Query) -> Query:
     return query
 
 
+def _rooms_in_order(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "In what order did the rooms get visitors?", "in which order did the cameras see someone?": every camera (the
+    rooms: those indoors) by when it first saw the subject."""
+    if "order" not in tokens or query.place.cameras or query.alternatives or not {"rooms", "cameras"} & set(tokens):
+        return query
+    outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
+    chosen = tuple(c for c in cameras if "rooms" not in tokens or c not in outdoor)
+    if len(chosen) < 2:
+        return query
+    return replace(
+        query, intent=Intent.ORDER, order=Order.FIRST, alternatives=chosen, alternative_of="camera", yes_no=False,
+        place=replace(query.place, not_cameras=()),
+    )  # fmt: skip
+
+
 def _users_own(query: Query, tokens: list[str]) -> Query:
     """ "Was anyone in the kitchen while I was gone?": the user's own leaving says when, no one else left."""
     if query.event is not Event.LEAVES:
@@ -834,6 +849,7 @@ def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[st
     if other is not None and other.subject.named and not other.place.named and query.place.cameras:
         camera = next((c for c in cameras if " ".join(tokenize(c)) == other.subject.said), None)
         other = Side(place=Place(cameras=(camera,))) if camera is not None else other
+        query = replace(query, other=other)  # "between the kitchen and the desk": the desk camera
     if not query.compare or other is None or other.subject.named or cues.duration:
         return query
     if query.intent not in (Intent.WHERE, Intent.LIST, Intent.WHICH_CAMERA) or query.yes_no:
@@ -2176,6 +2192,7 @@ class Reader:
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
+        query = _rooms_in_order(query, tokens, self.lexicon.cameras)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues

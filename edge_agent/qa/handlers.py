@@ -702,7 +702,8 @@ def _count(query: Query, ctx: Context) -> Finding:
         return _not_seen(query, ctx.view, value=0)
     if aggregate is Aggregate.THINGS:
         return _count_things(query, ctx.view, side, seen)
-    if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not (query.subject.many or query.subject.generic):
+    anyone = query.subject.many or query.subject.generic or query.subject.said in _ANY_ONE  # "did someone appear"
+    if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not anyone:
         seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
     if aggregate is Aggregate.KINDS:  # "what did you see most of?": the things of each kind, most first
         per_kind: dict[str, list[Sighting]] = {}

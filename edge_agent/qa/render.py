@@ -430,9 +430,10 @@ def _listing(f: Listing) -> str:
 def _order(f: Order) -> str:
     verb = "left" if f.leaving else "first seen"
     if f.more or f.rank:
-        said = "; ".join(
+        moments = [(label, f.moment(o)) for label, o in [(f.a, f.a_at), (f.b, f.b_at), *f.more]]
+        said = "; ".join(  # in the order they came, those never seen last
             f"the {label} {verb} {_t(t)}" if t is not None else f"I have not seen {_a(label)}"
-            for label, t in [(label, f.moment(o)) for label, o in [(f.a, f.a_at), (f.b, f.b_at), *f.more]]
+            for label, t in sorted(moments, key=lambda m: (m[1] is None, m[1] or 0.0))
         )
         ranked = [label for label, _ in f.ranked()]
         if not ranked:

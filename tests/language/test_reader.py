@@ -752,6 +752,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.place.cameras, q.negated, q.yes_no) == (("bedroom",), True, True)
     assert read(reader, "the truck never moved, right?").negated
     assert not read(reader, "the truck moved, didn't it?").negated  # the tag's "not" asserts nothing
+    q = read(reader, "in what order did the rooms get visitors?")
+    assert (q.intent, q.alternative_of, "street" in q.alternatives) == (Intent.ORDER, "camera", False)
+    q = read(reader, "how much time passed between the kitchen and the desk?")
+    assert (q.intent, q.other and q.other.place.cameras) == (Intent.DURATION, ("desk",))
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"

@@ -475,3 +475,11 @@ def test_a_conversation_s_bare_questions_they_on_it_and_then(house, embedder):
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("where was the dog?")  # in the kitchen at 9:05, five minutes after the person
         assert "1970-01-02 09:04:00" in chat.ask("who was around then?").text
+
+
+def test_someone_appearing_counts_every_person_and_rooms_are_ordered_by_their_first_visitor(ask):
+    """ "How many times did someone appear?" counts every person's sightings (not one person's); "in what order did
+    the rooms get visitors?" orders the cameras indoors by their first person, the times said in that order."""
+    assert ask("how many times was someone seen in the kitchen or the living room?").text.startswith("2 times")
+    answer = ask("in what order did the rooms get visitors?")
+    assert answer.text.startswith("In order: kitchen, then living-room (the kitchen first seen"), answer.text
