@@ -732,6 +732,32 @@ def _cameras_in_order(query: Query) -> Query:
     return query
 
 
+#: Words that set one of the things asked about aside: "anyone besides the cook", "anyone other than her".
+_BESIDES = (["besides"], ["except"], ["apart", "from"], ["other", "than"], ["aside", "from"], ["but"])
+
+
+def _besides(query: Query, tokens: list[str]) -> Query:
+    """ "Did the camera pick up anyone besides the cook?", "was there anyone other than the woman in the kitchen?": one
+    of the people set aside, whether there was more than one person (not whether any person was there, nor "no
+    person at all" for the kind set aside)."""
+    at = next((i + len(w) for i in range(len(tokens)) for w in _BESIDES if tokens[i : i + len(w)] == w), None)
+    if at is None or query.subject.kinds != ("person",) or query.intent is not Intent.EXISTS:
+        return query
+    rest = [t for t in tokens[at : at + 3] if t not in DETERMINERS]
+    person = (
+        query.subject.exclude == ("person",)
+        or bool(rest)
+        and (rest[0] in TOLD_APART or rest[0] in query.unknown or rest[0] in ("her", "him", "me", "them"))
+    )
+    if not person:  # "anything besides the bowl": the kind left out
+        return query
+    subject = replace(query.subject, exclude=())
+    if any(t in COLOUR_WORDS or t in PATTERN_WORDS for t in tokens[at:]):  # "besides the guy in blue": his, not theirs
+        subject = replace(subject, colours=(), pattern="")
+    unknown = tuple(u for u in query.unknown if u not in rest)  # "the cook": a person, set aside
+    return replace(query, intent=Intent.COUNT, subject=subject, quantity=1, compare="more", unknown=unknown)
+
+
 def _rooms_in_order(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "In what order did the rooms get visitors?", "in which order did the cameras see someone?": every camera (the
     rooms: those indoors) by when it first saw the subject."""
@@ -2192,7 +2218,7 @@ class Reader:
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
-        query = _rooms_in_order(query, tokens, self.lexicon.cameras)
+        query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues

@@ -483,3 +483,16 @@ def test_someone_appearing_counts_every_person_and_rooms_are_ordered_by_their_fi
     assert ask("how many times was someone seen in the kitchen or the living room?").text.startswith("2 times")
     answer = ask("in what order did the rooms get visitors?")
     assert answer.text.startswith("In order: kitchen, then living-room (the kitchen first seen"), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "text"),
+    [
+        ("was there anyone other than the person in red in the kitchen?", "no", "No: 1 person on camera kitchen"),
+        ("did the kitchen camera see anyone besides the cook?", "no", "(not more than 1)"),
+        ("anything in the kitchen other than people?", "yes", "Yes: 2 things seen on camera kitchen"),
+    ],
+)
+def test_anyone_besides_one_of_them_is_whether_there_was_more_than_one(ask, question, expected, text):
+    answer = ask(question, "yes", "no")
+    assert text in answer.text and answer.choice == expected, answer.text
