@@ -803,11 +803,19 @@ def _person_words(query: Query) -> Query:
     """ "Which room was the lady in?": memory tells people apart by look and face, not by sex or age: the answer says
     it read "lady" as any person."""
     said = query.subject.said
+    theirs = query.other.subject if query.other is not None else Subject()
+    if theirs.kinds == ("person",) and theirs.said in TOLD_APART and not query.place.cameras:
+        # "was the baby seen before or after the woman?": two people memory cannot tell apart by those words
+        told = tuple(dict.fromkeys(w for w in (said, theirs.said) if w in TOLD_APART))
+        return replace(query, grounded=(*query.grounded, *((w, _ANY_PERSON) for w in told)))
     if query.subject.kinds != ("person",) or said not in TOLD_APART or query.subject.name:
         return query
     if query.intent not in _PICKING or query.place.cameras:  # where it picks among people, not of one in a room
         return query
-    return replace(query, grounded=(*query.grounded, (said, "any person (memory does not tell sex or age)")))
+    return replace(query, grounded=(*query.grounded, (said, _ANY_PERSON)))
+
+
+_ANY_PERSON = "any person (memory does not tell sex or age)"
 
 
 def _alone(query: Query, tokens: list[str]) -> Query:
