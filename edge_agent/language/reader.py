@@ -2204,16 +2204,13 @@ class Reader:
         )  # "and the truck, did it leave?" asks a question of its own
         words = [t for t in tokens if t not in ("?", ".", "!")]
         tag = words[-4:] if len(words) >= 4 and words[-2] == "not" else words[-3:]
-        stated = words
         if len(tag) >= 3 and tag[0] == "," and tag[1] in AUX and tag[-1] in PRONOUNS | {"there", "you", "i", "we"}:
-            cues.yes_no, stated = True, words[: -len(tag)]  # a tag question: "the living room was empty, wasn't it?"
+            cues.yes_no = True  # a tag question: "the living room was empty, wasn't it?"
         elif len(words) > 2 and words[-2] == "," and words[-1] in ("right", "correct", "true", "yeah"):
-            cues.yes_no, stated = True, words[:-2]
+            cues.yes_no = True
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
-        if stated is not words and {"not", "never"} & set(stated):  # "the truck never moved, right?": it asserts not
-            query = replace(query, negated=True)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
