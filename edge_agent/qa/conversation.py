@@ -256,9 +256,11 @@ def _moment(answer: Answer) -> Time | None:
     return Time(start=min(a for a, _ in spans), end=max(b for _, b in spans))
 
 
-#: What no "after that" follows on: asked of a thing's look, company, count or stay, "and after that?" asks what
-#: happened next.
-_NOTHING_NEXT = frozenset({Intent.ATTRIBUTE, Intent.COMPANY, Intent.COUNT, Intent.DURATION, Intent.HABIT})
+#: What no "after that" follows on: asked of a thing's look, company, count, stay or time, or of who was there, "and
+#: after that?" asks what happened next.
+_NOTHING_NEXT = frozenset(
+    {Intent.ATTRIBUTE, Intent.COMPANY, Intent.COUNT, Intent.DURATION, Intent.HABIT, Intent.WHEN, Intent.LIST}
+)
 
 #: How far around the moment an answer was about "then" reaches, in seconds.
 _AROUND_S = 60.0
