@@ -102,7 +102,7 @@ GENERIC = {
 }
 PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "this", "that", "those", "these"})
 FIRST_WORDS = frozenset({"first", "earliest", "firstly", "initially", "originally"})
-LAST_WORDS = frozenset({"last", "latest", "lastly", "finally", "recently", "recent", "newest"})
+LAST_WORDS = frozenset({"last", "latest", "lastly", "finally", "final", "recently", "recent", "newest"})
 BEFORE_WORDS = frozenset({"before", "earlier", "sooner", "prior", "ahead"})
 AFTER_WORDS = frozenset({"after", "later", "afterwards", "afterward", "then", "next", "following"})
 MORE_WORDS = frozenset({"more", "most", "greater", "larger", "bigger", "longer"})
@@ -325,6 +325,9 @@ _CHAT = {
     "mny": "many",
     "wat": "what",
     "wen": "when",
+    "wht": "what",
+    "lengthiest": "longest",
+    "briefest": "shortest",
     "whr": "where",
     "whos": "who is",
     "wheres": "where is",
@@ -350,6 +353,11 @@ _CHAT = {
     "wouldnt": "would not",
     "shouldnt": "should not",
 }
+#: Amounts said in words, as the numbers they stand for (approximately: "or so" is dropped).
+_AMOUNTS = (
+    (r"\bhalf a dozen\b", "6"), (r"\ba dozen\b", "12"), (r"\bdozen\b", "12"), (r"\ba couple of\b", "2"),
+    (r"\ba couple\b", "2"), (r"\ba handful of\b", "5"), (r"\b(\d+) or so\b", r"\1"),
+)  # fmt: skip
 _CHAT_WORD = re.compile(r"\b(" + "|".join(sorted(_CHAT, key=len, reverse=True)) + r")\b")
 
 
@@ -371,6 +379,8 @@ def tokenize(text: str) -> list[str]:
 
     text = re.sub(r"\b([a-z]+)'s\b(?=\s*([a-z]*))", opened, text)
     text = re.sub(r"\b(\d{1,2}(?::\d\d)?|noon|midday|midnight)-?ish\b", r"\1", text)  # "noon-ish", "9ish": a time
+    for said, number in _AMOUNTS:  # "a dozen or so people", "more than a couple of things": the number
+        text = re.sub(said, number, text)
     text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
     text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
     text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody
@@ -468,7 +478,9 @@ class Lexicon:
         out: list[str] = []
         read_as: list[tuple[str, str]] = []
         for token in tokens:
-            known = (token,) in self._phrases or any((token[: -len(end)],) in self._phrases for end in ("s", "es"))
+            known = (token,) in self._phrases or any(
+                token.endswith(end) and (token[: -len(end)],) in self._phrases for end in ("s", "es")
+            )
             close = (
                 difflib.get_close_matches(token, names, n=1, cutoff=_SPELLING)
                 if len(token) >= 5 and token.isalpha() and not known
@@ -478,12 +490,22 @@ class Lexicon:
                 words, name = names[close[0]]
                 out.extend(words)
                 read_as.append((token, name))
-            elif not known and (word := self._english_typo(token)) is not None:
+            elif not known and (word := self._without_vowels(token) or self._english_typo(token)) is not None:
                 out.append(word)
                 read_as.append((token, word))
             else:
                 out.append(token)
         return out, tuple(read_as)
+
+    def _without_vowels(self, token: str) -> str | None:
+        """The word of memory's vocabulary or the reader's own that ``token`` writes without (some of) its vowels, as
+        people type ("strt", "bedrm", "lvng", "colr"), when the dictionary has no such word: the one with the fewest
+        letters left out."""
+        if len(token) < 3 or not token.isalpha() or token in _closed_words() or token in _english():
+            return None
+        words = {w for key in self._phrases for w in key} | _closed_words()
+        fits = [w for w in words if len(w) > len(token) and w[0] == token[0] and _drops_vowels(w, token)]
+        return min(fits, key=lambda w: (len(w), w)) if fits else None
 
     def _english_typo(self, token: str) -> str | None:
         """The word ``token`` is a typo of ("sombody", "notifiy", "yesturday"), or None: a word of four letters or
@@ -547,6 +569,17 @@ class Lexicon:
 #: How often (in pyspellchecker's counts: "kitchen" 49,700, "bicycle" 7,329, "goodie" 428) a word must be used for
 #: an unknown word one letter off it to be read as it.
 _COMMON = 5000
+
+
+def _drops_vowels(word: str, token: str) -> bool:
+    """Whether ``token`` is ``word`` with only vowels left out ("strt" of "street")."""
+    i = 0
+    for c in word:
+        if i < len(token) and c == token[i]:
+            i += 1
+        elif c not in "aeiouy":
+            return False
+    return i == len(token)
 
 
 #: How much more used a word of memory's one letter off must be than a dictionary word to read one as the other.

@@ -603,7 +603,9 @@ def _about(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
 
 
 #: Words that name a camera's recording itself: "the street video", "the kitchen footage", "stop recording".
-_RECORDING_WORDS = frozenset({"recording", "recordings", "video", "videos", "footage", "feed", "recorded", "record"})
+_RECORDING_WORDS = frozenset(
+    {"recording", "recordings", "video", "videos", "footage", "feed", "recorded", "record", "clip", "clips"}
+)
 #: Words of a recording's start and end: "when did it start", "when did the camera stop recording?"
 _STARTS = frozenset({"start", "started", "starts", "begin", "began", "begins", "beginning", "first", "on"})
 _ENDS = frozenset({"stop", "stopped", "stops", "end", "ended", "ends", "finish", "finished", "last", "off"})
@@ -613,14 +615,15 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     """ "When did the street recording start?", "how long is the kitchen video?", "which camera recorded the longest?":
     the recording itself is asked about (when it started or stopped, how long it ran, which ran longest), not a thing
     in it. Only for when, how long and which camera, and only where no thing is named."""
-    if not set(tokens) & _RECORDING_WORDS or query.subject.kinds or query.subject.entity_id is not None:
-        return query
+    said = set(tokens)
+    started = bool(said & {"cam", "camera", "cameras"} and said & (_STARTS | _ENDS) - {"first", "last", "on", "off"})
+    if not (said & _RECORDING_WORDS or started) or query.subject.kinds or query.subject.entity_id is not None:
+        return query  # ("when did the kitchen cam start?" asks of its recording)
     intent = query.intent
     if cues.how == "long" or (cues.wh in ("which", "what") and {"longest", "most", "longer"} & set(tokens)):
         intent = Intent.WHICH_CAMERA if cues.camera_word else Intent.DURATION
     elif intent is not Intent.WHEN:
         return query
-    said = set(tokens)
     order = Order.FIRST if said & _STARTS and not said & _ENDS else Order.LAST if said & _ENDS else query.order
     subject = Subject(recording=True, said="recording")
     return replace(
@@ -1055,8 +1058,9 @@ _BESIDE = (("next", "to"), ("near",), ("beside",), ("by",), ("with",), ("close",
 
 def _longest(query: Query, tokens: list[str]) -> Query:
     """ "Who stayed the longest on the street?", "which car was there the shortest time?": the one seen longest."""
-    ranked = "most" if "longest" in tokens else "fewest" if "shortest" in tokens else ""
-    if not ranked or not {"who", "which", "what"} & set(tokens[:3]) or query.intent is Intent.DURATION:
+    said = set(tokens)
+    ranked = "most" if "longest" in said else "fewest" if "shortest" in said else ""
+    if not ranked or not {"who", "which", "what"} & said or (query.intent is Intent.DURATION and query.rank):
         return query
     return replace(query, intent=Intent.DURATION, rank=ranked, order=None)
 

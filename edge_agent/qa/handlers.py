@@ -1119,8 +1119,10 @@ def duration(query: Query, ctx: Context) -> Finding:
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
+    ranked = query.rank in ("most", "fewest")  # "who was there the shortest?": that one, not all of them
     if query.subject.many and query.subject.entity_id is None and not query.subject.described and len(seen) > 1:
-        return _any_there(query, ctx, seen)
+        if not ranked:
+            return _any_there(query, ctx, seen)
     if query.rank in ("most", "fewest") and query.subject.entity_id is None and len(seen) > 1:  # "who stayed longest?"
         span = max if query.rank == "most" else min
         subject = span(seen, key=lambda s: (s.last - s.first, -s.entity_id)).entity_id

@@ -755,6 +755,16 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.alternative_of, "street" in q.alternatives) == (Intent.ORDER, "camera", False)
     q = read(reader, "how much time passed between the kitchen and the desk?")
     assert (q.intent, q.other and q.other.place.cameras) == (Intent.DURATION, ("desk",))
+    q = read(reader, "were there a dozen or so folks out on the street?")
+    assert (q.intent, q.quantity, q.compare) == (Intent.COUNT, 12, "least")
+    assert read(reader, "were there more than a couple of people in the kitchen?").quantity == 2
+    assert read(reader, "what was the final thing any camera noticed?").order is Order.LAST
+    q = read(reader, "any1 in bedrm?")  # a word written without its vowels: the name it leaves them out of
+    assert (q.place.cameras, q.grounded) == (("bedroom",), (("bedrm", "bedroom"),))
+    assert read(reader, "ppl on strt").place.cameras == ("street",)
+    q = read(reader, "wen did kitchen cam start")
+    assert (q.intent, q.subject.recording, q.order) == (Intent.WHEN, True, Order.FIRST)
+    assert read(reader, "of all the people, who showed up for the briefest moment?").rank == "fewest"
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
