@@ -678,6 +678,7 @@ def _moving(query: Query, tokens: list[str]) -> Query:
 def _every_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "Did every camera see a person?", "was the dog seen in all the rooms?": the cameras that saw it, held against
     all of them."""
+    tokens = [t for t in tokens if t != "single"]  # "did every single room ..."
     said = [i for i, w in enumerate(tokens[:-1]) if w in ("every", "each", "all")]
     asked = any(
         (tokens[i + 1] in _CAMERA_WORDS | _ROOM_WORDS) or (tokens[i + 1] == "the" and tokens[i + 2 : i + 3] and
@@ -941,6 +942,8 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
         if outdoor_cameras and len(outdoor_cameras) < len(cameras):
             not_cameras = (*query.place.not_cameras, *outdoor_cameras)
             query = replace(query, place=replace(query.place, not_cameras=not_cameras))
+            if query.compare == "all" and query.aggregate is Aggregate.CAMERAS:  # "did every room have someone?"
+                query = replace(query, quantity=len([c for c in cameras if c not in not_cameras]))
     counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(tokens[:6]) and "how" in tokens[:2]
     if counts_cameras and query.aggregate in (None, Aggregate.THINGS):
         query = replace(query, aggregate=Aggregate.CAMERAS)
@@ -993,7 +996,18 @@ def _house_compared(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
 
 
 #: Words before "room(s)" that ask among the rooms ("which room", "how many rooms"), not name one ("living room").
-_ROOM_ASKED = (["which"], ["what"], ["many"], ["each"], ["every"], ["all"], ["other"], ["busiest"], ["quietest"])
+_ROOM_ASKED = (
+    ["which"],
+    ["what"],
+    ["many"],
+    ["each"],
+    ["every"],
+    ["all"],
+    ["other"],
+    ["busiest"],
+    ["quietest"],
+    ["single"],
+)
 #: Nouns of a stretch of time: "was there a time when no camera saw anything?" asks whether there was.
 _SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap", "while", "point"})
 
@@ -1106,24 +1120,27 @@ _UNRECORDED = {
     ("plate", "number"): "number plate", ("registration",): "number plate", ("mood",): "mood",
     ("happy",): "mood", ("sad",): "mood", ("angry",): "mood", ("upset",): "mood", ("scared",): "mood",
     ("smiling",): "mood", ("crying",): "mood", ("tired",): "mood", ("nationality",): "nationality",
-    ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex",
+    ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex", ("hands",): "what was done with hands",
+    ("hand",): "what was done with hands",
 }  # fmt: skip
 
 
 def _unrecorded(query: Query, tokens: list[str]) -> Query:
     """ "How old was the baby?", "what make was the car?": a property memory does not describe, said so (with what it
     saw of the thing) instead of answering another question about it."""
-    found = next(
+    found, said = next(
         (
-            what
+            (what, words)
             for i in range(len(tokens))
             for words, what in _UNRECORDED.items()
             if tuple(tokens[i : i + len(words)]) == words
         ),
-        "",
+        ("", ()),
     )
     if not found or not (query.subject.named or query.subject.said or "subject" in query.refers):
         return query
+    places = tuple(u for u in query.unknown_places if not set(u.split()) & set(said))  # "in a good mood": no place
+    query = replace(query, unknown_places=places, unknown=tuple(u for u in query.unknown if u not in said))
     query = replace(query, alternatives=(), alternative_of="", asks="")
     return replace(query, intent=Intent.EXISTS, unrecorded=found, yes_no=True)
 

@@ -765,6 +765,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "wen did kitchen cam start")
     assert (q.intent, q.subject.recording, q.order) == (Intent.WHEN, True, Order.FIRST)
     assert read(reader, "of all the people, who showed up for the briefest moment?").rank == "fewest"
+    q = read(reader, "did every room have a person in it?")  # the rooms: cameras indoors, all of them
+    assert (q.compare, q.quantity, q.place.not_cameras) == ("all", len(CAMERAS) - 2, ("street", "front-door"))
+    q = read(reader, "was the lady in the kitchen in a good mood?")
+    assert (q.unrecorded, q.unknown_places) == ("mood", ())
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
