@@ -96,7 +96,8 @@ NOT_THINGS = frozenset(
      "color", "size", "pattern", "happened", "person", "going", "on", "of", "clock", "fire", "face", "hand",
      "hands", "head", "boot", "door", "floor", "ground", "wall", "room", "house", "home", "place", "area", "spot",
      "anyone", "someone", "everyone", "anybody", "somebody", "everybody", "any", "i", "me", "you", "we", "us",
-     "unusual", "interesting", "new", "strange", "odd", "weird", "else", "one", "ones", "thing", "things", "stuff"}
+     "unusual", "interesting", "new", "strange", "odd", "weird", "else", "one", "ones", "thing", "things", "stuff",
+     "half"}
 )  # fmt: skip
 #: Words after a place word that name no place of their own ("in the view", "at the moment", "at home").
 PLACE_WORDS = frozenset(
@@ -849,15 +850,17 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     if at is None:  # "what did the street cam see in the first minute?": of what it recorded, said or not
         j = next((i for i, w in enumerate(tokens[:-1]) if w in UNITS and tokens[i + 1] in ("?", ".", "!", ",")), -1)
         j = j if j >= 0 or not tokens or tokens[-1] not in UNITS else len(tokens) - 1
-        firsts = tokens[max(0, j - 2) : j]
-        if j < 0 or not any(_FIRSTS.get(w) == "first" for w in firsts):
+        firsts = tokens[max(0, j - 3) : j]  # "in the first minute", "the final half minute" ("the last 5 minutes" is
+        if j < 0 or not any(w in _FIRSTS and w != "last" for w in firsts):  # back from now, read with the times)
             return query
     else:
         j = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of") - 1
     seconds = 0.0
     if j >= 0 and tokens[j] in UNITS:
         seconds, j = UNITS[tokens[j]], j - 1
-        if j >= 0 and (tokens[j].isdigit() or tokens[j] in NUMBER_WORDS):
+        if j >= 0 and tokens[j] == "half":  # "the final half minute"
+            seconds, j = seconds / 2, j - 1
+        elif j >= 0 and (tokens[j].isdigit() or tokens[j] in NUMBER_WORDS):
             seconds, j = seconds * (int(tokens[j]) if tokens[j].isdigit() else NUMBER_WORDS[tokens[j]]), j - 1
     if j < 0 or tokens[j] not in _FIRSTS:
         return query
@@ -936,6 +939,11 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             place = replace(query.place, not_cameras=outside) if home else replace(query.place, cameras=outside)
             query = replace(query, place=place, unknown_places=())
     rooms = [i for i, w in enumerate(tokens) if w in ("room", "rooms") and tokens[i - 1 : i] in _ROOM_ASKED]
+    among = any(tokens[i : i + 3] in (["of", "the", "rooms"], ["in", "the", "rooms"]) for i in range(len(tokens)))
+    if among and not query.place.cameras:  # "in any of the rooms", "was anyone in the rooms?": the cameras indoors
+        out_there = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+        if out_there and len(out_there) < len(cameras):
+            query = replace(query, place=replace(query.place, not_cameras=(*query.place.not_cameras, *out_there)))
     if rooms and not query.place.cameras and query.intent in (Intent.COUNT, Intent.WHICH_CAMERA):
         # "how many rooms had someone?", "which room was busiest?": the cameras indoors (a street is no room)
         outdoor_cameras = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)

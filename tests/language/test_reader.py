@@ -769,6 +769,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.compare, q.quantity, q.place.not_cameras) == ("all", len(CAMERAS) - 2, ("street", "front-door"))
     q = read(reader, "was the lady in the kitchen in a good mood?")
     assert (q.unrecorded, q.unknown_places) == ("mood", ())
+    q = read(reader, "was someone dressed in red in any of the rooms before 11?")
+    assert (q.subject.colours, q.place.not_cameras) == (("red",), ("street", "front-door"))
+    q = read(reader, "anyone wearing blue on the street during the final half minute?")
+    assert (q.time.of_recording, q.time.recording_s) == ("last", 30.0)
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
