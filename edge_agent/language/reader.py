@@ -763,6 +763,30 @@ def _besides(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=Intent.COUNT, subject=subject, quantity=1, compare="more", unknown=unknown)
 
 
+def _colour_sides(query: Query, tokens: list[str]) -> Query:
+    """ "Were there more people in black or in blue?", "more people in black than in blue?": the things of each colour
+    counted, the colour with more (or fewer) the answer."""
+    if not (MORE_WORDS | FEWER_WORDS) & set(tokens) or not {"or", "than"} & set(tokens) or query.other is not None:
+        return query
+    said = [t for t in tokens if t in COLOUR_WORDS]
+    named = query.subject.kinds or query.subject.generic
+    if len(said) != 2 or not named or query.intent not in (Intent.COUNT, Intent.EXISTS, Intent.LIST):
+        return query
+    mine = replace(query.subject, colours=(said[0],), many=True)
+    choosing = "or" in tokens
+    return replace(
+        query,
+        intent=Intent.COUNT,
+        subject=mine,
+        other=Side(subject=replace(mine, colours=(said[1],))),
+        compare="fewer" if FEWER_WORDS & set(tokens) else "more",
+        aggregate=Aggregate.THINGS,
+        alternatives=tuple(said) if choosing else (),
+        alternative_of="colour" if choosing else "",
+        yes_no=query.yes_no and not choosing,
+    )
+
+
 def _rooms_in_order(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "In what order did the rooms get visitors?", "in which order did the cameras see someone?": every camera (the
     rooms: those indoors) by when it first saw the subject."""
@@ -2253,6 +2277,7 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
+        query = _colour_sides(query, tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues

@@ -686,7 +686,7 @@ def _count(query: Query, ctx: Context) -> Finding:
     if query.compare and other_side is not None and ctx.other is not None:
         mine = _count_things(query, ctx.view, side)
         theirs = _count_things(query, ctx.other, other_side)
-        which = query.alternatives if query.alternative_of == "camera" else ()
+        which = query.alternatives if query.alternative_of in ("camera", "colour") else ()
         return replace(mine, other=theirs, compare=query.compare, evidence=mine.evidence + theirs.evidence, which=which)
     aggregate = query.aggregate or Aggregate.THINGS
     if aggregate is Aggregate.TIMES and (

@@ -8,6 +8,7 @@ from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from edge_agent.clock import format_utc
+from edge_agent.language.lexicon import COLOUR_WORDS
 from edge_agent.memory import Entity, Observation
 from edge_agent.memory.description import place_phrase
 from edge_agent.perception.vocabulary import plural, singular
@@ -268,11 +269,8 @@ def _count(f: Count) -> str:
         typed = str(f.typed)
         if typed == f.which[-1] and typed != f.which[0]:  # the side chosen first
             here, there = there, here
-        said = (
-            typed
-            if typed.startswith("the ") or typed in ("outside", "inside", "indoors", "outdoors")
-            else f"the {typed}"
-        )
+        plain = typed.startswith("the ") or typed in ("outside", "inside", "indoors", "outdoors", *COLOUR_WORDS)
+        said = typed if plain else f"the {typed}"  # "the street", "outside", "black"
         return f"{said[0].upper()}{said[1:]}: {here} against {there}."
     if f.other is not None and f.compare:
         holds = f.holds

@@ -773,6 +773,8 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.subject.colours, q.place.not_cameras) == (("red",), ("street", "front-door"))
     q = read(reader, "anyone wearing blue on the street during the final half minute?")
     assert (q.time.of_recording, q.time.recording_s) == ("last", 30.0)
+    q = read(reader, "were there more people in black or in blue on the street?")
+    assert (q.intent, q.subject.colours, q.other and q.other.subject.colours) == (Intent.COUNT, ("black",), ("blue",))
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"

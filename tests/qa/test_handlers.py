@@ -496,3 +496,9 @@ def test_someone_appearing_counts_every_person_and_rooms_are_ordered_by_their_fi
 def test_anyone_besides_one_of_them_is_whether_there_was_more_than_one(ask, question, expected, text):
     answer = ask(question, "yes", "no")
     assert text in answer.text and answer.choice == expected, answer.text
+
+
+def test_more_of_one_colour_or_another_counts_each(ask):
+    """ "Were there more things in red or in grey?": the things of each colour counted, the colour with more said."""
+    answer = ask("were there more things in red or in white?")
+    assert answer.text.startswith("Red: 2 red things against"), answer.text
