@@ -497,14 +497,18 @@ class Lexicon:
                 out.append(token)
         return out, tuple(read_as)
 
+    @functools.cached_property
+    def _words(self) -> frozenset[str]:
+        """Every single word of memory's vocabulary and the reader's own, read once."""
+        return frozenset(w for key in self._phrases for w in key) | _closed_words()
+
     def _without_vowels(self, token: str) -> str | None:
         """The word of memory's vocabulary or the reader's own that ``token`` writes without (some of) its vowels, as
         people type ("strt", "bedrm", "lvng", "colr"), when the dictionary has no such word: the one with the fewest
         letters left out."""
         if len(token) < 3 or not token.isalpha() or token in _closed_words() or token in _english():
             return None
-        words = {w for key in self._phrases for w in key} | _closed_words()
-        fits = [w for w in words if len(w) > len(token) and w[0] == token[0] and _drops_vowels(w, token)]
+        fits = [w for w in self._words if len(w) > len(token) and w[0] == token[0] and _drops_vowels(w, token)]
         return min(fits, key=lambda w: (len(w), w)) if fits else None
 
     def _english_typo(self, token: str) -> str | None:

@@ -792,7 +792,7 @@ def _rooms_in_order(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
     rooms: those indoors) by when it first saw the subject."""
     if "order" not in tokens or query.place.cameras or query.alternatives or not {"rooms", "cameras"} & set(tokens):
         return query
-    outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
+    outdoor = set(_outdoor(cameras))
     chosen = tuple(c for c in cameras if "rooms" not in tokens or c not in outdoor)
     if len(chosen) < 2:
         return query
@@ -938,6 +938,13 @@ _OUTDOOR_CAMERAS = frozenset(
      "parking", "gate", "lawn", "outside", "outdoor", "outdoors", "deck", "balcony", "door", "doorbell", "entrance",
      "front", "courtyard", "carport"}
 )  # fmt: skip
+
+
+def _outdoor(cameras: Sequence[str]) -> tuple[str, ...]:
+    """The cameras whose names say they look outdoors ("street", "front-door"), in order."""
+    return tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+
+
 _INDOOR_WORDS = frozenset({"indoor", "indoors", "inside", "interior"})
 _OUTDOOR_WORDS = frozenset({"outdoor", "outdoors", "outside", "exterior"})
 
@@ -946,36 +953,31 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "How many of the indoor cameras saw someone?": the cameras whose names say indoors (or outdoors), by the words
     in them; a count of cameras when the question counts cameras or rooms; "a stretch when no camera saw anything" is
     whether any was seen (none, for yes)."""
+    outdoor = _outdoor(cameras)
+    split = bool(outdoor) and len(outdoor) < len(cameras)  # some cameras look out, some in
     for i, w in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         if after not in ("camera", "cameras", "ones", "rooms", "one") or query.place.cameras:
             continue
         if w in _INDOOR_WORDS or w in _OUTDOOR_WORDS:
-            outdoor = {c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS}
             chosen = tuple(c for c in cameras if (c in outdoor) == (w in _OUTDOOR_WORDS))
             query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
     words = [t for t in tokens if t not in ("?", ".", "!")]
     home = words[-1:] in (["home"], ["indoors"], ["inside"]) or words[-2:] in (["the", "house"], ["the", "home"])
     out = words[-1:] in (["outside"], ["outdoors"])
-    if (home or out) and not query.place.named:  # "anyone home?", "how many people outside?": the cameras so
-        outside = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
-        if outside and len(outside) < len(cameras):
-            place = replace(query.place, not_cameras=outside) if home else replace(query.place, cameras=outside)
-            query = replace(query, place=place, unknown_places=())
+    if (home or out) and not query.place.named and split:  # "anyone home?", "how many people outside?": the cameras so
+        place = replace(query.place, not_cameras=outdoor) if home else replace(query.place, cameras=outdoor)
+        query = replace(query, place=place, unknown_places=())
     rooms = [i for i, w in enumerate(tokens) if w in ("room", "rooms") and tokens[i - 1 : i] in _ROOM_ASKED]
     among = any(tokens[i : i + 3] in (["of", "the", "rooms"], ["in", "the", "rooms"]) for i in range(len(tokens)))
-    if among and not query.place.cameras:  # "in any of the rooms", "was anyone in the rooms?": the cameras indoors
-        out_there = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
-        if out_there and len(out_there) < len(cameras):
-            query = replace(query, place=replace(query.place, not_cameras=(*query.place.not_cameras, *out_there)))
-    if rooms and not query.place.cameras and query.intent in (Intent.COUNT, Intent.WHICH_CAMERA):
-        # "how many rooms had someone?", "which room was busiest?": the cameras indoors (a street is no room)
-        outdoor_cameras = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
-        if outdoor_cameras and len(outdoor_cameras) < len(cameras):
-            not_cameras = (*query.place.not_cameras, *outdoor_cameras)
-            query = replace(query, place=replace(query.place, not_cameras=not_cameras))
-            if query.compare == "all" and query.aggregate is Aggregate.CAMERAS:  # "did every room have someone?"
-                query = replace(query, quantity=len([c for c in cameras if c not in not_cameras]))
+    picking = bool(rooms) and query.intent in (Intent.COUNT, Intent.WHICH_CAMERA)
+    if (among or picking) and not query.place.cameras and split:
+        # "in any of the rooms", "how many rooms had someone?", "which room was busiest?": the cameras indoors (a
+        # street is no room)
+        not_cameras = tuple(dict.fromkeys((*query.place.not_cameras, *outdoor)))
+        query = replace(query, place=replace(query.place, not_cameras=not_cameras))
+        if query.compare == "all" and query.aggregate is Aggregate.CAMERAS:  # "did every room have someone?"
+            query = replace(query, quantity=len([c for c in cameras if c not in not_cameras]))
     counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(tokens[:6]) and "how" in tokens[:2]
     if counts_cameras and query.aggregate in (None, Aggregate.THINGS):
         query = replace(query, aggregate=Aggregate.CAMERAS)
@@ -997,7 +999,7 @@ def _house_compared(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
     if not (MORE_WORDS | FEWER_WORDS) & set(tokens) or not {"or", "than"} & set(tokens):
         return query
     said = [w for i in range(len(tokens)) for w in _HOUSE if tuple(tokens[i : i + len(w)]) == w]
-    outdoor = tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
+    outdoor = _outdoor(cameras)
     indoor = tuple(c for c in cameras if c not in outdoor)
     if not said or not outdoor or not indoor:
         return query
