@@ -487,6 +487,10 @@ class Duration(Finding):
     longer: bool = True  #: whether asked if it was longer than ``against`` (else shorter)
     what: str = ""  #: several things of a kind, together ("17 people"), when no one entity is asked about
     recorded: float | None = None  #: "the whole time?": how long its camera recorded (``against`` is that, near enough)
+    #: the stay's end unseen (a worn camera looked elsewhere): its last sighting there, the least it stayed; ``end`` is
+    #: then when it was next seen, at ``next_place``, the most
+    seen_until: float | None = None
+    next_place: str = ""
 
     @property
     def holds(self) -> bool | None:

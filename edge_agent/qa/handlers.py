@@ -1200,7 +1200,7 @@ def _stay_at(
 ) -> Finding:
     """How long it stayed at one of ``places`` from ``since`` (none named: where it was first seen from then, the place
     memory found when no one named it): to the end of its last sighting there before it was first seen at another
-    place (a sighting at no place says nothing of where it was)."""
+    place (a sighting at no place says nothing of where it was); on a worn camera, to that next sighting."""
     where = place_of(history)
     if not places:
         first = next((o for o in history if o.t_end >= since - _AT_MOMENT_S and (where(o) or o.place_id)), None)
@@ -1214,16 +1214,24 @@ def _stay_at(
     if not there:
         return _not_seen(query, ctx.view)
     start = min(since, there[0].t_start)  # it was put there then, as the question says (or seen there already)
+    # A worn camera watches a place only while it looks at it: a thing unseen there since may have stayed until it
+    # was next seen elsewhere (and no later), which is then the end of the stay, its last sighting there the least.
+    later = after[after.index(there[-1]) + 1 :]  # ``there`` is a run of ``after``: what follows is elsewhere
+    elsewhere = later[0] if later and ctx.moves(there[-1].camera) else None
+    end = elsewhere.t_start if elsewhere is not None else there[-1].t_end
+    cited = (there[0], there[-1]) if len(there) > 1 else (there[0],)
     return Duration(
-        (there[0], there[-1]) if len(there) > 1 else (there[0],),
+        cited + ((elsewhere,) if elsewhere is not None else ()),
         unit=query.asks,
         entity=ctx.store.entity(subject),
-        seconds=there[-1].t_end - start,
+        seconds=end - start,
         start=start,
-        end=there[-1].t_end,
+        end=end,
         where=f"at {where(there[0])}",
         against=query.span_s,
         longer=query.compare != "fewer",
+        seen_until=there[-1].t_end if elsewhere is not None else None,
+        next_place=where(elsewhere) if elsewhere is not None else "",
     )
 
 

@@ -525,6 +525,13 @@ def _duration(f: Duration) -> str:
             f"{was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
             f"({_count_of(len(f.evidence), 'cited observation')})."
         )
+    if f.seen_until is not None:  # a worn camera: the stay's end not seen, only when it was next seen elsewhere
+        return (
+            f"Up to about {_span(f.seconds)}: {who} {was} seen{_scope(f.where, '')} from {_t(f.start)} to "
+            f"{_t(f.seen_until)} (at least {_span(f.seen_until - f.start)}), then next seen at {f.next_place}, "
+            f"{_t(f.end)}; its camera is worn and did not watch there in between "
+            f"({_count_of(len(f.evidence), 'cited observation')})."
+        )
     return (
         f"About {_span(f.seconds)}: {who} {was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
         f"({_count_of(len(f.evidence), 'cited observation')})."

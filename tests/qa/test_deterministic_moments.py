@@ -442,3 +442,22 @@ def test_which_of_two_places_and_how_long_it_stayed_at_one_after_a_moment(tmp_pa
             choices=["about 20 minutes", "about 2 hours"],
         )
         assert stayed.choice == "about 20 minutes" and "at sink" in stayed.text, stayed.text
+
+
+def test_how_long_a_thing_stayed_where_a_worn_camera_left_it_is_until_it_was_next_seen_elsewhere(tmp_path, embedder):
+    """A worn camera looks at a place only now and then: a thing put by the sink and next seen by the table two hours
+    later may have stayed by the sink all that time; a fixed camera that saw it go says the time it saw."""
+    from edge_agent.qa import DeterministicController
+
+    a = unit(np.r_[np.ones(4), np.zeros(28)])
+    with Store(tmp_path / "home") as store:
+        _seen_again(store, 1, (0, 0, 40, 40), a, "sink", [DAY])
+        _seen_again(store, 1, (200, 0, 240, 40), a, "table", [DAY + 7200], seed=7)
+        question = f"How long were the grey keys by the sink after they were put there at {format_utc(DAY, zone=True)}?"
+        choices = ["about 10 seconds", "about 2 hours"]
+        worn = DeterministicController(store, embedder, moving_cameras=["kit*"]).ask(question, choices=choices)
+        assert worn.choice == "about 2 hours", worn.text
+        assert worn.text.startswith("Up to about 2 h") and "then next seen at table" in worn.text, worn.text
+        assert len(worn.evidence) == 2  # its sighting by the sink and the next, by the table
+        fixed = DeterministicController(store, embedder).ask(question, choices=choices)
+        assert fixed.choice == "about 10 seconds" and fixed.text.startswith("About "), fixed.text
