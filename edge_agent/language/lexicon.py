@@ -71,7 +71,7 @@ PLACE_PREPOSITIONS: dict[tuple[str, ...], str] = {
 WITH_WORDS = frozenset(
     {"with", "alongside", "carrying", "carried", "carries", "carry", "holding", "held", "holds", "hold", "wearing",
      "wore", "wears", "pushing", "pushed", "pulling", "pulled", "walking", "riding", "rode", "having",
-     "accompanied", "accompanying", "beside"}
+     "accompanied", "accompanying", "beside", "using", "uses"}
 )  # fmt: skip
 NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"})
 #: Subjects that are themselves negative: the proposition asked is that none was there.

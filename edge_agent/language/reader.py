@@ -19,7 +19,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -66,6 +66,7 @@ from edge_agent.language.lexicon import (
     WH,
     WITH_WORDS,
     Lexicon,
+    Span,
     tokenize,
 )
 from edge_agent.language.times import NUMBER_WORDS, UNITS, read_span, read_times
@@ -201,8 +202,21 @@ _POLITE = (
     ("if", "it", "is", "not", "too", "much", "trouble"), ("if", "you", "do", "not", "mind"), ("if", "possible"),
     ("by", "any", "chance"), ("please",), ("kindly",),
 )  # fmt: skip
-#: What closes a list of choices without being one: "A, B, or something else?"
-_NOT_CHOICES = (("or", "something", "else"), ("or", "anything", "else"))
+#: What closes a list of choices without being one: "A, B, or something else?", "in the kitchen or elsewhere?"
+_NOT_CHOICES = (
+    ("or", "something", "else"), ("or", "anything", "else"), ("or", "somewhere", "else"), ("or", "anywhere", "else"),
+    ("or", "someone", "else"), ("or", "somebody", "else"), ("or", "anyone", "else"), ("or", "elsewhere"),
+    ("or", "not"),
+)  # fmt: skip
+#: What a sentence may say before "whether" / "if" that only leads into a yes-or-no question: "I'm trying to figure
+#: out whether ...", "could you check if ...", "I'd like to know whether ...".
+_YES_NO_LEAD = frozenset(
+    {"i", "am", "we", "are", "you", "can", "could", "would", "will", "do", "please", "just", "really", "actually",
+     "trying", "try", "to", "want", "wanted", "need", "needed", "like", "love", "know", "wonder", "wondering",
+     "check", "see", "figure", "find", "work", "out", "tell", "me", "us", "ask", "asking", "sure", "make",
+     "remember", "recall", "confirm", "verify", "curious", "whether", "if", "so", "ok", "okay", "hey", "um",
+     "quickly", "help", "let", "look", "up", "had", "have", "should", "be", "is", "it", "possible", "the"}
+)  # fmt: skip
 
 
 def _plain(tokens: list[str]) -> list[str]:
@@ -216,8 +230,13 @@ def _plain(tokens: list[str]) -> list[str]:
         if lead and asks and (asks[0] in WH or asks[0] in ("in", "at", "on", "from", "by") and asks[-1] in WH):
             i += lead
             continue
-        if any(tuple(tokens[i : i + 3]) == c for c in _NOT_CHOICES):
-            i += 3
+        choice = next((len(c) for c in _NOT_CHOICES if tuple(tokens[i : i + len(c)]) == c), 0)
+        if choice:
+            i += choice
+            continue
+        if tokens[i] in ("whether", "if") and out and set(out) <= _YES_NO_LEAD and out[-1] not in ("whether", "if"):
+            out = ["whether"]  # "I'm trying to figure out whether the bowl was ...": asks whether it was (a yes/no)
+            i += 1
             continue
         polite = next((len(p) for p in _POLITE if tuple(tokens[i : i + len(p)]) == p), 0)
         if polite:
@@ -278,6 +297,29 @@ def _place_word(w: str) -> bool:
 _CLAUSE_BREAKS = frozenset({":", ";", "?", ",", ".", "!"})
 _RELATIVE = frozenset({"that", "which", "who", "whom", "where"})
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
+#: Pronouns that stand for a person: "he", "she" (memory does not tell sex: any person).
+_PERSONAL = frozenset({"he", "she", "him", "her", "his", "hers"})
+
+
+def _pronoun(word: str) -> dict[str, Any]:
+    """What a pronoun says of its thing: "where was he?" asks of a person (the last one talked of)."""
+    return {"kinds": ("person",), "said": "person"} if word in _PERSONAL else {"said": word}
+
+
+def _one_is_noun(word: str, after: Span | None, before: Span | None) -> bool:
+    """Whether "one" is a thing ("the little one", "the one I saw"), not a number ("one dog") nor a camera's ("the
+    street one")."""
+    if word not in ("one", "ones") or before is not None and before.of("camera"):
+        return False
+    return not (after is not None and (bool(after.tags) or after.words in GENERIC or after.words in CLOTHES))
+
+
+def _event(verb: str, before: str) -> str:
+    """What a verb says happened: "where did I leave my keys?" asks where I put them, not where they went."""
+    event = EVENT_VERBS[verb]
+    return "moved" if event == "leaves" and before in ("i", "we") and verb in ("leave", "left") else event
+
+
 _PEOPLE_WORDS = frozenset({"who", "whom", "anyone", "someone", "anybody", "somebody", "everyone", "everybody"})
 _CAMERA_WORDS = frozenset({"camera", "cameras", "cam", "cams", "view", "views", "feed", "feeds"})
 _ROOM_WORDS = frozenset({"room", "rooms"})
@@ -908,6 +950,18 @@ def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[st
     answer (as "which saw more people, the street or the kitchen?"); a camera named like a kind ("the desk") is the
     camera there; "more time than" compares how long each was there."""
     other = query.other
+    two = query.alternative_of == "camera" and len(query.alternatives) == 2 and other is None
+    if two and query.intent is Intent.WHICH_CAMERA and (MORE_WORDS | FEWER_WORDS) & set(tokens):
+        # "which camera saw more people, the street one or the desk one?": a count on each, held against the other
+        return replace(
+            query,
+            intent=Intent.COUNT,
+            place=replace(query.place, cameras=query.alternatives[:1]),
+            other=Side(place=Place(cameras=query.alternatives[1:])),
+            compare="fewer" if FEWER_WORDS & set(tokens) else "more",
+            aggregate=query.aggregate or Aggregate.THINGS,
+            rank="",
+        )
     timed = any(w in ("more", "less") and after in ("time", "while") for w, after in zip(tokens, tokens[1:]))
     if timed and query.intent is Intent.COUNT and other is not None and query.compare:
         return replace(query, intent=Intent.DURATION, aggregate=None)
@@ -1093,9 +1147,24 @@ def _duration_noun(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
     return replace(query, intent=Intent.DURATION, subject=Reader._subject(thing, [], [], []), unknown=unknown)
 
 
+#: What "any other ..." may name that is a camera's view: "did he turn up on any other camera?"
+_VIEWS = frozenset({"camera", "cameras", "cam", "cams", "room", "rooms", "place", "places", "view", "views"})
+
+
 def _elsewhere(query: Query, tokens: list[str]) -> Query:
-    """ "Where else was he seen?": somewhere other than where the conversation saw him (refers "else")."""
-    if not {"else", "elsewhere"} & set(tokens) or query.intent not in (Intent.WHERE, Intent.WHICH_CAMERA):
+    """ "Where else was he seen?", "did he turn up on any other camera?": somewhere other than where the conversation
+    saw him (refers "else"); "was the person at the desk on any other camera?": whether the one at the desk was seen
+    on a camera but the desk (the same thing)."""
+    other = any(w in ("other", "another") and _VIEWS & set(tokens[i + 1 : i + 3]) for i, w in enumerate(tokens))
+    if not ({"else", "elsewhere"} & set(tokens) or other):
+        return query
+    if query.intent is Intent.EXISTS and query.yes_no and other:
+        if not query.place.cameras:  # which cameras saw it (in a conversation: but the one it was talked about on)
+            return replace(query, intent=Intent.WHICH_CAMERA, yes_no=False, refers=(*query.refers, "else"))
+        them = Side(subject=Subject(kinds=query.subject.kinds, said=query.subject.said),
+                    place=Place(not_cameras=query.place.cameras))  # fmt: skip
+        return replace(query, intent=Intent.SAME, other=them)
+    if query.intent not in (Intent.WHERE, Intent.WHICH_CAMERA):
         return query  # (which cameras saw it: "the person in red - where else did they go?" is answered by them all)
     return query if query.place.named else replace(query, intent=Intent.WHICH_CAMERA, refers=(*query.refers, "else"))
 
@@ -1237,7 +1306,10 @@ def _happened_beside(query: Query, tokens: list[str]) -> Query:
     if query.intent is not Intent.ORDER or query.other is None or query.order not in (Order.AFTER, Order.BEFORE):
         return query
     generic = query.subject.generic or not query.subject.named
-    came = tokens[:1] == ["what"] and bool({"came", "come"} & set(tokens[:3]))  # "what came after ..."
+    came = any(  # "what came after ...", "right after the woman left, what showed up?"
+        w == "what" and any(EVENT_VERBS.get(v) == "appears" for v in tokens[j + 1 : j + 3])
+        for j, w in enumerate(tokens)
+    )
     if not generic or not (HAPPEN_WORDS & set(tokens) or came):  # ("did anything come after ...?" is the order's)
         return query
     return replace(query, intent=Intent.SUMMARY, yes_no=False)
@@ -1693,7 +1765,7 @@ class Reader:
                 cues.clause.append(w)  # what a relative clause says of the subject: "the woman who was cooking"
             if first_content and w not in FILLER and w not in ("?",):
                 first_content = False
-                if w in AUX or w in ("any", "anything", "anyone", "anybody", "anywhere", "no"):
+                if w in AUX or w in ("any", "anything", "anyone", "anybody", "anywhere", "no", "whether"):
                     cues.yes_no = True
                 elif w in IMPERATIVES and not cues.wh:
                     cues.imperative = w
@@ -1863,7 +1935,7 @@ class Reader:
                 and not view_as_noun
                 and w not in ("there", "around")
             ):
-                event = EVENT_VERBS[w]
+                event = _event(w, word(i - 1))
                 cues.events.append(event)
                 if event != "seen" and role == "subject" and phrases and not in_relative:
                     role = "object"
@@ -1973,9 +2045,7 @@ class Reader:
                 k += 1
                 continue
             after_one = spans[k + 1] if k + 1 < len(spans) else None
-            one_is_noun = w in ("one", "ones") and not (
-                after_one is not None and (after_one.tags or after_one.words in GENERIC or after_one.words in CLOTHES)
-            )
+            one_is_noun = _one_is_noun(w, after_one, spans[k - 1] if k else None)
             if w in DETERMINERS and not one_is_noun:  # "one dog"; but "the little one", "the one I saw" are things
                 determiner = True
                 if w in ("all", "every", "each", "most"):
@@ -2101,7 +2171,7 @@ class Reader:
                 k += 1
                 continue
             if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in _ENDS_CLAUSE):
-                p = _Phrase(i, span.end, role, relation, pronoun=True, said=w)
+                p = _Phrase(i, span.end, role, relation, pronoun=True, **_pronoun(w))
                 if not in_relative and role in ("subject", "object"):
                     cues.refers.append("subject")  # "and where was it?": the thing talked about
                 add(p)
@@ -2636,8 +2706,9 @@ class Reader:
 
 def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
     """ "did anyone come after the van left?", "was the car there before the woman arrived?": each side of an order
-    its own event where the clauses around "before" / "after" say different ones (coming, leaving, or being seen)."""
-    if query.intent is not Intent.ORDER or query.other is None:
+    its own event where the clauses around "before" / "after" say different ones (coming, leaving, or being seen); so
+    has what happened after the other side's moment ("what showed up after the woman left?")."""
+    if query.intent not in (Intent.ORDER, Intent.SUMMARY) or query.other is None:
         return query
     at = next((i for i, t in enumerate(tokens) if t in ("before", "after", "until", "since")), None)
     if at is None:
@@ -2652,8 +2723,14 @@ def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
         ]
         return said[0] if said else None
 
-    mine = event(tokens[:at], ["", *tokens[: at - 1]])
-    theirs = event(tokens[at + 1 :], tokens[at : len(tokens) - 1])
+    comma = next((i for i in range(at + 1, len(tokens)) if tokens[i] == ","), None)
+    if comma is not None and not (set(tokens[:at]) & (AUX | WH | set(EVENT_VERBS))):
+        # "right after the woman left the kitchen, what showed up?": the clause put first is the other side's
+        mine = event(tokens[comma + 1 :], tokens[comma : len(tokens) - 1])
+        theirs = event(tokens[at + 1 : comma], tokens[at : comma - 1])
+    else:
+        mine = event(tokens[:at], ["", *tokens[: at - 1]])
+        theirs = event(tokens[at + 1 :], tokens[at : len(tokens) - 1])
     if theirs is None or theirs == mine:
         return query
     own = Event(mine) if mine else Event.SEEN

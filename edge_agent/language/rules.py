@@ -45,6 +45,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     times, per, within, used = _nth_time(body)
     body = [t for j, t in enumerate(body) if j not in used]
     _refuse_counts_at_once(body, reader.lexicon)
+    _refuse_states(body, text, reader.lexicon)
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
     trigger, at, end = _found_trigger(reader, body, text)
@@ -134,9 +135,13 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
         (" ".join(body[j : j + len(w)]) for j in range(len(body)) for w in _ALONE if body[j : j + len(w)] == w), None
     )
     said = said or alone
+    unknown = (["not", "know"], ["not", "recognise"], ["not", "recognize"])
+    stranger = any(body[j : j + 2] in unknown for j in range(len(body)))
     if said is not None:
+        hint = "; for someone memory has no name for, say 'a stranger' ('tell me when a stranger appears')"
         raise Unreadable(
             f"a rule watches one thing at one place; it cannot hold '{said} ...' (in {text.strip()!r})"
+            + (hint if stranger else "")
         )  # no word unknown and nothing missing: final, no model reads it better
     day = next((w for w in body if w in _DAYS_OF_WEEK), None)
     if day is not None:
@@ -145,6 +150,39 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
             f"hold '{day}' (in {text.strip()!r})"
         )
     return body
+
+
+#: States of a thing no camera memory records, and the verbs that put a thing in them: "the tv gets turned on".
+_STATES = frozenset({"on", "off", "open", "opened", "closed", "shut", "lit", "locked", "unlocked", "broken"})
+_STATE_VERBS = frozenset(
+    {"turned", "turns", "turn", "switched", "switches", "switch", "left", "gets", "get", "goes", "go", "is", "are",
+     "was", "were", "been", "comes", "come", "stays", "kept", "flicked", "flicks", "flips", "flipped", "being"}
+)  # fmt: skip
+
+
+#: Ways a vehicle turns off: "the car turns off the road" leaves it.
+_ROADS = frozenset({"road", "street", "drive", "driveway", "lane", "highway", "motorway", "path", "track"})
+#: Verbs that turn a thing on or off ("someone turns on the tv"): its state, not a place.
+_TURNING = frozenset({"turn", "turns", "turned", "turning", "switch", "switches", "switched", "switching", "flick",
+                      "flicks", "flicked", "flip", "flips", "flipped"})  # fmt: skip
+
+
+def _refuse_states(body: list[str], text: str, lexicon: Lexicon) -> None:
+    """ "Buzz me when the tv gets turned on", "tell me if the door is open": a state memory does not record (it holds
+    who and what the cameras saw, where and when), refused in one line rather than read as a place "on" nothing."""
+    words = [w for w in body if w not in ("?", ".", "!", ",")]
+    views = {w for c in lexicon.cameras for w in tokenize(c)} | _ROADS  # "the car turns off the street": it leaves
+    turned = next(
+        (w for j, (v, w) in enumerate(zip(words, words[1:])) if v in _TURNING and w in ("on", "off")
+         and not views & set(words[j + 2 : j + 4])),
+        None,
+    )  # fmt: skip
+    if turned is not None or len(words) >= 2 and words[-1] in _STATES and words[-2] in _STATE_VERBS:
+        raise Unreadable(
+            f"memory records who and what the cameras saw, where and when, not whether a thing is "
+            f"{turned or words[-1]}: it cannot watch for that (in {text.strip()!r}); it can watch for someone near it "
+            f"or for it to appear"
+        )
 
 
 #: Days of the week, which no rule holds on (a time of day, yes).

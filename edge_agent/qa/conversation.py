@@ -147,6 +147,7 @@ class Conversation:
         self.mentioned: list[About] = []  #: the things the answers cited, the latest last
         self.last: About = (None, None, "")  #: what the last answer was about (no entity: several or none)
         self.window: Time | None = None  #: the last time the user named: "before that" and "after" move from it
+        self.place = Place()  #: the last place the user named: what happened "before that" happened there
         self.kind: dict[int, str] = {}  #: the kind of each thing cited (person, animal, object)
 
     @staticmethod
@@ -180,10 +181,13 @@ class Conversation:
                 (m for m in reversed(self.mentioned) if m[0] not in (None, self.about.get("last", about)[0])), about
             )
         if shift and previous is not None and previous.intent in _NOTHING_NEXT and current.method == "fragment":
-            # "what colour was the bowl?" then "and after that?": what happened after it, not its colour then
-            previous = replace(previous, intent=Intent.SUMMARY, subject=Subject(), asks="", alternatives=(),
-                               alternative_of="", yes_no=False, negated=False)  # fmt: skip
+            # "what colour was the bowl?" then "and after that?": what happened after it there, not its colour then
+            there = previous.place if previous.place.named else self.place
+            previous = replace(previous, intent=Intent.SUMMARY, subject=Subject(), place=there, asks="",
+                               alternatives=(), alternative_of="", yes_no=False, negated=False)  # fmt: skip
         query = follow_up(previous, current, about, self.mentioned)
+        if current.place.named:
+            self.place = current.place
         answer = self.controller.ask(line, as_of=as_of, query=query)
         self.previous = query
         if not shift:  # what "before that" and "after that" move from: the time asked, else the answer's moment

@@ -934,15 +934,18 @@ def company(query: Query, ctx: Context) -> Finding:
     )
 
 
-def listing(query: Query, ctx: Context) -> Finding:
-    """Who or what was seen in the place or window asked: each entity with its latest sighting there."""
+def listing(query: Query, ctx: Context, came_after: float | None = None) -> Finding:
+    """Who or what was seen in the place or window asked: each entity with its latest sighting there (``came_after``:
+    only those first seen then or later)."""
     seen = candidates(query, ctx.view, select=True, detail=True)
+    if came_after is not None:
+        seen = _came_after(ctx, seen, came_after)
     if not seen:
         return _not_seen(query, ctx.view)
     if query.rank:  # "which cup did you see most often?": by sightings
         seen = sorted(seen, key=lambda s: (-s.observations if query.rank == "most" else s.observations, -s.last))
     shown = seen[:12]
-    latest = {h[-1].entity_id: h[-1] for s in shown for h in [ctx.view.history(s.entity_id)] if h}
+    latest = {h[-1].entity_id: _nearest(h, ctx.moments) for s in shown for h in [ctx.view.history(s.entity_id)] if h}
     items = tuple(
         (ctx.store.entity(s.entity_id), latest[s.entity_id], s.observations) for s in shown if s.entity_id in latest
     )
@@ -957,6 +960,15 @@ def listing(query: Query, ctx: Context) -> Finding:
         more=max(0, len(seen) - len(shown)),
         rank=query.rank,
     )
+
+
+def _nearest(history: Sequence[Observation], moments: Sequence[float]) -> Observation:
+    """The sighting to cite of one thing: the one nearest the moment asked about (one covering it first), else the
+    latest."""
+    if not moments:
+        return history[-1]
+    at = moments[0]
+    return min(reversed(history), key=lambda o: max(o.t_start - at, at - o.t_end, 0.0))
 
 
 def order(query: Query, ctx: Context) -> Finding:
@@ -1350,6 +1362,11 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     scope = ctx.view.scope
     scope = replace(scope, start=moment) if query.order is Order.AFTER else replace(scope, end=moment)
     plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
+    if query.event is Event.APPEARS and query.order is Order.AFTER and query.other is not None:
+        # "what showed up after the woman left the kitchen?": what came there (anywhere, if no place was said) then
+        there = replace(scope, cameras=query.other.place.cameras or scope.cameras)
+        things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"))
+        return listing(things, replace(ctx, view=View(ctx.store, there)), moment)
     return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
 
 

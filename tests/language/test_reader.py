@@ -798,3 +798,40 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.rank, q.place.cameras) == (Intent.DURATION, "most", ("street",))
     q = read(reader, "hey quick one - was it just the one person in the kitchen or were there several?")
     assert (q.intent, q.subject.kinds, q.place.cameras) == (Intent.COUNT, ("person",), ("kitchen",))
+
+
+def test_forms_a_new_user_used_in_round_eight(reader):
+    """Lead-ins before 'whether', 'where did I leave', 'somewhere else', 'any other camera', 'the street one', 'using',
+    a fronted 'after' clause, and 'he' / 'she' with nothing to refer to."""
+    q = read(reader, "I'm trying to figure out whether the bowl was ever in the living room")
+    assert (q.intent, q.yes_no, q.subject.kinds, q.place.cameras) == (Intent.EXISTS, True, ("bowl",), ("living-room",))
+    assert read(reader, "could you check if anyone was in the bedroom").yes_no
+    q = read(reader, "where did i leave my phone")
+    assert (q.intent, q.event) == (Intent.WHERE, Event.MOVED)
+    assert read(reader, "when did the van leave?").event is Event.LEAVES
+    q = read(reader, "where was the bowl last seen, in the kitchen or somewhere else?")
+    assert (q.intent, q.unknown_places, q.alternatives) == (Intent.WHERE, (), ())
+    q = read(reader, "did the person at the desk turn up on any other camera?")
+    assert (q.intent, q.place.cameras, q.other and q.other.place.not_cameras) == (Intent.SAME, ("desk",), ("desk",))
+    q = read(reader, "did he turn up on any other camera?")
+    assert (q.intent, q.subject.kinds, "else" in q.refers) == (Intent.WHICH_CAMERA, ("person",), True)
+    q = read(reader, "which camera saw more people, the street one or the desk one?")
+    assert (q.intent, q.compare, q.place.cameras, q.other and q.other.place.cameras) == (
+        Intent.COUNT, "more", ("street",), ("desk",)
+    )  # fmt: skip
+    assert read(reader, "what was the guy at the desk using?").intent is Intent.COMPANY
+    q = read(reader, "right after the woman left the kitchen, what showed up?")
+    assert (q.intent, q.event, q.other and q.other.event) == (Intent.SUMMARY, Event.APPEARS, Event.LEAVES)
+    q = read(reader, "where was she?")
+    assert q.subject.kinds == ("person",) and q.subject.said == "person"
+
+
+def test_rules_about_a_state_or_a_stranger_are_refused_with_the_reason(reader):
+    for text in ("buzz me when the tv gets turned on", "tell me if the door is left open",
+                 "tell me when someone turns on the tv"):  # fmt: skip
+        with pytest.raises(Unreadable, match="not whether a thing is (on|open)"):
+            read_rule(reader, text)
+    with pytest.raises(Unreadable, match="a stranger"):
+        read_rule(reader, "don't bother me unless it's someone I don't know at the desk")
+    assert read_rule(reader, "tell me when the dog is on the sofa").trigger is Trigger.ON
+    assert read_rule(reader, "notify me when a person turns up in the kitchen").trigger is Trigger.APPEARS

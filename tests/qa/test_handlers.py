@@ -502,3 +502,13 @@ def test_more_of_one_colour_or_another_counts_each(ask):
     """ "Were there more things in red or in grey?": the things of each colour counted, the colour with more said."""
     answer = ask("were there more things in red or in white?")
     assert answer.text.startswith("Red: 2 red things against"), answer.text
+
+
+def test_what_showed_up_after_someone_left_is_what_came_there_then(ask):
+    """ "What showed up after the person left the kitchen?": what was first seen there after the person's last
+    sighting (the dog), not the cup that was there already, nor what happened elsewhere."""
+    for question in ("what showed up after the person left the kitchen?",
+                     "right after the person left the kitchen, what showed up?"):  # fmt: skip
+        answer = ask(question)
+        assert "dog #3" in answer.text and "cup" not in answer.text, answer.text
+        assert "living-room" not in answer.text
