@@ -352,6 +352,9 @@ _CHAT = {
     "couldnt": "could not",
     "wouldnt": "would not",
     "shouldnt": "should not",
+    "r": "are",
+    "hows many": "how many",
+    "hows much": "how much",
 }
 #: Amounts said in words, as the numbers they stand for (approximately: "or so" is dropped).
 _AMOUNTS = (

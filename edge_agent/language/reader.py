@@ -98,7 +98,7 @@ NOT_THINGS = frozenset(
      "hands", "head", "boot", "door", "floor", "ground", "wall", "room", "house", "home", "place", "area", "spot",
      "anyone", "someone", "everyone", "anybody", "somebody", "everybody", "any", "i", "me", "you", "we", "us",
      "unusual", "interesting", "new", "strange", "odd", "weird", "else", "one", "ones", "thing", "things", "stuff",
-     "half"}
+     "half", "busiest", "busier", "quietest", "quieter", "emptiest", "fullest"}
 )  # fmt: skip
 #: Words after a place word that name no place of their own ("in the view", "at the moment", "at home").
 PLACE_WORDS = frozenset(
@@ -582,7 +582,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     if subject.generic and subject.said in ("kind", "kinds", "sort", "sorts", "type", "types"):
         thing = next((p for p in phrases if p.kinds and not p.other_side), None)  # "any kind of vehicle": a vehicle
         subject = replace(Reader._subject(thing, [], [], []), many=True) if thing is not None else subject
-    if cues.drives and subject.kinds == ("person",) and subject.entity_id is None and cues.wh not in ("who", "whom"):
+    anyone = subject.kinds == ("person",) or subject.generic and not subject.kinds  # "what was parked?": a vehicle
+    if cues.drives and anyone and subject.entity_id is None and cues.wh not in ("who", "whom"):
         subject = replace(subject, kinds=DRIVEN, said="vehicle", many=True)
     heads = [p for p in phrases if p.role in ("subject", "object") and p.kinds and not p.other_side]
     if intent is Intent.COUNT and query.other is None and heads and heads[0].kinds == subject.kinds:
@@ -663,15 +664,18 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     if not (said & _RECORDING_WORDS or started) or query.subject.kinds or query.subject.entity_id is not None:
         return query  # ("when did the kitchen cam start?" asks of its recording)
     intent = query.intent
-    if cues.how == "long" or (cues.wh in ("which", "what") and {"longest", "most", "longer"} & set(tokens)):
-        intent = Intent.WHICH_CAMERA if cues.camera_word else Intent.DURATION
+    ranked = {"longest", "longer", "shortest", "shorter"} & said  # "what's the longest clip?": which camera's
+    if cues.how == "long" or (cues.wh in ("which", "what") and ({"most"} & said or ranked)):
+        intent = Intent.WHICH_CAMERA if cues.camera_word or ranked else Intent.DURATION
+    elif intent is Intent.COUNT:  # "how many videos do you have?": the recordings
+        unknown = tuple(u for u in query.unknown if u not in _RECORDING_WORDS)
+        return replace(query, subject=Subject(recording=True, said="recording"), aggregate=None, unknown=unknown)
     elif intent is not Intent.WHEN:
         return query
     order = Order.FIRST if said & _STARTS and not said & _ENDS else Order.LAST if said & _ENDS else query.order
     subject = Subject(recording=True, said="recording")
-    return replace(
-        query, intent=intent, subject=subject, order=order, rank="most" if intent is Intent.WHICH_CAMERA else ""
-    )
+    rank = ("fewest" if {"shortest", "shorter"} & said else "most") if intent is Intent.WHICH_CAMERA else ""
+    return replace(query, intent=intent, subject=subject, order=order, rank=rank)
 
 
 #: Intents that pick things of a kind: by how they moved ("how many people were walking?"), by a count held against
@@ -1166,6 +1170,8 @@ def _elsewhere(query: Query, tokens: list[str]) -> Query:
         return replace(query, intent=Intent.SAME, other=them)
     if query.intent not in (Intent.WHERE, Intent.WHICH_CAMERA):
         return query  # (which cameras saw it: "the person in red - where else did they go?" is answered by them all)
+    if query.place.not_cameras and not query.place.cameras:  # "besides the street, where else were people seen?"
+        return replace(query, intent=Intent.WHICH_CAMERA)
     return query if query.place.named else replace(query, intent=Intent.WHICH_CAMERA, refers=(*query.refers, "else"))
 
 
@@ -1291,6 +1297,8 @@ def _also_elsewhere(query: Query, tokens: list[str]) -> Query:
     whether the one seen at the first camera is one seen at the second (the same thing), not whether any was at
     either."""
     also = "also" in tokens or "too" in tokens or any(tokens[i : i + 2] == ["the", "one"] for i in range(len(tokens)))
+    # "did the lady from the kitchen ever turn up in the living room?": the one from there, seen here
+    also = also or bool({"from", "ever"} & set(tokens)) and not {"or", "and", "both"} & set(tokens)
     cameras = query.place.cameras
     asked = query.intent is Intent.EXISTS and query.yes_no and bool(query.subject.kinds)
     if not also or not asked or len(cameras) != 2:
@@ -1760,7 +1768,7 @@ class Reader:
                 continue
             if in_relative and w.isalpha() and not span.tags and w not in AUX and w not in DETERMINERS and (
                 w not in PRONOUNS and w not in _SUBJECT_PRONOUNS and w not in _RELATIVE and w not in FILLER
-                and w not in EVENT_VERBS and w not in _PREPOSITION_WORDS and w not in WITH_WORDS
+                and w not in EVENT_VERBS and w not in _PREPOSITION_WORDS and w not in WITH_WORDS and w not in NOT_THINGS
             ):  # fmt: skip
                 cues.clause.append(w)  # what a relative clause says of the subject: "the woman who was cooking"
             if first_content and w not in FILLER and w not in ("?",):
@@ -2708,7 +2716,7 @@ def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
     """ "did anyone come after the van left?", "was the car there before the woman arrived?": each side of an order
     its own event where the clauses around "before" / "after" say different ones (coming, leaving, or being seen); so
     has what happened after the other side's moment ("what showed up after the woman left?")."""
-    if query.intent not in (Intent.ORDER, Intent.SUMMARY) or query.other is None:
+    if query.intent not in (Intent.ORDER, Intent.SUMMARY, Intent.DURATION) or query.other is None:
         return query
     at = next((i for i, t in enumerate(tokens) if t in ("before", "after", "until", "since")), None)
     if at is None:
@@ -2723,9 +2731,11 @@ def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
         ]
         return said[0] if said else None
 
-    comma = next((i for i in range(at + 1, len(tokens)) if tokens[i] == ","), None)
-    if comma is not None and not (set(tokens[:at]) & (AUX | WH | set(EVENT_VERBS))):
-        # "right after the woman left the kitchen, what showed up?": the clause put first is the other side's
+    # "right after the woman left the kitchen, what showed up?", "how long after the truck came did the car leave?":
+    # the clause put first is the other side's, up to a comma or the asking verb
+    fronted = not set(tokens[:at]) & (AUX | set(EVENT_VERBS))
+    comma = next((i for i in range(at + 1, len(tokens)) if tokens[i] == "," or tokens[i] in AUX), None)
+    if comma is not None and fronted and (tokens[comma] == "," or not set(tokens[:at]) - WH - {"long", "much"}):
         mine = event(tokens[comma + 1 :], tokens[comma : len(tokens) - 1])
         theirs = event(tokens[at + 1 : comma], tokens[at : comma - 1])
     else:

@@ -122,6 +122,8 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
 #: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without
 #: an adult".
 _CONDITIONS = frozenset({"without", "unless", "except", "but"})
+#: "with nobody there": a condition on who else is there, too.
+_NOBODY = frozenset({"nobody", "noone", "nothing", "no"})
 #: Words that make it a condition on who else is there: "the baby is alone in the living room".
 _ALONE = (["alone"], ["on", "her", "own"], ["on", "his", "own"], ["on", "its", "own"], ["on", "their", "own"],
           ["by", "herself"], ["by", "himself"], ["by", "itself"], ["by", "themselves"], ["unattended"])  # fmt: skip
@@ -131,6 +133,7 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
     """A rule with a second condition, or a condition on days of the week, is refused in one line rather than read
     without it."""
     said = next((w for w in body if w in _CONDITIONS), None)
+    said = said or next((f"with {n}" for w, n in zip(body, body[1:]) if w == "with" and n in _NOBODY), None)
     alone = next(
         (" ".join(body[j : j + len(w)]) for j in range(len(body)) for w in _ALONE if body[j : j + len(w)] == w), None
     )
@@ -346,6 +349,16 @@ def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
     return f"{hour:02d}:{minute:02d}", n
 
 
+#: Parts of the day said after a bare hour, and the half of the day each puts it in: "after 9 at night".
+_HALVES = {("at", "night"): "pm", ("in", "the", "evening"): "pm", ("tonight",): "pm", ("in", "the", "morning"): "am",
+           ("in", "the", "afternoon"): "pm", ("this", "evening"): "pm", ("this", "morning"): "am"}  # fmt: skip
+
+
+def _half_said(tokens: Sequence[str], at: int) -> tuple[str, int] | None:
+    """("am" or "pm", tokens used) of a part of the day said at ``tokens[at]`` ("at night"), else None."""
+    return next(((h, len(w)) for w, h in _HALVES.items() if tuple(tokens[at : at + len(w)]) == w), None)
+
+
 def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
     """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5", "after 10pm"
     (until midnight), "before 7am" (from midnight)."""
@@ -355,7 +368,10 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
             said = tokens[i + 1]  # a clock time said as one: "10pm", "22:00", "noon", "17" (not "before midnight")
             unit = tokens[i + 2] if i + 2 < len(tokens) else ""
             bare = clock is not None and clock[1] == 1 and said.isdigit() and 1 <= int(said) <= 12
-            if bare and unit not in _SPAN_UNITS:
+            half = _half_said(tokens, i + 2)
+            if bare and half is not None:  # "after 9 at night": 9pm, by the part of the day said after it
+                clock = (f"{int(said) % 12 + (12 if half[0] == 'pm' else 0):02d}:00", 1 + half[1])
+            elif bare and unit not in _SPAN_UNITS:
                 raise Unreadable(
                     f"'{tokens[i]} {said}': morning or evening? say '{tokens[i]} {said}am' or '{tokens[i]} {said}pm'",
                     missing="time",
@@ -433,8 +449,22 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
             first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
             if j < len(tokens) and tokens[j] in _PERIODS:
                 return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
-            later = next((k for k in range(j, len(tokens)) if tokens[k] in _PERIODS and tokens[k - 1] == "this"), None)
-            if not once and n is not None and later is not None:  # "the 2nd time a truck shows up this week"
+            later = next(
+                (
+                    k
+                    for k in range(j, len(tokens))
+                    if tokens[k] in _PERIODS and tokens[k - 1] in ("this", "each", "every")
+                ),
+                None,
+            )
+            if not once and n == 1 and later is not None:  # "the first time each day": once a day
+                raise Unreadable(
+                    f"'the first time each {tokens[later]}': a rule fires each time its thing comes; say how long it "
+                    f"keeps quiet after an alert instead (rules add ... --cooldown {int(_PERIODS[tokens[later]])})"
+                )
+            if (
+                not once and n is not None and later is not None
+            ):  # "the 2nd time a truck shows up this week", "each day"
                 return n, "episode", _PERIODS[tokens[later]], {*range(first, i + 2), later - 1, later}
             if not once and n is not None and tokens[i + 1] == "time" and n >= 2:  # "the third time he enters"
                 return n, "episode", _PERIODS["day"], set(range(first, i + 2))
@@ -669,8 +699,8 @@ _ALERT_WORDS = frozenset(
 )  # fmt: skip
 
 
-#: Words after an appearing trigger that put the thing next to another ("appears next to a cell phone").
-_NEXT_TO = (["next", "to"], ["near"], ["by"], ["beside"], ["close", "to"])
+#: Words after an appearing trigger that put the thing next to another ("appears next to a cell phone", "with a dog").
+_NEXT_TO = (["next", "to"], ["near"], ["by"], ["beside"], ["close", "to"], ["with"])
 
 
 def _near_a_thing(trigger: Trigger, target: _Phrase | None, body: Sequence[str], end: int) -> Trigger:

@@ -255,9 +255,11 @@ class _Reader:
     def hour_words(self, i: int, connector: str) -> tuple[tuple[int, int, int, str], int] | None:
         """(hour, minute, second, am/pm or ''), tokens used, of a clock time at token ``i``."""
         w = self.word(i)
-        if w == "half" and self.word(i + 1).isdigit() and 1 <= int(self.word(i + 1)) <= 12:
+        said = self.word(i + 1)
+        number = int(said) if said.isdigit() else NUMBER_WORDS.get(said, 0) if said not in ("a", "an") else 0
+        if w == "half" and 1 <= number <= 12:
             half = self.word(i + 2) if self.word(i + 2) in ("am", "pm") else ""
-            return (int(self.word(i + 1)), 30, 0, half), 2 + bool(half)  # British "half 7": 7:30
+            return (number, 30, 0, half), 2 + bool(half)  # British "half 7", "half ten": 7:30, 10:30
         if w in ("quarter", "half") and self.word(i + 1) in ("to", "past", "after"):
             # "quarter to one", "half past 9 pm"
             hour = self.word(i + 2)

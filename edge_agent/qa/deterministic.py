@@ -82,6 +82,9 @@ class Answer:
     finding: dict[str, object] = field(default_factory=dict)  #: the typed finding the answer renders
 
 
+#: Pronouns of a thing that point back: asked on their own, they point at nothing.
+_POINTING = frozenset({"it", "its", "they", "them", "this", "that", "those", "these"})
+
 _RANGE = re.compile(
     r"(\d+)\s*(?:-|to|–)\s*(\d+)|(?:more than|over|at least|>=?)\s*(\d+)|(?:fewer than|less than|under|<)\s*(\d+)|(\d+)"
 )
@@ -351,12 +354,15 @@ class DeterministicController:
         reader reads it."""
         bounded(question, self.max_question_chars)
         started = time.perf_counter()
+        alone = query is None  # asked on its own: a pronoun has nothing before it to point at
         query = query or self.query(question, as_of)
         query = replace(query, time=query.time.bounded(as_of))
         evidence = self.retriever.retrieve(question, as_of=query.time.end, around=query.time.moments)
         context = render_context(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
-        finding = self.find(query, evidence)
+        s = query.subject
+        unpointed = alone and "subject" in query.refers and not s.kinds and s.entity_id is None and s.said in _POINTING
+        finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
         text = render(finding)
         if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)
             text = "(Reading " + ", ".join(f"'{w}' as {kind}" for w, kind in query.grounded) + ".) " + text

@@ -88,6 +88,7 @@ class Unreadable(Finding):
     unrecorded: str = ""  #: the property asked that memory does not describe ("age")
     known: tuple[str, ...] = ()  #: kinds (or places) memory knows, to say instead
     answer: Finding | None = None  #: the answer under the closest reading, when there is one
+    pointing: bool = False  #: the words point back ("it") with nothing before them to point at
 
     @property
     def typed(self) -> object:
@@ -456,7 +457,8 @@ class Recorded(Finding):
     seconds it recorded, and what was asked of them."""
 
     recordings: tuple[Recording, ...] = ()
-    asked: str = "last"  #: first (when it started), last (when it stopped), duration (how long), rank (the longest)
+    #: first (when it started), last (when it stopped), duration (how long), rank (the longest), shortest, count
+    asked: str = "last"
 
     @property
     def typed(self) -> object:
@@ -468,6 +470,10 @@ class Recorded(Finding):
             return max(r.end for r in self.recordings)
         if self.asked == "duration":
             return Seconds(sum(r.seconds for r in self.recordings))
+        if self.asked == "count":
+            return len(self.recordings)
+        if self.asked == "shortest":
+            return min(self.recordings, key=lambda r: r.seconds).camera
         return max(self.recordings, key=lambda r: r.seconds).camera
 
 

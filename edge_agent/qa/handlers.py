@@ -1070,7 +1070,9 @@ def recorded(query: Query, ctx: Context) -> Finding:
     longest (from the ingest log: what was recorded, seen or not)."""
     scope = ctx.view.scope
     recordings = ctx.store.recordings(scope.cameras, scope.start, scope.end)
-    asked = {Intent.DURATION: "duration", Intent.WHICH_CAMERA: "rank"}.get(query.intent)
+    asked = {Intent.DURATION: "duration", Intent.WHICH_CAMERA: "rank", Intent.COUNT: "count"}.get(query.intent)
+    if asked == "rank" and query.rank == "fewest":
+        asked = "shortest"
     return RecordedFinding(
         recordings=tuple(recordings),
         asked=asked or ("first" if query.order is Order.FIRST else "last"),

@@ -126,6 +126,11 @@ def _unreadable(f: Unreadable) -> str:
             "(who and what, where and when), not what was done."
         )
         return f"{head} What it saw: {render(f.answer)}" if f.answer is not None else head
+    if f.pointing:
+        return (
+            f"I don't know what {words} refers to: name the thing (e.g. 'where did the truck go?'), or ask in chat, "
+            "where it is the last thing talked about."
+        )
     if f.places:
         head = f"I don't know a place called {words}; I know {', '.join(f.known) or 'no named place yet'}."
     else:
@@ -467,10 +472,13 @@ def _recorded(f: Recorded) -> str:
         return "Memory holds no recording there and then."
     by_start = sorted(f.recordings, key=lambda r: r.start)
     each = [f"camera {r.camera} from {_t(r.start)} to {_t(r.end)} ({_span(r.seconds)} recorded)" for r in by_start]
-    if f.asked == "rank":
-        ranked = sorted(f.recordings, key=lambda r: -r.seconds)
+    if f.asked in ("rank", "shortest"):
+        ranked = sorted(f.recordings, key=lambda r: r.seconds if f.asked == "shortest" else -r.seconds)
         rest = "; then " + ", ".join(f"{r.camera} {_span(r.seconds)}" for r in ranked[1:]) if len(ranked) > 1 else ""
-        return f"Camera {ranked[0].camera} recorded the longest: {_span(ranked[0].seconds)}{rest}."
+        most = "shortest" if f.asked == "shortest" else "longest"
+        return f"Camera {ranked[0].camera} recorded the {most}: {_span(ranked[0].seconds)}{rest}."
+    if f.asked == "count":
+        return f"{_count_of(len(f.recordings), 'camera')} recorded: " + "; ".join(each) + "."
     if f.asked == "duration":
         return f"About {_span(sum(r.seconds for r in f.recordings))}: " + "; ".join(each) + "."
     one = by_start[0] if f.asked == "first" else max(f.recordings, key=lambda r: r.end)

@@ -835,3 +835,44 @@ def test_rules_about_a_state_or_a_stranger_are_refused_with_the_reason(reader):
         read_rule(reader, "don't bother me unless it's someone I don't know at the desk")
     assert read_rule(reader, "tell me when the dog is on the sofa").trigger is Trigger.ON
     assert read_rule(reader, "notify me when a person turns up in the kitchen").trigger is Trigger.APPEARS
+
+
+def test_forms_a_new_user_used_in_round_nine(reader):
+    """'the busiest', chat spellings ('r', 'hows many'), 'half ten', recordings counted and ranked, 'besides the
+    street, where else', 'all day' in a clause, 'the lady from the kitchen ever in the living room', what was parked,
+    and each side's own event in 'how long after X came did Y leave?'."""
+    q = read(reader, "which room was the busiest?")
+    assert (q.intent, q.rank, q.unknown) == (Intent.WHICH_CAMERA, "most", ())
+    q = read(reader, "r there any lorries?")
+    assert (q.intent, q.yes_no, q.subject.kinds) == (Intent.EXISTS, True, ("truck",))
+    assert read(reader, "hows many ppl on the street lol").intent is Intent.COUNT
+    q = read(reader, "did anything happen between half ten and half eleven?")
+    half_ten, half_eleven = parse_iso("2026-03-02T10:30:00+00:00"), parse_iso("2026-03-02T11:30:00+00:00")
+    assert (q.time.start, q.time.end) == (half_ten, half_eleven)
+    q = read(reader, "how many videos do you have?")
+    assert (q.intent, q.subject.recording, q.unknown) == (Intent.COUNT, True, ())
+    q = read(reader, "what's the longest clip?")
+    assert (q.intent, q.subject.recording, q.rank) == (Intent.WHICH_CAMERA, True, "most")
+    assert read(reader, "which recording was the shortest?").rank == "fewest"
+    q = read(reader, "besides the street, where else were people seen?")
+    assert (q.intent, q.place.not_cameras) == (Intent.WHICH_CAMERA, ("street",))
+    assert read(reader, "what was the very last thing you saw all day?").subject.clause == ()
+    q = read(reader, "did the lady from the kitchen ever turn up in the living room?")
+    assert (q.intent, q.place.cameras) == (Intent.SAME, ("kitchen",))
+    assert q.other is not None and q.other.place.cameras == ("living-room",)
+    assert read(reader, "what was parked on the street?").subject.kinds == ("car", "truck", "bus", "motorcycle")
+    q = read(reader, "how long after the truck showed up did the car leave?")
+    assert (q.intent, q.event, q.other and q.other.event) == (Intent.DURATION, Event.LEAVES, Event.APPEARS)
+
+
+def test_rules_a_new_user_wrote_in_round_nine(reader):
+    """'after 9 at night' is 9 pm; 'with nobody there' is a second condition; 'with a dog' is near one; 'the first
+    time each day' says to use a cooldown."""
+    r = read_rule(reader, "let me know if someone's in the bedroom after 9 at night")
+    assert r.window == ("21:00", "00:00") and r.place.cameras == ("bedroom",)
+    with pytest.raises(Unreadable, match="with nobody"):
+        read_rule(reader, "warn me when the phone is left on the desk with nobody there")
+    r = read_rule(reader, "notify me when a person appears with a dog")
+    assert (r.trigger, r.place.near) == (Trigger.NEAR, ("dog",))
+    with pytest.raises(Unreadable, match="cooldown"):
+        read_rule(reader, "alert me the first time the tv comes on camera each day")

@@ -512,3 +512,12 @@ def test_what_showed_up_after_someone_left_is_what_came_there_then(ask):
         answer = ask(question)
         assert "dog #3" in answer.text and "cup" not in answer.text, answer.text
         assert "living-room" not in answer.text
+
+
+def test_a_pronoun_asked_alone_and_the_recordings_counted_and_ranked(ask):
+    """ "Where did it go?" on its own points at nothing: it says so instead of picking a thing; "how many videos do
+    you have?" counts what the cameras recorded; "what's the longest clip?" ranks them."""
+    assert ask("where did it go?").text.startswith("I don't know what 'it' refers to")
+    assert ask("how many videos do you have?").text.startswith("3 cameras recorded: ")
+    assert ask("what's the longest clip?").text.startswith("Camera kitchen recorded the longest: 30 s")
+    assert ask("which recording was the shortest?").text.startswith("Camera living-room recorded the shortest")
