@@ -124,6 +124,7 @@ class Subject:
     entity_id: int | None = None
     generic: bool = False  #: "anything", "something", "what did you see": any kind
     exclude: tuple[str, ...] = ()  #: kinds left out: "anything other than people"
+    not_colours: tuple[str, ...] = ()  #: colours left out: "people, not counting the ones in black"
     near: tuple[str, ...] = ()  #: kinds or named places it was with or at ("the cup by the sink", "carrying a bag")
     many: bool = False  #: asked of all of them ("most people", "the cars")
     clause: tuple[str, ...] = ()  #: what a relative clause says of it that memory has no word for ("was cooking")

@@ -809,6 +809,23 @@ def _besides(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=Intent.COUNT, subject=subject, quantity=1, compare="more", unknown=unknown)
 
 
+#: Words that leave some out: "not counting the ones in black", "except those in red".
+_LEAVING_OUT = (("not", "counting"), ("without", "counting"), ("except",), ("besides",), ("excluding",),
+                ("apart", "from"), ("other", "than"), ("but", "not"))  # fmt: skip
+
+
+def _not_in_colours(query: Query, tokens: list[str]) -> Query:
+    """ "How many people were on the street, not counting the ones in black?": a colour said after the words that
+    leave some out is left out, not asked for."""
+    at = next((i + len(w) for i in range(len(tokens)) for w in _LEAVING_OUT if (*tokens[i : i + len(w)],) == w), None)
+    said = query.subject.colours
+    left_out = tuple(c for c in said if at is not None and c in tokens[at:] and c not in tokens[:at])
+    if not left_out:
+        return query
+    kept = tuple(c for c in said if c not in left_out)
+    return replace(query, subject=replace(query.subject, colours=kept, not_colours=left_out))
+
+
 def _colour_sides(query: Query, tokens: list[str]) -> Query:
     """ "Were there more people in black or in blue?", "more people in black than in blue?": the things of each colour
     counted, the colour with more (or fewer) the answer."""
@@ -2357,7 +2374,7 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
-        query = _colour_sides(query, tokens)
+        query = _not_in_colours(_colour_sides(query, tokens), tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues

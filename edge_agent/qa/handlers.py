@@ -116,7 +116,8 @@ def _what(subject: Subject) -> str:
         word = "thing"
     moving = {"moving": "moving", "still": "stationary"}.get(subject.motion, "")  # "16 moving people"
     pattern = subject.pattern if subject.pattern not in ("", "plain") else ""  # "6 striped things"
-    return " ".join(w for w in (moving, colours, pattern, singular(word)) if w)
+    but = " ".join(f"non-{c}" for c in subject.not_colours)  # "6 non-black people"
+    return " ".join(w for w in (moving, but, colours, pattern, singular(word)) if w)
 
 
 def candidates(
@@ -145,6 +146,12 @@ def candidates(
         seen = sorted(
             (s for s in seen if shares.get(s.entity_id, 0.0) >= least), key=lambda s: -shares.get(s.entity_id, 0.0)
         )
+    left_out = _colours(replace(subject, colours=subject.not_colours))
+    if left_out and seen:  # "not counting the ones in black": those described so in a quarter of their sightings
+        shares = queries.described_share(
+            view.store, [s.entity_id for s in seen], "colour", left_out, before=view.scope.end
+        )
+        seen = [s for s in seen if shares.get(s.entity_id, 0.0) < 0.25]
     near = [*subject.near, *place.near] if select else list(place.near)
     if seen and near:
         with_ = queries.seen_with(view.store, [s.entity_id for s in seen], near, before=view.scope.end)

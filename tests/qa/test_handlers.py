@@ -521,3 +521,10 @@ def test_a_pronoun_asked_alone_and_the_recordings_counted_and_ranked(ask):
     assert ask("how many videos do you have?").text.startswith("3 cameras recorded: ")
     assert ask("what's the longest clip?").text.startswith("Camera kitchen recorded the longest: 30 s")
     assert ask("which recording was the shortest?").text.startswith("Camera living-room recorded the shortest")
+
+
+def test_a_colour_left_out_is_not_asked_for(ask):
+    """ "How many people were seen, not counting the ones in red?": those not described in red (the one in green)."""
+    answer = ask("how many people were seen, not counting the ones in red?")
+    assert answer.text.startswith("1 non-red person"), answer.text
+    assert ask("how many people in red were seen?").text.startswith("1 red person")
