@@ -288,8 +288,11 @@ def _run_seed(
                 book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id
                 for r, p in zip(scenario.rules, rule_predicates(scenario))
             ]
-            gt, backends_used = ingest_world(world, scenario, paths, run_config, models, store)
-            named = name_places(world, store, gt)
+            named_ids: set[int] = set()  # the wearer names each place once, after the session it became clear in
+            gt, backends_used = ingest_world(
+                world, scenario, paths, run_config, models, store, lambda gt: name_places(world, store, gt, named_ids)
+            )
+            named = len(named_ids)
             timings["ingest_s"] = time.perf_counter() - t
             t = time.perf_counter()
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
@@ -378,10 +381,12 @@ def enroll_things(scenario: Scenario, store: Store, backends: Backends) -> list[
     return out
 
 
-def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> int:
+def name_places(world: World, store: Store, gt: GroundTruth, named: set[int] | None = None, least: int = 5) -> int:
     """The user naming places, as a wearer would on the dashboard: every place memory found (a camera without
     zones) holding at least ``least`` observations of things is named once, for where most of those things truly
-    stood; smaller ones stay unnamed. Returns how many were named."""
+    stood; smaller ones stay unnamed. ``named``: the places named already (kept as they are; those named now are
+    added). Returns how many were named now."""
+    named = set() if named is None else named
     labels = gt.label_observations(store)
     truth: dict[int, Counter[str]] = defaultdict(Counter)
     for observation_id, place_id, t0, t1 in places.placed_observations(store):
@@ -391,13 +396,14 @@ def name_places(world: World, store: Store, gt: GroundTruth, least: int = 5) -> 
         where = place_in(world, session, instance, t) if instance is not None and session is not None else None
         if where is not None:
             truth[place_id][where] += 1
-    named = 0
+    count = 0
     with store.write():
         for place_id, seen in truth.items():
-            if sum(seen.values()) >= least:
+            if place_id not in named and sum(seen.values()) >= least:
                 places.name(store, place_id, seen.most_common(1)[0][0])
-                named += 1
-    return named
+                named.add(place_id)
+                count += 1
+    return count
 
 
 def world_config(world: World, scenario: Scenario, seed: int, config: Config, detector: str = "gt") -> Config:
@@ -443,11 +449,18 @@ def world_config(world: World, scenario: Scenario, seed: int, config: Config, de
 
 
 def ingest_world(
-    world: World, scenario: Scenario, paths: Sequence[Path], config: Config, models: Path, store: Store
+    world: World,
+    scenario: Scenario,
+    paths: Sequence[Path],
+    config: Config,
+    models: Path,
+    store: Store,
+    after_session: Callable[[GroundTruth], object] | None = None,
 ) -> tuple[GroundTruth, dict[str, str]]:
     """Every session of a written world through the pipeline into ``store``; (its ground truth, the backends).
     A real detector and its pipeline are kept across the sessions, as a camera watched all day keeps them: the
-    change finder's background at a session's start is the scene as the last one left it."""
+    change finder's background at a session's start is the scene as the last one left it. ``after_session``: what
+    the household does after each (names the places that became clear), given the truth so far."""
     ids = {k: e.id for k, e in enumerate(scenario.entities, start=1)}
     gt = GroundTruth()
     backends_used: dict[str, str] = {}
@@ -464,6 +477,8 @@ def ingest_world(
             pipeline = Pipeline(store, backends, config)
         pipeline.run(source, camera=world.camera)
         gt.add_mot(path, world.camera, session.t_start, names=ids, fps=session.fps)
+        if after_session is not None:
+            after_session(gt)
     return gt, backends_used
 
 

@@ -201,6 +201,8 @@ _LEADS_IN = (
 _POLITE = (
     ("if", "it", "is", "not", "too", "much", "trouble"), ("if", "you", "do", "not", "mind"), ("if", "possible"),
     ("by", "any", "chance"), ("please",), ("kindly",),
+    # and what only says it was seen: "which was on screen longer, the tv or the couch?"
+    ("on", "the", "screen"), ("on", "screen"), ("in", "shot"), ("in", "frame"), ("in", "the", "frame"),
 )  # fmt: skip
 #: What closes a list of choices without being one: "A, B, or something else?", "in the kitchen or elsewhere?"
 _NOT_CHOICES = (

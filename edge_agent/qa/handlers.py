@@ -941,12 +941,13 @@ def company(query: Query, ctx: Context) -> Finding:
     )
 
 
-def listing(query: Query, ctx: Context, came_after: float | None = None) -> Finding:
+def listing(query: Query, ctx: Context, came_after: Observation | None = None) -> Finding:
     """Who or what was seen in the place or window asked: each entity with its latest sighting there (``came_after``:
-    only those first seen then or later)."""
+    only those first seen after that sighting's thing came or left, and not it)."""
     seen = candidates(query, ctx.view, select=True, detail=True)
     if came_after is not None:
-        seen = _came_after(ctx, seen, came_after)
+        since = ctx.view.scope.start or came_after.t_start
+        seen = [s for s in _came_after(ctx, seen, since) if s.entity_id != came_after.entity_id]
     if not seen:
         return _not_seen(query, ctx.view)
     if query.rank:  # "which cup did you see most often?": by sightings
@@ -1375,7 +1376,7 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
         # "what showed up after the woman left the kitchen?": what came there (anywhere, if no place was said) then
         there = replace(scope, cameras=query.other.place.cameras or scope.cameras)
         things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"))
-        return listing(things, replace(ctx, view=View(ctx.store, there)), moment)
+        return listing(things, replace(ctx, view=View(ctx.store, replace(there, start=moment + 1e-3))), at)
     return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
 
 

@@ -438,3 +438,29 @@ def test_the_worn_house_end_to_end(tmp_path):
     assert bed["rule"] == "alert me when the dog is on the bed" and bed["events"] >= 1
     assert keys["rule"] == "tell me if the keys have not been seen for 1 minute" and keys["events"] >= 1
     assert all(r["precision"] >= 0.99 and r["recall"] >= 0.99 for r in (bed, keys)), (bed, keys)
+
+
+def test_the_wearer_names_each_place_once_as_it_becomes_clear(tmp_path):
+    """Issue 43 item 2: the evaluation names a worn camera's places during the recording, after the session in which
+    each became mostly one of the world's places, through ``places.name``; a place named is never named again."""
+    from edge_agent.eval.worldeval import ingest_world, name_places, world_config
+    from edge_agent.memory import Store, places
+
+    worn = TINY_RULES | {"camera": {"kind": "wearable", "width": 480, "height": 270, "fps": 10}}
+    scenario = load_scenario(_write(tmp_path, worn))
+    world = simulate(scenario, seed=0)
+    paths = world.write(tmp_path / "world")
+    named: set[int] = set()
+    after: list[dict[int, str | None]] = []
+    with Store(tmp_path / "memory") as store:
+
+        def name(gt):
+            name_places(world, store, gt, named)
+            after.append({p.id: p.name for p in places.places(store) if p.id in named})
+
+        config = world_config(world, scenario, 0, load_config(None))
+        ingest_world(world, scenario, paths, config, tmp_path / "models", store, name)
+    assert len(after) == len(world.sessions) and named
+    assert any(len(a) < len(after[-1]) for a in after)  # some places became clear later than others
+    for before, later in zip(after, after[1:]):
+        assert all(later[k] == v for k, v in before.items())  # named once, never renamed

@@ -512,6 +512,8 @@ def test_what_showed_up_after_someone_left_is_what_came_there_then(ask):
         answer = ask(question)
         assert "dog #3" in answer.text and "cup" not in answer.text, answer.text
         assert "living-room" not in answer.text
+    after_cup = ask("after the cup showed up in the kitchen, what else came?")  # not the cup, nor who came with it
+    assert "dog #3" in after_cup.text and "cup #2" not in after_cup.text and "person #1" not in after_cup.text
 
 
 def test_a_pronoun_asked_alone_and_the_recordings_counted_and_ranked(ask):
