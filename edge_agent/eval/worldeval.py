@@ -288,11 +288,7 @@ def _run_seed(
                 book.add_rule(store, r.text, p, cooldown_s=r.cooldown_s).id
                 for r, p in zip(scenario.rules, rule_predicates(scenario))
             ]
-            named_ids: set[int] = set()  # the wearer names each place once, after the session it became clear in
-            gt, backends_used = ingest_world(
-                world, scenario, paths, run_config, models, store, lambda gt: name_places(world, store, gt, named_ids)
-            )
-            named = len(named_ids)
+            gt, backends_used, named = _ingest_naming_places(world, scenario, paths, run_config, models, store)
             timings["ingest_s"] = time.perf_counter() - t
             t = time.perf_counter()
             alerts = _score_rules(world, store, gt, rule_ids, run_config) if scenario.rules else None
@@ -345,6 +341,18 @@ def _run_seed(
         timings=timings,
     )
     return result
+
+
+def _ingest_naming_places(
+    world: World, scenario: Scenario, paths: Sequence[Path], config: Config, models: Path, store: Store
+) -> tuple[GroundTruth, dict[str, str], int]:
+    """:func:`ingest_world`, the wearer naming each place once, after the session in which it became clear
+    (:func:`name_places`); with how many places were named."""
+    named: set[int] = set()
+    gt, backends = ingest_world(
+        world, scenario, paths, config, models, store, lambda gt: name_places(world, store, gt, named)
+    )
+    return gt, backends, len(named)
 
 
 def enroll_household(scenario: Scenario, store: Store) -> list[int]:
