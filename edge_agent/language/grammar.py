@@ -224,6 +224,7 @@ class Query:
     span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for
     unknown_places: tuple[str, ...] = ()  #: words where a place is named that name no camera, zone or place
+    unknown_cameras: tuple[str, ...] = ()  #: of those, the ones said as a camera: "footage from the garage camera"
     unknown_verbs: tuple[str, ...] = ()  #: what the subject is asked to have done that no camera records ("watered")
     unrecorded: str = ""  #: a property asked that memory does not describe: "age" ("how old was she?"), "mood", ...
     grounded: tuple[tuple[str, str], ...] = ()  #: (word, what it was read as by similarity)

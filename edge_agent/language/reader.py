@@ -811,6 +811,15 @@ def _besides(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=Intent.COUNT, subject=subject, quantity=1, compare="more", unknown=unknown)
 
 
+def _unknown_camera(query: Query, tokens: list[str]) -> Query:
+    """ "Is there any footage from the garage camera?": a place memory does not know, said as a camera."""
+    said = tuple(
+        u for u in (*query.unknown_places, *query.unknown)
+        if any(tokens[i : i + 2] == [u.split()[-1], w] for i in range(len(tokens)) for w in _CAMERA_WORDS)
+    )  # fmt: skip
+    return replace(query, unknown_cameras=said) if said else query
+
+
 #: Words that leave some out: "not counting the ones in black", "except those in red".
 _LEAVING_OUT = (("not", "counting"), ("without", "counting"), ("except",), ("besides",), ("excluding",),
                 ("apart", "from"), ("other", "than"), ("but", "not"))  # fmt: skip
@@ -2376,7 +2385,7 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
-        query = _not_in_colours(_colour_sides(query, tokens), tokens)
+        query = _unknown_camera(_not_in_colours(_colour_sides(query, tokens), tokens), tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues

@@ -405,6 +405,8 @@ class DeterministicController:
             self.moving_cameras,
         )
         subject = query.subject
+        if query.unknown_cameras:  # "footage from the garage camera": there is none
+            return Unreadable(words=query.unknown_cameras, cameras=True, known=tuple(self.known()[1]))
         unknown_subject = bool(query.unknown) and not (
             subject.kinds or subject.entity_id is not None or subject.generic
         )

@@ -89,6 +89,7 @@ class Unreadable(Finding):
     known: tuple[str, ...] = ()  #: kinds (or places) memory knows, to say instead
     answer: Finding | None = None  #: the answer under the closest reading, when there is one
     pointing: bool = False  #: the words point back ("it") with nothing before them to point at
+    cameras: bool = False  #: the words were said as a camera's name, and no camera is called so
 
     @property
     def typed(self) -> object:

@@ -131,6 +131,8 @@ def _unreadable(f: Unreadable) -> str:
             f"I don't know what {words} refers to: name the thing (e.g. 'where did the truck go?'), or ask in chat, "
             "where it is the last thing talked about."
         )
+    if f.cameras:
+        return f"No: there is no camera called {words}; the cameras are {', '.join(f.known) or 'none yet'}."
     if f.places:
         head = f"I don't know a place called {words}; I know {', '.join(f.known) or 'no named place yet'}."
     else:

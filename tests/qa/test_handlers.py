@@ -530,3 +530,11 @@ def test_a_colour_left_out_is_not_asked_for(ask):
     answer = ask("how many people were seen, not counting the ones in red?")
     assert answer.text.startswith("1 non-red person"), answer.text
     assert ask("how many people in red were seen?").text.startswith("1 red person")
+
+
+def test_a_camera_memory_has_none_of_is_said_so(ask):
+    """ "Is there any footage from the garage camera?": no camera is called so (not an answer about every camera)."""
+    for question in ("Is there any footage from the garage camera?", "what did the garage cam see?"):
+        answer = ask(question)
+        assert answer.text.startswith("No: there is no camera called 'garage'; the cameras are "), answer.text
+    assert ask("what did the kitchen camera see?").text.startswith("3 things seen on camera kitchen")
