@@ -178,6 +178,7 @@ class Time:
     #: seconds (0: a tenth) of what the place's cameras recorded, made a window once memory is read
     of_recording: str = ""
     recording_s: float = 0.0
+    recording_part: float = 0.0  #: or that part of it: "in the first half of the street video" (0.5)
     to_second: bool = False  #: the moments were said to the second ("at 09:00:30"): what was seen then, not around
 
     @property

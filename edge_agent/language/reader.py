@@ -936,6 +936,8 @@ _OWNERS = ("her", "his", "its", "their", "my")
 _BY_ITSELF = frozenset({"herself", "himself", "itself", "themselves"})
 
 
+#: Parts of a recording: "the first half of the street video".
+_PARTS = {"half": 0.5, "third": 1 / 3, "quarter": 0.25}
 _FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": "first", "last": "last",
            "final": "last", "closing": "last", "end": "last"}  # fmt: skip
 
@@ -953,8 +955,12 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
             return query
     else:
         j = max(i for i in range(max(0, at - 4), at) if tokens[i] == "of") - 1
-    seconds = 0.0
-    if j >= 0 and tokens[j] in UNITS:
+    seconds, part = 0.0, _PARTS.get(tokens[j], 0.0) if j >= 0 else 0.0  # "the first half of the street video"
+    if part:
+        j -= 1
+        if j >= 0 and tokens[j] == "second" and part == 0.5:  # "the second half": the last
+            tokens = [*tokens[:j], "last", *tokens[j + 1 :]]
+    elif j >= 0 and tokens[j] in UNITS:
         seconds, j = UNITS[tokens[j]], j - 1
         if j >= 0 and tokens[j] == "half":  # "the final half minute"
             seconds, j = seconds / 2, j - 1
@@ -963,11 +969,13 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     if j < 0 or tokens[j] not in _FIRSTS:
         return query
     which = _FIRSTS[tokens[j]]
-    time = replace(query.time, start=None, moments=(), of_recording=which, recording_s=seconds)
+    time = replace(query.time, start=None, moments=(), of_recording=which, recording_s=seconds, recording_part=part)
     order = None if query.order in (Order.FIRST, Order.LAST) else query.order
     subject = Subject(generic=True, said="thing") if query.subject.recording else query.subject  # what was seen in it
     listed = query.intent is Intent.WHEN and (subject.generic or query.order in (Order.FIRST, Order.LAST))
-    return replace(query, time=time, order=order, intent=Intent.LIST if listed else query.intent, subject=subject)
+    intent = Intent.LIST if listed else query.intent
+    places = tuple(u for u in query.unknown_places if u.split()[-1] not in _PARTS)  # "in the first half": no place
+    return replace(query, time=time, order=order, intent=intent, subject=subject, unknown_places=places)
 
 
 def _cameras_asked(tokens: list[str]) -> bool:

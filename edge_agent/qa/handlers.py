@@ -1296,6 +1296,10 @@ def _between(query: Query, ctx: Context) -> Finding:
     assert isinstance(found, OrderFinding)
     if found.a_time is None or found.b_time is None:
         return found  # says which was not seen
+    for at, event in ((found.a_at, query.event), (found.b_at, query.other.event if query.other else None)):
+        if event is Event.LEAVES and at is not None and at.entity_id is not None:  # "... did the car leave?"
+            if not _leaving(ctx, at.entity_id)[1]:  # it did not: say so, not the time to its last sighting
+                return _left(replace(query, negated=False), ctx, at.entity_id)
     early, late = sorted([(found.a_time, found.a), (found.b_time, found.b)])
     return Duration(
         found.evidence,

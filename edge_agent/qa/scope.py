@@ -110,12 +110,12 @@ class View:
 
 def _of_recording(store: Store, scope: Scope, time: Time) -> Scope:
     """ "In the first minute of the street video", "at the end of the recording": that stretch of what the scope's
-    cameras recorded (a tenth of it where no length is said), within the scope's window."""
+    cameras recorded (its part said, else a tenth of it where no length is said), within the scope's window."""
     recorded = store.recordings(scope.cameras, scope.start, scope.end)
     if not recorded:
         return scope
     first, last = min(r.start for r in recorded), max(r.end for r in recorded)
-    span = time.recording_s or max(1.0, (last - first) / 10)
+    span = time.recording_s or max(1.0, (last - first) * (time.recording_part or 0.1))
     start, end = (first, first + span) if time.of_recording == "first" else (last - span, last)
     return replace(
         scope,

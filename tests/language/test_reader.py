@@ -863,6 +863,9 @@ def test_forms_a_new_user_used_in_round_nine(reader):
     assert read(reader, "what was parked on the street?").subject.kinds == ("car", "truck", "bus", "motorcycle")
     q = read(reader, "how long after the truck showed up did the car leave?")
     assert (q.intent, q.event, q.other and q.other.event) == (Intent.DURATION, Event.LEAVES, Event.APPEARS)
+    q = read(reader, "how many people were on the street in the first half of the street video")
+    assert (q.time.of_recording, q.time.recording_part, q.unknown_places) == ("first", 0.5, ())
+    assert read(reader, "who was on the street in the second half of the video?").time.of_recording == "last"
     q = read(reader, "how many people were on the street not counting the ones in black?")
     assert (q.subject.colours, q.subject.not_colours) == ((), ("black",))
 
