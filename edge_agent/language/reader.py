@@ -1805,6 +1805,7 @@ class Reader:
             if in_relative and w.isalpha() and not span.tags and w not in AUX and w not in DETERMINERS and (
                 w not in PRONOUNS and w not in _SUBJECT_PRONOUNS and w not in _RELATIVE and w not in FILLER
                 and w not in EVENT_VERBS and w not in _PREPOSITION_WORDS and w not in WITH_WORDS and w not in NOT_THINGS
+                and w not in _CAMERA_WORDS and w not in GENERIC
             ):  # fmt: skip
                 cues.clause.append(w)  # what a relative clause says of the subject: "the woman who was cooking"
             if first_content and w not in FILLER and w not in ("?",):

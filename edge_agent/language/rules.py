@@ -132,7 +132,7 @@ _ALONE = (["alone"], ["on", "her", "own"], ["on", "his", "own"], ["on", "its", "
 def _refuse_conditions(body: list[str], text: str) -> list[str]:
     """A rule with a second condition, or a condition on days of the week, is refused in one line rather than read
     without it."""
-    said = next((w for w in body if w in _CONDITIONS), None)
+    said = next((w for j, w in enumerate(body) if w in _CONDITIONS and body[j + 1 : j + 2] != ["only"]), None)
     said = said or next((f"with {n}" for w, n in zip(body, body[1:]) if w == "with" and n in _NOBODY), None)
     alone = next(
         (" ".join(body[j : j + len(w)]) for j in range(len(body)) for w in _ALONE if body[j : j + len(w)] == w), None
@@ -333,8 +333,8 @@ def _clock(tokens: Sequence[str], i: int) -> tuple[str, int] | None:
         return "12:00", 1
     if w == "midnight":
         return "00:00", 1
-    parts = w.split(":")
-    if not all(p.isdigit() for p in parts) or len(parts) > 2 or not parts[0]:
+    parts = w.split(":")[:3]  # "9:00:30": a rule's day runs in minutes
+    if not all(p.isdigit() for p in parts) or w.count(":") > 2 or not parts[0]:
         return None
     hour, minute = int(parts[0]), int(parts[1]) if len(parts) == 2 else 0
     n = 1

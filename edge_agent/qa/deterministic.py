@@ -362,6 +362,7 @@ class DeterministicController:
         timings = dict(evidence.timings_ms)
         s = query.subject
         unpointed = alone and "subject" in query.refers and not s.kinds and s.entity_id is None and s.said in _POINTING
+        unpointed = unpointed and not query.place.named  # ("who sat at the desk and what did they have with them?")
         finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
         text = render(finding)
         if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)

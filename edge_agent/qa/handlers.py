@@ -407,6 +407,8 @@ def exists(query: Query, ctx: Context) -> Finding:
     if query.place.near:
         company += f" with {_a(query.place.near[0])}"
     holds = bool(seen) != query.negated
+    if not seen and query.event is Event.LEAVES and query.negated:  # "was anyone still there?": no one was there
+        holds = False
     if not seen:
         return Exists(
             holds=holds, seen=False, what=what, where=where_said(ctx.view), when=when_said(ctx.view), company=company,
@@ -979,6 +981,33 @@ def _nearest(history: Sequence[Observation], moments: Sequence[float]) -> Observ
     return min(reversed(history), key=lambda o: max(o.t_start - at, at - o.t_end, 0.0))
 
 
+def _anyone(subject: Subject, place: Place) -> bool:
+    """Whether a side names a person no place, description or name picks ("the baby", "the guy")."""
+    return subject.kinds == ("person",) and subject.entity_id is None and not subject.described and not place.named
+
+
+def _beside_each_other(
+    ctx: Context,
+    side: Side,
+    other_side: Side | None,
+    a_at: Observation | None,
+    b_at: Observation | None,
+    moment: Callable[..., Observation | None],
+    other_leaving: bool,
+) -> tuple[Observation | None, Observation | None]:
+    """ "Did the baby show up before or after the tv?": a person no place or description picks is the one on the camera
+    the other thing was seen on, when one was seen there (not the first person anywhere)."""
+    if other_side is None or a_at is None or b_at is None:
+        return a_at, b_at
+    if _anyone(side.subject, side.place) and not _anyone(other_side.subject, other_side.place):
+        there = View(ctx.store, replace(ctx.view.scope, cameras=(b_at.camera,)))
+        return moment(side.subject, there, side.place) or a_at, b_at
+    if _anyone(other_side.subject, other_side.place) and not _anyone(side.subject, side.place):
+        there = View(ctx.store, replace((ctx.other or ctx.view).scope, cameras=(a_at.camera,)))
+        return a_at, moment(other_side.subject, there, other_side.place, other_leaving) or b_at
+    return a_at, b_at
+
+
 def order(query: Query, ctx: Context) -> Finding:
     """When each of two things was first seen (or last, for leaving) in its scope, and which came first."""
     side, other_side = query.sides()
@@ -1011,16 +1040,9 @@ def order(query: Query, ctx: Context) -> Finding:
         )
     a_at = moment(side.subject, ctx.view, side.place)
     other_leaving = None if other_side is None or other_side.event is None else other_side.event is Event.LEAVES
-    b_at = (
-        moment(
-            other_side.subject,
-            ctx.other or ctx.view,
-            other_side.place,
-            leaving if other_leaving is None else other_leaving,
-        )
-        if other_side is not None
-        else None
-    )
+    b_leaving = leaving if other_leaving is None else other_leaving
+    b_at = moment(other_side.subject, ctx.other or ctx.view, other_side.place, b_leaving) if other_side else None
+    a_at, b_at = _beside_each_other(ctx, side, other_side, a_at, b_at, moment, bool(other_leaving))
     asked = (query.order or Order.FIRST).value
     if query.alternative_of == "order":
         asked = "before or after"

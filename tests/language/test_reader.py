@@ -863,6 +863,10 @@ def test_forms_a_new_user_used_in_round_nine(reader):
     assert read(reader, "what was parked on the street?").subject.kinds == ("car", "truck", "bus", "motorcycle")
     q = read(reader, "how long after the truck showed up did the car leave?")
     assert (q.intent, q.event, q.other and q.other.event) == (Intent.DURATION, Event.LEAVES, Event.APPEARS)
+    assert read(reader, "which room was the last one where the cameras saw anything?").subject.clause == ()
+    assert read_rule(reader, "ping me when a truck shows up on the street but only after 9:00:30").window == (
+        "09:00", "00:00"
+    )  # fmt: skip
     q = read(reader, "how many people were on the street in the first half of the street video")
     assert (q.time.of_recording, q.time.recording_part, q.unknown_places) == ("first", 0.5, ())
     assert read(reader, "who was on the street in the second half of the video?").time.of_recording == "last"

@@ -550,3 +550,13 @@ def test_how_long_until_something_left_that_never_did_says_so(ask, tmp_path, emb
         store.ingest_clip(clip(DAY, 10.0, camera="street"), [truck, car])
         answer = DeterministicController(store, embedder).ask("how long after the truck came did the car leave?")
     assert "car) was still in view when camera street's recording ended" in answer.text, answer.text
+
+
+def test_round_eleven_forms(ask):
+    """ "Was anyone still in the kitchen after noon?": no one was there then, so no; "did the person show up before or
+    after the tv?": the person on the tv's camera (not the first person anywhere); a pronoun after a place named in
+    the same question ("who was in the kitchen and what did they have with them?") is not asked alone."""
+    assert ask("was anyone still in the kitchen after noon?").text.startswith("No: I have not seen a person")
+    answer = ask("did the person show up before or after the tv?")
+    assert answer.text.startswith("After: "), answer.text
+    assert not ask("who was in the kitchen and what did they have with them?").text.startswith("I don't know what")
