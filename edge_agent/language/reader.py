@@ -1240,14 +1240,16 @@ def _held(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
 
 
 #: States of a thing no camera memory records: "was the tv on?", "was the door open?"
-_STATES = frozenset({"on", "off", "open", "opened", "closed", "shut", "lit", "locked", "unlocked", "broken", "plugged"})
+THING_STATES = frozenset(
+    {"on", "off", "open", "opened", "closed", "shut", "lit", "locked", "unlocked", "broken", "plugged"}
+)
 
 
 def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
     """ "Was the tv on?": a state memory does not hold, said so (with what it saw) instead of answering whether the
     tv was there."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
-    if not (query.yes_no or len(words) == 2) or len(words) < 2 or words[-1] not in _STATES:  # "tv on?"
+    if not (query.yes_no or len(words) == 2) or len(words) < 2 or words[-1] not in THING_STATES:  # "tv on?"
         return query
     if not any(p.thing and p.end == len(words) - 1 for p in phrases):
         return query

@@ -21,7 +21,7 @@ from edge_agent.language.lexicon import (
     Lexicon,
     tokenize,
 )
-from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, Reader, _Phrase
+from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, THING_STATES, Reader, _Phrase
 from edge_agent.language.times import NUMBER_WORDS
 
 __all__ = ["read_rule"]
@@ -155,8 +155,7 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
     return body
 
 
-#: States of a thing no camera memory records, and the verbs that put a thing in them: "the tv gets turned on".
-_STATES = frozenset({"on", "off", "open", "opened", "closed", "shut", "lit", "locked", "unlocked", "broken"})
+#: The verbs that put a thing in a state no camera memory records (reader.THING_STATES): "the tv gets turned on".
 _STATE_VERBS = frozenset(
     {"turned", "turns", "turn", "switched", "switches", "switch", "left", "gets", "get", "goes", "go", "is", "are",
      "was", "were", "been", "comes", "come", "stays", "kept", "flicked", "flicks", "flips", "flipped", "being"}
@@ -180,7 +179,7 @@ def _refuse_states(body: list[str], text: str, lexicon: Lexicon) -> None:
          and not views & set(words[j + 2 : j + 4])),
         None,
     )  # fmt: skip
-    if turned is not None or len(words) >= 2 and words[-1] in _STATES and words[-2] in _STATE_VERBS:
+    if turned is not None or len(words) >= 2 and words[-1] in THING_STATES and words[-2] in _STATE_VERBS:
         raise Unreadable(
             f"memory records who and what the cameras saw, where and when, not whether a thing is "
             f"{turned or words[-1]}: it cannot watch for that (in {text.strip()!r}); it can watch for someone near it "
