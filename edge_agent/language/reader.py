@@ -1009,6 +1009,8 @@ def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[st
         camera = next((c for c in cameras if " ".join(tokenize(c)) == other.subject.said), None)
         other = Side(place=Place(cameras=(camera,))) if camera is not None else other
         query = replace(query, other=other)  # "between the kitchen and the desk": the desk camera
+    query = _place_shared(query)
+    other = query.other
     if not query.compare or other is None or other.subject.named or cues.duration:
         return query
     if query.intent not in (Intent.WHERE, Intent.LIST, Intent.WHICH_CAMERA) or query.yes_no:
@@ -1024,6 +1026,17 @@ def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[st
         alternative_of="camera",
         rank="",
     )
+
+
+def _place_shared(query: Query) -> Query:
+    """ "Were there more people than cars on the street?": a place said once, after both things compared, is where
+    both were counted (the second side already keeps a place only the first names)."""
+    other = query.other
+    if other is None or not query.compare or query.place.named or query.place.anywhere:
+        return query
+    if not (query.subject.kinds and other.subject.kinds and other.place.named):
+        return query
+    return replace(query, place=other.place, other=replace(other, place=Place()))
 
 
 #: Words in a camera's name that say it looks outdoors (the rest look indoors): "street", "front-door", "garden".
@@ -1268,7 +1281,7 @@ _UNRECORDED = {
     ("happy",): "mood", ("sad",): "mood", ("angry",): "mood", ("upset",): "mood", ("scared",): "mood",
     ("smiling",): "mood", ("crying",): "mood", ("tired",): "mood", ("nationality",): "nationality",
     ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex", ("hands",): "what was done with hands",
-    ("hand",): "what was done with hands",
+    ("hand",): "what was done with hands", ("why",): "why things happen",
 }  # fmt: skip
 
 
@@ -2570,6 +2583,7 @@ class Reader:
             and intent in (Intent.ORDER, Intent.DURATION)
             and not other.place.named
             and (attached or cues.other_clause)
+            and not ("place" in cues.refers and place.named)  # "... before the guy got there": there, too
         ):
             other = replace(other, place=Place(anywhere=True))  # the place says which one, or is in another clause
         if intent is Intent.DURATION and cues.unit in ("hours", "minutes", "seconds"):

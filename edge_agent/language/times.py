@@ -295,10 +295,13 @@ class _Reader:
             return (*clock, ""), n + 2
         return (*clock, ""), n
 
-    def at(self, day: dt.date | None, clock: tuple[int, int, int, str], after: float | None = None) -> float:
+    def at(
+        self, day: dt.date | None, clock: tuple[int, int, int, str], after: float | None = None, bound: bool = False
+    ) -> float:
         """The moment of a clock time: on ``day``, else the reference's day (the day before when the time is later
-        than the reference); an hour without am / pm is the later of the two that is not past the reference, or the
-        first after ``after``."""
+        than the reference, unless it is a window's ``bound``: "after 2 pm" asked at 1 pm is today's, when nothing was
+        yet seen); an hour without am / pm is the later of the two that is not past the reference, or the first after
+        ``after``."""
         h, m, s, half = clock
         if half == "pm" and h < 12:
             h += 12
@@ -320,6 +323,8 @@ class _Reader:
             past = [c for c in candidates if c <= self.reference]
             if past:
                 return max(past)
+            if bound:
+                return min(candidates)
             return moment(options[0], base - dt.timedelta(days=1))
         return min(candidates) if len(options) == 1 or after is None else candidates[0]
 
@@ -433,7 +438,12 @@ class _Reader:
                         if later is not None and later[0][3]:
                             half = later[0][3]
                             break
-                t = self.at(named_day, (h, m, s, half), after=pending_between if connector == "and" else None)
+                t = self.at(
+                    named_day,
+                    (h, m, s, half),
+                    after=pending_between if connector == "and" else None,
+                    bound=connector in ("after", "before"),
+                )
                 if connector == "before":
                     end = t if end is None else min(end, t)
                 elif connector == "after":

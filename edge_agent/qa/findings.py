@@ -282,6 +282,7 @@ class Stayed(Finding):
     moved_to: str | None = None
     at: float | None = None
     last_seen: float = 0.0
+    asked: float | None = None  #: the moment asked after, where it is later than the thing was last seen
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,8 @@ class Cameras(Finding):
     negated: bool = False
     rank: str = ""  #: "most" or "fewest": ranked by how many things each saw (``things``), the answer first
     things: tuple[tuple[str, int], ...] = ()  #: (camera, distinct things of the kind it saw)
+    order: str = ""  #: "first" or "last": ranked by when each first (or last) saw it, with ``moments``
+    moments: tuple[float, ...] = ()  #: those moments, one per camera in ``seen``
 
     @property
     def typed(self) -> object:

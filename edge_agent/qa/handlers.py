@@ -896,6 +896,8 @@ def which_camera(query: Query, ctx: Context) -> Finding:
         negated=query.negated,
         rank=query.rank,
         things=tuple(things),
+        order=query.order.value if query.order in (Order.FIRST, Order.LAST) and not query.rank else "",
+        moments=tuple(c.first if query.order is Order.FIRST else c.last for c in ranked),
     )
 
 
@@ -1432,6 +1434,9 @@ def _after(query: Query, ctx: Context, subject: int) -> Finding:
         return _not_seen(query, ctx.view)
     window = ctx.around_seconds
     moments = ctx.moments
+    if moments[0] > history[-1].t_end + window:  # "after 2 pm", when it was last seen at 1 pm
+        last = history[-1]
+        return Stayed((last,), entity_id=subject, since=last.t_end, last_seen=last.t_end, asked=moments[0])
     where_ = place_of(history)
     stays = settled(history, where_) or history
     start = ([o for o in stays if o.t_start <= moments[0] + window] or stays[:1])[-1]

@@ -344,6 +344,11 @@ def _moved(f: Moved) -> str:
 
 
 def _stayed(f: Stayed) -> str:
+    if f.asked is not None:
+        return (
+            f"Nothing after {_t(f.asked)}: entity #{f.entity_id} was last seen {_sighting(f.evidence[-1])}, and "
+            "memory holds nothing of it later."
+        )
     if f.moved_to is None:
         return (
             f"After {_t(f.since)}, entity #{f.entity_id} stayed {place_phrase(f.place) or 'where it was'} as far as "
@@ -387,6 +392,10 @@ def _cameras(f: Cameras) -> str:
     parts = [f"camera {c} ({_count_of(n, 'observation')}, the last at {_t(last)})" for c, n, last in f.seen]
     if not parts:
         return f"No camera saw {_a(f.what)}."
+    if f.order and f.moments:  # "which room saw someone first?": that one, then the rest in order
+        others = [f"{c} at {_t(t)}" for (c, _, _), t in zip(f.seen[1:], f.moments[1:])]
+        then = f"; {'after' if f.order == 'first' else 'before'} it: {', '.join(others)}" if others else ""
+        return f"Camera {f.seen[0][0]} was the {f.order} to see {_a(f.what)}, at {_t(f.moments[0])}{then}."
     return f"{_a(f.what).capitalize()} was seen on " + ", and on ".join(parts) + "."
 
 

@@ -119,7 +119,8 @@ def _utc(text):
 @pytest.mark.parametrize(
     ("question", "start", "end", "moments"),
     [
-        ("what did you see after 3 pm?", "2026-03-01T15:00:00", None, ()),  # later than now today: yesterday's
+        ("what did you see after 3 pm?", "2026-03-02T15:00:00", None, ()),  # a bound later than now: still today's
+        ("what did you see at 3 pm?", "2026-03-01T14:30:00", "2026-03-01T15:30:00", ()),  # a moment: yesterday's
         ("was anyone around between 9 and 10 this morning?", "2026-03-02T09:00:00", "2026-03-02T10:00:00", ()),
         ("anything in the living room before noon?", None, "2026-03-02T12:00:00", ()),
         ("what happened in the last hour?", "2026-03-02T12:00:05", None, ()),
@@ -778,6 +779,13 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
+    q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
+    assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
+        Intent.EXISTS,
+        "why things happen",
+        Event.MOVED,
+        ("kitchen",),
+    )
     assert read(reader, "how many people were on the street?").unrecorded == ""
     assert read(reader, "anyone home").place.not_cameras == ("street", "front-door")
     assert read(reader, "did the dog go in the kitchen?").event is Event.APPEARS
