@@ -130,6 +130,7 @@ class Subject:
     clause: tuple[str, ...] = ()  #: what a relative clause says of it that memory has no word for ("was cooking")
     motion: str = ""  #: how it was seen moving, when the question picks by it: "people walking", "parked cars"
     recording: bool = False  #: the recording itself, not a thing in it: "when did the street recording start?"
+    seen_most: str = ""  #: "most" or "fewest": of those that fit, the one seen most (least) often ("the one seen most")
 
     @property
     def named(self) -> bool:
@@ -139,7 +140,7 @@ class Subject:
     @property
     def described(self) -> bool:
         """Whether the question says which one beyond its kind: colours, a pattern, what it was with, a clause."""
-        return bool(self.colours or self.pattern or self.near or self.clause or self.motion)
+        return bool(self.colours or self.pattern or self.near or self.clause or self.motion or self.seen_most)
 
     def words(self) -> str:
         """How to call it back to the user: the name, the words said, or the kind."""

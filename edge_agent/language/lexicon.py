@@ -144,7 +144,9 @@ EVENT_VERBS: dict[str, str] = {
 #: Words of the counted unit in "how many X": what a count counts when X is not a kind.
 AGGREGATE_WORDS: dict[str, str] = {
     **dict.fromkeys(("time", "times", "occasions", "occasion", "visits", "visit", "trips"), "times"),
-    **dict.fromkeys(("camera", "cameras", "views", "view", "feeds", "feed", "rooms", "room", "locations"), "cameras"),
+    **dict.fromkeys(
+        ("camera", "cameras", "cam", "cams", "views", "view", "feeds", "feed", "rooms", "room", "locations"), "cameras"
+    ),
     **dict.fromkeys(("places", "place", "spots", "spot", "zones", "zone", "areas", "area"), "places"),
     **dict.fromkeys(("sightings", "sighting", "observations", "observation", "detections", "appearances"), "sightings"),
     **dict.fromkeys(("days", "day", "dates", "mornings", "evenings"), "days"),
@@ -165,7 +167,7 @@ HABIT_WORDS = frozenset(
 HAPPEN_WORDS = frozenset(
     {"happen", "happened", "happening", "happens", "occur", "occurred", "going", "went", "unusual", "interesting",
      "notable", "new", "strange", "weird", "odd", "activity", "events", "event", "summary", "summarize", "summarise",
-     "overview", "recap", "rundown", "report", "update", "briefing", "digest", "story", "highlights"}
+     "overview", "miss", "missed", "recap", "rundown", "report", "update", "briefing", "digest", "story", "highlights"}
 )  # fmt: skip
 IMPERATIVES = frozenset({"tell", "show", "list", "give", "describe", "name", "count", "find", "summarize", "summarise"})
 DURATION_WORDS = frozenset({"long", "duration", "length"})

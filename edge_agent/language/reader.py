@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from edge_agent.language.grammar import (
+    FIELDS,
     Aggregate,
     Event,
     Intent,
@@ -1414,9 +1415,25 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+#: Verbs of having a thing on one: "did he have anything with him?", "was she carrying something on her?"
+_HOLDING = frozenset({"have", "has", "had", "carry", "carried", "carrying", "hold", "held", "holding", "bring",
+                      "brought", "bringing", "take", "took", "taking", "got"})  # fmt: skip
+
+
+def _reflexive(tokens: list[str], i: int) -> bool:
+    """Whether the pronoun at ``i`` is the holder itself: "with him" after "did the guy have anything"."""
+    return (
+        tokens[i] in ("him", "her", "them", "himself", "herself", "themselves")
+        and tokens[i - 1 : i] in (["with"], ["on"])
+        and bool(_HOLDING & set(tokens[:i]))
+    )
+
+
 def _near_pronoun(query: Query, tokens: list[str]) -> Query:
     """ "Was anything next to them?", "who was with her?": what was with the one the conversation talks about
-    (refers "near")."""
+    (refers "near"); not the holder itself ("did she have anything with her?")."""
+    if query.subject.kinds == ("person",) and any(_reflexive(tokens, i) for i in range(1, len(tokens))):
+        return query
     for i in range(len(tokens)):
         for words in _BESIDE:
             if tuple(tokens[i : i + len(words)]) == words and tokens[i + len(words) : i + len(words) + 1] in (
@@ -1531,6 +1548,7 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
     """Which room had the most people ("where did you see the most cars?" too), unless it is "most of the time" or
     "most recently"; and "was it there for more than a minute?": its time there, held against that."""
     subject, intent = query.subject, query.intent
+    asks = query.asks if query.asks in FIELDS else ""
     rank = ""
     for i, w in enumerate(tokens):
         ahead = tokens[i + 1 : i + 4]
@@ -1541,12 +1559,17 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
         intent = Intent.WHICH_CAMERA  # "where were most of the people?": the camera that saw the most
     often = [w for w, after in zip(tokens, tokens[1:]) if w in ("most", "more", "least", "less") and after == "often"]
     camera = intent in (Intent.WHICH_CAMERA, Intent.COUNT) or cues.camera_word  # "which camera saw it most often?"
+    most_seen = _seen_most(tokens)
     if often and cues.camera_word and intent is Intent.HABIT:
         return replace(query, intent=Intent.WHICH_CAMERA, subject=subject)  # by sightings on each, the most first
-    if often and not camera and cues.wh in ("which", "what", "who"):
+    if (often or most_seen) and not camera and cues.wh in ("which", "what", "who") and intent in _LISTED and not asks:
         if subject.named and query.other is None:  # "which cup did you see most often?": its kind, by sightings
-            rank = "most" if often[0] in ("most", "more") else "fewest"
+            rank = "most" if (often or ["most"])[0] in ("most", "more") and most_seen != "fewest" else "fewest"
             return replace(query, intent=Intent.LIST, subject=subject, rank=rank)
+    if most_seen and not camera and subject.named:
+        # "the person in blue who was seen the most: when did they first show up?": which one, by its sightings
+        intent = Intent.ATTRIBUTE if asks else intent  # "what colour was the one seen most often?"
+        return replace(query, intent=intent, subject=replace(subject, seen_most=most_seen), rank="", aggregate=None)
     if intent is not Intent.WHICH_CAMERA or query.other is not None:
         rank = ""
     span = read_span(tokens)
@@ -1558,6 +1581,31 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
             query, intent=Intent.DURATION, subject=subject, compare=span[0], span_s=span[1], unknown_places=places
         )
     return replace(query, intent=intent, subject=subject, rank=rank)
+
+
+#: Words after "the most" (or "the least") that say it is how often a thing was seen: "seen the most often", "seen the
+#: most on the street", "showed up the most?"
+_AFTER_MOST = frozenset(
+    {"", "often", "frequently", "times", "?", ".", "!", ",", "-", ":", "on", "in", "at", "by", "and", "when", "where",
+     "what", "today", "yesterday", "then", "there", "here", "overall"}
+)  # fmt: skip
+
+
+#: Intents a "which ... seen most often?" asks as a list of them ranked by sightings.
+_LISTED = frozenset({Intent.LIST, Intent.HABIT, Intent.WHICH_CAMERA, Intent.EXISTS, Intent.COUNT})
+
+
+def _seen_most(tokens: list[str]) -> str:
+    """ "Seen the most", "showed up the least often": "most" or "fewest" where a verb of being seen is ranked."""
+    for i, w in enumerate(tokens):
+        seen = EVENT_VERBS.get(w) in ("seen", "appears") or (
+            w in ("showed", "turned") and tokens[i + 1 : i + 2] == ["up"]
+        )
+        k = i + (2 if w in ("showed", "turned") else 1)
+        k += tokens[k : k + 1] == ["the"]
+        if seen and tokens[k : k + 1] in (["most"], ["least"]) and (tokens[k + 1 : k + 2] or [""])[0] in _AFTER_MOST:
+            return "most" if tokens[k] == "most" else "fewest"
+    return ""
 
 
 #: Words before a number that say how a count is held against it: "more than 3", "at least two", "exactly one".
@@ -2100,8 +2148,16 @@ class Reader:
                 role = "with" if not in_relative else "relative"
                 k += 1
                 continue
-            if w in ("have", "has", "had") and phrases and phrases[-1].kinds == ("person",) and phrases[-1].end == i:
-                role = "with"
+            holder = (
+                phrases[phrases[-1].owner] if phrases and phrases[-1].attached else phrases[-1] if phrases else None
+            )
+            if (
+                w in ("have", "has", "had")
+                and holder is not None
+                and holder.kinds == ("person",)
+                and phrases[-1].end == i
+            ):
+                role = "with"  # "did the guy (at the desk) have a bowl?": what was with him
                 k += 1
                 continue
             after_one = spans[k + 1] if k + 1 < len(spans) else None
@@ -2229,6 +2285,9 @@ class Reader:
                 add(_Phrase(i, span.end, "subject" if not any(p.thing for p in phrases) else "object", "",
                             generic=True, negative=True, said="anything"))  # fmt: skip
                 k += 1
+                continue
+            if _reflexive(tokens, i) and phrases and phrases[0].kinds == ("person",):
+                k += 1  # "did the guy have anything with him?": with the guy himself
                 continue
             if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in _ENDS_CLAUSE):
                 p = _Phrase(i, span.end, role, relation, pronoun=True, **_pronoun(w))
@@ -2569,6 +2628,10 @@ class Reader:
             asks = alternative_of
         if intent is Intent.COMPANY and people_wh:
             asks = "person"
+        anything = next((p for p in withs if p.generic), None)
+        if intent is Intent.EXISTS and anything is not None and subject.kinds and not subject.generic:
+            intent = Intent.COMPANY  # "did the guy have anything with him?": whether anything was with him
+            asks = "person" if anything.said in _PEOPLE_WORDS else ""
         if intent is Intent.COMPANY and (subject.generic or subject.kinds == ("person",)):
             # "what was next to the tv?", "who was at the car?": the thing named is the subject; the company is asked
             thing = next((p for p in [*withs, *places] if p.kinds and not (p.camera or p.zone)), None)

@@ -142,7 +142,8 @@ def candidates(
             view.store, [s.entity_id for s in seen], "colour", colours, before=view.scope.end
         )
         most = max(shares.values(), default=0.0)
-        least = 0.25 if select or query.intent in (Intent.WHICH_CAMERA, Intent.LIST) else max(most / 2, 1e-9)
+        every = select or subject.seen_most or query.intent in (Intent.WHICH_CAMERA, Intent.LIST)
+        least = 0.25 if every else max(most / 2, 1e-9)
         seen = sorted(
             (s for s in seen if shares.get(s.entity_id, 0.0) >= least), key=lambda s: -shares.get(s.entity_id, 0.0)
         )
@@ -211,6 +212,13 @@ def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | Non
         if there:
             allowed = there
             ids = [i for i in ids if i in there]
+    if subject.seen_most and len(allowed) > 1:  # "the one seen the most": by its sightings in scope
+        counts = {
+            s.entity_id: s.observations for s in ctx.view.sightings(subject, detail=True) if s.entity_id in allowed
+        }
+        if counts:
+            pick = max if subject.seen_most == "most" else min
+            return pick(counts, key=lambda i: (counts[i], -ids.index(i) if i in ids else 0))
     ranked = _ranked(ctx)
     if ranked in allowed:
         return ranked
@@ -260,7 +268,7 @@ def when_said(view: View) -> str:
 def _primary(query: Query, view: View, seen: list[Sighting]) -> list[int]:
     """A word meaning several kinds ("van": truck or car): the first it names leads."""
     ids = [s.entity_id for s in seen]
-    if len(query.subject.kinds) > 1 and not query.subject.generic:
+    if len(query.subject.kinds) > 1 and not query.subject.generic and not query.subject.seen_most:
         lead = [s.entity_id for s in seen if s.category == query.subject.kinds[0]]
         return lead or ids
     return ids
@@ -526,11 +534,16 @@ def _which_kind(query: Query, ctx: Context) -> Finding:
     from edge_agent.language.lexicon import Lexicon
 
     words = Lexicon().kind_words()
+    seen_as = {word: ctx.view.sightings(Subject(kinds=words.get(word, ())), detail=True) for word in query.alternatives}
+    # a thing either word names counts for the narrower one: a cell phone is a "phone" rather than a "tablet"
+    narrowest: dict[int, int] = {}
+    for word, seen in seen_as.items():
+        for s in seen:
+            narrowest[s.entity_id] = min(narrowest.get(s.entity_id, 1 << 30), len(words.get(word, ())))
     support: list[tuple[str, int]] = []
     evidence: list[Observation] = []
-    for word in query.alternatives:
-        kinds = words.get(word, ())
-        seen = ctx.view.sightings(Subject(kinds=kinds), detail=True) if kinds else []
+    for word, seen in seen_as.items():
+        seen = [s for s in seen if len(words.get(word, ())) == narrowest[s.entity_id]]
         support.append((word, sum(s.observations for s in seen)))
         if seen:
             evidence.extend(ctx.view.history(seen[0].entity_id)[-1:])

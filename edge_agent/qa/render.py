@@ -202,7 +202,7 @@ def _alternatives(f: Alternatives) -> str:
         said = "; ".join(f"{value}: {n} observation{'s' if n != 1 else ''}" for value, n in f.support)
     o = f.evidence[-1] if f.evidence else None
     latest = f" The latest, {_sighting(o)}." if o is not None else ""
-    whose = f" of {f.whose}" if f.whose else ""
+    whose = (f" {f.whose}" if f.of == "kind" else f" of {f.whose}") if f.whose else ""  # a kind's: where it was
     if f.yes_no and f.of == "seconds seen":  # "was the couch there longer than the tv?"
         value = f.support[0][0] if f.support else ""
         than = "for less time" if f.least else "longer"

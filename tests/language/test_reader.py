@@ -779,6 +779,14 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "how old was the baby?")
     assert (q.intent, q.unrecorded, q.subject.kinds) == (Intent.EXISTS, "age", ("person",))
     assert read(reader, "what make was the van?").unrecorded == "make"
+    q = read(reader, "the person in blue who was seen the most on the street: when did they first show up?")
+    assert (q.intent, q.subject.seen_most, q.subject.colours, q.rank) == (Intent.WHEN, "most", ("blue",), "")
+    assert read(reader, "where was the cup that showed up the least often?").subject.seen_most == "fewest"
+    assert read(reader, "which person was seen the most?").subject.seen_most == ""  # a ranked list of them
+    q = read(reader, "did the woman in the kitchen have a cup?")  # what she had: with her
+    assert (q.intent, q.subject.kinds, q.subject.near) == (Intent.EXISTS, ("person",), ("cup",))
+    q = read(reader, "did the guy at the desk have anything with him?")  # with him: with the guy himself
+    assert (q.intent, q.yes_no, q.subject.near, q.refers) == (Intent.COMPANY, True, (), ())
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
