@@ -224,14 +224,19 @@ def run(args: argparse.Namespace) -> int:
         )
         since = parse_time(args.since, "--since")
         first = 0 if since is None else queries.last_clip_before(store, since)
-        found = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True).process(
-            rule_set=[rule], since_clip=first
-        )
+        resolver = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True)
+        found = resolver.process(rule_set=[rule], since_clip=first)
+        brief = [
+            f"  not raised: {store.entity(entity_id).category} #{entity_id} was seen on {count(frames, 'sampled frame')}"
+            f"; a rule fires once its condition holds on {resolver.settings.persist_frames} ([rules] persist_frames)"
+            for _, entity_id, frames in resolver.unconfirmed()[:5]
+        ]
         return emit(
             args,
             [asdict(a) for a in found],
             "\n".join(
                 [f"{describe(rule.predicate)}: {count(len(found), 'alert')} over memory"]
                 + [f"  {utc(a.t)} UTC  {a.message}" for a in found]
+                + brief
             ),
         )

@@ -362,6 +362,11 @@ _CHAT = {
 _AMOUNTS = (
     (r"\bhalf a dozen\b", "6"), (r"\ba dozen\b", "12"), (r"\bdozen\b", "12"), (r"\ba couple of\b", "2"),
     (r"\ba couple\b", "2"), (r"\ba handful of\b", "5"), (r"\b(\d+) or so\b", r"\1"),
+    # lengths of time in words: "for half an hour", "an hour and a half", "a quarter of an hour"
+    (r"\b(?:an|one) hour and a half\b", "90 minutes"), (r"\b(?:a|one) minute and a half\b", "90 seconds"),
+    (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"), (r"\bhalf a day\b", "12 hours"),
+    (r"\b(?:a )?quarter of an hour\b", "15 minutes"), (r"\ba quarter hour\b", "15 minutes"),
+    (r"\bthree quarters of an hour\b", "45 minutes"),
 )  # fmt: skip
 _CHAT_WORD = re.compile(r"\b(" + "|".join(sorted(_CHAT, key=len, reverse=True)) + r")\b")
 

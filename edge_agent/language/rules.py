@@ -45,6 +45,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     times, per, within, used = _nth_time(body)
     body = [t for j, t in enumerate(body) if j not in used]
     _refuse_counts_at_once(body, reader.lexicon)
+    _refuse_comparisons(body, reader.lexicon)
     _refuse_states(body, text, reader.lexicon)
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
@@ -511,6 +512,23 @@ def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
                 f"a rule cannot count things there at once ({counted!r}); it can count how often one appears, "
                 "e.g. 'tell me when a person appears for the 3rd time today'",
                 missing="count",
+            )
+
+
+def _refuse_comparisons(tokens: Sequence[str], lexicon: Lexicon) -> None:
+    """ "Tell me if the truck stays longer than the car": a rule watches one thing, never held against another; refused
+    with what it can watch, rather than read as the first thing alone."""
+    kinds = lexicon.kind_words()
+    for i, w in enumerate(tokens):
+        if w != "than" or i == 0:
+            continue
+        rest = [t for t in tokens[i + 1 : i + 4] if t not in ("the", "a", "an", "any", "my", "that")]
+        if rest and (rest[0] in kinds or rest[0] in lexicon.names):
+            said = " ".join(tokens[max(0, i - 1) : i + 3])
+            raise Unreadable(
+                f"a rule watches one thing and cannot hold it against another ({said!r}); it can watch how long one "
+                "stays, e.g. 'tell me when the truck is on the street for more than 10 minutes'",
+                missing="comparison",
             )
 
 

@@ -167,6 +167,15 @@ class Resolver:
             self._commit(self._watermark, [])
         return raised
 
+    def unconfirmed(self) -> list[tuple[int, int, int]]:
+        """(rule, entity, sampled frames) of each subject whose condition held, but on fewer frames than a rule needs
+        (``persist_frames``) before memory ended: why ``rules test`` raised nothing for a thing seen only briefly."""
+        return [
+            (rule_id, entity_id, s.frames)
+            for (rule_id, entity_id), s in self._states.items()
+            if s.state == "pending" and 0 < s.frames < self.settings.persist_frames
+        ]
+
     def _load_states(self, rule_ids: Sequence[int]) -> None:
         self._states = {}
         for r in rulebook.rule_states(self.store, rule_ids):

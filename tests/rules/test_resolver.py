@@ -412,3 +412,15 @@ def test_a_thing_the_street_recorded_on_without_has_left_when_another_camera_rec
         ingest(store, later, [observation(1, later, (100, 100, 200, 300), other, category="cup", frames=6)], "bedroom")
         alerts = resolver.process()
         assert [(a.camera, round(a.t - T0, 1)) for a in alerts] == [("street", 2.5)]
+
+
+def test_a_thing_seen_on_too_few_frames_is_named_as_not_raised(home):
+    """A phone seen on 2 sampled frames raises nothing (a rule fires after 3): ``unconfirmed`` says which subject held
+    and on how many frames, so ``rules test`` can say why it is quiet."""
+    phone = unit(np.r_[np.ones(4), np.zeros(12)])
+    with Store(home) as store:
+        rule = add(store, "tell me when a cell phone appears")
+        ingest(store, T0, [observation(1, T0, (10, 10, 60, 60), phone, category="cell phone", frames=2)])
+        resolver = Resolver(store, settings=ResolverSettings(persist_frames=3), dry_run=True)
+        assert resolver.process() == []
+        assert resolver.unconfirmed() == [(rule.id, 1, 2)]
