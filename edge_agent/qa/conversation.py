@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from edge_agent.language.grammar import Intent, Place, Query, Side, Subject, Time
+from edge_agent.language.grammar import Event, Intent, Order, Place, Query, Side, Subject, Time
 from edge_agent.language.lexicon import tokenize
 from edge_agent.language.reader import TOLD_APART, is_courtesy, is_leaving
 
@@ -149,6 +149,7 @@ class Conversation:
         self.window: Time | None = None  #: the last time the user named: "before that" and "after" move from it
         self.place = Place()  #: the last place the user named: what happened "before that" happened there
         self.kind: dict[int, str] = {}  #: the kind of each thing cited (person, animal, object)
+        self.asked: list[Query] = []  #: the questions asked so far, as read: "which one came first?" of the last two
 
     @staticmethod
     def leaves(line: str) -> bool:
@@ -182,10 +183,14 @@ class Conversation:
             )
         if shift and previous is not None and previous.intent in _NOTHING_NEXT and current.method == "fragment":
             # "what colour was the bowl?" then "and after that?": what happened after it there, not its colour then
+            # (after it: what came there after it; before it: what was seen there before)
             there = previous.place if previous.place.named else self.place
-            previous = replace(previous, intent=Intent.SUMMARY, subject=Subject(), place=there, asks="",
-                               alternatives=(), alternative_of="", yes_no=False, negated=False)  # fmt: skip
-        query = follow_up(previous, current, about, self.mentioned)
+            event = Event.APPEARS if "after" in shift else Event.SEEN
+            previous = replace(previous, intent=Intent.LIST, subject=Subject(generic=True), place=there, asks="",
+                               alternatives=(), alternative_of="", yes_no=False, negated=False, event=event,
+                               order=None, other=None, rank="")  # fmt: skip
+        query = _of_the_two(current, line, self.asked) or follow_up(previous, current, about, self.mentioned)
+        self.asked = [*self.asked, query][-_ASKED:]
         if current.place.named:
             self.place = current.place
         answer = self.controller.ask(line, as_of=as_of, query=query)
@@ -249,6 +254,36 @@ class Conversation:
             about = (entity, about[1], found.category)
         self.about["person" if found is not None and found.kind == "person" else "thing"] = about
         self.about["last"] = about
+
+
+def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | None:
+    """ "Which one came first?", "which of the two left last?" asked after questions about two things (or one thing
+    in two places): the order of the last two, each as it was asked, over all of memory (a window asked of one of
+    them does not bound when either first came)."""
+    if current.intent is not Intent.WHEN or current.order not in (Order.FIRST, Order.LAST) or "those" in current.refers:
+        return None  # "which of those ...": the things the answers cited (follow_up)
+    said = current.subject
+    if said.kinds or said.entity_id is not None or said.said not in _OF_TWO or "which" not in tokenize(line):
+        return None
+    named = [q for q in asked if (q.subject.kinds or q.subject.entity_id is not None) and q.intent is not Intent.ORDER]
+    if len(named) < 2 or (named[-2].subject, named[-2].place) == (named[-1].subject, named[-1].place):
+        return None
+    a, b = named[-2], named[-1]
+    return replace(
+        current,
+        intent=Intent.ORDER,
+        subject=a.subject,
+        place=a.place,
+        time=Time(),
+        other=Side(subject=b.subject, place=b.place if b.place.named else Place(anywhere=True)),
+        refers=(),
+        method="follow-up",
+    )
+
+
+#: What "which ... first?" says of the two things talked about: "which was first?", "which one", "which of the two".
+_OF_TWO = frozenset({"", "one", "ones", "two", "both", "them", "those", "these", "thing", "things"})
+_ASKED = 6  #: how many questions the conversation keeps
 
 
 def _moment(answer: Answer) -> Time | None:

@@ -914,6 +914,9 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     )
 
 
+_TOGETHER_S = 1.0  #: sightings this close in time are together (frames are sampled about 2 a second)
+
+
 def company(query: Query, ctx: Context) -> Finding:
     """Who (or what) was with the subject: in the same clip, at the moment the question names, else the latest
     time any was."""
@@ -936,6 +939,8 @@ def company(query: Query, ctx: Context) -> Finding:
             if p.entity_id is not None
             and p.entity_id != subject
             and (p.category in wanted if wanted else p.kind == "person" or not people_only)
+            and p.t_start <= o.t_end + _TOGETHER_S
+            and p.t_end >= o.t_start - _TOGETHER_S  # in view at the same time, not only in the same clip
         ]
         if with_:  # who was with it: people; what was: the things first, then the people
             people_first = sorted(with_, key=lambda p: ((p.kind != "person") == people_only, p.id))
@@ -965,6 +970,8 @@ def listing(query: Query, ctx: Context, came_after: Observation | None = None) -
     if came_after is not None:
         since = ctx.view.scope.start or came_after.t_start
         seen = [s for s in _came_after(ctx, seen, since) if s.entity_id != came_after.entity_id]
+    elif query.event is Event.APPEARS and ctx.view.scope.start is not None:  # "what showed up after 11?": new ones
+        seen = _came_after(ctx, seen, ctx.view.scope.start)
     if not seen:
         return _not_seen(query, ctx.view)
     if query.rank:  # "which cup did you see most often?": by sightings
