@@ -227,8 +227,9 @@ def run(args: argparse.Namespace) -> int:
         resolver = Resolver(store, zones=config.zones, settings=settings_of(config), dry_run=True)
         found = resolver.process(rule_set=[rule], since_clip=first)
         brief = [
-            f"  not raised: {store.entity(entity_id).category} #{entity_id} was seen on {count(frames, 'sampled frame')}"
-            f"; a rule fires once its condition holds on {resolver.settings.persist_frames} ([rules] persist_frames)"
+            f"  not raised: {store.entity(entity_id).category} #{entity_id} was seen on "
+            f"{count(frames, 'sampled frame')}; a rule fires once its condition holds on "
+            f"{resolver.settings.persist_frames} ([rules] persist_frames)"
             for _, entity_id, frames in resolver.unconfirmed()[:5]
         ]
         return emit(

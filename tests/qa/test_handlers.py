@@ -441,7 +441,9 @@ def test_a_conversation_s_thanks_those_and_what_came_after(house, embedder):
         chat = Conversation(DeterministicController(store, embedder))
         assert chat.ask("what colour was the cup?").text.startswith("Red: ")
         after = chat.ask("and after that?")
-        assert after.tool == "list" and after.text.startswith("6 things seen after") and "dog #3" in after.text, after.text
+        assert after.tool == "list" and after.text.startswith("6 things seen after") and "dog #3" in after.text, (
+            after.text
+        )
     assert Conversation.thanks("ok thanks") and Conversation.thanks("great, thank you!")
     assert not Conversation.thanks("thanks, where was the cup?") and not Conversation.thanks("thanks, bye")
 
