@@ -114,13 +114,13 @@ EVENT_VERBS: dict[str, str] = {
          "came", "coming", "enter", "enters", "entered", "entering", "show", "shows", "showed", "shown", "turn",
          "turned", "turns", "get", "got", "gets", "reach", "reached", "return", "returned", "returns", "emerge",
          "emerged", "pop", "popped", "walk", "walks", "walked", "pass", "passes", "passed", "cross", "crossed",
-         "crosses"),
+         "crosses", "appearance", "arrival", "entrance", "entry", "return"),
         "appears",
     ),
     **dict.fromkeys(
         ("leave", "leaves", "left", "leaving", "go", "goes", "went", "gone", "going", "exit", "exits", "exited",
          "disappear", "disappears", "disappeared", "depart", "departed", "drive", "drove", "driven", "vanish",
-         "vanished"),
+         "vanished", "departure", "disappearance", "exit"),
         "leaves",
     ),
     **dict.fromkeys(
@@ -355,6 +355,11 @@ _CHAT = {
     "wouldnt": "would not",
     "shouldnt": "should not",
     "r": "are",
+    "som1": "someone",
+    "prior to": "before",
+    "subsequent to": "after",
+    "in advance of": "before",
+    "sum1": "someone",
     "hows many": "how many",
     "hows much": "how much",
 }

@@ -317,10 +317,18 @@ def _one_is_noun(word: str, after: Span | None, before: Span | None) -> bool:
     return not (after is not None and (bool(after.tags) or after.words in GENERIC or after.words in CLOTHES))
 
 
-def _event(verb: str, before: str) -> str:
-    """What a verb says happened: "where did I leave my keys?" asks where I put them, not where they went."""
+def _event(verb: str, before: str, after: str = "") -> str:
+    """What a verb says happened: "where did I leave my keys?" asks where I put them, not where they went; "when was
+    the phone left on the desk?" when it was put there (it came there; ``after``: the word after a passive verb)."""
     event = EVENT_VERBS[verb]
-    return "moved" if event == "leaves" and before in ("i", "we") and verb in ("leave", "left") else event
+    if event == "leaves" and verb in ("leave", "left") and before in ("i", "we"):
+        return "moved"
+    if event == "leaves" and verb == "left" and after in _LEFT_AT:  # said passive: "was the phone left on ..."
+        return "appears"
+    return event
+
+
+_LEFT_AT = frozenset({"on", "in", "at", "by", "near", "next", "beside", "there", "here", "behind", "under"})
 
 
 _PEOPLE_WORDS = frozenset({"who", "whom", "anyone", "someone", "anybody", "somebody", "everyone", "everybody"})
@@ -1086,7 +1094,9 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
         query = replace(query, place=replace(query.place, not_cameras=not_cameras))
         if query.compare == "all" and query.aggregate is Aggregate.CAMERAS:  # "did every room have someone?"
             query = replace(query, quantity=len([c for c in cameras if c not in not_cameras]))
-    counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(tokens[:6]) and "how" in tokens[:2]
+    many = tokens.index("many") + 1 if "many" in tokens[:3] else len(tokens)
+    counted = tokens[many : many + 3]  # "how many (different) cameras", not "how many objects did the cameras see"
+    counts_cameras = query.intent is Intent.COUNT and {"cameras", "rooms"} & set(counted) and "how" in tokens[:2]
     if counts_cameras and query.aggregate in (None, Aggregate.THINGS):
         query = replace(query, aggregate=Aggregate.CAMERAS)
     spans = [k for k, w in enumerate(tokens) if w == "when" and set(tokens[max(0, k - 4) : k]) & _SPANS_OF_TIME]
@@ -1414,6 +1424,9 @@ def _then(query: Query, tokens: list[str]) -> Query:
         return query
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
+
+#: Words for things that leave people out: "which objects were on the desk?"
+_NOT_OBJECTS = {w: ("person",) for w in ("object", "objects", "item", "items", "belongings", "stuff")}
 
 #: Verbs of having a thing on one: "did he have anything with him?", "was she carrying something on her?"
 _HOLDING = frozenset({"have", "has", "had", "carry", "carried", "carrying", "hold", "held", "holding", "bring",
@@ -2043,7 +2056,8 @@ class Reader:
                 and not view_as_noun
                 and w not in ("there", "around")
             ):
-                event = _event(w, word(i - 1))
+                passive = bool({"was", "were", "been", "got", "is", "are"} & set(tokens[:i]))
+                event = _event(w, word(i - 1), word(i + 1) if passive else "")
                 cues.events.append(event)
                 if event != "seen" and role == "subject" and phrases and not in_relative:
                     role = "object"
@@ -2517,7 +2531,8 @@ class Reader:
             name=p.name,
             entity_id=p.entity_id,
             generic=p.generic,
-            exclude=tuple(dict.fromkeys(k for e in excludes for k in e.kinds)),
+            # "which objects ...?": things, not people (who are no object)
+            exclude=tuple(dict.fromkeys([*(k for e in excludes for k in e.kinds), *_NOT_OBJECTS.get(p.said, ())])),
             near=tuple(dict.fromkeys(near)),
             many=p.plural,
         )

@@ -217,6 +217,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
             "guests",
             "individual",
             "individuals",
+            "persons",
             "figure",
             "human being",
         )

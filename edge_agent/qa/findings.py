@@ -208,6 +208,7 @@ class Seen(Finding):
     chain: tuple[tuple[int, int, float, Observation], ...] = ()  #: possibly-same steps: (earlier, later, score, last)
     taken: Taking | None = None  #: after the last sighting it went with a person within reach (memory.takings)
     taker: Entity | None = None  #: that person
+    at: float | None = None  #: the moment asked ("where was it at 09:00:45?"): ``observation`` is the one nearest it
 
     @property
     def typed(self) -> object:

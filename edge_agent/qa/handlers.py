@@ -389,7 +389,10 @@ def _moves(query: Query, ctx: Context, subject: int) -> Moved:
                 before.append(previous)  # where it came from: the other half of the evidence of a move
         if place:
             previous, carried = o, False
-    cited = sorted(arrivals + before, key=lambda o: o.t_start) or _stays(ctx, subject)
+    # (no move: where each stay began, and the latest sighting, which "not seen moved; last seen" cites)
+    cited = sorted(arrivals + before, key=lambda o: o.t_start) or list(
+        {o.id: o for o in [*_stays(ctx, subject), *history[-1:]]}.values()
+    )
     cited = [o for o in cited if s.holds(o)] or [o for o in history[-1:] if s.holds(o)]
     return Moved(
         tuple(cited),
@@ -641,7 +644,15 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     arrived = when and not first and query.event is Event.APPEARS  # "when did it come back?": its last stay's start
     if arrived:
         o = [b for a, b in zip([None, *history], history) if a is None or b.t_start - a.t_end > _UNSEEN_S][-1]
-    then = [] if when else [h for h in _at(history, ctx.moments) if h.id != o.id]
+    at: float | None = None
+    scope = ctx.view.scope
+    if not (when or first or query.event is Event.LEAVES or query.subject.near or query.subject.clause) and (
+        ctx.moments and scope.start is None and scope.end is None
+    ):  # "where was the car at 09:00:45?": its sighting then (a moment in "the cup by the sink at 9" picks which)
+        nearest = _at(history, ctx.moments)[0]
+        if max(nearest.t_start - ctx.moments[0], ctx.moments[0] - nearest.t_end) <= ctx.around_seconds:
+            o, at = nearest, ctx.moments[0]
+    then = [] if when or at is not None else [h for h in _at(history, ctx.moments) if h.id != o.id]
     steps = []
     for earlier, later, score in chain:
         last_id = queries.last_observation_of(ctx.store, earlier, ctx.view.scope.end)
@@ -671,6 +682,7 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
         chain=tuple(steps),
         taken=taken,
         taker=taker,
+        at=at,
     )
 
 

@@ -224,7 +224,10 @@ def _seen(f: Seen) -> str:
     e, o = f.entity, f.observation
     if e is None or o is None:
         return "Memory holds nothing that matches the question."
-    if f.first:
+    if f.at is not None:
+        near = "then" if o.t_start - 1.0 <= f.at <= o.t_end + 1.0 else "nearest then"
+        text = f"At {_t(f.at)}, entity {_entity(e)} ({e.category}) was seen ({near}) {_sighting(o)}."
+    elif f.first:
         text = f"Entity {_entity(e)} ({e.category}) was first seen {_sighting(o)}."
     elif f.arrived:
         text = f"Entity {_entity(e)} ({e.category}) last arrived {_sighting(o)}."

@@ -787,6 +787,15 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.subject.kinds, q.subject.near) == (Intent.EXISTS, ("person",), ("cup",))
     q = read(reader, "did the guy at the desk have anything with him?")  # with him: with the guy himself
     assert (q.intent, q.yes_no, q.subject.near, q.refers) == (Intent.COMPANY, True, (), ())
+    q = read(reader, "wat time was the phone left on desk")  # left there: put there, it came
+    assert (q.intent, q.event, q.order) == (Intent.WHEN, Event.APPEARS, Order.FIRST)
+    assert read(reader, "when did the phone leave the desk?").event is Event.LEAVES
+    q = read(reader, "how many distinct persons did som1 see between 09:00:30 and 09:01:00?")
+    assert (q.intent, q.subject.kinds, q.aggregate) == (Intent.COUNT, ("person",), Aggregate.THINGS)
+    q = read(reader, "prior to the appearance of the bowl, was anyone in the kitchen?")
+    assert (q.intent, q.order, q.other and q.other.event) == (Intent.ORDER, Order.BEFORE, Event.APPEARS)
+    q = read(reader, "how many objects did the cameras see?")  # objects: no people; counted: things, not cameras
+    assert (q.subject.exclude, q.aggregate) == (("person",), Aggregate.THINGS)
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
