@@ -232,6 +232,7 @@ class Query:
     grounded: tuple[tuple[str, str], ...] = ()  #: (word, what it was read as by similarity)
     method: str = "grammar"  #: how the intent was read: grammar, similarity, fragment (nothing said it), llm, follow-up
     refers: tuple[str, ...] = ()  #: slots a pronoun refers back to in a conversation: subject ("it"), place ("there")
+    windows: tuple[Time, ...] = ()  #: "before or after 10:30?": each time choice's window (``alternative_of`` time)
 
     def as_dict(self) -> dict[str, Any]:
         """The whole reading as JSON-able values (enums by value, empty slots left out)."""

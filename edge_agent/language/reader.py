@@ -70,7 +70,7 @@ from edge_agent.language.lexicon import (
     Span,
     tokenize,
 )
-from edge_agent.language.times import NUMBER_WORDS, UNITS, read_span, read_times
+from edge_agent.language.times import NUMBER_WORDS, UNITS, read_span, read_time_choices, read_times
 
 __all__ = ["IntentExemplars", "KindGrounder", "Reader", "is_leaving"]
 
@@ -1425,6 +1425,23 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _time_choices(query: Query, choices: Sequence[tuple[str, Time]], as_of: float | None) -> Query:
+    """ "Was the person in the bedroom before or after 10:30?", "was the bowl seen in the morning or the afternoon?":
+    which of two windows it was seen in (no window of its own)."""
+    if len(choices) != 2 or query.alternatives or query.other is not None:
+        return query
+    return replace(
+        query,
+        intent=Intent.EXISTS,
+        time=Time().bounded(as_of),
+        alternatives=tuple(said for said, _ in choices),
+        alternative_of="time",
+        windows=tuple(t.bounded(as_of) for _, t in choices),
+        yes_no=False,
+        order=None,
+    )
+
+
 #: Words for things that leave people out: "which objects were on the desk?"
 _NOT_OBJECTS = {w: ("person",) for w in ("object", "objects", "item", "items", "belongings", "stuff")}
 
@@ -2485,6 +2502,7 @@ class Reader:
         query = _unknown_camera(_not_in_colours(_colour_sides(query, tokens), tokens), tokens)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
+        query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
 from edge_agent.language.grammar import Time
@@ -511,6 +511,47 @@ def read_times(tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "
 #: Words that hold a span against a length: "more than a minute", "over ten seconds", "under an hour".
 _LONGER = frozenset({"more", "longer", "over", "above", "beyond"})
 _SHORTER = frozenset({"less", "shorter", "under", "below", "fewer"})
+
+
+#: Words around a time that belong to it when it is one of two choices: "before or after 10:30", "in the morning or
+#: the afternoon", "at 9 or at 10".
+_CHOICE_WORDS = frozenset({"before", "after", "in", "the", "at", "around", "about", "during", "this", "on", "by"})
+
+
+def read_time_choices(
+    tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "UTC"
+) -> tuple[tuple[str, Time], ...]:
+    """The two windows of "was it before or after 10:30?", "in the morning or the afternoon?" (each with the words
+    that name it); () when the words choose between no two times. Each choice is the sentence read with the other
+    left out, so "before or after 10:30" is before 10:30, and after it."""
+    used = read_times(tokens, reference, zone).used
+    for k, w in enumerate(tokens):
+        if w != "or" or k == 0:
+            continue
+        left = k
+        while left > 0 and (left - 1 in used or tokens[left - 1] in _CHOICE_WORDS):
+            left -= 1
+        right = k + 1
+        while right < len(tokens) and (right in used or tokens[right] in _CHOICE_WORDS):
+            right += 1
+        if left == k or right == k + 1 or not (used & set(range(left, right))):
+            continue
+        # "before or after 10:30": a choice without a time of its own takes the other's ("before 10:30")
+        own = used & set(range(left, k))
+        borrowed = next((j for j in range(k + 1, right) if j in used and tokens[j] not in _CHOICE_WORDS), right)
+        borrowed = right if own else borrowed
+        first = _window(read_times([*tokens[:k], *tokens[borrowed:]], reference, zone).time)
+        second = _window(read_times([*tokens[:left], *tokens[k + 1 :]], reference, zone).time)
+        if first.named and second.named and (first.start, first.end) != (second.start, second.end):
+            return (" ".join(first.said), first), (" ".join(second.said), second)
+    return ()
+
+
+def _window(time: Time) -> Time:
+    """A time as a window: a moment ("at 9") is the half hour either side of it."""
+    if time.start is not None or time.end is not None or not time.moments:
+        return time
+    return replace(time, start=min(time.moments) - 1800.0, end=max(time.moments) + 1800.0, moments=())
 
 
 def read_span(tokens: Sequence[str]) -> tuple[str, float, tuple[str, ...]] | None:

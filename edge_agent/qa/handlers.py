@@ -410,6 +410,8 @@ def _moves(query: Query, ctx: Context, subject: int) -> Moved:
 def exists(query: Query, ctx: Context) -> Finding:
     if query.alternative_of == "kind" and query.alternatives:
         return _which_kind(query, ctx)
+    if query.alternative_of == "time" and query.windows:
+        return _which_time(query, ctx)
     seen = candidates(query, ctx.view, select=True)
     if query.event is Event.APPEARS and ctx.view.scope.start is not None:  # "did anyone arrive after 8:31?"
         seen = _came_after(ctx, seen[:_LEAVERS], ctx.view.scope.start)
@@ -530,6 +532,20 @@ def _left(query: Query, ctx: Context, subject: int) -> Finding:
         taken=taken,
         negated=query.negated,
     )
+
+
+def _which_time(query: Query, ctx: Context) -> Finding:
+    """ "Was it before or after 10:30?": of the windows said, the ones it was seen in, with how many sightings."""
+    support: list[tuple[str, int]] = []
+    evidence: list[Observation] = []
+    for said, window in zip(query.alternatives, query.windows):
+        view = View.of(ctx.store, Side(query.subject, query.place, window))
+        seen = candidates(query, view, select=True, detail=True)
+        support.append((said, sum(s.observations for s in seen)))
+        evidence.extend(view.history(seen[0].entity_id)[-1:] if seen else [])
+    present = [said for said, n in support if n > 0]
+    chosen = "both" if len(present) == 2 else present[0] if present else None
+    return Alternatives(tuple(evidence), of="time", chosen=chosen, support=tuple(support), whose=_what(query.subject))
 
 
 def _which_kind(query: Query, ctx: Context) -> Finding:

@@ -213,6 +213,9 @@ def _alternatives(f: Alternatives) -> str:
         if f.chosen is not None:
             return f"Yes: memory says {f.of} {value} most often{whose} ({said}).{latest}"
         return f"No: memory does not say {f.of} {value} most often{whose} ({said}).{latest}"
+    if f.of == "time":  # "before or after 10:30?": the window it was seen in
+        seen = {"both": "in both", None: "in neither"}.get(f.chosen, f.chosen)
+        return f"{(f.chosen or 'neither').capitalize()}: {_a(f.whose)} was seen {seen} ({said}).{latest}"
     if f.chosen is None:
         return f"Neither: memory says none of {', '.join(v for v, _ in f.support)}{whose}.{latest}"
     if f.of == "seconds seen":

@@ -796,6 +796,19 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.intent, q.order, q.other and q.other.event) == (Intent.ORDER, Order.BEFORE, Event.APPEARS)
     q = read(reader, "how many objects did the cameras see?")  # objects: no people; counted: things, not cameras
     assert (q.subject.exclude, q.aggregate) == (("person",), Aggregate.THINGS)
+    q = read(reader, "was the bowl seen in the morning or the afternoon?")  # a choice of two windows
+    assert (q.intent, q.alternative_of, q.alternatives, q.time.start) == (
+        Intent.EXISTS,
+        "time",
+        ("in the morning", "the afternoon"),
+        None,
+    )
+    assert [(w.start, w.end) for w in q.windows] == [
+        (_utc("2026-03-02T06:00:00"), _utc("2026-03-02T12:00:00")),
+        (_utc("2026-03-02T12:00:00"), _utc("2026-03-02T18:00:00")),
+    ]
+    assert read(reader, "was she there before or after 10:30?").alternatives == ("before 10:30", "after 10:30")
+    assert read(reader, "was the baby there before or after the tv?").alternative_of == "order"
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,

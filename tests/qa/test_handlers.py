@@ -101,6 +101,13 @@ def _t(hour: float) -> str:
         ("where was the vehicle that was seen the least?", (), None, "Entity #8 (car)"),
         ("what showed up in the kitchen after 9:00:10?", (), None, "1 thing seen on camera kitchen after"),
         ("where was the truck at 15:00:11?", (), None, "entity #7 (truck) was seen (then) 1970-01-02 15:00:10"),
+        (
+            "was the dog in the kitchen before or after 10?",
+            (),
+            None,
+            "Before 10: a dog was seen before 10 (before 10: 1",
+        ),
+        ("did the truck come in the morning or in the afternoon?", (), None, "In the afternoon: a truck was seen"),
         ("the vehicle that showed up the most: where was it?", (), None, "Entity #7 (truck)"),
         ("which camera saw the dog?", ("kitchen", "street"), "kitchen", "on camera kitchen"),
         ("which camera saw a person first?", ("kitchen", "living-room"), "kitchen", "Camera kitchen was the first"),
