@@ -1425,6 +1425,35 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _kinds_compared(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
+    """ "Were there more cars or trucks?", "was the car or the truck seen more often?": a count of each kind (of its
+    sightings, for "more often"), the one with more the answer."""
+    compared = (MORE_WORDS | FEWER_WORDS) & set(tokens)
+    if query.alternative_of != "kind" or len(query.alternatives) != 2 or not compared or query.other is not None:
+        return query
+    kinds = lexicon.kind_words().get(query.alternatives[1], ())
+    if not kinds:
+        return query
+    other = Side(subject=Subject(kinds=kinds, said=query.alternatives[1], many=query.subject.many))
+    less = bool({"shorter", "less", "fewer", "least", "shortest"} & compared)
+    if any(w in ("longer", "shorter") or (w in ("more", "less") and after in ("time", "while"))
+           for w, after in zip(tokens, [*tokens[1:], ""])):  # fmt: skip
+        # "which was on screen for less time, the tv or the couch?": how long each was there
+        return replace(query, intent=Intent.DURATION, other=other, compare="fewer" if less else "more", yes_no=False,
+                       aggregate=None, alternatives=(), alternative_of="", rank="", asks="")  # fmt: skip
+    often = bool({"often", "times", "frequently", "sightings"} & set(tokens))
+    return replace(
+        query,
+        intent=Intent.COUNT,
+        other=other,
+        compare="fewer" if less else "more",
+        aggregate=Aggregate.SIGHTINGS if often else Aggregate.THINGS,
+        yes_no=False,
+        rank="",
+        asks="",
+    )
+
+
 def _time_choices(query: Query, choices: Sequence[tuple[str, Time]], as_of: float | None) -> Query:
     """ "Was the person in the bedroom before or after 10:30?", "was the bowl seen in the morning or the afternoon?":
     which of two windows it was seen in (no window of its own)."""
@@ -2503,6 +2532,7 @@ class Reader:
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
+        query = _kinds_compared(query, tokens, self.lexicon)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -2568,9 +2598,15 @@ class Reader:
         theirs_at = {id(a) for a in alternatives}
         # a place said right after an alternative or the other side is that one's ("the tablet at the desk or the
         # bowl in the kitchen")
-        for p in phrases:
-            if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs_at:
-                theirs_at.add(id(p))
+        own = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs_at]
+        shared = (
+            bool(own)
+            and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own)
+            and not any(
+                p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) not in theirs_at for p in phrases
+            )
+        )  # "were there people or cars on the street?": a camera said once, after the last, is all of theirs
+        theirs_at |= set() if shared else {id(p) for p in own}
         mine = [p for p in phrases if not p.other_side and id(p) not in theirs_at]
         theirs = [p for p in phrases if p.other_side]
         subjects = [p for p in mine if p.role in ("subject", "object") and (p.thing or p.pronoun)]

@@ -736,7 +736,7 @@ def _count(query: Query, ctx: Context) -> Finding:
     if query.compare and other_side is not None and ctx.other is not None:
         mine = _count_things(query, ctx.view, side)
         theirs = _count_things(query, ctx.other, other_side)
-        which = query.alternatives if query.alternative_of in ("camera", "colour") else ()
+        which = query.alternatives if query.alternative_of in ("camera", "colour", "kind") else ()
         return replace(mine, other=theirs, compare=query.compare, evidence=mine.evidence + theirs.evidence, which=which)
     aggregate = query.aggregate or Aggregate.THINGS
     if aggregate is Aggregate.TIMES and (
@@ -817,10 +817,11 @@ def _count_things(query: Query, view: View, side: Side, seen: list[Sighting] | N
     latest = [o for o in view.store.observations_by_id([i for i in latest_ids if i is not None]) if view.scope.holds(o)]
     if len(latest) < len(latest_ids):  # the latest overall is out of scope: the latest in it
         latest = [h[-1] for s in seen[:10] for h in [view.history(s.entity_id)] if h]
+    sightings = query.aggregate is Aggregate.SIGHTINGS and query.other is not None  # "seen more often, A or B?"
     return Count(
         tuple(latest),
-        n=len(seen),
-        unit="things",
+        n=sum(s.observations for s in seen) if sightings else len(seen),
+        unit="sightings" if sightings else "things",
         what=_what(side.subject),
         company=f" with {_a(singular(near[0]))}" if near else "",
         names=tuple(sorted({c for s in seen for c in s.cameras})),
@@ -1359,7 +1360,9 @@ def _longer(query: Query, ctx: Context) -> Finding:
             yes_no=True,
             least=query.compare == "fewer",
         )
-    return Alternatives(tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support))
+    return Alternatives(
+        tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support), least=query.compare == "fewer"
+    )
 
 
 def _between(query: Query, ctx: Context) -> Finding:

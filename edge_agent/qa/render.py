@@ -218,8 +218,10 @@ def _alternatives(f: Alternatives) -> str:
         return f"{(f.chosen or 'neither').capitalize()}: {_a(f.whose)} was seen {seen} ({said}).{latest}"
     if f.chosen is None:
         return f"Neither: memory says none of {', '.join(v for v, _ in f.support)}{whose}.{latest}"
-    if f.of == "seconds seen":
-        return f"{f.chosen.capitalize()}: seen for {said}.{latest}"
+    if f.of == "seconds seen":  # "which stayed longer, the tv or the couch?"
+        if f.chosen == "same":
+            return f"The same time: seen for {said}.{latest}"
+        return f"The {f.chosen}, {'for less time' if f.least else 'longer'}: seen for {said}.{latest}"
     return f"{f.chosen.capitalize()}: {f.of} {said}{whose}.{latest}"
 
 
@@ -269,6 +271,13 @@ _AGAINST = {
 }
 
 
+def _side(f: Count) -> str:
+    """One side of a compared count: "17 people on camera street", "the car seen 8 times"."""
+    if f.unit == "sightings":
+        return f"{_a(f.what)} seen {_count_of(f.n, 'time')}{_scope(f.where, f.when)}"
+    return f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
+
+
 def _count(f: Count) -> str:
     if f.against is not None:  # "were there more than 3 people?": yes or no, the count, and what it was held against
         said = _AGAINST.get(f.compare, "{} or more").format(f.against)
@@ -277,8 +286,7 @@ def _count(f: Count) -> str:
             return f"{answer}: I have not seen {_a(f.what)}{_scope(f.where, f.when)} ({held})."
         return f"{answer}: {_count(replace(f, against=None, compare=''))[:-1]} ({held})."
     if f.other is not None and f.which:
-        here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
-        there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
+        here, there = _side(f), _side(f.other)
         typed = str(f.typed)
         if typed == f.which[-1] and typed != f.which[0]:  # the side chosen first
             here, there = there, here
@@ -286,10 +294,7 @@ def _count(f: Count) -> str:
         said = typed if plain else f"the {typed}"  # "the street", "outside", "black"
         return f"{said[0].upper()}{said[1:]}: {here} against {there}."
     if f.other is not None and f.compare:
-        holds = f.holds
-        here = f"{f.n} {_plural(f.what, f.n)}{_scope(f.where, f.when)}"
-        there = f"{f.other.n} {_plural(f.other.what, f.other.n)}{_scope(f.other.where, f.other.when)}"
-        return f"{'Yes' if holds else 'No'}: {here} against {there}."
+        return f"{'Yes' if f.holds else 'No'}: {_side(f)} against {_side(f.other)}."
     scope = _scope(f.where, f.when)
     if f.unit == "things":
         note = " (identity is conservative: one may be counted twice)" if f.n > 1 else ""

@@ -108,6 +108,14 @@ def _t(hour: float) -> str:
             "Before 10: a dog was seen before 10 (before 10: 1",
         ),
         ("did the truck come in the morning or in the afternoon?", (), None, "In the afternoon: a truck was seen"),
+        ("were there more cars or trucks on the street?", (), None, "The same: 1 car on camera street against 1 truck"),
+        (
+            "was the car or the truck seen more often?",
+            (),
+            None,
+            "The truck: a truck seen 3 times against a car seen 1 time",
+        ),
+        ("which was there for less time, the truck or the couch?", (), None, "The couch, for less time: seen for"),
         ("the vehicle that showed up the most: where was it?", (), None, "Entity #7 (truck)"),
         ("which camera saw the dog?", ("kitchen", "street"), "kitchen", "on camera kitchen"),
         ("which camera saw a person first?", ("kitchen", "living-room"), "kitchen", "Camera kitchen was the first"),
@@ -157,7 +165,7 @@ def _t(hour: float) -> str:
             "who stayed longer, the truck on the street or the couch in the living room?",
             ("the truck", "the couch"),
             "the truck",
-            "Truck: ",
+            "The truck, longer: ",
         ),  # fmt: skip
         ("did the cup have company?", ("yes, a person", "no, it was alone"), "yes, a person", ""),
         ("was the truck there for more than a minute?", ("yes", "no"), "yes", "Yes: about 1 min 22 s, more than 1 min"),
