@@ -87,6 +87,7 @@ class Event(str, Enum):
     LEAVES = "leaves"  #: left, went, disappeared
     MOVED = "moved"  #: was moved, carried, taken, put somewhere
     ARRIVES_AT = "arrives_at"  #: came to the place the question names ("got on the sofa")
+    RETURNS = "returns"  #: came back after it had gone ("did she come back later?")
 
 
 class Aggregate(str, Enum):

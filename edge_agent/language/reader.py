@@ -1062,6 +1062,8 @@ def _outdoor(cameras: Sequence[str]) -> tuple[str, ...]:
 
 
 _INDOOR_WORDS = frozenset({"indoor", "indoors", "inside", "interior"})
+#: "Was anyone in the house while I was out?": the cameras indoors, wherever in the sentence it is said.
+_IN_THE_HOUSE = [[a, "the", b] for a in ("in", "inside", "around") for b in ("house", "home", "flat", "apartment")]
 _OUTDOOR_WORDS = frozenset({"outdoor", "outdoors", "outside", "exterior"})
 
 
@@ -1080,6 +1082,9 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
     words = [t for t in tokens if t not in ("?", ".", "!")]
     home = words[-1:] in (["home"], ["indoors"], ["inside"]) or words[-2:] in (["the", "house"], ["the", "home"])
+    home = home or any(
+        words[i : i + 3] in _IN_THE_HOUSE or words[i : i + 2] == ["at", "home"] for i in range(len(words))
+    )
     out = words[-1:] in (["outside"], ["outdoors"])
     if (home or out) and not query.place.named and split:  # "anyone home?", "how many people outside?": the cameras so
         place = replace(query.place, not_cameras=outdoor) if home else replace(query.place, cameras=outdoor)
@@ -1425,6 +1430,40 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _came_back(query: Query, tokens: list[str]) -> Query:
+    """ "Did the woman come back later?", "has the cat returned?": whether that one thing was seen again after it had
+    gone (Event.RETURNS), not whether it was seen."""
+    back = any(
+        w == "back" and i > 0 and tokens[i - 1] in _BACK or w in ("return", "returned", "returns", "returning")
+        for i, w in enumerate(tokens)
+    )
+    one = (query.subject.kinds or query.subject.entity_id is not None) and not query.subject.many
+    if not (back and one and query.yes_no and query.intent is Intent.EXISTS and query.other is None):
+        return query
+    return replace(query, event=Event.RETURNS, order=None)
+
+
+def _missing(query: Query, tokens: list[str]) -> Query:
+    """ "Is anything missing from the living room?", "has something gone from the desk?": whether a thing left it
+    (people walking off are not things gone missing); "is the phone missing?" whether it left."""
+    said = next(
+        (
+            i
+            for i, w in enumerate(tokens)
+            if w in ("missing", "gone") and i > 0 and not {"i", "we"} & set(tokens[i - 3 : i])
+        ),
+        None,
+    )  # (not "while I was gone": the user's own going)
+    if said is None or query.intent not in (Intent.EXISTS, Intent.LIST, Intent.WHERE) or query.other is not None:
+        return query
+    subject = query.subject
+    if subject.generic and not subject.kinds:
+        subject = replace(subject, exclude=tuple(dict.fromkeys((*subject.exclude, "person"))))
+    if query.intent is Intent.LIST:  # "what is missing from the kitchen?": whether anything left, and what
+        query = replace(query, intent=Intent.EXISTS, yes_no=True)
+    return replace(query, subject=subject, event=Event.LEAVES)
+
+
 def _kinds_compared(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
     """ "Were there more cars or trucks?", "was the car or the truck seen more often?": a count of each kind (of its
     sightings, for "more often"), the one with more the answer."""
@@ -1469,6 +1508,46 @@ def _time_choices(query: Query, choices: Sequence[tuple[str, Time]], as_of: floa
         yes_no=False,
         order=None,
     )
+
+
+_PASSIVE = frozenset({"was", "were", "been", "got", "is", "are"})  #: before a verb said in the passive
+
+
+def _is_pronoun(tokens: list[str], i: int, phrases: Sequence[_Phrase]) -> bool:
+    """Whether the word at ``i`` stands for a thing talked about: "it", "she", "that" closing a clause; not the holder
+    itself ("did the guy have anything with him?")."""
+    w = tokens[i]
+    if w in ("that", "this"):
+        return (tokens[i + 1] if i + 1 < len(tokens) else "") in _ENDS_CLAUSE
+    return w in PRONOUNS and not (_reflexive(tokens, i) and bool(phrases) and phrases[0].kinds == ("person",))
+
+
+def _held_by_person(phrases: Sequence[_Phrase], i: int) -> bool:
+    """Whether "have" at ``i`` follows a person said just before it (with a place of its own): "did the guy at the
+    desk have a bowl?" asks what was with him."""
+    if not phrases or phrases[-1].end != i:
+        return False
+    holder = phrases[phrases[-1].owner] if phrases[-1].attached else phrases[-1]
+    return holder.kinds == ("person",)
+
+
+def _alternatives_places(phrases: Sequence[_Phrase], alternatives: Sequence[_Phrase]) -> set[int]:
+    """The places said right after an alternative, which are that one's ("the tablet at the desk or the bowl in the
+    kitchen"); but a camera said once, after the last of them, is where all of them were ("were there people or cars
+    on the street?")."""
+    theirs = {id(a) for a in alternatives}
+    own = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs]
+    others = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) not in theirs]
+    shared = bool(own) and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own) and not others
+    return set() if shared else {id(p) for p in own}
+
+
+def _anything_with(intent: Intent, asks: str, subject: Subject, withs: Sequence[_Phrase]) -> tuple[Intent, str]:
+    """ "Did the guy have anything with him?": whether anything (anyone) was with him, not whether he was seen."""
+    anything = next((p for p in withs if p.generic), None)
+    if intent is Intent.EXISTS and anything is not None and subject.kinds and not subject.generic:
+        return Intent.COMPANY, "person" if anything.said in _PEOPLE_WORDS else ""
+    return intent, asks
 
 
 #: Words for things that leave people out: "which objects were on the desk?"
@@ -2102,8 +2181,7 @@ class Reader:
                 and not view_as_noun
                 and w not in ("there", "around")
             ):
-                passive = bool({"was", "were", "been", "got", "is", "are"} & set(tokens[:i]))
-                event = _event(w, word(i - 1), word(i + 1) if passive else "")
+                event = _event(w, word(i - 1), word(i + 1) if _PASSIVE & set(tokens[:i]) else "")
                 cues.events.append(event)
                 if event != "seen" and role == "subject" and phrases and not in_relative:
                     role = "object"
@@ -2208,15 +2286,7 @@ class Reader:
                 role = "with" if not in_relative else "relative"
                 k += 1
                 continue
-            holder = (
-                phrases[phrases[-1].owner] if phrases and phrases[-1].attached else phrases[-1] if phrases else None
-            )
-            if (
-                w in ("have", "has", "had")
-                and holder is not None
-                and holder.kinds == ("person",)
-                and phrases[-1].end == i
-            ):
+            if w in ("have", "has", "had") and _held_by_person(phrases, i):
                 role = "with"  # "did the guy (at the desk) have a bowl?": what was with him
                 k += 1
                 continue
@@ -2346,10 +2416,7 @@ class Reader:
                             generic=True, negative=True, said="anything"))  # fmt: skip
                 k += 1
                 continue
-            if _reflexive(tokens, i) and phrases and phrases[0].kinds == ("person",):
-                k += 1  # "did the guy have anything with him?": with the guy himself
-                continue
-            if w in PRONOUNS and w not in ("that", "this") or (w in ("that", "this") and word(i + 1) in _ENDS_CLAUSE):
+            if _is_pronoun(tokens, i, phrases):
                 p = _Phrase(i, span.end, role, relation, pronoun=True, **_pronoun(w))
                 if not in_relative and role in ("subject", "object"):
                     cues.refers.append("subject")  # "and where was it?": the thing talked about
@@ -2532,7 +2599,7 @@ class Reader:
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
-        query = _kinds_compared(query, tokens, self.lexicon)
+        query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -2598,15 +2665,7 @@ class Reader:
         theirs_at = {id(a) for a in alternatives}
         # a place said right after an alternative or the other side is that one's ("the tablet at the desk or the
         # bowl in the kitchen")
-        own = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs_at]
-        shared = (
-            bool(own)
-            and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own)
-            and not any(
-                p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) not in theirs_at for p in phrases
-            )
-        )  # "were there people or cars on the street?": a camera said once, after the last, is all of theirs
-        theirs_at |= set() if shared else {id(p) for p in own}
+        theirs_at |= _alternatives_places(phrases, alternatives)
         mine = [p for p in phrases if not p.other_side and id(p) not in theirs_at]
         theirs = [p for p in phrases if p.other_side]
         subjects = [p for p in mine if p.role in ("subject", "object") and (p.thing or p.pronoun)]
@@ -2697,10 +2756,7 @@ class Reader:
             asks = alternative_of
         if intent is Intent.COMPANY and people_wh:
             asks = "person"
-        anything = next((p for p in withs if p.generic), None)
-        if intent is Intent.EXISTS and anything is not None and subject.kinds and not subject.generic:
-            intent = Intent.COMPANY  # "did the guy have anything with him?": whether anything was with him
-            asks = "person" if anything.said in _PEOPLE_WORDS else ""
+        intent, asks = _anything_with(intent, asks, subject, withs)
         if intent is Intent.COMPANY and (subject.generic or subject.kinds == ("person",)):
             # "what was next to the tv?", "who was at the car?": the thing named is the subject; the company is asked
             thing = next((p for p in [*withs, *places] if p.kinds and not (p.camera or p.zone)), None)

@@ -296,12 +296,14 @@ class _Reader:
         return (*clock, ""), n
 
     def at(
-        self, day: dt.date | None, clock: tuple[int, int, int, str], after: float | None = None, bound: bool = False
+        self, day: dt.date | None, clock: tuple[int, int, int, str], connector: str = "", pending: float | None = None
     ) -> float:
         """The moment of a clock time: on ``day``, else the reference's day (the day before when the time is later
-        than the reference, unless it is a window's ``bound``: "after 2 pm" asked at 1 pm is today's, when nothing was
-        yet seen); an hour without am / pm is the later of the two that is not past the reference, or the first after
-        ``after``."""
+        than the reference, unless it bounds a window, after or before it: "after 2 pm" asked at 1 pm is today's, when
+        nothing was yet seen); an hour without am / pm is the later of the two that is not past the reference, or (the
+        ``connector`` "and" of a window from ``pending``) the first after that."""
+        after = pending if connector == "and" else None
+        bound = connector in ("after", "before")
         h, m, s, half = clock
         if half == "pm" and h < 12:
             h += 12
@@ -438,12 +440,7 @@ class _Reader:
                         if later is not None and later[0][3]:
                             half = later[0][3]
                             break
-                t = self.at(
-                    named_day,
-                    (h, m, s, half),
-                    after=pending_between if connector == "and" else None,
-                    bound=connector in ("after", "before"),
-                )
+                t = self.at(named_day, (h, m, s, half), connector, pending_between)
                 if connector == "before":
                     end = t if end is None else min(end, t)
                 elif connector == "after":

@@ -27,6 +27,7 @@ __all__ = [
     "NotSeen",
     "Order",
     "Profile",
+    "Returned",
     "Seconds",
     "Ranked",
     "Seen",
@@ -284,6 +285,21 @@ class Stayed(Finding):
     at: float | None = None
     last_seen: float = 0.0
     asked: float | None = None  #: the moment asked after, where it is later than the thing was last seen
+
+
+@dataclass(frozen=True)
+class Returned(Finding):
+    """Whether a thing came back after it had gone: the sighting it came back at (``back``), after the one it was
+    last seen at before (``gone``); or, never back, its last sighting and how long its camera recorded on."""
+
+    entity: Entity | None = None
+    gone: Observation | None = None
+    back: Observation | None = None
+    recorded_until: float | None = None
+
+    @property
+    def typed(self) -> object:
+        return YesNo(self.back is not None, self.back is not None)
 
 
 @dataclass(frozen=True)

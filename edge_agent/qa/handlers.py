@@ -38,6 +38,7 @@ from edge_agent.qa.findings import (
     Moved,
     NotSeen,
     Profile,
+    Returned,
     Seen,
     Stayed,
     Summary,
@@ -412,6 +413,8 @@ def exists(query: Query, ctx: Context) -> Finding:
         return _which_kind(query, ctx)
     if query.alternative_of == "time" and query.windows:
         return _which_time(query, ctx)
+    if query.event is Event.RETURNS:
+        return _returned(query, ctx)
     seen = candidates(query, ctx.view, select=True)
     if query.event is Event.APPEARS and ctx.view.scope.start is not None:  # "did anyone arrive after 8:31?"
         seen = _came_after(ctx, seen[:_LEAVERS], ctx.view.scope.start)
@@ -532,6 +535,25 @@ def _left(query: Query, ctx: Context, subject: int) -> Finding:
         taken=taken,
         negated=query.negated,
     )
+
+
+def _returned(query: Query, ctx: Context) -> Finding:
+    """ "Did the woman come back later?": whether it was seen again after :data:`_UNSEEN_S` or more out of view."""
+    seen = candidates(query, ctx.view)
+    if not seen:
+        return _not_seen(query, ctx.view)
+    subject = among(query, ctx, _primary(query, ctx.view, seen))
+    history = ctx.view.history(subject)
+    if not history:
+        return _not_seen(query, ctx.view)
+    back = [(a, b) for a, b in zip(history, history[1:]) if b.t_start - a.t_end > _UNSEEN_S]
+    entity = ctx.store.entity(subject)
+    if back:
+        gone, again = back[-1]
+        return Returned((gone, again), entity=entity, gone=gone, back=again)
+    last = history[-1]
+    until = queries.recorded_until(ctx.store, last.camera, ctx.view.scope.end)
+    return Returned((last,), entity=entity, gone=last, recorded_until=until)
 
 
 def _which_time(query: Query, ctx: Context) -> Finding:

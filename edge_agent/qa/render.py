@@ -11,6 +11,7 @@ from edge_agent.clock import format_utc
 from edge_agent.language.lexicon import COLOUR_WORDS
 from edge_agent.memory import Entity, Observation
 from edge_agent.memory.description import place_phrase
+from edge_agent.memory.queries import LEFT_S
 from edge_agent.perception.vocabulary import plural, singular
 from edge_agent.qa.findings import (
     Alternatives,
@@ -31,6 +32,7 @@ from edge_agent.qa.findings import (
     Order,
     Profile,
     Recorded,
+    Returned,
     Same,
     Seen,
     Stayed,
@@ -354,6 +356,27 @@ def _moved(f: Moved) -> str:
     return f"{_count_of(f.n, 'time')}: {who} {what}{when}{at}."
 
 
+def _returned(f: Returned) -> str:
+    e, gone = f.entity, f.gone
+    if e is None or gone is None:
+        return "Memory holds nothing that matches the question."
+    if f.back is not None:
+        return (
+            f"Yes: entity {_entity(e)} ({e.category}) came back {_sighting(f.back)}, after it was last seen at "
+            f"{_t(gone.t_end)} on camera {gone.camera}."
+        )
+    if f.recorded_until is not None and f.recorded_until - gone.t_end < LEFT_S:  # never went: nothing to come back
+        return (
+            f"No: entity {_entity(e)} ({e.category}) never went: it was still in view when camera {gone.camera}'s "
+            f"recording ended at {_t(f.recorded_until)} (observation {gone.id})."
+        )
+    until = f", which recorded until {_t(f.recorded_until)}" if f.recorded_until is not None else ""
+    return (
+        f"No: entity {_entity(e)} ({e.category}) was last seen {_t(gone.t_end)} on camera {gone.camera}{until}, and "
+        "not again after it had gone."
+    )
+
+
 def _stayed(f: Stayed) -> str:
     if f.asked is not None:
         return (
@@ -614,6 +637,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     Both: _both,
     Moved: _moved,
     Stayed: _stayed,
+    Returned: _returned,
     Attribute: _attribute,
     Cameras: _cameras,
     Company: _company,

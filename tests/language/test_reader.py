@@ -809,6 +809,12 @@ def test_the_forms_a_second_tester_wrote(reader):
     ]
     assert read(reader, "was she there before or after 10:30?").alternatives == ("before 10:30", "after 10:30")
     assert read(reader, "was the baby there before or after the tv?").alternative_of == "order"
+    q = read(reader, "was anyone in the house while i was out this morning")  # the cameras indoors
+    assert (q.intent, q.place.not_cameras) == (Intent.EXISTS, ("street", "front-door"))
+    q = read(reader, "is anything missing from the living room?")  # a thing that left, not a person walking off
+    assert (q.event, q.subject.exclude, q.place.cameras) == (Event.LEAVES, ("person",), ("living-room",))
+    assert read(reader, "did the person in the kitchen come back later").event is Event.RETURNS
+    assert read(reader, "when did she come back?").event is Event.APPEARS
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,

@@ -108,6 +108,9 @@ def _t(hour: float) -> str:
             "Before 10: a dog was seen before 10 (before 10: 1",
         ),
         ("did the truck come in the morning or in the afternoon?", (), None, "In the afternoon: a truck was seen"),
+        ("did the dog come back later?", ("yes", "no"), "no", "No: entity #3 (dog) was last seen"),
+        ("did the truck come back?", ("yes", "no"), "yes", "Yes: entity #7 (truck) came back 1970-01-02 15:01:20"),
+        ("is anything missing from the kitchen?", ("yes", "no"), "yes", "Yes: "),
         ("were there more cars or trucks on the street?", (), None, "The same: 1 car on camera street against 1 truck"),
         (
             "was the car or the truck seen more often?",
