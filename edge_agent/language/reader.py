@@ -820,13 +820,39 @@ def _besides(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=Intent.COUNT, subject=subject, quantity=1, compare="more", unknown=unknown)
 
 
-def _unknown_camera(query: Query, tokens: list[str]) -> Query:
-    """ "Is there any footage from the garage camera?": a place memory does not know, said as a camera."""
+def _unknown_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
+    """ "Is there any footage from the garage camera?", "was the front door camera showing anyone?": a place memory
+    does not know, said as a camera."""
     said = tuple(
         u for u in (*query.unknown_places, *query.unknown)
         if any(tokens[i : i + 2] == [u.split()[-1], w] for i in range(len(tokens)) for w in _CAMERA_WORDS)
     )  # fmt: skip
+    known = {w for c in cameras for w in tokenize(c)}
+    for i, w in enumerate(tokens):
+        if w not in ("camera", "cam", "cameras") or query.place.cameras:
+            continue
+        j = i
+        while j > 0 and tokens[j - 1].isalpha() and tokens[j - 1] not in _NOT_CAMERA_NAMES | known | STATES:
+            j -= 1
+        name = " ".join(tokens[j:i])
+        if name and not any(t in known for t in tokens[max(0, j - 1) : i]) and name not in said:
+            said = (*said, name)
     return replace(query, unknown_cameras=said) if said else query
+
+
+#: Words before "camera" that name no camera: "the camera", "which camera", "any other camera", "my security camera".
+_NOT_CAMERA_NAMES = (
+    DETERMINERS
+    | WH
+    | AUX
+    | PRONOUNS
+    | FILLER
+    | {"any", "other", "each", "every", "all", "same", "which", "what", "one", "security", "indoor", "outdoor", "my",
+       "your", "our", "both", "two", "first", "last", "second", "another", "different", "that", "this", "the", "a",
+       "an", "by", "on", "from", "in", "at", "of", "to", "no", "video", "main", "single", "particular", "given",
+       "busiest", "quietest", "most", "least", "more", "fewer", "many", "how", "did", "saw", "see", "seen", "inside",
+       "outside", "home", "house", "wearable", "body", "worn", "cctv", "web", "spy", "hidden", "new", "old"}
+)  # fmt: skip
 
 
 #: Words that leave some out: "not counting the ones in black", "except those in red".
@@ -1428,6 +1454,30 @@ def _then(query: Query, tokens: list[str]) -> Query:
     if not said or query.time.named:
         return query
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
+
+
+def _cameras_ranked(query: Query, tokens: list[str]) -> Query:
+    """ "Rank the cameras by how many sightings they had", "sort the rooms by how many people they saw": the cameras,
+    the one that saw the most first ("they" are the cameras); by sightings when those are counted."""
+    ranking = any(
+        w in ("rank", "sort", "order", "list")
+        and tokens[i + 1 : i + 3] in (["the", "cameras"], ["the", "rooms"], ["cameras"], ["rooms"], ["all", "cameras"])
+        and tokens[i - 1 : i] in ([], ["please"], ["you"], ["and"])
+        for i, w in enumerate(tokens)
+    )  # fmt: skip (said as asked: "rank the cameras by ...")
+    counted = {"sightings", "observations", "detections"} & set(tokens)
+    if query.intent is Intent.WHICH_CAMERA and query.rank and counted:  # "which camera had the most sightings?"
+        return replace(query, aggregate=Aggregate.SIGHTINGS)
+    if not ranking or query.place.cameras:
+        return query
+    subject = query.subject
+    if subject.said in PRONOUNS or not subject.named:  # "they": the cameras, what they saw is anything
+        subject = Subject(generic=True)
+    fewest = next((w for w in tokens if w in MORE_WORDS | FEWER_WORDS | {"least", "most"}), "most") in FEWER_WORDS
+    aggregate = Aggregate.SIGHTINGS if query.aggregate is Aggregate.SIGHTINGS or counted else None
+    refers = tuple(r for r in query.refers if r != "subject")
+    return replace(query, intent=Intent.WHICH_CAMERA, subject=subject, rank="fewest" if fewest else "most",
+                   aggregate=aggregate, refers=refers, unknown=())  # fmt: skip
 
 
 def _came_back(query: Query, tokens: list[str]) -> Query:
@@ -2595,11 +2645,12 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
-        query = _unknown_camera(_not_in_colours(_colour_sides(query, tokens), tokens), tokens)
+        query = _unknown_camera(_not_in_colours(_colour_sides(query, tokens), tokens), tokens, self.lexicon.cameras)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
+        query = _cameras_ranked(query, tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

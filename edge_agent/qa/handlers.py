@@ -946,6 +946,8 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     if query.rank:  # "which room had the most people?": by how many of them each camera saw, ties by sightings
         per = Counter(c for s in seen for c in s.cameras if c in cameras)
         sightings = {c.camera: c.observations for c in per_camera}
+        if query.aggregate is Aggregate.SIGHTINGS:  # "rank the cameras by how many sightings they had"
+            per = Counter(sightings)
         things = sorted(((c, per.get(c, 0)) for c in cameras), key=lambda t: (-t[1], -sightings.get(t[0], 0), t[0]))
         if query.rank == "fewest":
             things.reverse()
@@ -954,7 +956,7 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     evidence = ctx.store.observations_by_id([c.last_observation for c in ranked])
     return Cameras(
         tuple(evidence),
-        what=_what(query.subject),
+        what="sighting" if query.rank and query.aggregate is Aggregate.SIGHTINGS else _what(query.subject),
         seen=tuple((c.camera, c.observations, c.last) for c in ranked),
         not_seen=tuple(c for c in cameras if c not in {r.camera for r in ranked}),
         negated=query.negated,
