@@ -1456,6 +1456,33 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _when_clause(tokens: list[str]) -> list[str]:
+    """A yes / no question with a clause "when ..." said of another thing: "was the couch already there when the
+    person showed up?" asks whether the couch came before the person (read as "... before the person showed up");
+    "was anyone around when the bowl was in the kitchen?" whether anyone was seen with the bowl ("... with the bowl in
+    the kitchen"). "Do you know when ...?" asks when; "a time when ..." is a time."""
+    if not tokens or tokens[0] not in AUX:
+        return tokens
+    at = next((i for i, w in enumerate(tokens) if w in ("when", "while") and i > 1), None)
+    if at is None or tokens[at - 1] in _ASKING_WHEN | _SPANS_OF_TIME or not tokens[at + 1 : at + 2]:
+        return tokens
+    clause = tokens[at + 1 :]
+    if tokens[at + 1] in _SUBJECT_PRONOUNS - {"he", "she", "they"} or tokens[at + 1] in AUX | WH:
+        return tokens  # "was it there when I left?", "was she in when is it?": the user's own, or no clause
+    events = [EVENT_VERBS.get(w) for w in clause]
+    if "appears" in events or "leaves" in events:
+        return [*tokens[:at], "before", *clause]
+    verb = next((i for i, w in enumerate(clause) if w in ("was", "were", "is", "are")), None)
+    if verb is None or verb == 0:
+        return tokens
+    return [*tokens[:at], "with", *clause[:verb], *clause[verb + 1 :]]
+
+
+#: Verbs after which "when" asks when (an embedded question): "do you know when the truck came?"
+_ASKING_WHEN = frozenset({"know", "tell", "remember", "recall", "say", "wonder", "check", "see", "ask", "asking",
+                          "find", "show", "me", "idea", "sure"})  # fmt: skip
+
+
 def _cameras_ranked(query: Query, tokens: list[str]) -> Query:
     """ "Rank the cameras by how many sightings they had", "sort the rooms by how many people they saw": the cameras,
     the one that saw the most first ("they" are the cameras); by sightings when those are counted."""
@@ -2565,6 +2592,7 @@ class Reader:
         couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
         others say of the subject, the place and the time."""
         tokens, respelt = self.lexicon.respell(_plain(tokenize(question)))
+        tokens = _when_clause(tokens)
         names = _names_said(question, self.lexicon)
         sentences = _sentences(tokens)
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]

@@ -815,6 +815,11 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.event, q.subject.exclude, q.place.cameras) == (Event.LEAVES, ("person",), ("living-room",))
     assert read(reader, "did the person in the kitchen come back later").event is Event.RETURNS
     assert read(reader, "when did she come back?").event is Event.APPEARS
+    q = read(reader, "was the couch already there when the person showed up in the living room?")
+    assert (q.intent, q.order, q.yes_no, q.other and q.other.event) == (Intent.ORDER, Order.BEFORE, True, Event.APPEARS)
+    q = read(reader, "was anyone around when the bowl was in the kitchen?")  # with the bowl, there
+    assert (q.subject.kinds, q.subject.near, q.place.cameras) == (("person",), ("bowl",), ("kitchen",))
+    assert read(reader, "do you know when the truck came?").intent is Intent.WHEN
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
