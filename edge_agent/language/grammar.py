@@ -222,7 +222,9 @@ class Query:
     compare: str = (
         ""  #: "more" or "fewer": a count against the other side's; with ``quantity``: "least", "most", "exactly", "all"
     )
-    rank: str = ""  #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often
+    #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often; "next": of
+    #: what came after the other side, only the first to come ("what came right after the bowl?")
+    rank: str = ""
     quantity: int | None = None  #: "more than 3 people?", "seen on two cameras?": the number the count is held against
     span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)
     unknown: tuple[str, ...] = ()  #: words that name a thing memory has no word for

@@ -1456,6 +1456,21 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _right_after(query: Query, tokens: list[str]) -> Query:
+    """ "What came right after the bowl?", "what showed up next after the woman left?": only the first to come."""
+    right = any(w in ("right", "just", "immediately", "directly", "straight", "next") and after == "after"
+                for w, after in zip(tokens, tokens[1:]))  # fmt: skip
+    if (
+        not right
+        or query.other is None
+        or query.order is not Order.AFTER
+        or query.subject.named
+        and not query.subject.generic
+    ):
+        return query
+    return replace(query, rank="next")
+
+
 def _when_clause(tokens: list[str]) -> list[str]:
     """A yes / no question with a clause "when ..." said of another thing: "was the couch already there when the
     person showed up?" asks whether the couch came before the person (read as "... before the person showed up");
@@ -2678,7 +2693,7 @@ class Reader:
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
-        query = _cameras_ranked(query, tokens)
+        query = _right_after(_cameras_ranked(query, tokens), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

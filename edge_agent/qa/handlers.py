@@ -22,6 +22,7 @@ from edge_agent.memory.queries import Sighting
 from edge_agent.memory.takings import Taking
 from edge_agent.perception.vocabulary import COLOUR_NAMES, plural, singular
 from edge_agent.qa.findings import (
+    SAME_MOMENT_S,
     Alternatives,
     Attribute,
     Both,
@@ -1478,8 +1479,14 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     if query.event is Event.APPEARS and query.order is Order.AFTER and query.other is not None:
         # "what showed up after the woman left the kitchen?": what came there (anywhere, if no place was said) then
         there = replace(scope, cameras=query.other.place.cameras or scope.cameras)
-        things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"))
-        return listing(things, replace(ctx, view=View(ctx.store, replace(there, start=moment + 1e-3))), at)
+        things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"), rank="")
+        found = listing(things, replace(ctx, view=View(ctx.store, replace(there, start=moment + 1e-3))), at)
+        if query.rank == "next" and isinstance(found, Listing) and found.items:  # "what came right after it?"
+            firsts = {e.id: ctx.store.observations(e.id)[0].t_start for e, _, _ in found.items}
+            soonest = min(firsts.values())
+            items = tuple(i for i in found.items if firsts[i[0].id] <= soonest + SAME_MOMENT_S * 2)
+            return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0)
+        return found
     return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
 
 

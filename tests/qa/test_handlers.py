@@ -110,6 +110,7 @@ def _t(hour: float) -> str:
         ("did the truck come in the morning or in the afternoon?", (), None, "In the afternoon: a truck was seen"),
         ("rank the cameras by how many sightings they had", (), None, "saw 4 each; then living-room 3"),
         ("was the front door camera showing anyone?", (), None, "No: there is no camera called 'front door'"),
+        ("what came right after the dog?", (), None, "2 things seen after 1970-01-02 09:05:00 UTC: couch #4"),
         ("did the dog come back later?", ("yes", "no"), "no", "No: entity #3 (dog) was last seen"),
         ("did the truck come back?", ("yes", "no"), "yes", "Yes: entity #7 (truck) came back 1970-01-02 15:01:20"),
         ("is anything missing from the kitchen?", ("yes", "no"), "yes", "Yes: "),
