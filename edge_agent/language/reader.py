@@ -1614,6 +1614,31 @@ def _is_pronoun(tokens: list[str], i: int, phrases: Sequence[_Phrase]) -> bool:
     return w in PRONOUNS and not (_reflexive(tokens, i) and bool(phrases) and phrases[0].kinds == ("person",))
 
 
+def _alternatives_head(
+    head: _Phrase | None, alternatives: list[_Phrase], phrases: Sequence[_Phrase], cues: _Cues
+) -> tuple[_Phrase | None, list[_Phrase]]:
+    """The subject of "A or B" (A, or the first of "the van, the tv or the bowl", where no other thing is the head:
+    "first thing the camera saw: the woman or the bowl?") and all the choices."""
+    if not alternatives or not 0 <= alternatives[0].sibling < len(phrases):
+        return head, alternatives
+    listed: list[_Phrase] = []  # "the van, the tv or the bowl": what comes before the alternatives' sibling
+    sibling = phrases[alternatives[0].sibling]
+    j = alternatives[0].sibling
+    while j > 0 and phrases[j - 1].thing and phrases[j - 1].end in cues.commas:
+        listed.insert(0, phrases[j - 1])
+        j -= 1
+    if head is None or head.generic or head.pronoun or sibling.thing:
+        head = (listed or [sibling])[0]
+    return head, [*listed[1:], sibling, *alternatives] if listed else alternatives
+
+
+def _described_as(subject: Subject, said: _Phrase | None, head: _Phrase | None) -> Subject:
+    """ "Was the white vehicle a truck or a car?": the choices are of the thing described so (its colours)."""
+    if said is None or said is head or not said.colour_words or subject.colours:
+        return subject
+    return replace(subject, colours=tuple(dict.fromkeys(said.colour_words)))
+
+
 def _held_by_person(phrases: Sequence[_Phrase], i: int) -> bool:
     """Whether "have" at ``i`` follows a person said just before it (with a place of its own): "did the guy at the
     desk have a bowl?" asks what was with him."""
@@ -2776,21 +2801,13 @@ class Reader:
         for a in alternatives:  # "the person in the bedroom or the one in the kitchen": "one" is another person
             if a.said in ("one", "ones") and a.generic and head is not None and head.kinds:
                 a.kinds, a.generic, a.said = head.kinds, False, head.said
-        listed: list[_Phrase] = []  # "the van, the tv or the bowl": what comes before the alternatives' sibling
-        if alternatives and 0 <= alternatives[0].sibling < len(phrases):
-            sibling = phrases[alternatives[0].sibling]
-            j = alternatives[0].sibling
-            while j > 0 and phrases[j - 1].thing and phrases[j - 1].end in cues.commas:
-                listed.insert(0, phrases[j - 1])
-                j -= 1
-            if head is None or head.generic or head.pronoun or sibling.thing:
-                head = (listed or [sibling])[0]  # "first thing the camera saw: the woman or the bowl?": A of "A or B"
-            alternatives = [*listed[1:], sibling, *alternatives] if listed else alternatives
+        said_head = head
+        head, alternatives = _alternatives_head(head, alternatives, phrases, cues)
         if head is None and people_wh:
             head = _Phrase(-1, -1, "subject", kinds=("person",), said="person")
         if head is None and (cues.wh in ("what", "which") or cues.imperative in ("list", "show", "name")):
             head = _Phrase(-1, -1, "subject", generic=True)  # any thing, none said: "what colour?" of the last one
-        subject = self._subject(head, relatives, withs, excludes)
+        subject = _described_as(self._subject(head, relatives, withs, excludes), said_head, head)
         if cues.clause and head is not None:
             subject = replace(subject, clause=tuple(dict.fromkeys(cues.clause)))
         place = self._place(places)

@@ -576,7 +576,15 @@ def _which_kind(query: Query, ctx: Context) -> Finding:
     from edge_agent.language.lexicon import Lexicon
 
     words = Lexicon().kind_words()
-    seen_as = {word: ctx.view.sightings(Subject(kinds=words.get(word, ())), detail=True) for word in query.alternatives}
+    said = query.subject  # "was the white vehicle a truck or a car?": of each kind, those described so
+    seen_as = {
+        word: candidates(
+            query, ctx.view, replace(said, kinds=words.get(word, ()), generic=False), select=True, detail=True
+        )
+        if words.get(word)
+        else []
+        for word in query.alternatives
+    }
     # a thing either word names counts for the narrower one: a cell phone is a "phone" rather than a "tablet"
     narrowest: dict[int, int] = {}
     for word, seen in seen_as.items():

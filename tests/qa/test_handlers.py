@@ -98,6 +98,7 @@ def _t(hour: float) -> str:
         ("was the couch blue or red?", ("blue", "red", "neither"), "blue", "Blue: "),
         ("was the truck moving or parked?", ("moving", "parked"), "parked", "Still: "),
         ("was the thing in the kitchen a dog or an animal?", (), None, "Dog: kind dog: 1 observation; animal: 0"),
+        ("was the white vehicle a truck or a car?", (), None, "Truck: kind truck: 3 observations; car: 0"),
         ("where was the vehicle that was seen the least?", (), None, "Entity #8 (car)"),
         ("what showed up in the kitchen after 9:00:10?", (), None, "1 thing seen on camera kitchen after"),
         ("where was the truck at 15:00:11?", (), None, "entity #7 (truck) was seen (then) 1970-01-02 15:00:10"),
