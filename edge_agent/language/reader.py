@@ -1456,6 +1456,31 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
+    """The two questions of one asked as two, joined by "and" before a question word of its own: "when did the truck
+    arrive and when did it leave?", "how many people and how many vehicles did the street camera see?" (a first part
+    without a verb of its own takes the second's: "how many people did the street camera see?"). None for one
+    question ("where and when was it seen?", "between 9 and 10", "the car and the truck")."""
+    for k, w in enumerate(tokens):
+        if w != "and" or k < 3 or tokens[k - 1] == ",":
+            continue
+        rest = tokens[k + 1 :]
+        asks = rest[:1] and (
+            rest[0] in WH or rest[0] in AUX and rest[1:2] and rest[1] in _SUBJECT_PRONOUNS | {"it", "there", "the"}
+        )
+        first = [t for t in tokens[:k] if t != ","]
+        if not asks or len(rest) < 3 or not (first[0] in WH or first[0] in AUX or first[0] in IMPERATIVES):
+            continue
+        if rest[0] in WH and rest[1:2] in (["and"], ["or"]):
+            continue
+        verbs = [i for i, t in enumerate(rest) if t in AUX or t in EVENT_VERBS]
+        said = first[0] in IMPERATIVES or any(t in AUX or t in EVENT_VERBS or t in HAPPEN_WORDS for t in first[1:])
+        if not said and verbs:  # "how many people and how many vehicles did ... see?": the verb is both parts'
+            first = [*first, *rest[verbs[0] :]]
+        return first, rest
+    return None
+
+
 def _right_after(query: Query, tokens: list[str]) -> Query:
     """ "What came right after the bowl?", "what showed up next after the woman left?": only the first to come."""
     right = any(w in ("right", "just", "immediately", "directly", "straight", "next") and after == "after"
@@ -2667,6 +2692,14 @@ class Reader:
             if not main.time.named and said.time.named:
                 main = replace(main, time=said.time)
         return replace(main, grounded=main.grounded + respelt) if respelt else main
+
+    def parts(self, question: str) -> tuple[str, ...]:
+        """The questions of a question asked as two ("when did the truck arrive and when did it leave?", "who was in
+        the kitchen and what were they wearing?"), each as words to read (the second read after the first, as in a
+        conversation); () when it asks one."""
+        tokens, _ = self.lexicon.respell(_plain(tokenize(question)))
+        split = compound(tokens)
+        return tuple(" ".join(t for t in part) for part in split) if split else ()
 
     def _read_tokens(
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None

@@ -353,6 +353,9 @@ class DeterministicController:
         moment joins the search. ``query``: the question already read (by a model, or a conversation); else the
         reader reads it."""
         bounded(question, self.max_question_chars)
+        parts = self.reader().parts(question) if query is None else ()
+        if len(parts) == 2:  # "when did the truck arrive and when did it leave?": each, the second as a follow-up
+            return self._both_parts(parts, as_of, choices)
         started = time.perf_counter()
         alone = query is None  # asked on its own: a pronoun has nothing before it to point at
         query = query or self.query(question, as_of)
@@ -387,6 +390,24 @@ class DeterministicController:
             seen=seen,
             query=query.as_dict(),
             finding=finding_json(finding),
+        )
+
+    def _both_parts(self, parts: Sequence[str], as_of: float | None, choices: Sequence[str]) -> Answer:
+        """The answer to a question asked as two: each part answered in turn as a conversation would (the second's
+        "it" or "they" is what the first was about), the texts joined; the first part picks among ``choices``."""
+        from edge_agent.qa.conversation import Conversation
+
+        chat = Conversation(self)
+        first = chat.ask(parts[0], as_of=as_of)
+        second = chat.ask(parts[1], as_of=as_of)
+        picked = self.ask(parts[0], as_of=as_of, choices=choices, query=chat.asked[0]) if choices else first
+        return replace(
+            picked,
+            text=f"{first.text} {second.text}",
+            evidence=[*first.evidence, *second.evidence],
+            seen=sorted({*first.seen, *second.seen}),
+            query={"parts": [first.query, second.query]},
+            finding={"parts": [first.finding, second.finding]},
         )
 
     def find(self, query: Query, evidence: Evidence) -> Finding:

@@ -934,3 +934,20 @@ def test_rules_a_new_user_wrote_in_round_nine(reader):
     assert (r.trigger, r.place.near) == (Trigger.NEAR, ("dog",))
     with pytest.raises(Unreadable, match="cooldown"):
         read_rule(reader, "alert me the first time the tv comes on camera each day")
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("when did the truck arrive and when did it leave?", ("when did the truck arrive", "when did it leave ?")),
+        (
+            "how many people and how many cars did the street camera see?",
+            ("how many people did the street camera see ?", "how many cars did the street camera see ?"),
+        ),
+        ("where and when was the truck seen?", ()),
+        ("was anyone there between 9 and 10?", ()),
+        ("did the car and the truck leave?", ()),
+    ],
+)
+def test_a_question_asked_as_two_is_split_in_two(reader, question, parts):
+    assert reader.parts(question) == parts

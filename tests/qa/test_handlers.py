@@ -112,6 +112,7 @@ def _t(hour: float) -> str:
         ("rank the cameras by how many sightings they had", (), None, "saw 4 each; then living-room 3"),
         ("was the front door camera showing anyone?", (), None, "No: there is no camera called 'front door'"),
         ("what came right after the dog?", (), None, "2 things seen after 1970-01-02 09:05:00 UTC: couch #4"),
+        ("who was in the kitchen and what was she wearing?", (), None, "1 person seen on camera kitchen: person #1"),
         ("did the dog come back later?", ("yes", "no"), "no", "No: entity #3 (dog) was last seen"),
         ("did the truck come back?", ("yes", "no"), "yes", "Yes: entity #7 (truck) came back 1970-01-02 15:01:20"),
         ("is anything missing from the kitchen?", ("yes", "no"), "yes", "Yes: "),
@@ -606,3 +607,11 @@ def test_round_eleven_forms(ask):
     answer = ask("did the person show up before or after the tv?")
     assert answer.text.startswith("After: "), answer.text
     assert not ask("who was in the kitchen and what did they have with them?").text.startswith("I don't know what")
+
+
+def test_a_question_asked_as_two_is_answered_as_two(ask):
+    """ "When did the truck arrive and when did it leave?": each part, the second's "it" the truck of the first."""
+    answer = ask("when did the truck arrive and when did it leave?")
+    assert answer.text.startswith("Entity #7 (truck) was first seen"), answer.text
+    assert "Entity #7 (truck) was last seen (before it left)" in answer.text, answer.text
+    assert [p["intent"] for p in answer.query["parts"]] == ["when", "when"]
