@@ -1639,6 +1639,32 @@ def _is_pronoun(tokens: list[str], i: int, phrases: Sequence[_Phrase]) -> bool:
     return w in PRONOUNS and not (_reflexive(tokens, i) and bool(phrases) and phrases[0].kinds == ("person",))
 
 
+def _excluding(tokens: list[str], i: int) -> int:
+    """How many words at ``i`` say that what follows is left out ("other than", "apart from", "except", "not
+    counting", "ignoring", "anything but"), else 0."""
+    w, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
+    if w in ("other", "apart", "aside") and after in ("than", "from", "for"):
+        return 2
+    if (w, after) in (("not", "counting"), ("without", "counting"), ("not", "including"), ("leaving", "out")):
+        return 2
+    if w in ("except", "excluding", "besides", "ignoring", "non"):  # "non-person things"
+        return 1
+    said = tokens[i + 3] if i + 3 < len(tokens) else ""
+    if w in ("that", "which") and after in ("are", "were", "is", "was") and tokens[i + 2 : i + 3] == ["not"]:
+        return 3 if said in ("a", "an", "any") or said.endswith("s") or said == "people" else 0  # "that aren't people"
+    return (
+        1 if w == "but" and i > 0 and tokens[i - 1] in ("anything", "anyone", "nothing", "nobody", "everything") else 0
+    )
+
+
+def _after_verb(role: str, event: str, said: bool, in_relative: bool) -> str:
+    """The role of what follows a verb: after "did the cat come in" what it came with is no subject; after "other than
+    the street one saw" what was seen is asked ("which cameras other than the street one saw a person?")."""
+    if role == "exclude" and said:
+        return "subject"
+    return "object" if event != "seen" and role == "subject" and said and not in_relative else role
+
+
 def _alternatives_head(
     head: _Phrase | None, alternatives: list[_Phrase], phrases: Sequence[_Phrase], cues: _Cues
 ) -> tuple[_Phrase | None, list[_Phrase]]:
@@ -1675,12 +1701,13 @@ def _held_by_person(phrases: Sequence[_Phrase], i: int) -> bool:
 
 def _alternatives_places(phrases: Sequence[_Phrase], alternatives: Sequence[_Phrase]) -> set[int]:
     """The places said right after an alternative, which are that one's ("the tablet at the desk or the bowl in the
-    kitchen"); but a camera said once, after the last of them, is where all of them were ("were there people or cars
-    on the street?")."""
+    kitchen"); but a camera said once, after the last of kinds said in the plural, is where all of them were ("were
+    there people or cars on the street?")."""
     theirs = {id(a) for a in alternatives}
     own = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs]
     others = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) not in theirs]
-    shared = bool(own) and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own) and not others
+    plural = all(a.plural for a in alternatives)  # ("the tv or the person at the desk": the person's)
+    shared = plural and bool(own) and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own) and not others
     return set() if shared else {id(p) for p in own}
 
 
@@ -2169,6 +2196,11 @@ class Reader:
                         role = "subject"
                     k += 1
                     continue
+            lead = _excluding(tokens, i)
+            if lead:  # "other than the street one", "not counting the car", "anything but people"
+                role = "exclude"
+                k += lead
+                continue
             # relative clauses: "the cup that was by the sink", "the thing I was drawing on", "the one where ..."
             if (
                 not in_relative
@@ -2306,13 +2338,6 @@ class Reader:
                     cues.listed = True
                 k += 1
                 continue
-            if w in ("other", "except", "besides", "excluding", "apart", "but") and (
-                word(i + 1) in ("than", "for", "from") or w in ("except", "excluding", "besides", "but")
-            ):
-                if w != "but" or word(i - 1) in ("anything", "anyone", "nothing", "nobody", "everything"):
-                    role = "exclude"
-                    k += 2 if word(i + 1) in ("than", "for", "from") else 1
-                    continue
             left_as_place = w == "left" and (word(i - 1) in ("the", "top", "bottom", "middle") or word(i + 1) == "side")
             view_as_noun = w == "view" and word(i - 1) in ("the", "street")
             if (
@@ -2325,8 +2350,7 @@ class Reader:
             ):
                 event = _event(w, word(i - 1), word(i + 1) if _PASSIVE & set(tokens[:i]) else "")
                 cues.events.append(event)
-                if event != "seen" and role == "subject" and phrases and not in_relative:
-                    role = "object"
+                role = _after_verb(role, event, bool(phrases), in_relative)
                 k += 1
                 continue
             if w == "there" or w == "here":

@@ -820,6 +820,12 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "was anyone around when the bowl was in the kitchen?")  # with the bowl, there
     assert (q.subject.kinds, q.subject.near, q.place.cameras) == (("person",), ("bowl",), ("kitchen",))
     assert read(reader, "do you know when the truck came?").intent is Intent.WHEN
+    q = read(reader, "which cameras other than the street one saw a person?")  # what was seen is asked, not left out
+    assert (q.subject.kinds, q.subject.exclude, q.place.not_cameras) == (("person",), (), ("street",))
+    q = read(reader, "not counting the car, were there any other vehicles?")
+    assert q.subject.exclude == ("car",) and "truck" in q.subject.kinds
+    assert read(reader, "what non-person things were seen?").subject.exclude == ("person",)
+    assert read(reader, "how many objects that aren't people were seen?").subject.exclude == ("person",)
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
