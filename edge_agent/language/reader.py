@@ -674,6 +674,8 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     started = bool(said & {"cam", "camera", "cameras"} and said & (_STARTS | _ENDS) - {"first", "last", "on", "off"})
     if not (said & _RECORDING_WORDS or started) or query.subject.kinds or query.subject.entity_id is not None:
         return query  # ("when did the kitchen cam start?" asks of its recording)
+    if query.subject.said in ("thing", "things", "anything", "something", "object", "objects", "item", "items"):
+        return query  # "the first thing recorded today": a thing it recorded
     intent = query.intent
     ranked = {"longest", "longer", "shortest", "shorter"} & said  # "what's the longest clip?": which camera's
     if cues.how == "long" or (cues.wh in ("which", "what") and ({"most"} & said or ranked)):
@@ -1484,7 +1486,7 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
 def _right_after(query: Query, tokens: list[str]) -> Query:
     """ "What came right after the bowl?", "what showed up next after the woman left?": only the first to come."""
     right = any(w in ("right", "just", "immediately", "directly", "straight", "next") and after == "after"
-                for w, after in zip(tokens, tokens[1:]))  # fmt: skip
+                for w, after in zip(tokens, tokens[1:])) or "next" in tokens  # fmt: skip
     if (
         not right
         or query.other is None
@@ -1493,6 +1495,8 @@ def _right_after(query: Query, tokens: list[str]) -> Query:
         and not query.subject.generic
     ):
         return query
+    if query.intent is Intent.ORDER:  # "what was the next thing seen after the bedroom person?": what came then
+        query = replace(query, intent=Intent.SUMMARY, event=Event.APPEARS, yes_no=False)
     return replace(query, rank="next")
 
 
@@ -1814,7 +1818,13 @@ def _most_of(query: Query, tokens: list[str]) -> Query:
 
 
 def _counted_colour(query: Query, tokens: list[str]) -> Query:
-    """ "How many cars were grey?", "how many of them were white?": the things counted are those of that colour."""
+    """ "How many cars were grey?", "how many of them were white?": the things counted are those of that colour; and
+    "was anything orange in the kitchen?": a colour said after "anything" is its (orange is a colour there, not a
+    fruit)."""
+    subject = query.subject
+    at = tokens.index(subject.said) + 1 if subject.generic and subject.said in tokens and not subject.colours else 0
+    if at and at < len(tokens) and tokens[at] in COLOUR_WORDS:
+        return replace(query, subject=replace(subject, colours=(tokens[at],)))
     if query.intent is not Intent.COUNT or query.subject.colours or query.alternatives:
         return query
     for i, w in enumerate(tokens[:-1]):

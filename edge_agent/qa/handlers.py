@@ -1486,7 +1486,8 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
     if query.event is Event.APPEARS and query.order is Order.AFTER and query.other is not None:
         # "what showed up after the woman left the kitchen?": what came there (anywhere, if no place was said) then
-        there = replace(scope, cameras=query.other.place.cameras or scope.cameras)
+        # (the next to come anywhere, where no place is asked: "the next thing seen after the bedroom person")
+        there = scope if query.rank == "next" else replace(scope, cameras=query.other.place.cameras or scope.cameras)
         things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"), rank="")
         found = listing(things, replace(ctx, view=View(ctx.store, replace(there, start=moment + 1e-3))), at)
         if query.rank == "next" and isinstance(found, Listing) and found.items:  # "what came right after it?"

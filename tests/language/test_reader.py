@@ -826,6 +826,14 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert q.subject.exclude == ("car",) and "truck" in q.subject.kinds
     assert read(reader, "what non-person things were seen?").subject.exclude == ("person",)
     assert read(reader, "how many objects that aren't people were seen?").subject.exclude == ("person",)
+    assert read(reader, "catch me up").intent is Intent.SUMMARY
+    assert read(reader, "anything I should know about the kitchen?").intent is Intent.SUMMARY
+    assert read(reader, "was anything orange in the kitchen?").subject.colours == ("orange",)  # a colour, no fruit
+    assert read(reader, "what was the very first thing recorded today?").subject.recording is False
+    q = read(reader, "what appeared at the desk once the person got there?")
+    assert (q.order, q.other and q.other.subject.kinds) == (Order.AFTER, ("person",))
+    q = read(reader, "what was the next thing seen after the bedroom person?")
+    assert (q.intent, q.rank, q.event) == (Intent.SUMMARY, "next", Event.APPEARS)
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
