@@ -110,6 +110,8 @@ def follow_up(
         if (pointed or elliptic) and not current.time.named:  # "them", of "how many people after 9:01?": those then
             merged = replace(merged, time=previous.time)
     merged = _scope_referred(merged, current, previous)
+    if _anyone_there(current) and previous.place.named and merged.place == current.place:
+        merged = replace(merged, place=previous.place)  # "who left first?", asked of the living room talked about
     if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
         t = previous.time
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
@@ -118,6 +120,14 @@ def follow_up(
     if merged is current:
         return current
     return replace(merged, method="follow-up")
+
+
+def _anyone_there(current: Query) -> bool:
+    """Whether a question names no place, no time and nothing in particular ("who left first?", "what showed up after
+    the person?", "anything else?"): in a conversation, it asks of the place the conversation is about."""
+    s = current.subject
+    anyone = s.generic or (s.kinds == ("person",) and s.said in ("person", "anyone", "someone", "anybody", "somebody"))
+    return anyone and s.entity_id is None and not s.described and not current.place.named and not current.time.named
 
 
 def _with_it(current: Query, entity: int, category: str) -> Query:

@@ -742,9 +742,15 @@ def when(query: Query, ctx: Context) -> Finding:
     seen = candidates(query, ctx.view)
     if not seen:
         return _not_seen(query, ctx.view)
-    if query.order is Order.FIRST and not (
-        query.subject.described or ctx.moments or query.subject.entity_id is not None
-    ):
+    one_named = query.subject.described or ctx.moments or query.subject.entity_id is not None
+    if query.event is Event.LEAVES and query.order in (Order.FIRST, Order.LAST) and not one_named:
+        # "who left first?": of those that left (not still in view when recording ended), the earliest to go
+        went = [s for s in seen[:_RANKED_LEAVERS] if _leaving(ctx, s.entity_id)[1]] or seen
+        pick = min if query.order is Order.FIRST else max
+        subject = pick(went, key=lambda s: (s.last, s.entity_id)).entity_id
+        one = replace(query, order=None, subject=replace(query.subject, entity_id=subject))  # that one, as it went
+        return _seen(one, ctx, subject, when=True)
+    if query.order is Order.FIRST and not one_named:
         subject = min(seen, key=lambda s: (s.first, s.entity_id)).entity_id  # "the earliest anyone came": of them all
     else:
         subject = among(query, ctx, _primary(query, ctx.view, seen))
@@ -976,6 +982,7 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     )
 
 
+_RANKED_LEAVERS = 50  #: of how many things "who left first?" is asked (the most recently seen)
 _TOGETHER_S = 1.0  #: sightings this close in time are together (frames are sampled about 2 a second)
 
 

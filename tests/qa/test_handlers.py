@@ -113,6 +113,7 @@ def _t(hour: float) -> str:
         ("was the front door camera showing anyone?", (), None, "No: there is no camera called 'front door'"),
         ("what came right after the dog?", (), None, "2 things seen after 1970-01-02 09:05:00 UTC: couch #4"),
         ("who was in the kitchen and what was she wearing?", (), None, "1 person seen on camera kitchen: person #1"),
+        ("what left the kitchen first?", (), None, "Entity #1 (person) was last seen (before it left)"),
         ("did the dog come back later?", ("yes", "no"), "no", "No: entity #3 (dog) was last seen"),
         ("did the truck come back?", ("yes", "no"), "yes", "Yes: entity #7 (truck) came back 1970-01-02 15:01:20"),
         ("is anything missing from the kitchen?", ("yes", "no"), "yes", "Yes: "),
@@ -425,6 +426,9 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         chat.ask("what about the street?")  # nobody there around noon
         first = chat.ask("which one came first?").text  # the two asked about, whenever each was seen
         assert first.startswith("The person on camera living-room came first"), first
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what was in the kitchen?")
+        assert "on camera kitchen" in chat.ask("what showed up after the person?").text  # there, as talked about
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("was the truck on the street at 15:01?")
         chat.ask("what about the car?")
