@@ -1325,7 +1325,9 @@ _UNRECORDED = {
     ("happy",): "mood", ("sad",): "mood", ("angry",): "mood", ("upset",): "mood", ("scared",): "mood",
     ("smiling",): "mood", ("crying",): "mood", ("tired",): "mood", ("nationality",): "nationality",
     ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex", ("hands",): "what was done with hands",
-    ("hand",): "what was done with hands", ("why",): "why things happen",
+    ("hand",): "what was done with hands", ("why",): "why things happen", ("talking",): "what was said",
+    ("talked",): "what was said", ("speaking",): "what was said", ("spoke",): "what was said",
+    ("saying",): "what was said",
 }  # fmt: skip
 
 
@@ -1481,6 +1483,22 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
             first = [*first, *rest[verbs[0] :]]
         return first, rest
     return None
+
+
+def _as_long_as(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
+    """ "Did the person stay as long as the tv?": its time there held against the other's (at least as long); "the
+    person didn't stay as long as the tv, did they?" whether it stayed less time (yes: it did not)."""
+    at = next((i + 3 for i in range(len(tokens)) if tokens[i : i + 3] == ["as", "long", "as"]), None)
+    if at is None or query.other is not None or not (query.subject.kinds or query.subject.entity_id is not None):
+        return query
+    words = [t for t in tokens[at : at + 3] if t not in ("the", "a", "an", "that")]
+    kinds = lexicon.kind_words().get(words[0], ()) if words else ()
+    if not kinds:
+        return query
+    other = Side(subject=Subject(kinds=kinds, said=words[0]))
+    negated = query.negated or "not" in tokens[: at - 3] or "never" in tokens[: at - 3]
+    return replace(query, intent=Intent.DURATION, other=other, compare="fewer" if negated else "atleast",
+                   yes_no=True, negated=False, aggregate=None, alternatives=(), alternative_of="")  # fmt: skip
 
 
 def _right_after(query: Query, tokens: list[str]) -> Query:
@@ -2786,6 +2804,7 @@ class Reader:
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         query = _right_after(_cameras_ranked(query, tokens), tokens)
+        query = _as_long_as(query, tokens, self.lexicon)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

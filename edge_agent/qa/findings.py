@@ -148,6 +148,7 @@ class Exists(Finding):
     company: str = ""
     negated: bool = False
     left: int | None = None  #: "did anyone leave?": how many of the ``n`` left view (None: leaving not asked)
+    came: bool = False  #: "did anyone come after 10?": only those first seen then count (arrivals, not stays)
 
     @property
     def typed(self) -> object:

@@ -427,9 +427,10 @@ def exists(query: Query, ctx: Context) -> Finding:
     if not seen and query.event is Event.LEAVES and query.negated:  # "was anyone still there?": no one was there
         holds = False
     if not seen:
+        came = query.event is Event.APPEARS and ctx.view.scope.start is not None
         return Exists(
             holds=holds, seen=False, what=what, where=where_said(ctx.view), when=when_said(ctx.view), company=company,
-            negated=query.negated,
+            negated=query.negated, came=came,
         )  # fmt: skip
     if query.event is Event.LEAVES and _one_thing(query.subject):
         return _left(query, ctx, among(query, ctx, _primary(query, ctx.view, seen)))
@@ -1392,10 +1393,12 @@ def _longer(query: Query, ctx: Context) -> Finding:
     chosen = ranked[0][0] if ranked and ranked[0][1] != (ranked[1][1] if len(ranked) > 1 else -1) else "same"
     if query.yes_no and not query.alternatives and support:  # "was the couch there longer than the tv?": yes or no
         holds = chosen == support[0][0]
+        if query.compare == "atleast":  # "did the car stay as long as the truck?"
+            holds = len(support) > 1 and support[0][1] >= support[1][1]
         return Alternatives(
             tuple(evidence),
             of="seconds seen",
-            chosen=chosen if holds else None,
+            chosen=support[0][0] if holds else None,
             support=tuple(support),
             yes_no=True,
             least=query.compare == "fewer",

@@ -157,6 +157,8 @@ def _not_seen(f: NotSeen) -> str:
 
 def _exists(f: Exists) -> str:
     answer = "Yes" if f.holds else "No"
+    if not f.seen and f.came:  # "nobody new came after 10:00:05?": none arrived (one there already may stay)
+        return f"{answer}: no {f.what}{f.company} came{_scope(f.where, f.when)}."
     if not f.seen:
         return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}."
     seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
@@ -207,7 +209,8 @@ def _alternatives(f: Alternatives) -> str:
     whose = (f" {f.whose}" if f.of == "kind" else f" of {f.whose}") if f.whose else ""  # a kind's: where it was
     if f.yes_no and f.of == "seconds seen":  # "was the couch there longer than the tv?"
         value = f.support[0][0] if f.support else ""
-        than = "for less time" if f.least else "longer"
+        equal = len(f.support) > 1 and f.support[0][1] == f.support[1][1]
+        than = "for less time" if f.least else "as long" if equal and f.chosen is not None else "longer"
         held = ("Yes", "") if f.chosen is not None else ("No", " not")
         return f"{held[0]}: the {value} was{held[1]} seen {than} ({said})."
     if f.yes_no:

@@ -834,6 +834,9 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.order, q.other and q.other.subject.kinds) == (Order.AFTER, ("person",))
     q = read(reader, "what was the next thing seen after the bedroom person?")
     assert (q.intent, q.rank, q.event) == (Intent.SUMMARY, "next", Event.APPEARS)
+    assert read(reader, "who was the person at the desk talking to?").unrecorded == "what was said"
+    q = read(reader, "did the person stay as long as the tv?")
+    assert (q.intent, q.compare, q.other and q.other.subject.kinds) == (Intent.DURATION, "atleast", ("tv",))
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
