@@ -110,8 +110,6 @@ def follow_up(
         if (pointed or elliptic) and not current.time.named:  # "them", of "how many people after 9:01?": those then
             merged = replace(merged, time=previous.time)
     merged = _scope_referred(merged, current, previous)
-    if _anyone_there(current) and previous.place.named and merged.place == current.place:
-        merged = replace(merged, place=previous.place)  # "who left first?", asked of the living room talked about
     if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
         t = previous.time
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
@@ -139,11 +137,13 @@ def _with_it(current: Query, entity: int, category: str) -> Query:
 
 def _scope_referred(merged: Query, current: Query, previous: Query) -> Query:
     """The previous question's place and time where ``current`` refers to them and names none ("who else was there?",
-    "how many people was that?")."""
+    "how many people was that?"), and its place where ``current`` names nothing in particular ("who left first?")."""
     if "place" in current.refers and not current.place.named and previous.place.named:
         merged = replace(merged, place=previous.place)
     if "time" in current.refers and not current.time.named and previous.time.named:
         merged = replace(merged, time=previous.time)
+    if _anyone_there(current) and previous.place.named and merged.place == current.place:
+        merged = replace(merged, place=previous.place)  # "who left first?", asked of the living room talked about
     return merged
 
 
