@@ -727,7 +727,10 @@ def _moving(query: Query, tokens: list[str]) -> Query:
     said = [
         MOTION_WORDS[w]
         for i, w in enumerate(tokens)
-        if w in MOTION_WORDS and i > 0 and (tokens[i - 1] in AUX or tokens[i - 1] in _POSTURES or w in ("parked",))
+        if w in MOTION_WORDS
+        and i > 0
+        and (tokens[i - 1] in AUX or tokens[i - 1] in _POSTURES or w in ("parked",))
+        and not (w == "still" and tokens[i + 1 : i + 2] and tokens[i + 1] in _STILL_THERE)  # "still there": yet
     ]
     if not said:
         return query
@@ -979,10 +982,19 @@ _FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": 
            "final": "last", "closing": "last", "end": "last"}  # fmt: skip
 
 
+_AT_THE_END = (["at", "the", "end"], ["at", "the", "start"], ["at", "the", "beginning"])
+
+
 def _recording_window(query: Query, tokens: list[str]) -> Query:
     """ "What was seen in the first minute of the street video?", "who was there at the end of the recording?", "in
     the last 30 seconds of the footage": a stretch of the recording, made a window from what memory recorded (a tenth
-    of it where no length is said)."""
+    of it where no length is said); "at the end", of a camera, is the end of its recording. ("Was anyone still there
+    at the end of the recording?" asks whether any had not left: no window.)"""
+    if query.event is Event.LEAVES and query.yes_no:
+        return query
+    bare = next((i + 3 for i in range(len(tokens)) if tokens[i : i + 3] in _AT_THE_END), None)
+    if bare is not None and tokens[bare : bare + 1] != ["of"] and query.place.cameras:
+        tokens = [*tokens[:bare], "of", "the", "recording", *tokens[bare:]]
     at = next((i for i, w in enumerate(tokens) if w in _RECORDING_WORDS and "of" in tokens[max(0, i - 4) : i]), None)
     if at is None:  # "what did the street cam see in the first minute?": of what it recorded, said or not
         j = next((i for i, w in enumerate(tokens[:-1]) if w in UNITS and tokens[i + 1] in ("?", ".", "!", ",")), -1)

@@ -837,6 +837,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "who was the person at the desk talking to?").unrecorded == "what was said"
     q = read(reader, "did the person stay as long as the tv?")
     assert (q.intent, q.compare, q.other and q.other.subject.kinds) == (Intent.DURATION, "atleast", ("tv",))
+    q = read(reader, "what was still in the living room when the recording ended?")  # still: yet, not motionless
+    assert (q.subject.motion, q.time.of_recording, q.place.cameras) == ("", "last", ("living-room",))
+    assert read(reader, "which things were still on the street at the end?").time.of_recording == "last"
+    assert read(reader, "were any people standing still on the street?").subject.motion == "still"
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
