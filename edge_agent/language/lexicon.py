@@ -85,6 +85,8 @@ GENERIC = {
     "objects": (),
     "item": (),
     "items": (),
+    "entity": (),
+    "entities": (),
     "stuff": (),
     "anything": (),
     "something": (),
@@ -120,7 +122,7 @@ EVENT_VERBS: dict[str, str] = {
     **dict.fromkeys(
         ("leave", "leaves", "left", "leaving", "go", "goes", "went", "gone", "going", "exit", "exits", "exited",
          "disappear", "disappears", "disappeared", "depart", "departed", "drive", "drove", "driven", "vanish",
-         "vanished", "departure", "disappearance", "exit"),
+         "vanished", "departure", "disappearance", "exit", "dip", "dipped", "bounce", "bounced"),
         "leaves",
     ),
     **dict.fromkeys(

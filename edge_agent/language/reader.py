@@ -1355,10 +1355,15 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
         ),
         ("", ()),
     )
+    last = [t for t in tokens if t not in ("?", ".", "!")][-1:]
+    if not found and last in (["say"], ["said"]):  # "what did the person at the desk say?" (not "can you say when")
+        found, said = "what was said", ("say", "said")
     if not found or not (query.subject.named or query.subject.said or "subject" in query.refers):
         return query
     places = tuple(u for u in query.unknown_places if not set(u.split()) & set(said))  # "in a good mood": no place
     query = replace(query, unknown_places=places, unknown=tuple(u for u in query.unknown if u not in said))
+    if found in ("why things happen", "what was said"):  # "why was she in such a hurry?": the rest is the reason
+        query = replace(query, unknown_places=(), unknown=())
     query = replace(query, alternatives=(), alternative_of="", asks="")
     return replace(query, intent=Intent.EXISTS, unrecorded=found, yes_no=True)
 
@@ -1427,8 +1432,12 @@ def _happened_beside(query: Query, tokens: list[str]) -> Query:
         w == "what" and any(EVENT_VERBS.get(v) == "appears" for v in tokens[j + 1 : j + 3])
         for j, w in enumerate(tokens)
     )
-    if not generic or not (HAPPEN_WORDS & set(tokens) or came):  # ("did anything come after ...?" is the order's)
+    there = tokens[:2] in (["what", "was"], ["who", "was"], ["what", "were"], ["who", "were"])  # "what was in ..."
+    people = there and query.subject.kinds == ("person",) and not query.subject.described  # "who was in ... after"
+    if not (generic or people) or not (HAPPEN_WORDS & set(tokens) or came or there):  # ("did anything come after?")
         return query
+    if there and not came and not HAPPEN_WORDS & set(tokens):  # "what was in the kitchen before the bowl showed up?"
+        return replace(query, intent=Intent.LIST, yes_no=False)
     return replace(query, intent=Intent.SUMMARY, yes_no=False)
 
 
@@ -1485,8 +1494,8 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
             rest[0] in WH or rest[0] in AUX and rest[1:2] and rest[1] in _SUBJECT_PRONOUNS | {"it", "there", "the"}
         )
         first = [t for t in tokens[:k] if t != ","]
-        if not asks or len(rest) < 3 or not (first[0] in WH or first[0] in AUX or first[0] in IMPERATIVES):
-            continue
+        if not asks or len(rest) < 3 or not any(t in WH or t in AUX or t in IMPERATIVES for t in first[:6]):
+            continue  # ("yo when did the bowl pop up and when did it go", "the person at the desk, when did he come")
         if rest[0] in WH and rest[1:2] in (["and"], ["or"]):
             continue
         verbs = [i for i, t in enumerate(rest) if t in AUX or t in EVENT_VERBS]
@@ -1525,7 +1534,7 @@ def _right_after(query: Query, tokens: list[str]) -> Query:
         and not query.subject.generic
     ):
         return query
-    if query.intent is Intent.ORDER:  # "what was the next thing seen after the bedroom person?": what came then
+    if query.intent in (Intent.ORDER, Intent.SUMMARY, Intent.LIST):  # "what was the next thing seen after ...?"
         query = replace(query, intent=Intent.SUMMARY, event=Event.APPEARS, yes_no=False)
     return replace(query, rank="next")
 

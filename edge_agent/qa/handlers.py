@@ -1036,6 +1036,8 @@ def company(query: Query, ctx: Context) -> Finding:
 def listing(query: Query, ctx: Context, came_after: Observation | None = None) -> Finding:
     """Who or what was seen in the place or window asked: each entity with its latest sighting there (``came_after``:
     only those first seen after that sighting's thing came or left, and not it)."""
+    if query.other is not None and query.order in (Order.AFTER, Order.BEFORE) and came_after is None:
+        return _beside_the_other(query, ctx)  # "what was in the kitchen before the bowl showed up?"
     seen = candidates(query, ctx.view, select=True, detail=True)
     if came_after is not None:
         since = ctx.view.scope.start or came_after.t_start
@@ -1494,6 +1496,9 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     scope = ctx.view.scope
     scope = replace(scope, start=moment) if query.order is Order.AFTER else replace(scope, end=moment)
     plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
+    if query.intent is Intent.LIST and query.rank != "next":  # "who was in the living room after the tv came?"
+        listed = replace(plain, subject=query.subject if query.subject.kinds else Subject(generic=True))
+        return listing(listed, replace(ctx, view=View(ctx.store, scope), other=None))
     if query.event is Event.APPEARS and query.order is Order.AFTER and query.other is not None:
         # "what showed up after the woman left the kitchen?": what came there (anywhere, if no place was said) then
         # (the next to come anywhere, where no place is asked: "the next thing seen after the bedroom person")

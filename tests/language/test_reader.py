@@ -841,6 +841,10 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert (q.subject.motion, q.time.of_recording, q.place.cameras) == ("", "last", ("living-room",))
     assert read(reader, "which things were still on the street at the end?").time.of_recording == "last"
     assert read(reader, "were any people standing still on the street?").subject.motion == "still"
+    assert read(reader, "what did the person at the desk say?").unrecorded == "what was said"
+    assert read(reader, "can you say when the truck came?").unrecorded == ""
+    q = read(reader, "why was she in such a hurry?")  # the reason asked is no place
+    assert (q.unrecorded, q.unknown_places, q.unknown) == ("why things happen", (), ())
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
@@ -964,6 +968,11 @@ def test_rules_a_new_user_wrote_in_round_nine(reader):
         (
             "how many people and how many cars did the street camera see?",
             ("how many people did the street camera see ?", "how many cars did the street camera see ?"),
+        ),
+        ("yo when did the bowl pop up and when did it dip", ("yo when did the bowl pop up", "when did it dip")),
+        (
+            "the guy at the desk, when did he come and when did he go?",
+            ("the guy at the desk when did he come", "when did he go ?"),
         ),
         ("where and when was the truck seen?", ()),
         ("was anyone there between 9 and 10?", ()),

@@ -114,6 +114,13 @@ def _t(hour: float) -> str:
         ("what came right after the dog?", (), None, "2 things seen after 1970-01-02 09:05:00 UTC: couch #4"),
         ("who was in the kitchen and what was she wearing?", (), None, "1 person seen on camera kitchen: person #1"),
         ("what left the kitchen first?", (), None, "Entity #1 (person) was last seen (before it left)"),
+        ("what was in the kitchen before the dog showed up?", (), None, "2 things seen on camera kitchen before"),
+        (
+            "count the entities on every camera except the street",
+            (),
+            None,
+            "6 entities on camera kitchen or living-room",
+        ),
         ("nobody new came into the kitchen after 9:00:10, right?", ("yes", "no"), "yes", "Yes: no person came on"),
         (
             "the dog didn't stay as long as the cup, did it?",
