@@ -199,14 +199,19 @@ class Conversation:
             previous = replace(previous, intent=Intent.LIST, subject=Subject(generic=True), place=there, asks="",
                                alternatives=(), alternative_of="", yes_no=False, negated=False, event=event,
                                order=None, other=None, rank="")  # fmt: skip
-        query = _of_the_two(current, line, self.asked) or follow_up(previous, current, about, self.mentioned)
+        two = _of_the_two(current, line, self.asked)
+        if two is None and _which_first(current, line):  # "which came first?" after a list: the last two it cited
+            current = replace(current, refers=(*current.refers, "those"))
+        query = two or follow_up(previous, current, about, self.mentioned)
         self.asked = [*self.asked, query][-_ASKED:]
         if current.place.named:
             self.place = current.place
         answer = self.controller.ask(line, as_of=as_of, query=query)
         self.previous = query
         if not shift:  # what "before that" and "after that" move from: the time asked, else the answer's moment
-            self.window = query.time if query.time.named else _moment(answer)
+            self.window = (
+                query.time if _narrow(query.time) else _moment(answer) or (query.time if query.time.named else None)
+            )
         self.last = talked_about(answer)
         self._remember(self.last)
         self._mention(answer)
@@ -266,14 +271,33 @@ class Conversation:
         self.about["last"] = about
 
 
+def _narrow(time: Time) -> bool:
+    """Whether a time asked is narrow enough for "after that" to move from (a day or a part of one is not: "who was
+    in the kitchen today?" then "and after that?" is after the person)."""
+    if not time.named:
+        return False
+    if time.start is None or time.end is None:
+        return True
+    return time.end - time.start <= _NARROW_S
+
+
+_NARROW_S = 3 * 3600.0
+
+
+def _which_first(current: Query, line: str) -> bool:
+    """ "Which one came first?", "which left last?": an order asked of things the conversation talked about."""
+    if current.intent is not Intent.WHEN or current.order not in (Order.FIRST, Order.LAST) or "those" in current.refers:
+        return False  # "which of those ...": the things the answers cited (follow_up)
+    said = current.subject
+    return not (said.kinds or said.entity_id is not None) and said.said in _OF_TWO and "which" in tokenize(line)
+
+
 def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | None:
     """ "Which one came first?", "which of the two left last?" asked after questions about two things (or one thing
     in two places): the order of the last two, each as it was asked, over all of memory (a window asked of one of
-    them does not bound when either first came)."""
-    if current.intent is not Intent.WHEN or current.order not in (Order.FIRST, Order.LAST) or "those" in current.refers:
-        return None  # "which of those ...": the things the answers cited (follow_up)
-    said = current.subject
-    if said.kinds or said.entity_id is not None or said.said not in _OF_TWO or "which" not in tokenize(line):
+    them does not bound when either first came). After a question about anything ("anything else there?"), None:
+    the things its answer cited are the two."""
+    if not _which_first(current, line) or (asked and asked[-1].subject.generic):
         return None
     named = [q for q in asked if (q.subject.kinds or q.subject.entity_id is not None) and q.intent is not Intent.ORDER]
     if len(named) < 2 or (named[-2].subject, named[-2].place) == (named[-1].subject, named[-1].place):

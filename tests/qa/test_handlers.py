@@ -442,6 +442,12 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         first = chat.ask("which one came first?").text  # the two asked about, whenever each was seen
         assert first.startswith("The person on camera living-room came first"), first
         chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen today?")  # a day asked: "after that" moves from the person, not the day
+        assert "dog #3" in chat.ask("and after that?").text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what was in the living room?")
+        assert chat.ask("which came first?").text.startswith(("The couch", "The tv", "The person", "At the same"))
+        chat = Conversation(DeterministicController(store, embedder))
         chat.ask("what was in the kitchen?")
         assert "on camera kitchen" in chat.ask("what showed up after the person?").text  # there, as talked about
         chat = Conversation(DeterministicController(store, embedder))
