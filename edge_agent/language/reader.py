@@ -1506,6 +1506,21 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+def _right_now(query: Query, tokens: list[str], now: float) -> Query:
+    """ "What's on camera right now?", "who is in the kitchen now?": what was in view at the last moment recorded (of
+    several things, each; "where is the cup now?" stays where it was last seen)."""
+    generic = query.subject.generic or query.subject.kinds == ("person",) and query.subject.said in ("who", "person")
+    said = "now" in tokens or "currently" in tokens
+    if not said or not generic or query.time.named or query.intent not in (Intent.WHEN, Intent.LIST, Intent.WHERE):
+        return query
+    if query.order is not Order.LAST or tokens[:1] not in (["what"], ["who"], ["whats"], ["anything"], ["anyone"]):
+        return query
+    return replace(query, intent=Intent.LIST, order=None, time=Time(start=now - _NOW_S, end=now, said=("now",)))
+
+
+_NOW_S = 2.0  #: "right now": the last moments recorded (frames are sampled about 2 a second)
+
+
 def _as_long_as(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
     """ "Did the person stay as long as the tv?": its time there held against the other's (at least as long); "the
     person didn't stay as long as the tv, did they?" whether it stayed less time (yes: it did not)."""
@@ -1537,6 +1552,21 @@ def _right_after(query: Query, tokens: list[str]) -> Query:
     if query.intent in (Intent.ORDER, Intent.SUMMARY, Intent.LIST):  # "what was the next thing seen after ...?"
         query = replace(query, intent=Intent.SUMMARY, event=Event.APPEARS, yes_no=False)
     return replace(query, rank="next")
+
+
+_POSSESSIVE = re.compile(r"\b([a-z]+)'s\s+([a-z]+)", re.IGNORECASE)
+
+
+def _owners_dropped(tokens: list[str], question: str, lexicon: Lexicon) -> list[str]:
+    """ "Was my grandson's bicycle on the street?": the thing owned is asked about, not its owner (a person word
+    before "'s" and a kind of thing: memory knows no owners but the ones it learnt)."""
+    kinds = lexicon.kind_words()
+    owners = {
+        (owner.lower(), owned.lower())
+        for owner, owned in _POSSESSIVE.findall(question)
+        if kinds.get(owner.lower()) == ("person",) and kinds.get(owned.lower()) not in (None, ("person",))
+    }
+    return [t for i, t in enumerate(tokens) if (t, tokens[i + 1] if i + 1 < len(tokens) else "") not in owners]
 
 
 def _when_clause(tokens: list[str]) -> list[str]:
@@ -2730,7 +2760,7 @@ class Reader:
         couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
         others say of the subject, the place and the time."""
         tokens, respelt = self.lexicon.respell(_plain(tokenize(question)))
-        tokens = _when_clause(tokens)
+        tokens = _when_clause(_owners_dropped(tokens, question, self.lexicon))
         names = _names_said(question, self.lexicon)
         sentences = _sentences(tokens)
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]
@@ -2825,7 +2855,7 @@ class Reader:
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         query = _right_after(_cameras_ranked(query, tokens), tokens)
-        query = _as_long_as(query, tokens, self.lexicon)
+        query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -2897,7 +2927,7 @@ class Reader:
         subjects = [p for p in mine if p.role in ("subject", "object") and (p.thing or p.pronoun)]
         relatives = [p for p in mine if p.role == "relative"]
         places = [p for p in mine if p.role == "place" and (p.camera or p.zone or p.regions or p.kinds)]
-        places += [p for p in relatives if p.camera]  # "the person I saw at the desk": a camera is where, not which
+        places += [p for p in relatives if p.camera or p.regions]  # "the one I saw at the desk", "that sat at the top"
         withs = [p for p in mine if p.role == "with"]
         excludes = [p for p in mine if p.role == "exclude"]
         values = [v for p in mine for v in p.values]

@@ -845,6 +845,13 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "can you say when the truck came?").unrecorded == ""
     q = read(reader, "why was she in such a hurry?")  # the reason asked is no place
     assert (q.unrecorded, q.unknown_places, q.unknown) == ("why things happen", (), ())
+    q = read(reader, "what's on camera right now?")  # what is in view at the last moments recorded
+    assert (q.intent, q.time.start, q.time.end) == (Intent.LIST, REFERENCE - 2.0, REFERENCE)
+    assert read(reader, "where is the cup now?").order is Order.LAST
+    q = read(reader, "was my grandson's bicycle on the street?")  # the thing owned, not its owner
+    assert q.subject.kinds == ("bicycle",)
+    q = read(reader, "what was the object that sat at the top left of the living room?")
+    assert (q.place.regions, q.place.cameras) == (("top left",), ("living-room",))
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
