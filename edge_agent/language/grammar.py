@@ -132,6 +132,7 @@ class Subject:
     motion: str = ""  #: how it was seen moving, when the question picks by it: "people walking", "parked cars"
     recording: bool = False  #: the recording itself, not a thing in it: "when did the street recording start?"
     seen_most: str = ""  #: "most" or "fewest": of those that fit, the one seen most (least) often ("the one seen most")
+    not_ids: tuple[int, ...] = ()  #: entities left out: "who else?", of those a conversation already named
 
     @property
     def named(self) -> bool:

@@ -1506,6 +1506,17 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+def _others(query: Query, tokens: list[str]) -> Query:
+    """ "Who else?", "what else was there?", "anyone else?": in a conversation, those the last answer named are left
+    out, there and then (refers "others", "place" and "time")."""
+    s = query.subject
+    if "else" not in tokens or s.entity_id is not None or s.described or not (s.generic or s.kinds == ("person",)):
+        return query
+    if query.intent not in (Intent.LIST, Intent.EXISTS, Intent.COUNT) or "else" in query.refers:
+        return query
+    return replace(query, refers=tuple(dict.fromkeys((*query.refers, "others", "place", "time"))))
+
+
 def _right_now(query: Query, tokens: list[str], now: float) -> Query:
     """ "What's on camera right now?", "who is in the kitchen now?": what was in view at the last moment recorded (of
     several things, each; "where is the cup now?" stays where it was last seen)."""
@@ -2856,6 +2867,7 @@ class Reader:
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
+        query = _others(query, tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -160,6 +160,7 @@ class Conversation:
         self.place = Place()  #: the last place the user named: what happened "before that" happened there
         self.kind: dict[int, str] = {}  #: the kind of each thing cited (person, animal, object)
         self.asked: list[Query] = []  #: the questions asked so far, as read: "which one came first?" of the last two
+        self.cited: tuple[int, ...] = ()  #: the things the last answer cited: "who else?" leaves them out
 
     @staticmethod
     def leaves(line: str) -> bool:
@@ -199,6 +200,8 @@ class Conversation:
             previous = replace(previous, intent=Intent.LIST, subject=Subject(generic=True), place=there, asks="",
                                alternatives=(), alternative_of="", yes_no=False, negated=False, event=event,
                                order=None, other=None, rank="")  # fmt: skip
+        if "others" in current.refers and self.cited:  # "who else?": not those the last answer named
+            current = replace(current, subject=replace(current.subject, not_ids=self.cited))
         two = _of_the_two(current, line, self.asked)
         if two is None and _which_first(current, line):  # "which came first?" after a list: the last two it cited
             current = replace(current, refers=(*current.refers, "those"))
@@ -213,6 +216,8 @@ class Conversation:
                 query.time if _narrow(query.time) else _moment(answer) or (query.time if query.time.named else None)
             )
         self.last = talked_about(answer)
+        cited = tuple(dict.fromkeys(int(str(e["entity"])) for e in answer.evidence if e.get("entity") is not None))
+        self.cited = tuple(dict.fromkeys((*current.subject.not_ids, *cited)))
         self._remember(self.last)
         self._mention(answer)
         return answer

@@ -137,7 +137,7 @@ def candidates(
     a comparison, else the question's)."""
     subject = subject or query.subject
     place = place or query.place
-    seen = view.sightings(subject, detail=detail)
+    seen = [s for s in view.sightings(subject, detail=detail) if s.entity_id not in subject.not_ids]
     colours = _colours(subject)
     if colours and seen:
         shares = queries.described_share(
@@ -231,6 +231,8 @@ def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | Non
 def _not_seen(query: Query, view: View, subject: Subject | None = None, value: object = None) -> NotSeen:
     subject = subject or query.subject
     company = f" with {_a(subject.near[0])}" if subject.near else ""
+    if subject.not_ids:  # "who else?": none but those already named
+        company += " other than " + ", ".join(f"#{i}" for i in subject.not_ids[:6])
     return NotSeen(what=_what(subject) + company, where=where_said(view), when=when_said(view), value=value)
 
 

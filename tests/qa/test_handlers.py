@@ -442,6 +442,10 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         first = chat.ask("which one came first?").text  # the two asked about, whenever each was seen
         assert first.startswith("The person on camera living-room came first"), first
         chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the living room?")  # person #6
+        assert chat.ask("who else?").text.startswith("I have not seen a person other than #6 on camera living-room")
+        assert "couch #4" in chat.ask("what else was there?").text
+        chat = Conversation(DeterministicController(store, embedder))
         chat.ask("who was in the kitchen today?")  # a day asked: "after that" moves from the person, not the day
         assert "dog #3" in chat.ask("and after that?").text
         chat = Conversation(DeterministicController(store, embedder))
