@@ -862,7 +862,8 @@ _NOT_CAMERA_NAMES = (
 
 #: Words that leave some out: "not counting the ones in black", "except those in red".
 _LEAVING_OUT = (("not", "counting"), ("without", "counting"), ("except",), ("besides",), ("excluding",),
-                ("apart", "from"), ("other", "than"), ("but", "not"))  # fmt: skip
+                ("apart", "from"), ("other", "than"), ("but", "not"), ("not", "wearing"), ("not", "dressed"),
+                ("not", "in"))  # fmt: skip
 
 
 def _not_in_colours(query: Query, tokens: list[str]) -> Query:
@@ -1437,7 +1438,11 @@ def _happened_beside(query: Query, tokens: list[str]) -> Query:
     if not (generic or people) or not (HAPPEN_WORDS & set(tokens) or came or there):  # ("did anything come after?")
         return query
     if there and not came and not HAPPEN_WORDS & set(tokens):  # "what was in the kitchen before the bowl showed up?"
-        return replace(query, intent=Intent.LIST, yes_no=False)
+        relative = any(
+            w in ("that", "which", "who") and EVENT_VERBS.get(v) == "appears" for w, v in zip(tokens, tokens[1:])
+        )
+        event = query.event if relative else Event.SEEN  # ("what was the thing that appeared there after ...?")
+        return replace(query, intent=Intent.LIST, yes_no=False, event=event)
     return replace(query, intent=Intent.SUMMARY, yes_no=False)
 
 

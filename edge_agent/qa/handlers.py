@@ -1498,7 +1498,7 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     scope = ctx.view.scope
     scope = replace(scope, start=moment) if query.order is Order.AFTER else replace(scope, end=moment)
     plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
-    if query.intent is Intent.LIST and query.rank != "next":  # "who was in the living room after the tv came?"
+    if query.intent is Intent.LIST and query.rank != "next" and query.event is not Event.APPEARS:  # "who was in ..."
         listed = replace(plain, subject=query.subject if query.subject.kinds else Subject(generic=True))
         return listing(listed, replace(ctx, view=View(ctx.store, scope), other=None))
     if query.event is Event.APPEARS and query.order is Order.AFTER and query.other is not None:

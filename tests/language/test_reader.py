@@ -852,6 +852,13 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert q.subject.kinds == ("bicycle",)
     q = read(reader, "what was the object that sat at the top left of the living room?")
     assert (q.place.regions, q.place.cameras) == (("top left",), ("living-room",))
+    q = read(reader, "was the couch spotted ahead of the tv?")
+    assert (q.intent, q.order) == (Intent.ORDER, Order.BEFORE)
+    q = read(reader, "did the person leave before the couch was first seen?")  # the couch's arrival, not its leaving
+    assert q.other is not None and q.other.event is Event.APPEARS
+    assert read(reader, "show me what the cameras caught after 11").intent is Intent.LIST
+    assert set(read(reader, "what furniture was in the living room?").subject.kinds) >= {"couch", "chair"}
+    assert read(reader, "which came first, the bedroom visitor or the street crowd?").intent is Intent.ORDER
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,

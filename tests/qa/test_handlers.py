@@ -115,6 +115,8 @@ def _t(hour: float) -> str:
         ("who was in the kitchen and what was she wearing?", (), None, "1 person seen on camera kitchen: person #1"),
         ("what left the kitchen first?", (), None, "Entity #1 (person) was last seen (before it left)"),
         ("what was in the kitchen before the dog showed up?", (), None, "2 things seen on camera kitchen before"),
+        ("who was in the living room after the couch appeared?", (), None, "1 person seen on camera living-room after"),
+        ("what was the thing that appeared in the kitchen after the person left?", (), None, "dog #3"),
         (
             "count the entities on every camera except the street",
             (),
