@@ -1406,6 +1406,7 @@ def _longer(query: Query, ctx: Context) -> Finding:
             support=tuple(support),
             yes_no=True,
             least=query.compare == "fewer",
+            as_long=query.compare == "atleast",
         )
     return Alternatives(
         tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support), least=query.compare == "fewer"

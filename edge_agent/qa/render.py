@@ -209,8 +209,7 @@ def _alternatives(f: Alternatives) -> str:
     whose = (f" {f.whose}" if f.of == "kind" else f" of {f.whose}") if f.whose else ""  # a kind's: where it was
     if f.yes_no and f.of == "seconds seen":  # "was the couch there longer than the tv?"
         value = f.support[0][0] if f.support else ""
-        equal = len(f.support) > 1 and f.support[0][1] == f.support[1][1]
-        than = "for less time" if f.least else "as long" if equal and f.chosen is not None else "longer"
+        than = "for less time" if f.least else "as long" if f.as_long else "longer"
         held = ("Yes", "") if f.chosen is not None else ("No", " not")
         return f"{held[0]}: the {value} was{held[1]} seen {than} ({said})."
     if f.yes_no:
