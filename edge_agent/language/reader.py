@@ -1492,9 +1492,11 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     without a verb of its own takes the second's: "how many people did the street camera see?"). None for one
     question ("where and when was it seen?", "between 9 and 10", "the car and the truck")."""
     for k, w in enumerate(tokens):
-        if w != "and" or k < 3 or tokens[k - 1] == ",":
-            continue
+        if w != "and" or k < 3 or tokens[k - 1] == "," and tokens[k + 1 : k + 2] and tokens[k + 1] not in WH:
+            continue  # ("the van, the tv and the bowl"; but "was anyone in grey, and where?")
         rest = tokens[k + 1 :]
+        if rest[:1] and rest[0] in ("where", "when") and all(t in ("?", ".", "!") for t in rest[1:]):
+            rest = [rest[0], "was", "that", "?"]  # "was anybody in grey, and where?": where that one was
         asks = rest[:1] and (
             rest[0] in WH or rest[0] in AUX and rest[1:2] and rest[1] in _SUBJECT_PRONOUNS | {"it", "there", "the"}
         )
@@ -1504,7 +1506,9 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
         if rest[0] in WH and rest[1:2] in (["and"], ["or"]):
             continue
         verbs = [i for i, t in enumerate(rest) if t in AUX or t in EVENT_VERBS]
-        said = first[0] in IMPERATIVES or any(t in AUX or t in EVENT_VERBS or t in HAPPEN_WORDS for t in first[1:])
+        said = first[0] in IMPERATIVES | AUX or any(
+            t in AUX or t in EVENT_VERBS or t in HAPPEN_WORDS for t in first[1:]
+        )
         if not said and verbs:  # "how many people and how many vehicles did ... see?": the verb is both parts'
             first = [*first, *rest[verbs[0] :]]
         return first, rest

@@ -449,8 +449,8 @@ def _company(f: Company) -> str:
     if f.people_only or len(f.with_) == 1:
         who = f"{first.category.capitalize()} {_entity(first)}"
         return (
-            f"{who} was with entity #{e.id} ({e.category}) at {_t(o.t_start)} on camera {o.camera}: "
-            f"{first_at.description or 'no description'}."
+            f"{who} was with entity #{e.id} ({e.category}) at {_t(max(o.t_start, first_at.t_start))} on camera "
+            f"{o.camera}: {first_at.description or 'no description'}."
         )
     others = "; ".join(f"{c.category} {_entity(c)}: {p.description or 'no description'}" for c, p in f.with_)
     return f"With entity #{e.id} ({e.category}) at {_t(o.t_start)} on camera {o.camera}: {others}."

@@ -988,6 +988,7 @@ def test_rules_a_new_user_wrote_in_round_nine(reader):
             "the guy at the desk, when did he come and when did he go?",
             ("the guy at the desk when did he come", "when did he go ?"),
         ),
+        ("was anyone in grey, and where?", ("was anyone in grey", "where was that ?")),
         ("where and when was the truck seen?", ()),
         ("was anyone there between 9 and 10?", ()),
         ("did the car and the truck leave?", ()),

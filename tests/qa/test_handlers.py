@@ -155,6 +155,7 @@ def _t(hour: float) -> str:
         ("where did you see the most cars?", ("kitchen", "street"), "street", "Camera street saw the most cars: 1"),
         ("is the couch in the kitchen or in the living room?", ("kitchen", "living room"), "living room", ""),
         ("who was with the cup?", ("a person in red", "nobody"), "a person in red", "was with entity"),
+        ("what was with the truck?", (), None, "Car #8 was with entity #7 (truck) at 1970-01-02 15:00:10"),
         ("who was in the kitchen?", ("a person in red", "a person in green"), "a person in red", "1 person seen"),
         ("did the dog come before the couch?", ("yes", "no"), "yes", "Yes: the dog first seen"),
         ("was the couch in the living room before the person got there?", ("yes", "no"), "yes", "Yes: the couch"),
