@@ -1936,6 +1936,10 @@ def _shifted(query: Query, tokens: list[str]) -> Query:
     """ "And before that?": the last question asked of the time before its window ("after" of the time after); the
     conversation moves the window (refers "before" or "after")."""
     words = [t for t in tokens if t not in ("and", "what", "how", "about", "that", "then", "on", "?", ".", "!")]
+    said = [t for t in tokens if t not in ("?", ".", "!")]
+    if not query.time.named and said[-2:] in (["before", "that"], ["after", "that"]) and len(said) > 2:
+        # "who was there before that?": this question, of the time before the conversation's moment
+        return replace(query, order=None, other=None, refers=(*query.refers, _SHIFTS[said[-2]]))
     if query.time.named or len(words) != 1 or words[0] not in _SHIFTS:
         return query
     return replace(query, method="fragment", order=None, refers=(*query.refers, _SHIFTS[words[0]]))

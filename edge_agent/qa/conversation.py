@@ -110,7 +110,7 @@ def follow_up(
         if (pointed or elliptic) and not current.time.named:  # "them", of "how many people after 9:01?": those then
             merged = replace(merged, time=previous.time)
     merged = _scope_referred(merged, current, previous)
-    if fragment and previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?"
+    if previous.time.named and {"before", "after"} & set(current.refers):  # "and before that?", "who ... before that?"
         t = previous.time
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
         if shifted.named:

@@ -445,6 +445,10 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         first = chat.ask("which one came first?").text  # the two asked about, whenever each was seen
         assert first.startswith("The person on camera living-room came first"), first
         chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the living room?")  # person #6, at 12:00:20
+        before = chat.ask("what was there before that?").text  # the couch and the tv, there before him
+        assert "couch #4" in before and "before 1970-01-02 12:00:20" in before, before
+        chat = Conversation(DeterministicController(store, embedder))
         chat.ask("who was in the living room?")  # person #6
         assert chat.ask("who else?").text.startswith("I have not seen a person other than #6 on camera living-room")
         assert "couch #4" in chat.ask("what else was there?").text
