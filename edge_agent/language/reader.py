@@ -1580,6 +1580,8 @@ _POSSESSIVE = re.compile(r"\b([a-z]+)'s\s+([a-z]+)", re.IGNORECASE)
 def _owners_dropped(tokens: list[str], question: str, lexicon: Lexicon) -> list[str]:
     """ "Was my grandson's bicycle on the street?": the thing owned is asked about, not its owner (a person word
     before "'s" and a kind of thing: memory knows no owners but the ones it learnt)."""
+    if "'s" not in question.lower() and "\u2019s" not in question.lower():
+        return tokens
     kinds = lexicon.kind_words()
     owners = {
         (owner.lower(), owned.lower())
