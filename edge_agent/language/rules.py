@@ -491,7 +491,7 @@ def _subject_of(head: _Phrase, tokens: Sequence[str], stranger: bool) -> Subject
         return Subject(kinds=DRIVEN, said="vehicle")
     return Subject(
         kinds=head.kinds, said=head.said, name=head.name, entity_id=head.entity_id, colours=tuple(head.colour_words),
-        pattern=head.pattern,
+        pattern=head.pattern, generic=head.generic and not head.kinds,
     )  # fmt: skip
 
 

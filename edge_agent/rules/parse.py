@@ -21,7 +21,7 @@ from edge_agent.language.lexicon import COLOUR_WORDS, Lexicon
 from edge_agent.language.reader import Reader
 from edge_agent.language.rules import read_rule
 from edge_agent.perception.vocabulary import COCO_CLASSES, COLOUR_NAMES
-from edge_agent.rules.predicate import RELATIONS, Predicate, category_names
+from edge_agent.rules.predicate import ANY_THING, RELATIONS, Predicate, category_names
 
 __all__ = ["LLM_SCHEMA", "Places", "RuleParseError", "detector_categories", "from_json", "parse_rule", "read_phrase"]
 
@@ -155,6 +155,8 @@ def read_phrase(
         fields.update(subject="person", subject_type="unknown_person")
     elif subject.entity_id is not None:
         fields.update(subject=subject.name, subject_type="entity", entity_id=subject.entity_id)
+    elif subject.generic and not subject.kinds:  # "tell me if anything is put on the couch": any thing, no person
+        fields.update(subject=ANY_THING, subject_type="category", **_colours(subject))
     else:
         said = subject.said.lower()
         if not known.is_category(said) and not any(known.is_category(k) for k in subject.kinds):
@@ -250,7 +252,11 @@ def resolve(
             updates["entity_id"] = names[subject]
         else:
             raise RuleParseError(f"{known.name(predicate.subject)}; or use subject_type 'category'")
-    if predicate.subject_type == "category" and not known.is_category(predicate.subject):
+    if (
+        predicate.subject_type == "category"
+        and predicate.subject != ANY_THING
+        and not known.is_category(predicate.subject)
+    ):
         raise known.category(predicate.subject)
     if predicate.object_type == "entity" and predicate.object_entity_id is None:
         target = (predicate.object or "").lower().lstrip("#")

@@ -28,6 +28,8 @@ _NEEDS_OBJECT = {"on", "in", "near"}
 #: Relations whose object is optional: without one they are about the camera's view ("the van leaves").
 _MAY_TAKE_OBJECT = {"enters", "leaves"}
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+#: The subject of "tell me if anything is put on the couch": a thing of any category but a person.
+ANY_THING = "thing"
 
 
 # Words people use for detector categories (COCO names and the synthetic worlds' categories): a word -> the
@@ -36,7 +38,7 @@ class Predicate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     subject: str = Field(
-        ..., min_length=1, max_length=40, description="a category (dog), an entity's name, or 'person'"
+        ..., min_length=1, max_length=40, description="a category (dog), an entity's name, 'person', or 'thing' (any)"
     )
     subject_type: Literal["category", "entity", "unknown_person"] = Field(
         "category",

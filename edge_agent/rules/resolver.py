@@ -32,7 +32,7 @@ from edge_agent.clock import format_utc
 from edge_agent.config.rules import RulesConfig
 from edge_agent.memory import Store, queries, rulebook
 from edge_agent.rules.book import Alert, Rule, rules
-from edge_agent.rules.predicate import Predicate, category_names
+from edge_agent.rules.predicate import ANY_THING, Predicate, category_names
 
 __all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
 
@@ -258,6 +258,8 @@ class Resolver:
             return False
         if p.pattern and o.pattern != p.pattern:  # "a person in stripes": described striped
             return False
+        if p.subject == ANY_THING:  # "if anything is put on the couch": a thing of any kind, not a person
+            return o.kind != "person"
         return o.category.lower() in category_names(p.subject)
 
     def _regions(

@@ -424,3 +424,14 @@ def test_a_thing_seen_on_too_few_frames_is_named_as_not_raised(home):
         resolver = Resolver(store, settings=ResolverSettings(persist_frames=3), dry_run=True)
         assert resolver.process() == []
         assert resolver.unconfirmed() == [(rule.id, 1, 2)]
+
+
+def test_a_rule_about_anything_watches_things_of_every_kind_but_people(home):
+    """ "Alert me if something appears": a cup or a dog raises it, a person does not."""
+    look = unit(np.r_[np.ones(4), np.zeros(12)])
+    with Store(home) as store:
+        add(store, "alert me if something appears")
+        ingest(store, T0, [observation(1, T0, (10, 10, 60, 60), look, category="person", kind="person", frames=4)])
+        ingest(store, T0 + 100, [observation(2, T0 + 100, (100, 10, 140, 60), look, category="cup", frames=4)])
+        alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
+        assert [store.entity(a.entity_id).category for a in alerts] == ["cup"]
