@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from edge_agent.chat import ChatModel
 from edge_agent.errors import EdgeAgentError
-from edge_agent.language.grammar import Place, Subject, Trigger, Unreadable
+from edge_agent.language.grammar import Place, RuleReading, Subject, Trigger, Unreadable
 from edge_agent.language.lexicon import COLOUR_WORDS, Lexicon
 from edge_agent.language.reader import Reader
 from edge_agent.language.rules import read_rule
@@ -95,6 +95,28 @@ class _Known:
         return RuleParseError(f"unknown category {word!r} (not a class the detector reports): {self.categories_text()}")
 
 
+def _subject_fields(r: RuleReading, known: _Known, cameras: list[str]) -> dict[str, Any]:
+    """The predicate's subject fields of a rule read: a stranger, a named entity, anything ("tell me if anything is
+    put on the couch": any kind but a person) or a category the detector reports (else RuleParseError)."""
+    subject = r.subject
+    if r.unknown_person:
+        return {"subject": "person", "subject_type": "unknown_person"}
+    if subject.entity_id is not None:
+        return {"subject": subject.name, "subject_type": "entity", "entity_id": subject.entity_id}
+    if subject.generic and not subject.kinds:
+        return {"subject": ANY_THING, "subject_type": "category", **_colours(subject)}
+    said = subject.said.lower()
+    if not known.is_category(said) and not any(known.is_category(k) for k in subject.kinds):
+        problem = RuleParseError(
+            f"unknown name or category {said!r}: {known.names_text()}; {known.categories_text()}; "
+            f"{_examples(known, cameras)}"
+        )
+        problem.final = True
+        raise problem
+    person = "person" in subject.kinds and said not in ("persons", "person")
+    return {"subject": "person" if person else said, "subject_type": "category", **_colours(subject)}
+
+
 _RELATION = {
     Trigger.ON: "on",
     Trigger.NEAR: "near",
@@ -149,25 +171,7 @@ def read_phrase(
         problem = RuleParseError(f"{reason}; {_examples(known, cameras)}")
         problem.final = not exc.missing  # a word memory does not know: no model reads it better
         raise problem from None
-    fields: dict[str, Any] = {}
-    subject = r.subject
-    if r.unknown_person:
-        fields.update(subject="person", subject_type="unknown_person")
-    elif subject.entity_id is not None:
-        fields.update(subject=subject.name, subject_type="entity", entity_id=subject.entity_id)
-    elif subject.generic and not subject.kinds:  # "tell me if anything is put on the couch": any thing, no person
-        fields.update(subject=ANY_THING, subject_type="category", **_colours(subject))
-    else:
-        said = subject.said.lower()
-        if not known.is_category(said) and not any(known.is_category(k) for k in subject.kinds):
-            problem = RuleParseError(
-                f"unknown name or category {said!r}: {known.names_text()}; {known.categories_text()}; "
-                f"{_examples(known, cameras)}"
-            )
-            problem.final = True
-            raise problem
-        person = "person" in subject.kinds and said not in ("persons", "person")
-        fields.update(subject="person" if person else said, subject_type="category", **_colours(subject))
+    fields: dict[str, Any] = _subject_fields(r, known, cameras)
     place = r.place
     if r.trigger is Trigger.ABSENT:
         if r.absent_for_s is None:
