@@ -1746,7 +1746,9 @@ def _excluding(tokens: list[str], i: int) -> int:
         return 1
     said = tokens[i + 3] if i + 3 < len(tokens) else ""
     if w in ("that", "which") and after in ("are", "were", "is", "was") and tokens[i + 2 : i + 3] == ["not"]:
-        return 3 if said in ("a", "an", "any") or said.endswith("s") or said == "people" else 0  # "that aren't people"
+        return (
+            3 if said in ("a", "an", "any", "the") or said.endswith("s") or said == "people" else 0
+        )  # "aren't people"
     return (
         1 if w == "but" and i > 0 and tokens[i - 1] in ("anything", "anyone", "nothing", "nobody", "everything") else 0
     )

@@ -859,6 +859,7 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "show me what the cameras caught after 11").intent is Intent.LIST
     assert set(read(reader, "what furniture was in the living room?").subject.kinds) >= {"couch", "chair"}
     assert read(reader, "which came first, the bedroom visitor or the street crowd?").intent is Intent.ORDER
+    assert read(reader, "the vehicle that wasn't the car, what colour was it?").subject.exclude == ("car",)
     q = read(reader, "why was the tv moved into the kitchen?")  # a reason: not recorded; the claim in it is checked
     assert (q.intent, q.unrecorded, q.event, q.place.cameras) == (
         Intent.EXISTS,
