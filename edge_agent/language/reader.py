@@ -1515,6 +1515,14 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+def _which_of_two(query: Query, tokens: list[str]) -> Query:
+    """ "Was the person in red or the one in black seen first?": which of the two, not yes or no."""
+    either = "or" in tokens and query.alternative_of in ("", "kind") and query.other is not None
+    if query.intent is Intent.ORDER and query.yes_no and either and query.order in (Order.FIRST, Order.LAST):
+        return replace(query, yes_no=False)
+    return query
+
+
 def _others(query: Query, tokens: list[str]) -> Query:
     """ "Who else?", "what else was there?", "anyone else?": in a conversation, those the last answer named are left
     out, there and then (refers "others", "place" and "time")."""
@@ -1785,6 +1793,14 @@ def _described_as(subject: Subject, said: _Phrase | None, head: _Phrase | None) 
     if said is None or said is head or not said.colour_words or subject.colours:
         return subject
     return replace(subject, colours=tuple(dict.fromkeys(said.colour_words)))
+
+
+def _dressed(phrases: Sequence[_Phrase]) -> _Phrase:
+    """Who "in red" is said of: the last person (or thing) named, or "the one" just said ("the guy in red or the one
+    in grey": the one is in grey)."""
+    if phrases[-1].said in ("one", "ones"):
+        return phrases[-1]
+    return next((p for p in reversed(phrases) if p.kinds), phrases[-1])
 
 
 def _held_by_person(phrases: Sequence[_Phrase], i: int) -> bool:
@@ -2596,7 +2612,7 @@ class Reader:
                 continue
             if (colour or pattern or size or motion) and not head:
                 if role == "dress" and phrases:
-                    dressed = next((p for p in reversed(phrases) if p.kinds), phrases[-1])
+                    dressed = _dressed(phrases)
                     if colour:
                         dressed.colours += colour.value
                         dressed.colour_words += (w,)
@@ -2884,7 +2900,7 @@ class Reader:
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
-        query = _others(query, tokens)
+        query = _which_of_two(_others(query, tokens), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
