@@ -200,12 +200,15 @@ class Conversation:
             previous = replace(previous, intent=Intent.LIST, subject=Subject(generic=True), place=there, asks="",
                                alternatives=(), alternative_of="", yes_no=False, negated=False, event=event,
                                order=None, other=None, rank="")  # fmt: skip
+        current = self._after_pronoun(current, line)
         if "others" in current.refers and self.cited:  # "who else?": not those the last answer named
             current = replace(current, subject=replace(current.subject, not_ids=self.cited))
         two = _of_the_two(current, line, self.asked)
         if two is None and _which_first(current, line):  # "which came first?" after a list: the last two it cited
             current = replace(current, refers=(*current.refers, "those"))
         query = two or follow_up(previous, current, about, self.mentioned)
+        if _anyone_there(current) and _anyone_there(query) and self.place.named and query.intent is not Intent.ORDER:
+            query = replace(query, place=self.place)  # "what showed up after them?", of the kitchen talked about
         self.asked = [*self.asked, query][-_ASKED:]
         if current.place.named:
             self.place = current.place
@@ -221,6 +224,23 @@ class Conversation:
         self._remember(self.last)
         self._mention(answer)
         return answer
+
+    def _after_pronoun(self, current: Query, line: str) -> Query:
+        """ "And what showed up after them?", "who came before her?": the other side is the one talked about."""
+        words = [w for w in tokenize(line) if w not in ("?", ".", "!")]
+        said = words[-1] if len(words) > 1 and words[-2] in ("after", "before") else ""
+        if (
+            not said
+            or current.other is not None
+            or current.time.named
+            or current.order not in (Order.AFTER, Order.BEFORE)
+        ):
+            return current
+        kind = "person" if said in _PERSON_PRONOUNS | _PLURAL_PRONOUNS else "thing" if said in _THING_PRONOUNS else ""
+        who = self.about.get(kind) if kind else None
+        if who is None or who[0] is None:
+            return current
+        return replace(current, other=Side(subject=Subject(entity_id=who[0], said=who[2] or "thing")))
 
     def _referent(self, current: Query, line: str) -> About:
         """What the question's pronoun (or "one") refers to: "she" the last person, "it" the last thing, "that" what

@@ -685,6 +685,10 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
     first = query.order is Order.FIRST or (when and query.event is Event.APPEARS and query.order is not Order.LAST)
     named = query.subject.entity_id is not None  # "when did #9 leave?": that entity, not what it may have become
     chain = [] if first or named else continued(ctx, subject)
+    colours = _colours(query.subject)
+    if chain and colours:  # "where was the person in grey?": not a continuation described otherwise
+        shares = queries.described_share(ctx.store, [chain[-1][1]], "colour", colours, before=ctx.view.scope.end)
+        chain = chain if shares.get(chain[-1][1], 0.0) >= 0.25 else []
     if chain:  # the last sighting is that of its most likely continuation
         subject = chain[-1][1]
     history = ctx.view.history(subject)

@@ -156,6 +156,7 @@ def _t(hour: float) -> str:
         ("is the couch in the kitchen or in the living room?", ("kitchen", "living room"), "living room", ""),
         ("who was with the cup?", ("a person in red", "nobody"), "a person in red", "was with entity"),
         ("what was with the truck?", (), None, "Car #8 was with entity #7 (truck) at 1970-01-02 15:00:10"),
+        ("where was the person in green?", (), None, "Entity #6 (person) was last seen"),
         ("who was in the kitchen?", ("a person in red", "a person in green"), "a person in red", "1 person seen"),
         ("did the dog come before the couch?", ("yes", "no"), "yes", "Yes: the dog first seen"),
         ("was the couch in the living room before the person got there?", ("yes", "no"), "yes", "Yes: the couch"),
@@ -444,6 +445,11 @@ def test_a_conversation_orders_those_it_named_and_asks_where_else(house, embedde
         chat.ask("what about the street?")  # nobody there around noon
         first = chat.ask("which one came first?").text  # the two asked about, whenever each was seen
         assert first.startswith("The person on camera living-room came first"), first
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")  # person #1, at nine
+        chat.ask("when did she leave?")
+        after = chat.ask("and what showed up after her?").text  # the dog, in the kitchen, after her
+        assert "dog #3" in after and "on camera kitchen" in after and "person #1" not in after, after
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("who was in the living room?")  # person #6, at 12:00:20
         before = chat.ask("what was there before that?").text  # the couch and the tv, there before him
