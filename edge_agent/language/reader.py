@@ -848,6 +848,7 @@ def _unknown_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
 #: Words before "camera" that name no camera: "the camera", "which camera", "any other camera", "my security camera".
 _NOT_CAMERA_NAMES = (
     DETERMINERS
+    | frozenset(NUMBER_WORDS)
     | WH
     | AUX
     | PRONOUNS
