@@ -1516,6 +1516,16 @@ def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+def _same_span(query: Query, tokens: list[str]) -> Query:
+    """ "Did the car and the truck stay for the same amount of time?": how long each was there, held as equal (not
+    whether they are one thing)."""
+    said = any(tokens[i : i + 4] in (["same", "amount", "of", "time"], ["same", "length", "of", "time"])
+               for i in range(len(tokens)))  # fmt: skip
+    if not said or query.other is None or query.intent not in (Intent.SAME, Intent.EXISTS, Intent.DURATION):
+        return query
+    return replace(query, intent=Intent.DURATION, compare="same", yes_no=True, negated=False, aggregate=None)
+
+
 def _which_of_two(query: Query, tokens: list[str]) -> Query:
     """ "Was the person in red or the one in black seen first?": which of the two, not yes or no."""
     either = "or" in tokens and query.alternative_of in ("", "kind") and query.other is not None
@@ -2901,7 +2911,7 @@ class Reader:
         query = _came_back(_missing(_kinds_compared(query, tokens, self.lexicon), tokens), tokens)
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
-        query = _which_of_two(_others(query, tokens), tokens)
+        query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

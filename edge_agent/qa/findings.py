@@ -188,6 +188,7 @@ class Alternatives(Finding):
     yes_no: bool = False  #: asked as "was it A?" (one value): the answer is yes / no
     least: bool = False  #: the value with the least is asked for ("was it there for less time than ...?")
     as_long: bool = False  #: "did it stay as long as ...?": at least as long is asked
+    same: bool = False  #: "for the same amount of time?": as long as each other, to the second
 
     @property
     def typed(self) -> object:

@@ -1403,6 +1403,8 @@ def _longer(query: Query, ctx: Context) -> Finding:
         holds = chosen == support[0][0]
         if query.compare == "atleast":  # "did the car stay as long as the truck?"
             holds = len(support) > 1 and support[0][1] >= support[1][1]
+        if query.compare == "same":  # "did they stay for the same amount of time?": to the second
+            holds = len(support) > 1 and support[0][1] == support[1][1]
         return Alternatives(
             tuple(evidence),
             of="seconds seen",
@@ -1410,7 +1412,8 @@ def _longer(query: Query, ctx: Context) -> Finding:
             support=tuple(support),
             yes_no=True,
             least=query.compare == "fewer",
-            as_long=query.compare == "atleast",
+            as_long=query.compare in ("atleast", "same"),
+            same=query.compare == "same",
         )
     return Alternatives(
         tuple(evidence), of="seconds seen", chosen=chosen, support=tuple(support), least=query.compare == "fewer"

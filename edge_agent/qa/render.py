@@ -210,6 +210,7 @@ def _alternatives(f: Alternatives) -> str:
     if f.yes_no and f.of == "seconds seen":  # "was the couch there longer than the tv?"
         value = f.support[0][0] if f.support else ""
         than = "for less time" if f.least else "as long" if f.as_long else "longer"
+        than = "for the same time" if f.same else than  # "did they stay for the same amount of time?"
         held = ("Yes", "") if f.chosen is not None else ("No", " not")
         return f"{held[0]}: the {value} was{held[1]} seen {than} ({said})."
     if f.yes_no:

@@ -131,6 +131,7 @@ def _t(hour: float) -> str:
             "Yes: the dog was seen for less time",
         ),
         ("did the truck stay as long as the car?", ("yes", "no"), "yes", "Yes: the truck was seen as long"),
+        ("did the truck and the car stay for the same amount of time?", ("yes", "no"), "no", "No: the truck was not"),
         ("did the dog come back later?", ("yes", "no"), "no", "No: entity #3 (dog) was last seen"),
         ("did the truck come back?", ("yes", "no"), "yes", "Yes: entity #7 (truck) came back 1970-01-02 15:01:20"),
         ("is anything missing from the kitchen?", ("yes", "no"), "yes", "Yes: "),
