@@ -2261,7 +2261,7 @@ class Reader:
             if p.role == "place" and owner is not None and not verb_since_subject:
                 if phrases[owner].role in ("subject", "object", "alternative", "other"):
                     p.attached, p.owner = True, owner
-            if p.role in ("subject", "object"):
+            if p.role in ("subject", "object", "alternative"):  # ("the couch appearing or the person in the bedroom")
                 verb_since_subject = False
             phrases.append(p)
             before = phrases[-2] if len(phrases) > 1 else None

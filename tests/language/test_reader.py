@@ -862,6 +862,8 @@ def test_the_forms_a_second_tester_wrote(reader):
     assert read(reader, "the vehicle that wasn't the car, what colour was it?").subject.exclude == ("car",)
     assert read(reader, "was the doorbell camera showing anyone?").unknown_cameras == ("doorbell",)
     assert read(reader, "did all five cameras see someone?").unknown_cameras == ()  # a number names no camera
+    q = read(reader, "which happened first: the couch appearing or the person in the bedroom?")  # the person's place
+    assert (q.place.cameras, q.other and q.other.place.cameras) == ((), ("bedroom",))
     q = read(reader, "did the car and the truck stay for the same amount of time?")  # how long, not one thing
     assert (q.intent, q.compare, q.other and q.other.subject.kinds) == (Intent.DURATION, "same", ("truck",))
     q = read(reader, "who came first, the guy in red or the one in grey?")  # "the one" is in grey
