@@ -572,8 +572,7 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
         if w == "left" and after == "handed" and "leaves" in cues.events:  # "was he left-handed?": no camera says
             cues.events.remove("leaves")
             cues.unknown_verbs.append("left-handed")
-        back = w == "back" and i > 0 and tokens[i - 1] in _BACK or w in ("return", "returned", "returns", "returning")
-        if back and not cues.order_words:  # "when did she come back?": her last arrival, not her first
+        if _said_back(tokens, i) and not cues.order_words:  # "when did she come back?": her last arrival, not her first
             cues.order_words.append((i, "last"))
             cues.events.append("appears")
         if w not in DRIVE_VERBS:
@@ -833,11 +832,12 @@ def _unknown_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
         if any(tokens[i : i + 2] == [u.split()[-1], w] for i in range(len(tokens)) for w in _CAMERA_WORDS)
     )  # fmt: skip
     known = {w for c in cameras for w in tokenize(c)}
+    names = _NOT_CAMERA_NAMES | STATES | known  # words that end a camera's name said before "camera"
     for i, w in enumerate(tokens):
         if w not in ("camera", "cam", "cameras") or query.place.cameras:
             continue
         j = i
-        while j > 0 and tokens[j - 1].isalpha() and tokens[j - 1] not in _NOT_CAMERA_NAMES | known | STATES:
+        while j > 0 and tokens[j - 1].isalpha() and tokens[j - 1] not in names:
             j -= 1
         name = " ".join(tokens[j:i])
         if name and not any(t in known for t in tokens[max(0, j - 1) : i]) and name not in said:
@@ -1661,13 +1661,16 @@ def _cameras_ranked(query: Query, tokens: list[str]) -> Query:
                    aggregate=aggregate, refers=refers, unknown=())  # fmt: skip
 
 
+def _said_back(tokens: list[str], i: int) -> bool:
+    """Whether the word at ``i`` says a return: "came back", "got back", "returned"."""
+    w = tokens[i]
+    return w == "back" and i > 0 and tokens[i - 1] in _BACK or w in ("return", "returned", "returns", "returning")
+
+
 def _came_back(query: Query, tokens: list[str]) -> Query:
     """ "Did the woman come back later?", "has the cat returned?": whether that one thing was seen again after it had
     gone (Event.RETURNS), not whether it was seen."""
-    back = any(
-        w == "back" and i > 0 and tokens[i - 1] in _BACK or w in ("return", "returned", "returns", "returning")
-        for i, w in enumerate(tokens)
-    )
+    back = any(_said_back(tokens, i) for i in range(len(tokens)))
     one = (query.subject.kinds or query.subject.entity_id is not None) and not query.subject.many
     if not (back and one and query.yes_no and query.intent is Intent.EXISTS and query.other is None):
         return query
