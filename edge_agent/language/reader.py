@@ -583,6 +583,15 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
             cues.events[cues.events.index("leaves")] = event
 
 
+def _other_drove(query: Query, tokens: list[str], phrases: list[_Phrase]) -> bool:
+    """Whether the verb of driving is the other side's: "did the child appear before the car drove off?" (the car
+    drove, not the child), but not "did anyone drive off before the truck?"."""
+    if query.other is None or not set(query.other.subject.kinds) & set(DRIVEN):
+        return False
+    other = next((p.start for p in phrases if p.other_side), len(tokens))
+    return any(t in DRIVE_VERBS for t in tokens[other:])
+
+
 def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cues) -> Query:
     """What the words around the phrases change of the query: whoever drove is a vehicle ("did anyone drive off?");
     things joined by "and" are counted together ("how many cars and trucks?"); what someone wore is an attribute;
@@ -593,7 +602,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         thing = next((p for p in phrases if p.kinds and not p.other_side), None)  # "any kind of vehicle": a vehicle
         subject = replace(Reader._subject(thing, [], [], []), many=True) if thing is not None else subject
     anyone = subject.kinds == ("person",) or subject.generic and not subject.kinds  # "what was parked?": a vehicle
-    if cues.drives and anyone and subject.entity_id is None and cues.wh not in ("who", "whom"):
+    other_drove = _other_drove(query, tokens, phrases)
+    if cues.drives and anyone and subject.entity_id is None and cues.wh not in ("who", "whom") and not other_drove:
         subject = replace(subject, kinds=DRIVEN, said="vehicle", many=True)
     heads = [p for p in phrases if p.role in ("subject", "object") and p.kinds and not p.other_side]
     if intent is Intent.COUNT and query.other is None and heads and heads[0].kinds == subject.kinds:
@@ -766,12 +776,22 @@ def _not_there(query: Query, tokens: list[str]) -> Query:
     """ "Were there any people not on the street?": every camera but that one (a "not" after a noun, not after the
     auxiliary: "the truck was not on the street" denies, it picks no camera)."""
     cameras = query.place.cameras
+    picked = not query.yes_no and query.intent in (Intent.LIST, Intent.COUNT)  # "which things were not seen on it?"
     for i, w in enumerate(tokens[1:-1], start=1):
-        if w == "not" and tokens[i - 1] not in AUX and tokens[i + 1] in ("on", "in", "at", "inside") and cameras:
+        after = i + 1 + (picked and tokens[i + 1] in _SEEN_VERBS)  # "not seen on", "not caught in"
+        if w != "not" or tokens[after : after + 1] not in (["on"], ["in"], ["at"], ["inside"]) or not cameras:
+            continue
+        if tokens[i - 1] not in AUX or picked:
             return replace(
-                query, place=replace(query.place, cameras=(), not_cameras=(*query.place.not_cameras, *cameras))
+                query,
+                place=replace(query.place, cameras=(), not_cameras=(*query.place.not_cameras, *cameras)),
+                negated=query.negated and not picked,
             )
     return query
+
+
+#: Verbs of being seen between "not" and the place: "which things were not seen on the street?"
+_SEEN_VERBS = frozenset({"seen", "spotted", "caught", "recorded", "filmed", "picked"})
 
 
 def _clause_colour(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
@@ -1362,12 +1382,25 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
         found, said = "what was said", ("say", "said")
     if not found or not (query.subject.named or query.subject.said or "subject" in query.refers):
         return query
+    if found == "what was done with hands" and _in_hand(tokens):  # "what was in her hand?": what she held
+        query = replace(query, intent=Intent.COMPANY, yes_no=False, unknown_places=(), unknown=())
+        if query.subject.generic and not query.subject.said and {"his", "her", "their"} & set(tokens):
+            query = replace(query, subject=Subject(kinds=("person",), said="person"), refers=(*query.refers, "subject"))
+        return query
     places = tuple(u for u in query.unknown_places if not set(u.split()) & set(said))  # "in a good mood": no place
     query = replace(query, unknown_places=places, unknown=tuple(u for u in query.unknown if u not in said))
     if found in ("why things happen", "what was said"):  # "why was she in such a hurry?": the rest is the reason
         query = replace(query, unknown_places=(), unknown=())
     query = replace(query, alternatives=(), alternative_of="", asks="")
     return replace(query, intent=Intent.EXISTS, unrecorded=found, yes_no=True)
+
+
+def _in_hand(tokens: Sequence[str]) -> bool:
+    """ "In his hand", "in her hands", "in hand": what is there was held (company, which memory records)."""
+    return any(
+        t in ("hand", "hands") and "in" in tokens[max(0, i - 2) : i] and "what" in tokens[:i]
+        for i, t in enumerate(tokens)
+    )
 
 
 #: Who a question picks by what they wore: "who was wearing checked clothes?", "whoever wore black, where did they go?"
@@ -1824,6 +1857,19 @@ def _held_by_person(phrases: Sequence[_Phrase], i: int) -> bool:
         return False
     holder = phrases[phrases[-1].owner] if phrases[-1].attached else phrases[-1]
     return holder.kinds == ("person",)
+
+
+#: Pronouns for someone who may hold a thing: "what did she have?"
+_HOLDERS = frozenset({"he", "she", "they", "someone", "somebody", "anyone", "anybody", "you", "i", "we"})
+
+
+def _what_held(tokens: Sequence[str], i: int, phrases: Sequence[_Phrase]) -> bool:
+    """Whether the verb of holding at ``i`` asks what a person had, its object the question word: "what did the guy
+    at the desk have?", "what did she bring with her?" (but not "what did the dog have?" nor "did she have a cup?")."""
+    if "what" not in tokens[: i - 1] or tokens[i + 1 : i + 2] not in ([], ["?"], ["with"], ["on"], ["in"]):
+        return False
+    before = tokens[i - 1] if i else ""
+    return before in _HOLDERS or _held_by_person(phrases, i)
 
 
 def _alternatives_places(phrases: Sequence[_Phrase], alternatives: Sequence[_Phrase]) -> set[int]:
@@ -2587,6 +2633,10 @@ class Reader:
             if w in WITH_WORDS and not kind and not (span.of("motion") and word(i + 1) in ("or", "?", ",", "")):
                 cues.with_word = True
                 role = "with" if not in_relative else "relative"
+                k += 1
+                continue
+            if w in _HOLDING and _what_held(tokens, i, phrases):
+                cues.with_word = True  # "what did she have (on her)?", "what did they bring?": what was with them
                 k += 1
                 continue
             if w in ("have", "has", "had") and _held_by_person(phrases, i):

@@ -76,9 +76,12 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if head.unknown:
         raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
     stranger = stranger and head.kinds == ("person",)
+    if head.end > head.start:  # a phrase said (not "an unfamiliar face", read as a stranger)
+        _refuse_doings(body[head.end : at], reader.lexicon, text)
     trigger = _none_there(head, trigger, span, text)
     subject = _subject_of(head, body, stranger)
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
+    _refuse_a_second_thing(body, target, after, text)
     camera = next((p.camera for p in phrases if p.camera and p is not target), None)
     trigger = _near_a_thing(trigger, target, body, end)
     place = _place_of(reader, target, trigger, body, end)
@@ -118,6 +121,48 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
             missing="relation",
         )
     return found
+
+
+#: Words that may stand between a rule's subject and its trigger without saying what it does: "the van finally leaves"
+_BETWEEN = frozenset(
+    {"still", "ever", "again", "also", "just", "first", "then", "who", "that", "which", "really", "not", "never", "no"}
+)
+
+
+#: Verbs of putting a thing somewhere, which say where it is: "anything is put on the couch"
+_PLACED = frozenset({"put", "placed", "set", "left", "dropped", "parked"})
+
+
+def _refuse_doings(between: Sequence[str], lexicon: Lexicon, text: str) -> None:
+    """ "Someone falls down in the bedroom", "the bowl is moved in the kitchen": what the subject does between it and
+    the place is no trigger a rule can watch (memory sees where things are, not what they do); refused, never dropped
+    (an alert on the child merely being there is a false alarm)."""
+    for w in between:
+        closed = w in AUX or w in FILLER or w in DETERMINERS or w in PRONOUNS or w in _PREPOSITION_WORDS
+        if not w.isalpha() or closed or w in _BETWEEN or w.endswith("ly") or w in NOT_THINGS:
+            continue
+        if w in EVENT_VERBS and (EVENT_VERBS[w] != "moved" or w in _PLACED):
+            continue  # "anything is put on the couch": where it ends up
+        if w in _ALERT_WORDS:  # "kitchen person alert"
+            continue
+        if w in EVENT_VERBS or not lexicon.tag([w])[0].tags:
+            raise Unreadable(
+                f"a rule cannot watch what is done ({w!r} in {text.strip()!r}): it watches a thing appearing, leaving, "
+                "entering, being in / on / near a place or a thing, or not being seen for a time"
+            )
+
+
+def _refuse_a_second_thing(body: Sequence[str], target: _Phrase | None, after: Sequence[_Phrase], text: str) -> None:
+    """ "A person is seen at the desk with a phone": a second thing after the place is a second condition, which a
+    rule cannot hold; refused, never dropped."""
+    if target is None:
+        return
+    for p in after:
+        if p.start > target.start and p.thing and "with" in body[target.end : p.start]:
+            raise Unreadable(
+                f"a rule watches one thing at one place: {p.said!r} after the place in {text.strip()!r} is a second "
+                "condition; make it the place ('a person is next to the cell phone') or the rule's only thing"
+            )
 
 
 #: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without

@@ -85,6 +85,14 @@ _BEFORE_MEALS = frozenset(
     {"after", "before", "at", "during", "around", "since", "until", "till", "by", "over", "from", "this", "past"}
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Days of the month said in words: "the second of march", "march third"
+_ORDINALS = {
+    w: n + 1
+    for n, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+    )
+} | {"thirtieth": 30}
 _MONTHS = (
     "january",
     "february",
@@ -185,7 +193,7 @@ class _Reader:
                 day = self.now.date() - dt.timedelta(days=1)
             elif (w, self.word(i + 1), self.word(i + 2), self.word(i + 3)) == ("the", "day", "before", "yesterday"):
                 day, n = self.now.date() - dt.timedelta(days=2), 4
-            elif w in _WEEKDAYS or w in _MONTHS or (w[:1].isdigit() and self.month_after(i)):
+            elif w in _WEEKDAYS or w in _MONTHS or ((w[:1].isdigit() or w in _ORDINALS) and self.month_after(i)):
                 day, n = self.calendar(i)
             if day is not None:
                 first = i - 1 if self.word(i - 1) in ("on", "last", "this", "past") else i
@@ -209,12 +217,12 @@ class _Reader:
         if self.word(i - 1) == "last" and self.word(i) in _WEEKDAYS:
             words.insert(0, "last")
         follow = self.word(i + 1)
-        if self.word(i) in _MONTHS and follow[:1].isdigit():
-            words.append(follow.rstrip("stndrh"))
+        if self.word(i) in _MONTHS and (follow[:1].isdigit() or follow in _ORDINALS):  # "march 2", "march second"
+            words.append(str(_ORDINALS.get(follow, follow.rstrip("stndrh"))))
             n = 2
-        elif self.word(i)[:1].isdigit() and self.month_after(i):  # "2 march", "the 2nd of march"
+        elif (self.word(i)[:1].isdigit() or self.word(i) in _ORDINALS) and self.month_after(i):  # "the 2nd of march"
             n = 2 if follow in _MONTHS else 3
-            words = [self.word(i).rstrip("stndrh"), self.word(i + n - 1)]
+            words = [str(_ORDINALS.get(self.word(i), self.word(i).rstrip("stndrh"))), self.word(i + n - 1)]
         if self.word(i) == "may" and n == 1:
             return None, 1  # "may" alone is the verb
         parsed = dateparser.parse(

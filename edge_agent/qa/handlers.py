@@ -133,8 +133,8 @@ def candidates(
 ) -> list[Sighting]:
     """The entities the subject may be, as seen in the view's scope: of its kinds (or its entity), described in its
     colours (all of them for yes / no and counts, the most so else), seen with what it names (``select``: a yes / no
-    or a count, where "carrying a bag" picks which) and with the things its place is next to (``place``: a side's of
-    a comparison, else the question's)."""
+    or a count, where "carrying a bag" picks which; and a thing of no kind, which nothing else picks) and with the
+    things its place is next to (``place``: a side's of a comparison, else the question's)."""
     subject = subject or query.subject
     place = place or query.place
     seen = [s for s in view.sightings(subject, detail=detail) if s.entity_id not in subject.not_ids]
@@ -155,7 +155,9 @@ def candidates(
             view.store, [s.entity_id for s in seen], "colour", left_out, before=view.scope.end
         )
         seen = [s for s in seen if shares.get(s.entity_id, 0.0) < 0.25]
-    near = [*subject.near, *place.near] if select else list(place.near)
+    # what a thing was seen with picks it for a yes / no or a count, and where nothing else does ("the thing that was
+    # next to the couch")
+    near = [*subject.near, *place.near] if select or (subject.generic and not subject.kinds) else list(place.near)
     if seen and near:
         with_ = queries.seen_with(view.store, [s.entity_id for s in seen], near, before=view.scope.end)
         seen = [s for s in seen if s.entity_id in with_]

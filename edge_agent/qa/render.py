@@ -57,6 +57,9 @@ def _a(what: str) -> str:
     return f"an {what}" if what[:1] in "aeiou" else f"a {what}"
 
 
+_LISTED = 5  #: a count of at most this many things names them
+
+
 def _count_of(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
@@ -303,9 +306,14 @@ def _count(f: Count) -> str:
     scope = _scope(f.where, f.when)
     if f.unit == "things":
         note = " (identity is conservative: one may be counted twice)" if f.n > 1 else ""
-        return (
-            f"{f.n} {_plural(f.what, f.n)}{f.company}{scope}{note}: {_count_of(f.observations, 'observation')} "
-            f"on camera {', '.join(f.names)}."
+        counted = {o.entity_id: o.category for o in f.evidence if o.entity_id is not None}
+        if 0 < f.n <= _LISTED and len(counted) == f.n:  # few: which they are
+            listed = ", ".join(f"{category} #{e}" for e, category in counted.items())
+        else:
+            listed = ""
+        seen = f"{_count_of(f.observations, 'observation')} on camera {', '.join(f.names)}"
+        return f"{f.n} {_plural(f.what, f.n)}{f.company}{scope}{note}: " + (
+            f"{listed} ({seen})." if listed else f"{seen}."
         )
     if f.unit in ("cameras", "places", "days"):
         unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]

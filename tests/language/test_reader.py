@@ -924,6 +924,24 @@ def test_forms_a_new_user_used_in_round_eight(reader):
     assert q.subject.kinds == ("person",) and q.subject.said == "person"
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["what did the person at the desk have?", "what did they have?", "what did she bring with her?",
+     "what did the guy have in his hand?", "what was in her hands?", "what was he carrying in his hands?"],
+)  # fmt: skip
+def test_what_someone_had_or_held_in_their_hand_is_what_was_with_them(reader, question):
+    """ "What did they have?", "what was in her hands?": what was with the person (memory records company), not a
+    list of what was seen, nor "memory does not record what was done with hands"."""
+    q = read(reader, question)
+    assert q.intent is Intent.COMPANY and not q.unrecorded, q
+
+
+def test_what_something_had_or_whether_someone_had_a_thing_is_not_company(reader):
+    assert read(reader, "did she have a cup?").intent is Intent.EXISTS
+    assert read(reader, "what did the kitchen have in it?").intent is not Intent.COMPANY
+    assert read(reader, "what did she do with her hands?").unrecorded == "what was done with hands"
+
+
 def test_rules_about_a_state_or_a_stranger_are_refused_with_the_reason(reader):
     for text in ("buzz me when the tv gets turned on", "tell me if the door is left open",
                  "tell me when someone turns on the tv"):  # fmt: skip
@@ -1006,3 +1024,35 @@ def test_rules_a_new_user_wrote_in_round_nine(reader):
 )
 def test_a_question_asked_as_two_is_split_in_two(reader, question, parts):
     assert reader.parts(question) == parts
+
+
+def test_a_day_of_the_month_said_in_words_is_that_day(reader):
+    """ "On the second of March", "march third": the day, not the month's first (nor the day before the second)."""
+    for question, day in (("how many cameras recorded anything on the second of March?", "2026-03-02"),
+                          ("what happened on march first?", "2026-03-01")):  # fmt: skip
+        t = read(reader, question).time
+        assert (t.start, t.end) == (_utc(f"{day}T00:00:00"), _utc(f"{day}T00:00:00") + 86400), question
+
+
+def test_which_things_were_not_seen_on_a_camera_are_the_things_of_the_other_cameras(reader):
+    """ "Which things were not seen on the street?" lists what the other cameras saw; "was the truck not seen on the
+    street?" still asks about the street."""
+    for question in ("which things were not seen on the street", "how many people were not on the street?"):
+        q = read(reader, question)
+        assert (q.place.cameras, q.place.not_cameras, q.negated) == ((), ("street",), False), question
+    q = read(reader, "was the truck not seen on the street?")
+    assert (q.place.cameras, q.place.not_cameras) == (("street",), ())
+
+
+def test_a_verb_of_driving_said_of_the_other_side_leaves_the_subject_as_said(reader):
+    """ "Did the child appear before the car drove off?": the car drove, the child is still the subject; "did anyone
+    drive off before the truck?" asks about a vehicle."""
+    q = read(reader, "did the child in the bedroom appear before the car drove off")
+    assert (q.intent, q.subject.kinds, q.other and q.other.subject.kinds) == (Intent.ORDER, ("person",), ("car",))
+    assert "car" in read(reader, "did anyone drive off before the truck?").subject.kinds
+
+
+@pytest.mark.parametrize("word", ["gentleman", "cook", "chef", "fellow", "intruder", "courier"])
+def test_words_for_a_person_by_role_are_a_person(reader, word):
+    q = read(reader, f"when was the {word} in grey at the desk?")
+    assert (q.subject.kinds, q.unknown) == (("person",), ()), q

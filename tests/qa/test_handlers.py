@@ -658,3 +658,43 @@ def test_a_question_asked_as_two_is_answered_as_two(ask):
     assert answer.text.startswith("Entity #7 (truck) was first seen"), answer.text
     assert "Entity #7 (truck) was last seen (before it left)" in answer.text, answer.text
     assert [p["intent"] for p in answer.query["parts"]] == ["when", "when"]
+
+
+def test_a_count_of_a_few_things_names_them_in_the_singular_for_one(ask):
+    """ "Not counting people, how many things were in the kitchen?": one thing (not "1 things"), and which it is;
+    a count of a few things names each of them."""
+    one = ask("not counting people, how many things were in the kitchen before noon?")
+    assert one.text.startswith("2 things on camera kitchen") and "cup #2" in one.text and "dog #3" in one.text, one.text
+    couch = ask("how many couches were there?")
+    assert couch.text.startswith("1 couch: couch #4 ("), couch.text
+    things = ask("how many things other than people and cups were in the kitchen?")
+    assert things.text.startswith("1 thing on camera kitchen: dog #3"), things.text
+
+
+def test_the_thing_that_was_next_to_another_is_picked_by_it(tmp_path, embedder):
+    """ "What colour was the thing that was next to the couch?": the thing seen with the couch (the tv), not a tally
+    over every thing in memory."""
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(
+            clip(DAY, camera="living-room"),
+            [
+                observation(1, DAY, [10, 10, 150, 100], _vector(1), category="tv",
+                            description=said("tv", colour="black", company=(("couch", 1),))),
+                observation(2, DAY, [400, 200, 620, 340], _vector(2), category="couch",
+                            description=said("couch", colour="blue", company=(("tv", 1),))),
+            ],
+        )  # fmt: skip
+        store.ingest_clip(
+            clip(DAY + 60, camera="street"),
+            [
+                observation(
+                    3, DAY + 60, [10, 10, 50, 50], _vector(3), category="car", description=said("car", colour="red")
+                )
+            ],
+        )
+        store.close_episodes()
+    with Store(tmp_path / "home", mode="read") as store:
+        answer = DeterministicController(store, embedder).ask("what colour was the thing that was next to the couch?")
+    assert answer.text.startswith("Black: 1 of 1 observations of the 1 thing seen") and "a black tv" in answer.text, (
+        answer.text
+    )
