@@ -245,6 +245,10 @@ def _plain(tokens: list[str]) -> list[str]:
         if polite:
             i += polite + (tokens[i + polite : i + polite + 1] == [","])
             continue
+        opener = _opener(tokens, i)
+        if opener:  # "quick one - who came first?", "hi! one more thing: ..."
+            i += opener
+            continue
         closing = tokens[i] == "then" and (i + 1 == len(tokens) or tokens[i + 1] in ("?", ".", "!")) and i > 1
         if closing and tokens[i - 1] not in _AT_THEN:  # ("who else was around then?" says when)
             i += 1
@@ -252,6 +256,28 @@ def _plain(tokens: list[str]) -> list[str]:
         out.append(tokens[i])
         i += 1
     return out
+
+
+#: Words of a short opener said before a question: "quick one -", "hi! one more thing:", "ok so, ..."
+_OPENER_WORDS = frozenset(
+    {"quick", "one", "question", "more", "thing", "another", "random", "real", "silly", "small", "little", "hi",
+     "hello", "hey", "ok", "okay", "so", "um", "uh", "well", "alright", "sorry", "oh", "btw", "q"}
+)  # fmt: skip
+
+
+def _opener(tokens: Sequence[str], i: int) -> int:
+    """How many tokens from ``i`` are an opener of chatter closed by punctuation before a question word or an
+    auxiliary ("quick one, who came first?" asks who came first): 0 where none is (a thing named before the comma,
+    "the couch, was it blue?", is the question's)."""
+    if i and tokens[i - 1] not in (",", "!", ".", ":"):
+        return 0
+    n = 0
+    while i + n < len(tokens) and n < 4 and tokens[i + n] in _OPENER_WORDS:
+        n += 1
+    if not n or tokens[i + n : i + n + 1] not in ([","], ["!"], [":"], ["."]):
+        return 0
+    after = tokens[i + n + 1 : i + n + 2]
+    return n + 1 if after and (after[0] in WH or after[0] in AUX) else 0
 
 
 def _names_said(question: str, lexicon: Lexicon) -> frozenset[str]:
@@ -1340,11 +1366,24 @@ def _state_asked(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Que
     """ "Was the tv on?": a state memory does not hold, said so (with what it saw) instead of answering whether the
     tv was there."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
-    if not (query.yes_no or len(words) == 2) or len(words) < 2 or words[-1] not in THING_STATES:  # "tv on?"
+    telegraphic = not (set(words) & WH) and not (set(words[:1]) & AUX)  # "tv on in the living room?"
+    if not (query.yes_no or telegraphic) or len(words) < 2:
         return query
-    if not any(p.thing and p.end == len(words) - 1 for p in phrases):
-        return query
-    return replace(query, intent=Intent.EXISTS, yes_no=True, unknown_verbs=(*query.unknown_verbs, words[-1]))
+    ends = {p.end for p in phrases if p.thing}
+    for j, w in enumerate(words):
+        said_of = j in ends or (j - 1 in ends and words[j - 1] in _SWITCHED)  # "the tv (switched) on"
+        if w in THING_STATES and said_of and words[j + 1 : j + 2] in ([], *([a] for a in _AFTER_STATE)):
+            return replace(query, intent=Intent.EXISTS, yes_no=True, unknown_verbs=(*query.unknown_verbs, w))
+    return query
+
+
+#: Verbs of switching said before a state: "was the tv switched on?"
+_SWITCHED = frozenset({"switched", "turned", "left", "kept", "still"})
+#: Words that may follow a state of a thing (not a place it is on): "was the tv on in the living room / at noon?"
+_AFTER_STATE = frozenset(
+    {"in", "at", "inside", "right", "now", "today", "yesterday", "this", "last", "when", "while", "during", "then",
+     "earlier", "all", ",", "or", "and"}
+)  # fmt: skip
 
 
 #: Properties of a thing that no description in memory holds, by the words that ask them: "how old was she?",
@@ -1928,6 +1967,28 @@ def _near_pronoun(query: Query, tokens: list[str]) -> Query:
     return query
 
 
+#: Words of a tag that asks whether what was said is so: "..., isn't that so?", "..., is that right?"
+_TAG_WORDS = frozenset({"is", "was", "not", "that", "it", "so", "right", "true", "correct", "isn", "am", "i"})
+
+
+def _tagged(words: Sequence[str]) -> bool:
+    """Whether the sentence ends in a tag after a comma made of "that so" / "that right" words: "the bedroom camera
+    only ever saw one person, isn't that so?"."""
+    if "," not in words:
+        return False
+    tag = list(words[len(words) - 1 - list(reversed(words)).index(",") + 1 :])
+    return 2 <= len(tag) <= 4 and set(tag) <= _TAG_WORDS and tag[-1] in ("so", "right", "true", "correct")
+
+
+def _fragment_camera(query: Query, cameras: Sequence[str]) -> Query:
+    """ "And the desk?" (a fragment) where a camera has that name: the camera, not a thing of that kind (the
+    conversation asks the same there)."""
+    said = query.subject.said.replace(" ", "-")
+    if query.method != "fragment" or query.place.named or said not in cameras or query.subject.described:
+        return query
+    return replace(query, subject=Subject(), place=Place(cameras=(said,)), unknown=())
+
+
 def _other_one(query: Query, tokens: list[str]) -> Query:
     """ "What about the other one?": the thing named with the one talked about (refers "other"), asked the same."""
     if not any(tokens[i : i + 2] in (["other", "one"], ["other", "?"]) for i in range(len(tokens))):
@@ -2128,6 +2189,8 @@ def _quantity(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
         if thing is None and counted is None:
             continue
         compare = next((c for lead, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(lead)) : i]) == lead), "least")
+        if compare == "least" and "only" in tokens[max(0, i - 4) : i]:  # "only ever saw one person": exactly one
+            compare = "exactly"
         if tokens[j + 1 : j + 3] in (["or", "more"], ["or", "over"]):
             compare = "least"
         elif tokens[j + 1 : j + 3] in (["or", "fewer"], ["or", "less"]):
@@ -2941,6 +3004,8 @@ class Reader:
             cues.yes_no = True  # a tag question: "the living room was empty, wasn't it?"
         elif len(words) > 2 and words[-2] == "," and words[-1] in ("right", "correct", "true", "yeah"):
             cues.yes_no = True
+        elif _tagged(words):  # "..., isn't that so?", "..., is that right?"
+            cues.yes_no = True
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
@@ -2965,6 +3030,7 @@ class Reader:
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
+        query = _fragment_camera(query, self.lexicon.cameras)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -3302,6 +3368,9 @@ class Reader:
         chosen = _chosen_by_alternatives(r, asks) or ((Intent.ATTRIBUTE, asks) if asks else None)
         if chosen is not None:  # "the bowl, was it orange or red?", "the bowl - orange or red?", "car colour"
             return chosen[0], order, event, aggregate, chosen[1], method
+        said = tokenize(question)
+        if any(a in _RANKS and b in _CAMERA_WORDS | _ROOM_WORDS for a, b in zip(said, said[1:])):
+            return Intent.WHICH_CAMERA, order, event, aggregate, asks, method  # "busiest room?": which room it was
         if self.exemplars is not None:
             intent, _ = self.exemplars.nearest(question)
             return intent, order, event, aggregate, asks, "similarity"

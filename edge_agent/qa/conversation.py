@@ -140,7 +140,8 @@ def _scope_referred(merged: Query, current: Query, previous: Query) -> Query:
     "how many people was that?"), and its place where ``current`` names nothing in particular ("who left first?")."""
     if "place" in current.refers and not current.place.named and previous.place.named:
         merged = replace(merged, place=previous.place)
-    if "time" in current.refers and not current.time.named and previous.time.named:
+    there_then = "place" in current.refers and previous.place.named  # "and what things were there?": there, then
+    if ("time" in current.refers or there_then) and not current.time.named and previous.time.named:
         merged = replace(merged, time=previous.time)
     if _anyone_there(current) and previous.place.named and merged.place == current.place:
         merged = replace(merged, place=previous.place)  # "who left first?", asked of the living room talked about

@@ -1266,7 +1266,7 @@ def duration(query: Query, ctx: Context) -> Finding:
     if not seen:
         return _not_seen(query, ctx.view)
     ranked = query.rank in ("most", "fewest")  # "who was there the shortest?": that one, not all of them
-    if query.subject.many and query.subject.entity_id is None and not query.subject.described and len(seen) > 1:
+    if query.subject.many and query.subject.entity_id is None and len(seen) > 1:  # "how long did the parked cars stay?"
         if not ranked:
             return _any_there(query, ctx, seen)
     if query.rank in ("most", "fewest") and query.subject.entity_id is None and len(seen) > 1:  # "who stayed longest?"

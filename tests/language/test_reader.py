@@ -1052,7 +1052,58 @@ def test_a_verb_of_driving_said_of_the_other_side_leaves_the_subject_as_said(rea
     assert "car" in read(reader, "did anyone drive off before the truck?").subject.kinds
 
 
-@pytest.mark.parametrize("word", ["gentleman", "cook", "chef", "fellow", "intruder", "courier"])
+@pytest.mark.parametrize("word", ["gentleman", "cook", "chef", "fellow", "bloke"])
 def test_words_for_a_person_by_role_are_a_person(reader, word):
     q = read(reader, f"when was the {word} in grey at the desk?")
     assert (q.subject.kinds, q.unknown) == (("person",), ()), q
+
+
+def test_an_opener_of_chatter_before_the_question_is_not_read(reader):
+    """ "Hi! Quick one - who showed up first, A or B?": "one" is no thing of the question; "the couch, was it blue?"
+    keeps the couch."""
+    q = read(reader, "Hi! Quick one - who showed up first today, the person at the desk or the lady in the kitchen?")
+    assert (q.intent, q.subject.kinds, q.place.cameras, q.other and q.other.place.cameras) == (
+        Intent.ORDER, ("person",), ("desk",), ("kitchen",)
+    )  # fmt: skip
+    assert read(reader, "one more thing: was the couch blue?").subject.kinds == ("couch",)
+    assert read(reader, "the couch, was it blue?").subject.kinds == ("couch",)
+
+
+def test_a_superlative_room_said_alone_asks_which_room(reader):
+    for question, rank in (("busiest room?", "most"), ("quietest camera", "fewest")):
+        q = read(reader, question)
+        assert (q.intent, q.rank) == (Intent.WHICH_CAMERA, rank), question
+
+
+@pytest.mark.parametrize(
+    "question", ["tv on in livingroom?", "was the tv on in the living room?", "is the tv on right now", "tv on?"]
+)
+def test_whether_a_thing_was_on_is_a_state_memory_does_not_hold(reader, question):
+    q = read(reader, question)
+    assert (q.intent, q.unknown_verbs, q.subject.kinds) == (Intent.EXISTS, ("on",), ("tv",)), q
+
+
+def test_on_before_a_place_is_where_not_a_state(reader):
+    for question in ("was the cat on the couch?", "was the phone on the desk?", "was anything on the couch?"):
+        assert read(reader, question).unknown_verbs == (), question
+
+
+def test_a_fragment_naming_a_camera_is_that_camera(reader):
+    """ "And the desk?" in a conversation about rooms: the desk camera, not a desk (a dining table) to look for."""
+    q = read(reader, "and the desk?")
+    assert (q.method, q.place.cameras, q.subject.kinds) == ("fragment", ("desk",), ())
+    assert read(reader, "and the couch?").subject.kinds == ("couch",)
+
+
+def test_a_tag_that_asks_whether_it_is_so_makes_a_yes_no_and_only_is_exactly(reader):
+    q = read(reader, "The bedroom camera only ever saw one person, isn't that so?")
+    assert (q.intent, q.yes_no, q.quantity, q.compare, q.place.cameras) == (
+        Intent.COUNT, True, 1, "exactly", ("bedroom",)
+    )  # fmt: skip
+    assert read(reader, "the car was grey, is that right?").yes_no
+
+
+@pytest.mark.parametrize("word", ["postman", "courier", "burglar"])
+def test_a_role_no_camera_can_see_is_not_any_person(reader, word):
+    """ "What time did the postman come?": memory cannot tell a postman from anyone (a job, not a look)."""
+    assert read(reader, f"what time did the {word} come?").subject.kinds != ("person",)

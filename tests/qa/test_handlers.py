@@ -698,3 +698,24 @@ def test_the_thing_that_was_next_to_another_is_picked_by_it(tmp_path, embedder):
     assert answer.text.startswith("Black: 1 of 1 observations of the 1 thing seen") and "a black tv" in answer.text, (
         answer.text
     )
+
+
+def test_a_follow_up_about_there_keeps_the_place_and_the_time_and_a_fragment_names_a_camera(house, embedder):
+    """ "What about the living room after 12:00:10?" then "and what things were there?": there, then (not the couch
+    seen before); "what about the kitchen?" then "and the street?": the street camera."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what about the living room after 12:00:10?")
+        there = chat.ask("and what things were there?").text
+        assert "person #6" in there and "couch" not in there and "tv #5" not in there, there
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        assert "on camera street" in chat.ask("and the street?").text
+
+
+def test_how_long_things_described_in_the_plural_stayed_is_of_all_of_them(ask):
+    """ "Any vehicles parked on the street? How long did they stay?": the car and the truck, not one of them."""
+    answer = ask("Any vehicles parked on the street? How long did they stay?")
+    assert "2 stationary vehicles (any of them)" in answer.text, answer.text
