@@ -3368,8 +3368,8 @@ class Reader:
         chosen = _chosen_by_alternatives(r, asks) or ((Intent.ATTRIBUTE, asks) if asks else None)
         if chosen is not None:  # "the bowl, was it orange or red?", "the bowl - orange or red?", "car colour"
             return chosen[0], order, event, aggregate, chosen[1], method
-        said = tokenize(question)
-        if any(a in _RANKS and b in _CAMERA_WORDS | _ROOM_WORDS for a, b in zip(said, said[1:])):
+        plain = tokenize(question)
+        if any(a in _RANKS and b in _CAMERA_WORDS | _ROOM_WORDS for a, b in zip(plain, plain[1:])):
             return Intent.WHICH_CAMERA, order, event, aggregate, asks, method  # "busiest room?": which room it was
         if self.exemplars is not None:
             intent, _ = self.exemplars.nearest(question)
