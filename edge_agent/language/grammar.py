@@ -100,6 +100,7 @@ class Aggregate(str, Enum):
     TIMES = "times"  #: times something happened (it came to a place, it was moved)
     DAYS = "days"  #: days it was seen on
     KINDS = "kinds"  #: things of each kind ("what did you see most of?")
+    AT_ONCE = "at once"  #: the most seen at one moment ("how many people were on the street at the same time?")
 
 
 class Trigger(str, Enum):

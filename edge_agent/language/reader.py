@@ -1980,6 +1980,23 @@ def _tagged(words: Sequence[str]) -> bool:
     return 2 <= len(tag) <= 4 and set(tag) <= _TAG_WORDS and tag[-1] in ("so", "right", "true", "correct")
 
 
+#: Words that count what was in view together: "how many people were on the street at the same time?"
+_AT_ONCE = (("at", "the", "same", "time"), ("at", "once"), ("at", "one", "time"), ("at", "a", "time"),
+            ("simultaneously",), ("at", "any", "one", "time"), ("all", "at", "once"))  # fmt: skip
+
+
+def _at_once(query: Query, tokens: list[str]) -> Query:
+    """ "How many people were on the street at the same time?", "max people at once", "were there ever more than 5
+    people at once?": the most in view together, not how many there were in all."""
+    said = any(tuple(tokens[i : i + len(w)]) == w for w in _AT_ONCE for i in range(len(tokens)))
+    most = bool({"max", "maximum", "most", "peak"} & set(tokens)) and query.subject.kinds
+    counted = query.intent is Intent.COUNT or (most and query.intent in _PICKING)
+    if not said or not counted or query.other is not None or query.aggregate not in (None, Aggregate.THINGS):
+        return query
+    places = tuple(u for u in query.unknown_places if not set(u.split()) & {"once", "same", "time", "one"})
+    return replace(query, intent=Intent.COUNT, aggregate=Aggregate.AT_ONCE, rank="", unknown_places=places)
+
+
 def _fragment_camera(query: Query, cameras: Sequence[str]) -> Query:
     """ "And the desk?" (a fragment) where a camera has that name: the camera, not a thing of that kind (the
     conversation asks the same there)."""
@@ -3030,7 +3047,7 @@ class Reader:
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
-        query = _fragment_camera(query, self.lexicon.cameras)
+        query = _at_once(_fragment_camera(query, self.lexicon.cameras), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -238,6 +238,7 @@ class Count(Finding):
     company: str = ""  #: " with a dog": what the things counted were seen with
     which: tuple[str, ...] = ()  #: "did the kitchen or the bedroom have more?": this side's and the other's names
     against: int | None = None  #: "more than 3?": the number the count is held against, by ``compare``
+    at: float | None = None  #: "at the same time": the first moment the most were in view together
 
     @property
     def holds(self) -> bool | None:

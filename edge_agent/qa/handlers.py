@@ -798,6 +798,8 @@ def _count(query: Query, ctx: Context) -> Finding:
         return _not_seen(query, ctx.view, value=0)
     if aggregate is Aggregate.THINGS:
         return _count_things(query, ctx.view, side, seen)
+    if aggregate is Aggregate.AT_ONCE:
+        return _at_once(query, ctx.view, seen)
     anyone = query.subject.many or query.subject.generic or query.subject.said in _ANY_ONE  # "did someone appear"
     if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not anyone:
         seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
@@ -853,6 +855,36 @@ def _count(query: Query, ctx: Context) -> Finding:
         where=where_said(ctx.view),
         when=when_said(ctx.view),
         days=len({format_utc(o.t_start)[:10] for o in observations}),
+    )
+
+
+def _at_once(query: Query, view: View, seen: list[Sighting]) -> Count:
+    """ "How many people were on the street at the same time?": the most of them in view together (their observations'
+    spans overlapping; one that ends as another starts is not with it), when that first was, and who they were."""
+    observations = [o for s in seen[:LIST_LIMIT] for o in view.history(s.entity_id)]
+    spans = [(o.t_start, 1, o) for o in observations] + [(o.t_end, -1, o) for o in observations]
+    active: Counter[int] = Counter()
+    there: dict[int, Observation] = {}
+    most, at, cited = 0, None, []
+    for t, step, o in sorted(spans, key=lambda e: (e[0], e[1], e[2].id)):
+        entity = o.entity_id if o.entity_id is not None else -o.id
+        active[entity] += step
+        if step > 0:
+            there[entity] = o
+        elif not active[entity]:
+            there.pop(entity, None)
+        if len(there) > most:
+            most, at, cited = len(there), t, list(there.values())
+    return Count(
+        tuple(sorted(cited, key=lambda o: (o.t_start, o.id))),
+        n=most,
+        unit=Aggregate.AT_ONCE.value,
+        what=_what(query.subject),
+        names=tuple(sorted({o.camera for o in cited})),
+        observations=len(cited),
+        where=where_said(view),
+        when=when_said(view),
+        at=at,
     )
 
 

@@ -315,6 +315,12 @@ def _count(f: Count) -> str:
         return f"{f.n} {_plural(f.what, f.n)}{f.company}{scope}{note}: " + (
             f"{listed} ({seen})." if listed else f"{seen}."
         )
+    if f.unit == "at once":  # "at the same time": the most together, when, and which
+        listed = ", ".join(f"{o.category} #{o.entity_id}" for o in f.evidence[:_LISTED])
+        more = f" and {len(f.evidence) - _LISTED} more" if len(f.evidence) > _LISTED else ""
+        camera = f" on camera {', '.join(f.names)}" if f.names and not f.where else ""
+        when = f", first at {_t(f.at)}{camera}" if f.at is not None and f.n else ""
+        return f"{f.n} {_plural(f.what, f.n)} at once{scope}{when}" + (f": {listed}{more}." if listed else ".")
     if f.unit in ("cameras", "places", "days"):
         unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]
         if f.unit == "cameras":  # the cameras counted name where: "of camera a or b" would say it twice

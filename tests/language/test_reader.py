@@ -1107,3 +1107,15 @@ def test_a_tag_that_asks_whether_it_is_so_makes_a_yes_no_and_only_is_exactly(rea
 def test_a_role_no_camera_can_see_is_not_any_person(reader, word):
     """ "What time did the postman come?": memory cannot tell a postman from anyone (a job, not a look)."""
     assert read(reader, f"what time did the {word} come?").subject.kinds != ("person",)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["max people on the street at the same time?", "how many people were on the street at once?",
+     "how many people at a time on the street?", "were there ever more than 5 people at once on the street?"],
+)  # fmt: skip
+def test_how_many_at_once_counts_what_was_in_view_together(reader, question):
+    q = read(reader, question)
+    assert (q.intent, q.aggregate, q.place.cameras, q.unknown_places) == (
+        Intent.COUNT, Aggregate.AT_ONCE, ("street",), ()
+    ), q  # fmt: skip

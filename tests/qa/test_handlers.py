@@ -719,3 +719,12 @@ def test_how_long_things_described_in_the_plural_stayed_is_of_all_of_them(ask):
     """ "Any vehicles parked on the street? How long did they stay?": the car and the truck, not one of them."""
     answer = ask("Any vehicles parked on the street? How long did they stay?")
     assert "2 stationary vehicles (any of them)" in answer.text, answer.text
+
+
+def test_how_many_at_the_same_time_is_the_most_in_view_together(ask):
+    """ "How many things were in the kitchen at once?": the person and the cup together (the dog came later), when
+    that was, and which they were; "were there ever more than 2 at once?" holds it against the number."""
+    answer = ask("how many things were in the kitchen at the same time?")
+    assert answer.text.startswith("2 things at once on camera kitchen, first at 1970-01-02 09:00:00"), answer.text
+    assert "person #1" in answer.text and "cup #2" in answer.text and "dog" not in answer.text
+    assert ask("were there ever more than 2 things at once in the kitchen?").text.startswith("No: 2 things at once")
