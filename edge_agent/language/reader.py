@@ -1649,20 +1649,22 @@ def _as_long_as(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
 
 
 def _right_after(query: Query, tokens: list[str]) -> Query:
-    """ "What came right after the bowl?", "what showed up next after the woman left?": only the first to come."""
-    right = any(w in ("right", "just", "immediately", "directly", "straight", "next") and after == "after"
-                for w, after in zip(tokens, tokens[1:])) or "next" in tokens  # fmt: skip
+    """ "What came right after the bowl?", "what showed up next after the woman left?": only the first to come; "what
+    did the camera see right before the baby?": only the last to come before it."""
+    close = ("right", "just", "immediately", "directly", "straight", "next")
+    right = any(w in close and after in ("after", "before") for w, after in zip(tokens, tokens[1:]))
+    right = right or "next" in tokens and query.order is Order.AFTER
     if (
         not right
         or query.other is None
-        or query.order is not Order.AFTER
+        or query.order not in (Order.AFTER, Order.BEFORE)
         or query.subject.named
         and not query.subject.generic
     ):
         return query
     if query.intent in (Intent.ORDER, Intent.SUMMARY, Intent.LIST):  # "what was the next thing seen after ...?"
         query = replace(query, intent=Intent.SUMMARY, event=Event.APPEARS, yes_no=False)
-    return replace(query, rank="next")
+    return replace(query, rank="next" if query.order is Order.AFTER else "previous")
 
 
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\s+([a-z]+)", re.IGNORECASE)

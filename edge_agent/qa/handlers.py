@@ -54,7 +54,7 @@ from edge_agent.qa.findings import (
 from edge_agent.qa.findings import (
     Same as SameFinding,
 )
-from edge_agent.qa.scope import LIST_LIMIT, View
+from edge_agent.qa.scope import LIST_LIMIT, Scope, View
 from edge_agent.retrieval import Evidence
 
 __all__ = ["HANDLERS", "Context", "handle", "place_of", "settled"]
@@ -1540,6 +1540,8 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
     scope = ctx.view.scope
     scope = replace(scope, start=moment) if query.order is Order.AFTER else replace(scope, end=moment)
     plain = replace(query, other=None, order=None, subject=Subject(), yes_no=False)
+    if query.rank == "previous":  # "what did the camera see right before the baby?": the last to come before it
+        return _just_before(plain, ctx, scope, moment, at)
     if query.intent is Intent.LIST and query.rank != "next" and query.event is not Event.APPEARS:  # "who was in ..."
         listed = replace(plain, subject=query.subject if query.subject.kinds else Subject(generic=True))
         return listing(listed, replace(ctx, view=View(ctx.store, scope), other=None))
@@ -1556,6 +1558,22 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
             return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0)
         return found
     return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
+
+
+def _just_before(plain: Query, ctx: Context, scope: Scope, moment: float, at: Observation) -> Finding:
+    """The things that came last before ``moment`` (first seen before it, the latest of them, and any that came
+    within a moment of that), anywhere unless a place was asked; not the other side itself."""
+    things = replace(plain, intent=Intent.LIST, subject=Subject(generic=True, said="thing"), rank="")
+    before = replace(scope, end=moment - SAME_MOMENT_S)
+    found = listing(things, replace(ctx, view=View(ctx.store, before), other=None))
+    if not isinstance(found, Listing) or not found.items:
+        return found
+    firsts = {e.id: ctx.store.observations(e.id)[0].t_start for e, _, _ in found.items}
+    latest = max((t for e, t in firsts.items() if e != at.entity_id), default=None)
+    if latest is None:
+        return found
+    items = tuple(i for i in found.items if i[0].id != at.entity_id and firsts[i[0].id] >= latest - SAME_MOMENT_S * 2)
+    return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0)
 
 
 def _profile(ctx: Context, subject: int) -> Finding:

@@ -1119,3 +1119,11 @@ def test_how_many_at_once_counts_what_was_in_view_together(reader, question):
     assert (q.intent, q.aggregate, q.place.cameras, q.unknown_places) == (
         Intent.COUNT, Aggregate.AT_ONCE, ("street",), ()
     ), q  # fmt: skip
+
+
+def test_right_before_ranks_the_last_to_come_before(reader):
+    q = read(reader, "what did the camera see right before the baby in the living room")
+    assert (q.intent, q.rank, q.order, q.other and q.other.place.cameras) == (
+        Intent.SUMMARY, "previous", Order.BEFORE, ("living-room",)
+    )  # fmt: skip
+    assert read(reader, "what came right after the bowl?").rank == "next"

@@ -728,3 +728,12 @@ def test_how_many_at_the_same_time_is_the_most_in_view_together(ask):
     assert answer.text.startswith("2 things at once on camera kitchen, first at 1970-01-02 09:00:00"), answer.text
     assert "person #1" in answer.text and "cup #2" in answer.text and "dog" not in answer.text
     assert ask("were there ever more than 2 things at once in the kitchen?").text.startswith("No: 2 things at once")
+
+
+def test_what_came_right_before_a_thing_is_the_last_to_come_before_it(ask):
+    """ "What came right before the truck?": the person who came to the living room last before it, not every thing
+    seen before; "what did the kitchen camera see just before the dog?": the person and the cup, which came at once."""
+    answer = ask("what came right before the truck?")
+    assert answer.text.startswith("1 thing seen before") and "person #6" in answer.text, answer.text
+    kitchen = ask("what did the kitchen camera see just before the dog?").text
+    assert "person #1" in kitchen and "cup #2" in kitchen and "dog" not in kitchen, kitchen
