@@ -1982,6 +1982,8 @@ def _tagged(words: Sequence[str]) -> bool:
     return 2 <= len(tag) <= 4 and set(tag) <= _TAG_WORDS and tag[-1] in ("so", "right", "true", "correct")
 
 
+#: How far around a moment said to the second what was in view then is looked for (observations' spans are sampled)
+_AT_THE_SECOND_S = 1.0
 #: Words that count what was in view together: "how many people were on the street at the same time?"
 _AT_ONCE = (("at", "the", "same", "time"), ("at", "once"), ("at", "one", "time"), ("at", "a", "time"),
             ("simultaneously",), ("at", "any", "one", "time"), ("all", "at", "once"))  # fmt: skip
@@ -3237,9 +3239,11 @@ class Reader:
                 or (intent is Intent.SUMMARY and not is_named)
             )
         ):
-            # "who was seen around midday?": what was there then; a rough time is half an hour, one to the second 10 s
+            # "who was seen around midday?": what was there then; a rough time is half an hour, one to the second is
+            # that second ("what was in the living room at 12:00:05?": what was in view then, not ten seconds around)
             moment = time.moments[0]
-            span = 10.0 if time.to_second else 1800.0 if moment % 300 == 0 else 60.0
+            second = _AT_THE_SECOND_S if intent is not Intent.SUMMARY else 10.0  # what went on: the seconds around
+            span = second if time.to_second else 1800.0 if moment % 300 == 0 else 60.0
             time = replace(time, start=moment - span, end=min(moment + span, time.end or moment + span), moments=())
         return Query(
             intent,

@@ -737,3 +737,11 @@ def test_what_came_right_before_a_thing_is_the_last_to_come_before_it(ask):
     assert answer.text.startswith("1 thing seen before") and "person #6" in answer.text, answer.text
     kitchen = ask("what did the kitchen camera see just before the dog?").text
     assert "person #1" in kitchen and "cup #2" in kitchen and "dog" not in kitchen, kitchen
+
+
+def test_what_was_in_a_room_at_a_second_is_what_was_in_view_then(ask):
+    """ "What was in the living room at 12:00:05?": nothing was in view that second (the couch and the tv were seen
+    until 12:00:01.5, the person from 12:00:20), not whatever was seen ten seconds around it."""
+    assert "couch #4" in ask("what was in the living room at 12:00:01?").text
+    later = ask("what was in the living room at 12:00:05?").text
+    assert later.startswith("I have not seen") and "couch" not in later, later
