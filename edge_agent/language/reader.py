@@ -2001,6 +2001,42 @@ def _at_once(query: Query, tokens: list[str]) -> Query:
     return replace(query, intent=Intent.COUNT, aggregate=Aggregate.AT_ONCE, rank="", unknown_places=places)
 
 
+#: Nouns of kinds: "how many kinds of objects did you see?"
+_KIND_NOUNS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "variety", "varieties"})
+
+
+def _kinds_counted(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
+    """ "How many kinds of objects did you see?", "how many different types of vehicle?": the kinds counted (of the
+    kind named after "of"; "objects" are things but people), not the things."""
+    at = next((i for i in range(len(tokens) - 1) if tokens[i : i + 2] == ["how", "many"]), None)
+    if at is None or query.intent is not Intent.COUNT or query.other is not None:
+        return query
+    rest = [t for t in tokens[at + 2 : at + 5] if t not in ("different", "distinct", "separate")]
+    if not rest or rest[0] not in _KIND_NOUNS:
+        return query
+    of = next((p for p in phrases if p.kinds and p.start > at and not p.other_side), None)
+    named = tokens[tokens.index(rest[0]) + 2 : tokens.index(rest[0]) + 3] if "of" in tokens else []
+    subject = Subject(generic=True, said=f"{rest[0]}", exclude=("person",) if named in (["objects"], ["object"],
+                      ["items"], ["item"], ["stuff"]) else ())  # fmt: skip
+    if of is not None:
+        subject = Subject(kinds=of.kinds, said=f"{rest[0]} of {of.said}", many=True)
+    return replace(
+        query, subject=subject, aggregate=Aggregate.KINDS, quantity=None if not query.yes_no else query.quantity
+    )
+
+
+def _who_had(query: Query, tokens: list[str]) -> Query:
+    """ "Who's the person that had a phone with them?": the person seen with the phone (who was with it), not who
+    was with a person who had one."""
+    s = query.subject
+    if query.intent is not Intent.COMPANY or s.kinds != ("person",) or not s.near or s.entity_id is not None:
+        return query
+    if not tokens or tokens[0] not in ("who", "whoever"):
+        return query
+    thing = Subject(kinds=(s.near[0],), said=s.near[0], colours=())
+    return replace(query, subject=thing, asks="person")
+
+
 def _fragment_camera(query: Query, cameras: Sequence[str]) -> Query:
     """ "And the desk?" (a fragment) where a camera has that name: the camera, not a thing of that kind (the
     conversation asks the same there)."""
@@ -3051,7 +3087,8 @@ class Reader:
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
-        query = _at_once(_fragment_camera(query, self.lexicon.cameras), tokens)
+        query = _who_had(query, tokens)
+        query = _kinds_counted(_at_once(_fragment_camera(query, self.lexicon.cameras), tokens), tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -131,9 +131,12 @@ class Kinds(Finding):
     fewest: bool = False
     where: str = ""
     when: str = ""
+    counted: bool = False  #: "how many kinds of things?": the number of kinds is the answer
 
     @property
     def typed(self) -> object:
+        if self.counted:
+            return len(self.counts)
         return Ranked(kind for kind, _ in self.counts) if self.counts else None
 
 

@@ -816,6 +816,7 @@ def _count(query: Query, ctx: Context) -> Finding:
             fewest=query.rank == "fewest",
             where=where_said(ctx.view),
             when=when_said(ctx.view),
+            counted=query.subject.said.split(" ")[0] in ("kind", "kinds", "type", "types", "sort", "sorts"),
         )
     if aggregate is Aggregate.CAMERAS:  # counted by the database, however many things of that kind there are
         per_camera = ctx.view.cameras_seeing([s.entity_id for s in seen])

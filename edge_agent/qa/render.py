@@ -351,6 +351,10 @@ def _kinds(f: Kinds) -> str:
     more = f" and {len(rest) - 8} more kinds" if len(rest) > 8 else ""
     kinds = ", ".join(_plural(k, 2) for k in tied)
     each = f"{n} each" if len(tied) > 1 else str(n)
+    if f.counted:  # "how many kinds of things?": how many, then which
+        listed = ", ".join(f"{m} {_plural(k, m)}" for k, m in f.counts[:10])
+        more = f" and {len(f.counts) - 10} more" if len(f.counts) > 10 else ""
+        return f"{_count_of(len(f.counts), 'kind')}{_scope(f.where, f.when)}: {listed}{more}."
     return (
         f"{'Fewest' if f.fewest else 'Most'} were {kinds}: {each} of the {_count_of(total, 'thing')} seen"
         f"{_scope(f.where, f.when)}{then}{more}."

@@ -1127,3 +1127,12 @@ def test_right_before_ranks_the_last_to_come_before(reader):
         Intent.SUMMARY, "previous", Order.BEFORE, ("living-room",)
     )  # fmt: skip
     assert read(reader, "what came right after the bowl?").rank == "next"
+
+
+def test_how_many_kinds_counts_kinds_and_who_had_a_thing_is_who_was_with_it(reader):
+    q = read(reader, "how many kinds of objects are in memory?")
+    assert (q.intent, q.aggregate, q.subject.exclude) == (Intent.COUNT, Aggregate.KINDS, ("person",))
+    q = read(reader, "how many types of vehicle were on the street?")
+    assert (q.aggregate, "truck" in q.subject.kinds, q.place.cameras) == (Aggregate.KINDS, True, ("street",))
+    q = read(reader, "who's the person that had a phone with them?")
+    assert (q.intent, q.subject.kinds, q.asks) == (Intent.COMPANY, ("cell phone",), "person")

@@ -745,3 +745,8 @@ def test_what_was_in_a_room_at_a_second_is_what_was_in_view_then(ask):
     assert "couch #4" in ask("what was in the living room at 12:00:01?").text
     later = ask("what was in the living room at 12:00:05?").text
     assert later.startswith("I have not seen") and "couch" not in later, later
+
+
+def test_how_many_kinds_of_things_is_the_number_of_kinds_and_which(ask):
+    answer = ask("how many different kinds of objects did you see?")
+    assert answer.text == "6 kinds: 1 car, 1 couch, 1 cup, 1 dog, 1 truck, 1 tv.", answer.text
