@@ -99,7 +99,8 @@ NOT_THINGS = frozenset(
      "hands", "head", "boot", "door", "floor", "ground", "wall", "room", "house", "home", "place", "area", "spot",
      "anyone", "someone", "everyone", "anybody", "somebody", "everybody", "any", "i", "me", "you", "we", "us",
      "unusual", "interesting", "new", "strange", "odd", "weird", "else", "one", "ones", "thing", "things", "stuff",
-     "half", "busiest", "busier", "quietest", "quieter", "emptiest", "fullest"}
+     "half", "busiest", "busier", "quietest", "quieter", "emptiest", "fullest", "alert", "alerts", "notification",
+     "notifications", "alarm", "alarms", "ping", "message", "warning", "heads"}
 )  # fmt: skip
 #: Words after a place word that name no place of their own ("in the view", "at the moment", "at home").
 PLACE_WORDS = frozenset(
@@ -2025,6 +2026,56 @@ def _kinds_counted(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
     )
 
 
+#: Words for what the user was sent: "I got an alert about the kitchen, what was it?"
+_ALERTS = frozenset({"alert", "alerts", "notification", "notifications", "alarm", "alarms", "ping", "message"})
+
+
+def _doing(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
+    """ "What was the baby doing?": what happened with the baby (a summary of it); "what was she cooking?", "what did
+    the kid read?": what someone did a thing to, which memory does not record (said so, with what it saw), not a
+    list of everything seen."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if query.intent is not Intent.LIST or len(words) < 4 or words[0] != "what" or words[1] not in AUX:
+        return query
+    if query.subject.kinds != ("person",) or query.subject.entity_id is not None:
+        return query
+    verb = words[-1]
+    if verb in ("doing", "do", "up"):  # "what was the baby doing?", "what was she up to" (to: a preposition)
+        return replace(query, intent=Intent.SUMMARY)
+    known = verb in EVENT_VERBS or verb in WITH_WORDS or verb in _WORE or verb in _HOLDING or verb in AUX
+    noun = bool(lexicon.tag([verb])[0].tags) and words[-2] not in PRONOUNS  # "what did she cook?": a verb after her
+    if known or noun or verb in ("see", "saw", "seen", "notice") or not (verb.endswith("ing") or words[1] == "did"):
+        return query
+    return replace(query, intent=Intent.EXISTS, yes_no=True, unrecorded=f"what someone was {verb}" if
+                   verb.endswith("ing") else f"what someone did ({verb!r})")  # fmt: skip
+
+
+def _told_apart(query: Query) -> Query:
+    """ "Was it a man or a woman?", "a child or an adult?": a choice memory cannot make (it does not tell sex or age),
+    said so, with what it saw."""
+    if len(query.alternatives) < 2 or not all(a in TOLD_APART for a in query.alternatives):
+        return query
+    subject = replace(query.subject, said="person")  # what it saw: people, not "mans"
+    return replace(
+        query,
+        intent=Intent.EXISTS,
+        yes_no=True,
+        subject=subject,
+        alternatives=(),
+        alternative_of="",
+        unrecorded="sex or age",
+    )
+
+
+def _alerted(query: Query, tokens: list[str]) -> Query:
+    """ "I got an alert about the kitchen, what was it?": "it" is what the alert was about (what was seen there), not
+    a thing named before."""
+    if not _ALERTS & set(tokens) or "subject" not in query.refers or query.subject.named:
+        return query
+    refers = tuple(r for r in query.refers if r != "subject")
+    return replace(query, subject=Subject(generic=True, said="thing"), refers=refers)
+
+
 def _who_had(query: Query, tokens: list[str]) -> Query:
     """ "Who's the person that had a phone with them?": the person seen with the phone (who was with it), not who
     was with a person who had one."""
@@ -3022,6 +3073,7 @@ class Reader:
                 main = replace(main, place=said.place)  # but "it wasn't on the street, was it?" says where it was not
             if not main.time.named and said.time.named:
                 main = replace(main, time=said.time)
+        main = _alerted(main, [t for s in sentences for t in s])  # "I got an alert about the desk. what was that?"
         return replace(main, grounded=main.grounded + respelt) if respelt else main
 
     def parts(self, question: str) -> tuple[str, ...]:
@@ -3087,7 +3139,8 @@ class Reader:
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
-        query = _who_had(query, tokens)
+        query = _told_apart(_alerted(_who_had(query, tokens), tokens))
+        query = _doing(query, tokens, self.lexicon)
         query = _kinds_counted(_at_once(_fragment_camera(query, self.lexicon.cameras), tokens), tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 

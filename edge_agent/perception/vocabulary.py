@@ -340,6 +340,7 @@ def plural(category: str) -> str:
     head, _, last = category.rpartition(" ")
     word = (
         _IRREGULAR.get(last)
+        or _PLURAL_OF.get(last)  # a man, two men
         or (
             last + "es"
             if last.endswith(("s", "x", "ch", "sh"))
@@ -368,6 +369,9 @@ _SINGULAR = {
     "objects": "object",
     "animals": "animal",
 }
+
+
+_PLURAL_OF = {one: many for many, one in _SINGULAR.items()}
 
 
 def singular(word: str) -> str:

@@ -399,6 +399,10 @@ class Order(Finding):
     more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
     rank: bool = False  #: asked for them in order ("in what order did the cameras see someone?")
     overlap: Observation | None = None  #: "were they seen at the same time?": a sighting of one while the other was too
+    a_stayed: bool = (
+        False  #: leaving asked: the one was still in view when its camera's recording ended (it never left)
+    )
+    b_stayed: bool = False
 
     def moment(self, o: Observation | None) -> float | None:
         if o is None:
@@ -434,6 +438,11 @@ class Order(Finding):
 
     @property
     def a_first(self) -> bool | None:
+        a_stayed, b_stayed = self.leaving and self.a_stayed, self.b_leaving and self.b_stayed
+        if a_stayed and b_stayed:  # neither left while recorded
+            return None
+        if (a_stayed or b_stayed) and self.a_time is not None and self.b_time is not None:
+            return b_stayed  # the one that left came first
         if self.a_time is None or self.b_time is None:
             return None if self.a_time is None and self.b_time is None else self.b_time is None
         return self.a_time <= self.b_time

@@ -843,6 +843,9 @@ def _count(query: Query, ctx: Context) -> Finding:
     elif aggregate is Aggregate.DAYS:
         names = tuple(sorted({format_utc(o.t_start)[:10] for o in observations}))
         n = len(names)
+    elif aggregate is Aggregate.TIMES and query.event is Event.APPEARS:  # "how many times did the car show up?"
+        names = ()
+        n = sum(_visits(ctx.store, h) for h in histories.values())
     else:
         names = ()
         n = sum(s.observations for s in seen)
@@ -857,6 +860,19 @@ def _count(query: Query, ctx: Context) -> Finding:
         when=when_said(ctx.view),
         days=len({format_utc(o.t_start)[:10] for o in observations}),
     )
+
+
+def _visits(store: Store, history: Sequence[Observation]) -> int:
+    """How many times a thing came (not each clip it was in): its sightings in time order, a new visit where it was
+    seen on another camera, or unseen longer than ``_UNSEEN_S`` while its camera recorded without it (as a stay
+    is told in :func:`duration`)."""
+    visits = 0
+    for previous, o in zip([None, *history], history):
+        if previous is None or o.camera != previous.camera:
+            visits += 1
+        elif o.t_start - previous.t_end > _UNSEEN_S and o.entity_id is not None:
+            visits += queries.recorded_without(store, o.camera, o.entity_id, previous.t_end, o.t_start)
+    return visits
 
 
 def _at_once(query: Query, view: View, seen: list[Sighting]) -> Count:
@@ -1215,7 +1231,17 @@ def order(query: Query, ctx: Context) -> Finding:
         yes_no=query.yes_no,
         more=tuple(more),
         overlap=together,
+        a_stayed=leaving and _stayed(ctx.view, a_at),
+        b_stayed=bool(other_leaving if other_leaving is not None else leaving) and _stayed(ctx.other or ctx.view, b_at),
     )
+
+
+def _stayed(view: View, o: Observation | None) -> bool:
+    """Whether a thing's last sighting was still in view when its camera's recording ended (it did not leave)."""
+    if o is None:
+        return False
+    end = queries.recorded_until(view.store, o.camera, view.scope.end)
+    return end is not None and end - o.t_end < queries.LEFT_S
 
 
 def _in_view_together(query: Query, ctx: Context, side: Side, other_side: Side) -> Observation | None:

@@ -511,7 +511,14 @@ def _order(f: Order) -> str:
     a = f"the {f.a} {verb} {_t(f.a_time)}" if f.a_time is not None else f"I have not seen {_a(f.a)}"
     b_verb = "left" if f.b_leaving else "first seen"
     b = f"the {f.b} {b_verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"
+    stayed = "was still in view when its camera's recording ended"
+    if f.leaving and f.a_stayed and f.a_time is not None:
+        a = f"the {f.a} {stayed} ({_t(f.a_time)})"
+    if f.b_leaving and f.b_stayed and f.b_time is not None:
+        b = f"the {f.b} {stayed} ({_t(f.b_time)})"
     first = f.a_first
+    if first is None and f.leaving and f.a_stayed and f.b_stayed:
+        return f"Neither left while the cameras recorded: {a}; {b}."
     if first is None:
         return f"I cannot tell: {a}; {b}."
     if f.asked == "together":
@@ -527,10 +534,11 @@ def _order(f: Order) -> str:
     if f.yes_no:
         answer = "Yes" if f.typed else "No"
         return f"{answer}: {a}, {b}."
+    came = "left" if f.leaving else "came"
     if f.asked in ("last", "after"):
         winner, loser = loser, winner
-        return f"The {winner} came last: {a}; {b}."
-    return f"The {winner} came first: {a}; {b}."
+        return f"The {winner} {came} last: {a}; {b}."
+    return f"The {winner} {came} first: {a}; {b}."
 
 
 def _recorded(f: Recorded) -> str:

@@ -1136,3 +1136,25 @@ def test_how_many_kinds_counts_kinds_and_who_had_a_thing_is_who_was_with_it(read
     assert (q.aggregate, "truck" in q.subject.kinds, q.place.cameras) == (Aggregate.KINDS, True, ("street",))
     q = read(reader, "who's the person that had a phone with them?")
     assert (q.intent, q.subject.kinds, q.asks) == (Intent.COMPANY, ("cell phone",), "person")
+
+
+def test_an_alert_is_no_thing_and_it_is_what_the_alert_was_about(reader):
+    q = read(reader, "I got an alert about someone in the bedroom, who was it?")
+    assert (q.subject.kinds, q.place.cameras, q.unknown) == (("person",), ("bedroom",), ())
+    q = read(reader, "got a notification about the kitchen, what was it?")
+    assert (q.subject.generic, "subject" in q.refers, q.place.cameras) == (True, False, ("kitchen",))
+
+
+@pytest.mark.parametrize("question", ["man or a woman?", "was the person in the bedroom a man or a woman?",
+                                      "was it a child or an adult?"])  # fmt: skip
+def test_a_choice_of_sex_or_age_is_one_memory_cannot_make(reader, question):
+    q = read(reader, question)
+    assert (q.unrecorded, q.alternatives, q.subject.said) == ("sex or age", (), "person"), q
+
+
+def test_what_someone_was_doing_is_a_summary_and_what_they_cooked_is_unrecorded(reader):
+    assert read(reader, "what was the baby doing?").intent is Intent.SUMMARY
+    for question in ("what was she cooking?", "what was the kid reading?", "what did she cook?"):
+        assert read(reader, question).unrecorded.startswith("what someone"), question
+    for question in ("what was she wearing?", "what was he holding?", "what did the person see?"):
+        assert not read(reader, question).unrecorded, question

@@ -750,3 +750,29 @@ def test_what_was_in_a_room_at_a_second_is_what_was_in_view_then(ask):
 def test_how_many_kinds_of_things_is_the_number_of_kinds_and_which(ask):
     answer = ask("how many different kinds of objects did you see?")
     assert answer.text == "6 kinds: 1 car, 1 couch, 1 cup, 1 dog, 1 truck, 1 tv.", answer.text
+
+
+def test_how_many_times_a_thing_came_counts_its_visits_not_its_sightings(ask):
+    """ "How many times did the truck show up?": once (seen three times, the street camera recording nothing without it
+    in between), while "how many times was the truck seen?" counts the sightings."""
+    assert ask("how many times did the truck show up?").text.startswith("1 time: truck"), "visits"
+    assert ask("how many times was the truck seen?").text.startswith("3 times: truck"), "sightings"
+
+
+def test_which_left_first_says_when_one_was_still_there_at_the_end_of_the_recording(tmp_path, embedder):
+    """A van and a bike in view when the drive's recording ended: neither left; a cup that left before: it left
+    first."""
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(
+            clip(DAY, camera="drive"),
+            [observation(1, DAY + 8.5, [10, 10, 90, 60], _vector(1), category="truck", description=said("truck")),
+             observation(2, DAY + 8.5, [200, 10, 260, 60], _vector(2), category="bicycle",
+                         description=said("bicycle")),
+             observation(3, DAY, [300, 100, 330, 130], _vector(3), category="cup", description=said("cup"))],
+        )  # fmt: skip
+    with Store(tmp_path / "home", mode="read") as store:
+        controller = DeterministicController(store, embedder)
+        both = controller.ask("did the truck or the bike leave first?").text
+        assert both.startswith("Neither left while the cameras recorded"), both
+        one = controller.ask("which left first, the truck or the cup?").text
+        assert one.startswith("The cup left first") and "truck was still in view" in one, one
