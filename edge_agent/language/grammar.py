@@ -164,6 +164,7 @@ class Place:
     zones: tuple[str, ...] = ()  #: named zones or learned places the subject was at
     regions: tuple[str, ...] = ()  #: parts of the image ("top left")
     near: tuple[str, ...] = ()  #: kinds of thing it was on / by / next to
+    on: tuple[str, ...] = ()  #: of ``near``, the kinds it was on (its box mostly inside one's): "on the couch"
     anywhere: bool = False  #: said to be anywhere: the other side of a comparison keeps none of this side's place
     not_cameras: tuple[str, ...] = ()  #: every camera but these: "apart from the street one"
 

@@ -2229,6 +2229,9 @@ def _ranked(query: Query, tokens: list[str], cues: _Cues) -> Query:
         # "the person in blue who was seen the most: when did they first show up?": which one, by its sightings
         intent = Intent.ATTRIBUTE if asks else intent  # "what colour was the one seen most often?"
         return replace(query, intent=intent, subject=replace(subject, seen_most=most_seen), rank="", aggregate=None)
+    said_alone = not (cues.wh or cues.yes_no or cues.imperative)  # "busiest room?"
+    if rank and said_alone and any(b in _CAMERA_WORDS | _ROOM_WORDS for b in tokens):
+        intent = Intent.WHICH_CAMERA  # "busiest room?": which room it was
     if intent is not Intent.WHICH_CAMERA or query.other is not None:
         rank = ""
     span = read_span(tokens)
@@ -3169,6 +3172,9 @@ class Reader:
             zones=tuple(dict.fromkeys(p.zone for p in places if p.zone)),
             regions=tuple(dict.fromkeys(r for p in places for r in p.regions)),
             near=tuple(dict.fromkeys(k for p in places for k in p.kinds if not (p.camera or p.zone))),
+            on=tuple(
+                dict.fromkeys(k for p in places if p.relation == "on" for k in p.kinds if not (p.camera or p.zone))
+            ),
         )
 
     @staticmethod
@@ -3481,9 +3487,6 @@ class Reader:
         chosen = _chosen_by_alternatives(r, asks) or ((Intent.ATTRIBUTE, asks) if asks else None)
         if chosen is not None:  # "the bowl, was it orange or red?", "the bowl - orange or red?", "car colour"
             return chosen[0], order, event, aggregate, chosen[1], method
-        plain = tokenize(question)
-        if any(a in _RANKS and b in _CAMERA_WORDS | _ROOM_WORDS for a, b in zip(plain, plain[1:])):
-            return Intent.WHICH_CAMERA, order, event, aggregate, asks, method  # "busiest room?": which room it was
         if self.exemplars is not None:
             intent, _ = self.exemplars.nearest(question)
             return intent, order, event, aggregate, asks, "similarity"

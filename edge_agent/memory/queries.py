@@ -703,6 +703,36 @@ def _entities_where(
     return found
 
 
+def not_on(
+    memory: Database | HasDatabase, entity_ids: Sequence[int], kinds: Sequence[str], overlap: float, before: float
+) -> set[int]:
+    """Those of the entities seen in the same frames as a thing of one of ``kinds`` on their camera, but never with
+    ``overlap`` or more of their box inside its box: seen beside it, not on it ("the baby was on the floor by the
+    couch"). An entity whose frames no such box shares is not among them (nothing tells)."""
+    db = database_of(memory)
+    if not entity_ids or not kinds:
+        return set()
+    ids, marks = [int(e) for e in entity_ids], ",".join("?" * len(kinds))
+    rows = db.query(
+        f"SELECT a.entity_id, ba.x1, ba.y1, ba.x2, ba.y2, bb.x1, bb.y1, bb.x2, bb.y2 FROM observations a "
+        f"JOIN observation_boxes ba ON ba.observation_id = a.id "
+        f"JOIN observations b ON b.camera = a.camera AND b.category IN ({marks}) AND b.t_start <= a.t_end "
+        f"AND b.t_end >= a.t_start AND b.id != a.id "
+        f"JOIN observation_boxes bb ON bb.observation_id = b.id AND bb.frame_ms BETWEEN ba.frame_ms - 1 AND "
+        f"ba.frame_ms + 1 WHERE a.entity_id IN ({_marks(ids)}) AND a.t_start < ?",
+        [*kinds, *ids, before],
+    )
+    shared: set[int] = set()
+    on: set[int] = set()
+    for entity, ax1, ay1, ax2, ay2, bx1, by1, bx2, by2 in rows:
+        shared.add(int(entity))
+        area = max(ax2 - ax1, 0.0) * max(ay2 - ay1, 0.0)
+        inside = max(min(ax2, bx2) - max(ax1, bx1), 0.0) * max(min(ay2, by2) - max(ay1, by1), 0.0)
+        if area > 0 and inside / area >= overlap:
+            on.add(int(entity))
+    return shared - on
+
+
 def at_place(
     memory: Database | HasDatabase, entity_ids: Sequence[int], places: Sequence[str], start: float, end: float
 ) -> set[int]:

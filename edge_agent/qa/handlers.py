@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -67,6 +68,8 @@ _SETTLE_S = 10.0
 #: A thing seen at a place within this many seconds of a moment a question names was there then (times are written
 #: to the second); one seen there only further from it, within the retrieval's ``around_seconds``, is a second choice.
 _AT_MOMENT_S = 2.0
+#: "On the couch": this fraction of the thing's box inside the couch's in a frame both are in (as a rule's "on")
+_ON_OVERLAP = 0.5
 #: At most this many of a thing's stays ground an answer that it did not move; a stay is begun again when it was
 #: unseen longer than this (the camera off, or out of view).
 _STAYS_CITED = 24
@@ -161,6 +164,10 @@ def candidates(
     if seen and near:
         with_ = queries.seen_with(view.store, [s.entity_id for s in seen], near, before=view.scope.end)
         seen = [s for s in seen if s.entity_id in with_]
+    if seen and place.on:  # "was the baby on the couch?": not those its boxes show beside it
+        end = view.scope.end if view.scope.end is not None else math.inf
+        beside = queries.not_on(view.store, [s.entity_id for s in seen], place.on, _ON_OVERLAP, end)
+        seen = [s for s in seen if s.entity_id not in beside]
     if subject.motion and seen:  # "how many people were walking?": those seen so in a quarter of their sightings
         values = [f"moving {way}" for way in ("left", "right", "up", "down")] if subject.motion == "moving" else []
         shares = queries.described_share(
@@ -426,7 +433,7 @@ def exists(query: Query, ctx: Context) -> Finding:
     what = _what(query.subject)
     company = f" with {_a(query.subject.near[0])}" if query.subject.near else ""
     if query.place.near:
-        company += f" with {_a(query.place.near[0])}"
+        company += f" {'on' if query.place.near[0] in query.place.on else 'with'} {_a(query.place.near[0])}"
     holds = bool(seen) != query.negated
     if not seen and query.event is Event.LEAVES and query.negated:  # "was anyone still there?": no one was there
         holds = False
@@ -830,8 +837,12 @@ def _count(query: Query, ctx: Context) -> Finding:
             where=where_said(ctx.view),
             when=when_said(ctx.view),
         )
-    # places and days from the observations of the most recently seen (at most LIST_LIMIT things); sightings counted
-    # by the database, cited by at most _STAYS_CITED of them
+    return _count_seen(query, ctx, seen, aggregate, counted)
+
+
+def _count_seen(query: Query, ctx: Context, seen: list[Sighting], aggregate: Aggregate, counted: bool) -> Count:
+    """Places, days, visits or sightings of the things seen: places and days from the observations of the most
+    recently seen (at most LIST_LIMIT things); sightings counted by the database, cited by at most _STAYS_CITED."""
     histories = {s.entity_id: ctx.view.history(s.entity_id) for s in seen[:LIST_LIMIT]}
     observations = sorted((o for h in histories.values() for o in h), key=lambda o: (o.t_start, o.id))
     cited = observations

@@ -1158,3 +1158,10 @@ def test_what_someone_was_doing_is_a_summary_and_what_they_cooked_is_unrecorded(
         assert read(reader, question).unrecorded.startswith("what someone"), question
     for question in ("what was she wearing?", "what was he holding?", "what did the person see?"):
         assert not read(reader, question).unrecorded, question
+
+
+def test_on_a_kind_is_kept_apart_from_next_to_it(reader):
+    q = read(reader, "was the baby on the couch?")
+    assert (q.place.near, q.place.on) == (("couch",), ("couch",))
+    q = read(reader, "was the baby next to the couch?")
+    assert (q.place.near, q.place.on) == (("couch",), ())

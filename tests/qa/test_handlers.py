@@ -776,3 +776,25 @@ def test_which_left_first_says_when_one_was_still_there_at_the_end_of_the_record
         assert both.startswith("Neither left while the cameras recorded"), both
         one = controller.ask("which left first, the truck or the cup?").text
         assert one.startswith("The cup left first") and "truck was still in view" in one, one
+
+
+def test_on_a_thing_is_a_box_inside_its_box_not_beside_it(tmp_path, embedder):
+    """ "Was the baby on the couch?": no where its boxes were beside the couch's in the same frames (3.mp4: the baby
+    sits on the floor by the couch); yes for the cat whose box lay inside the couch's; "next to the couch" holds for
+    both."""
+    couch = [400, 200, 620, 340]
+    with Store(tmp_path / "home") as store:
+        store.ingest_clip(
+            clip(DAY, camera="living-room"),
+            [observation(1, DAY, couch, _vector(1), category="couch",
+                         description=said("couch", company=(("person", 1),))),
+             observation(2, DAY, [300, 220, 390, 340], _vector(2), kind="person", category="person",
+                         description=said("person", colour="red", company=(("couch", 1),))),
+             observation(3, DAY, [450, 230, 520, 300], _vector(3), kind="animal", category="cat",
+                         description=said("cat", company=(("couch", 1),)))],
+        )  # fmt: skip
+    with Store(tmp_path / "home", mode="read") as store:
+        controller = DeterministicController(store, embedder)
+        assert controller.ask("was the person on the couch?").text.startswith("No: I have not seen a person on a couch")
+        assert controller.ask("was the cat on the couch?").text.startswith("Yes")
+        assert controller.ask("was the person next to the couch?").text.startswith("Yes")
