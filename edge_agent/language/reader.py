@@ -2956,7 +2956,8 @@ class Reader:
                 k += 1
                 continue
             # a place memory has no name for: "at the front door" with no camera or zone of that name
-            if role == "place" and not span.tags and _place_word(w):
+            before_kind = k + 1 < len(spans) and spans[k + 1].of("kind") is not None  # "by the water bowl": a bowl
+            if role == "place" and not span.tags and _place_word(w) and not before_kind:
                 words = [w]
                 while k + 1 < len(spans) and not spans[k + 1].tags and _place_word(spans[k + 1].words):
                     k += 1
@@ -3017,6 +3018,10 @@ class Reader:
                     and nxt_word not in ("or", "and", "than", "that", "which", "before", "after", "i", "we", "you")
                     and not self.lexicon.tag([nxt_word])[0].tags
                 )
+                head = self.lexicon.tag([nxt_word])[0].of("kind") if nxt_word.isalpha() else None
+                if head is not None and w not in names and not w.endswith("s"):
+                    k += 1  # "the food bowl", "its water bowl": a word before a kind says which one; the kind is named
+                    continue
                 if not compound or w in names:
                     p = _Phrase(i, span.end, role, relation, unknown=w, said=w)
                     p.plural = w.endswith("s")

@@ -280,7 +280,7 @@ def _place_of(reader: Reader, target: _Phrase | None, trigger: Trigger, body: Se
         word = target.unknown or target.said
         raise Unreadable(f"I don't know a place or thing called {word!r}", words=(word,), place=True)
     if target is None:
-        unread = _place_unread(body, end)  # "a stranger comes to the front door" with no camera of that name
+        unread = _place_unread(body, end) or _place_said_after(body, end, reader.lexicon)
         if unread:
             raise Unreadable(f"I don't know a place or thing called {unread!r}", words=(unread,), place=True)
         return Place()
@@ -835,6 +835,23 @@ def _is_stranger(tokens: Sequence[str]) -> bool:
 
 #: A trigger's last word that wants a place after it: "comes to ...", "walks into ...", "is on ...".
 _WANTS_PLACE = frozenset({"to", "into", "in", "inside", "at", "on", "onto", "near", "by", "beside", "of", "around"})
+
+
+#: Words for where something is that no camera may be called: "a car parked out front", "someone upstairs"
+_WHERE_WORDS = frozenset(
+    {"front", "back", "outside", "upstairs", "downstairs", "yard", "garden", "driveway", "porch", "garage", "hallway",
+     "hall", "entrance", "gate", "lawn", "patio", "doorstep", "backyard", "frontyard"}
+)  # fmt: skip
+
+
+def _place_said_after(tokens: Sequence[str], end: int, lexicon: Lexicon) -> str:
+    """Words after the trigger that say where ("parked out front", "is upstairs") and name no camera or zone: the
+    place the rule would watch, which must not be dropped without a word."""
+    for i in range(end, len(tokens)):
+        if tokens[i] in _WHERE_WORDS and not lexicon.tag([tokens[i]])[0].tags:
+            lead = tokens[i - 1] if i > end and tokens[i - 1] in ("out", "in", "at", "the") else ""
+            return f"{lead} {tokens[i]}".strip()
+    return ""
 
 
 def _place_unread(tokens: Sequence[str], end: int) -> str:

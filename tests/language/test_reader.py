@@ -1165,3 +1165,11 @@ def test_on_a_kind_is_kept_apart_from_next_to_it(reader):
     assert (q.place.near, q.place.on) == (("couch",), ("couch",))
     q = read(reader, "was the baby next to the couch?")
     assert (q.place.near, q.place.on) == (("couch",), ())
+
+
+def test_a_word_before_a_kind_says_which_one_and_the_kind_is_read(reader):
+    """ "Where is the food bowl?", "by the water bowl": a bowl (not an unknown 'food' asked about)."""
+    q = read(reader, "where is the food bowl?")
+    assert (q.subject.kinds, q.unknown) == (("bowl",), ())
+    q = read(reader, "was the dog by the water bowl?")
+    assert (q.place.near, q.unknown_places) == (("bowl",), ())
