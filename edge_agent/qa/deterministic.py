@@ -366,7 +366,12 @@ class DeterministicController:
         s = query.subject
         unpointed = alone and "subject" in query.refers and not s.kinds and s.entity_id is None and s.said in _POINTING
         unpointed = unpointed and not query.place.named  # ("who sat at the desk and what did they have with them?")
-        finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
+        anyone = s.entity_id is None and not s.described and (s.generic or s.kinds in ((), ("person",)))
+        there = alone and query.refers == ("place",) and anyone and not query.place.named  # "still there?"
+        if there and not query.time.named and query.other is None and query.intent is not Intent.COUNT:
+            finding: Finding = Unreadable((), words=("there",), pointing=True)
+        else:
+            finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
         text = render(finding)
         if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)
             text = "(Reading " + ", ".join(f"'{w}' as {kind}" for w, kind in query.grounded) + ".) " + text

@@ -798,3 +798,13 @@ def test_on_a_thing_is_a_box_inside_its_box_not_beside_it(tmp_path, embedder):
         assert controller.ask("was the person on the couch?").text.startswith("No: I have not seen a person on a couch")
         assert controller.ask("was the cat on the couch?").text.startswith("Yes")
         assert controller.ask("was the person next to the couch?").text.startswith("Yes")
+
+
+def test_there_asked_alone_points_at_nothing(house, embedder):
+    """ "Still there?", "who was there?" asked alone: where 'there' is was never said, so it says so (not "Yes: 8
+    things seen"); "how many people were there?" counts them; in a conversation "there" is the place talked about."""
+    with Store(house, mode="read") as store:
+        controller = DeterministicController(store, embedder)
+        for question in ("still there?", "who was there?"):
+            assert controller.ask(question).text.startswith("I don't know what 'there' refers to"), question
+        assert controller.ask("how many people were there?").text.startswith("2 people")
