@@ -592,10 +592,10 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
             cues.happen = True
         if (
             w in ("go", "goes", "went", "gone", "going")
-            and after in ("in", "into", "inside")
+            and after in ("in", "into", "inside", "to")
             and "leaves" in cues.events
-        ):
-            cues.events[cues.events.index("leaves")] = "appears"  # "did the dog go in the kitchen?": it came in
+        ):  # "did the dog go in the kitchen?", "did she go to the living room later?": it came there
+            cues.events[cues.events.index("leaves")] = "appears"
         if w == "left" and after == "handed" and "leaves" in cues.events:  # "was he left-handed?": no camera says
             cues.events.remove("leaves")
             cues.unknown_verbs.append("left-handed")
@@ -1488,6 +1488,8 @@ def _also_elsewhere(query: Query, tokens: list[str]) -> Query:
     also = "also" in tokens or "too" in tokens or any(tokens[i : i + 2] == ["the", "one"] for i in range(len(tokens)))
     # "did the lady from the kitchen ever turn up in the living room?": the one from there, seen here
     also = also or bool({"from", "ever"} & set(tokens)) and not {"or", "and", "both"} & set(tokens)
+    # "did the woman in the kitchen go to the living room later?": the one there, seen at the other afterwards
+    also = also or bool({"later", "afterwards", "afterward"} & set(tokens)) and not {"or", "both"} & set(tokens)
     cameras = query.place.cameras
     asked = query.intent is Intent.EXISTS and query.yes_no and bool(query.subject.kinds)
     if not also or not asked or len(cameras) != 2:

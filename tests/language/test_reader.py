@@ -1173,3 +1173,14 @@ def test_a_word_before_a_kind_says_which_one_and_the_kind_is_read(reader):
     assert (q.subject.kinds, q.unknown) == (("bowl",), ())
     q = read(reader, "was the dog by the water bowl?")
     assert (q.place.near, q.unknown_places) == (("bowl",), ())
+
+
+def test_going_to_another_room_later_asks_whether_the_one_there_is_seen_there(reader):
+    """ "Did the woman in the kitchen go to the living room later?": whether she is the one seen in the living room
+    (the same thing), not whether any woman was seen in either."""
+    q = read(reader, "did the woman in the kitchen go to the living room later?")
+    assert (q.intent, q.place.cameras, q.other and q.other.place.cameras) == (
+        Intent.SAME,
+        ("kitchen",),
+        ("living-room",),
+    )
