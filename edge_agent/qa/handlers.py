@@ -809,7 +809,8 @@ def _count(query: Query, ctx: Context) -> Finding:
         return _at_once(query, ctx.view, seen)
     anyone = query.subject.many or query.subject.generic or query.subject.said in _ANY_ONE  # "did someone appear"
     if aggregate in (Aggregate.TIMES, Aggregate.SIGHTINGS) and not anyone:
-        seen = [s for s in seen if s.entity_id == among(query, ctx, [s.entity_id for s in seen])]
+        one = among(query, ctx, [s.entity_id for s in seen])  # once: it reads the search's evidence
+        seen = [s for s in seen if s.entity_id == one]
     if aggregate is Aggregate.KINDS:  # "what did you see most of?": the things of each kind, most first
         per_kind: dict[str, list[Sighting]] = {}
         for s in seen:

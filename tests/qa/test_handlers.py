@@ -808,3 +808,15 @@ def test_there_asked_alone_points_at_nothing(house, embedder):
         for question in ("still there?", "who was there?"):
             assert controller.ask(question).text.startswith("I don't know what 'there' refers to"), question
         assert controller.ask("how many people were there?").text.startswith("2 people")
+
+
+def test_how_many_times_one_thing_was_seen_picks_it_once(ask, monkeypatch):
+    """The thing counted is picked once (each pick reads the search's evidence: picked per candidate it took 3 s at a
+    million observations), and the count is still of that one thing."""
+    import edge_agent.qa.handlers as handlers
+
+    calls = []
+    real = handlers.among
+    monkeypatch.setattr(handlers, "among", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert ask("how many times was the person seen?").text.startswith("1 time: person")  # of two people, one
+    assert len(calls) == 1
