@@ -320,6 +320,7 @@ def _place_word(w: str) -> bool:
         and w not in ("or", "and", "than", "but", "not", "no", "so", "if", "then", "when", "while")
         and w not in BEFORE_WORDS
         and w not in AFTER_WORDS  # "by the counter after it was put there": the place is "counter"
+        and w not in NUMBER_WORDS  # "in the final two seconds": a number, no place
         and not w.endswith(("ing", "ly"))
     )
 
@@ -361,6 +362,8 @@ _LEFT_AT = frozenset({"on", "in", "at", "by", "near", "next", "beside", "there",
 _PEOPLE_WORDS = frozenset({"who", "whom", "anyone", "someone", "anybody", "somebody", "everyone", "everybody"})
 _CAMERA_WORDS = frozenset({"camera", "cameras", "cam", "cams", "view", "views", "feed", "feeds"})
 _ROOM_WORDS = frozenset({"room", "rooms"})
+#: What a camera recorded, said after its name: "in the last two seconds of the desk recording"
+_RECORDING_WORDS = frozenset({"recording", "recordings", "video", "videos", "footage", "clip", "clips"})
 
 
 def is_leaving(text: str) -> bool:
@@ -1171,10 +1174,23 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
     words = [t for t in tokens if t not in ("?", ".", "!")]
     home = words[-1:] in (["home"], ["indoors"], ["inside"]) or words[-2:] in (["the", "house"], ["the", "home"])
+    home = (
+        home
+        or any(  # "a summary of everything indoors today" (not "inside the kitchen")
+            w == "indoors" and words[i + 1 : i + 2] not in (["the"], ["of"]) for i, w in enumerate(words)
+        )
+    )
     home = home or any(
         words[i : i + 3] in _IN_THE_HOUSE or words[i : i + 2] == ["at", "home"] for i in range(len(words))
     )
-    out = words[-1:] in (["outside"], ["outdoors"])
+    out = any(  # "what was out front?", "what did the camera outside catch?" (not "outside the kitchen")
+        (w in ("outside", "outdoors") and words[i + 1 : i + 2] not in (["the"], ["of"], ["a"]))
+        or words[i : i + 2] in (["out", "front"], ["out", "back"])
+        for i, w in enumerate(words)
+    )
+    floors = [w for w in words if w in ("upstairs", "downstairs") and w not in cameras]
+    if floors and not query.place.named:  # "anything upstairs?": no camera is said to be on a floor
+        query = replace(query, unknown_places=tuple(dict.fromkeys((*query.unknown_places, *floors))))
     if (home or out) and not query.place.named and split:  # "anyone home?", "how many people outside?": the cameras so
         place = replace(query.place, not_cameras=outdoor) if home else replace(query.place, cameras=outdoor)
         query = replace(query, place=place, unknown_places=())
@@ -1405,6 +1421,10 @@ _UNRECORDED = {
 }  # fmt: skip
 
 
+#: Things whose screen shows something memory does not record: "what was on the tv?"
+_SCREENS = frozenset({"tv", "television", "telly", "screen", "monitor", "laptop", "phone", "tablet", "ipad"})
+
+
 def _unrecorded(query: Query, tokens: list[str]) -> Query:
     """ "How old was the baby?", "what make was the car?": a property memory does not describe, said so (with what it
     saw of the thing) instead of answering another question about it."""
@@ -1418,8 +1438,16 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
         ("", ()),
     )
     last = [t for t in tokens if t not in ("?", ".", "!")][-1:]
-    if not found and last in (["say"], ["said"]):  # "what did the person at the desk say?" (not "can you say when")
+    after_what = tokens[tokens.index("what") + 1 :] if "what" in tokens else []
+    if not found and (last in (["say"], ["said"]) or {"say", "said"} & set(after_what[:4])):
+        # "what did the person at the desk say?", "what did she say on the phone?" (not "can you say when")
         found, said = "what was said", ("say", "said")
+    named = query.subject.name is not None  # one the user named: its name is known
+    if not found and not named and tokens[:1] == ["what"] and {"name", "names"} & set(tokens[1:7]):  # "baby's name?"
+        found, said = "names but those you gave (`edge-agent entities rename ID NAME`)", ("name", "names")
+    screen = [w for w in after_what[1:4] if w in _SCREENS]
+    if not found and after_what[:1] in (["was"], ["is"], ["s"]) and "on" in after_what[:3] and screen:
+        found, said = "what a screen showed", ("on", *screen)  # "what was on the tv?": not what was by it
     if not found or not (query.subject.named or query.subject.said or "subject" in query.refers):
         return query
     if found == "what was done with hands" and _in_hand(tokens):  # "what was in her hand?": what she held
@@ -2913,6 +2941,8 @@ class Reader:
                 name = span.of("name")
                 followed_by_camera = k + 1 < len(spans) and spans[k + 1].words in _CAMERA_WORDS
                 preceded_by_camera = word(i - 1) in ("camera", "cam")
+                # "the desk recording", "the desk video": the camera's, where a camera has the name of a kind
+                followed_by_camera = followed_by_camera or word(span.end) in _RECORDING_WORDS
                 place_role = role == "place" or role == "dress"
                 p = _Phrase(i, span.end, role if role != "dress" else "place", relation, said=w)
                 if name is not None:
@@ -2928,7 +2958,7 @@ class Reader:
                 elif kind is not None:
                     p.kinds = kind.value
                     p.plural = w.endswith("s") or w in ("people", "children", "men", "women")
-                if followed_by_camera:
+                if followed_by_camera and word(span.end) not in _RECORDING_WORDS:
                     k += 1
                 add(p)
                 if p.role == "subject":
@@ -3213,6 +3243,8 @@ class Reader:
         unknown_places: list[str] = []
         for p in phrases:
             if p.unknown and p.role == "place":
+                if p.unknown in NUMBER_WORDS:  # "in the final two seconds": a number, no place
+                    continue
                 unknown_places.append(p.unknown)  # "at the front door" with no camera or zone of that name
             else:
                 self._ground(p, grounded, unknown)

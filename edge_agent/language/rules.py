@@ -225,6 +225,9 @@ def _refuse_states(body: list[str], text: str, lexicon: Lexicon) -> None:
          and not views & set(words[j + 2 : j + 4])),
         None,
     )  # fmt: skip
+    # "someone turns the tv on": the particle after what is turned, the rule's last word
+    if turned is None and words[-1:] in (["on"], ["off"]) and _TURNING & set(words[-5:-2]):
+        turned = words[-1]
     if turned is not None or len(words) >= 2 and words[-1] in THING_STATES and words[-2] in _STATE_VERBS:
         raise Unreadable(
             f"memory records who and what the cameras saw, where and when, not whether a thing is "

@@ -1184,3 +1184,23 @@ def test_going_to_another_room_later_asks_whether_the_one_there_is_seen_there(re
         ("kitchen",),
         ("living-room",),
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "unrecorded"),
+    [("what was on the tv?", "what a screen showed"), ("What did she say on the phone?", "what was said"),
+     ("what's the baby's name?", "names but those you gave")],
+)  # fmt: skip
+def test_what_a_screen_showed_what_was_said_and_names_are_not_recorded(reader, question, unrecorded):
+    assert read(reader, question).unrecorded.startswith(unrecorded)
+
+
+def test_outside_out_front_indoors_and_floors_said_anywhere(reader):
+    """ "What was out front?", "what did the camera outside catch?": the outdoor cameras; "a summary of everything
+    indoors today": the others; "anything upstairs?": no camera is said to be upstairs."""
+    for question in ("what was out front?", "what did the camera outside catch?"):
+        assert read(reader, question).place.cameras == ("street", "front-door"), question
+    assert read(reader, "summary of everything indoors today").place.not_cameras == ("street", "front-door")
+    assert read(reader, "anything happen upstairs?").unknown_places == ("upstairs",)
+    q = read(reader, "what appeared in the final two seconds of the desk recording?")
+    assert (q.place.cameras, q.unknown_places, q.subject.kinds) == (("desk",), (), ())
