@@ -499,6 +499,8 @@ def _any_left(
 
 
 #: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.
+#: Words for any one thing or person: "was anybody seen on more than one camera?" asks of each one
+_ONE_OF_ANY = frozenset({"anyone", "anybody", "someone", "somebody", "anything", "something"})
 _ANY_ONE = frozenset(
     {"anyone", "anybody", "someone", "somebody", "everyone", "everybody", "people", "persons", "nobody", "noone"}
 )
@@ -775,13 +777,36 @@ def when(query: Query, ctx: Context) -> Finding:
 
 def count(query: Query, ctx: Context) -> Finding:
     """How many (of what: ``aggregate``), of this side against the other's, or held against a number."""
-    found = _count(query, ctx)
+    if query.quantity is not None and query.aggregate is Aggregate.CAMERAS and query.subject.said in _ONE_OF_ANY:
+        found: Finding = _one_on_most_cameras(query, ctx)  # "was anybody seen on more than one camera?"
+    else:
+        found = _count(query, ctx)
     if query.quantity is None:
         return found
     if isinstance(found, NotSeen):  # none at all: held against the number too ("fewer than 3 dogs?": yes)
         aggregate = query.aggregate or Aggregate.THINGS
         found = Count(n=0, unit=aggregate.value, what=found.what, where=found.where, when=found.when)
     return replace(found, against=query.quantity, compare=query.compare) if isinstance(found, Count) else found
+
+
+def _one_on_most_cameras(query: Query, ctx: Context) -> Finding:
+    """ "Was anybody seen on more than one camera?": the cameras of the one thing seen on the most of them (one
+    thing on several cameras, not several things on several cameras)."""
+    seen = candidates(query, ctx.view, select=True, detail=True)
+    if not seen:
+        return _not_seen(query, ctx.view, value=0)
+    best = max(seen, key=lambda s: (len(s.cameras), s.last, s.entity_id))
+    history = ctx.view.history(best.entity_id)
+    return Count(
+        tuple(history[-1:]),
+        n=len(best.cameras),
+        unit="cameras",
+        what=f"{best.category} #{best.entity_id} (seen on the most)",
+        names=tuple(sorted(best.cameras)),
+        observations=best.observations,
+        where=where_said(ctx.view),
+        when=when_said(ctx.view),
+    )
 
 
 def _count(query: Query, ctx: Context) -> Finding:

@@ -820,3 +820,10 @@ def test_how_many_times_one_thing_was_seen_picks_it_once(ask, monkeypatch):
     monkeypatch.setattr(handlers, "among", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert ask("how many times was the person seen?").text.startswith("1 time: person")  # of two people, one
     assert len(calls) == 1
+
+
+def test_whether_anybody_was_seen_on_more_than_one_camera_asks_of_each_one(ask):
+    """Two people, each on one camera: nobody was on more than one (not "yes: 2 cameras saw a person")."""
+    answer = ask("was anybody seen on more than one camera?")
+    assert answer.text.startswith("No: 1 camera: person #") and "(seen on the most)" in answer.text, answer.text
+    assert ask("did people show up on more than one camera?").text.startswith("Yes: 2 cameras")
