@@ -303,6 +303,35 @@ def _unknown_verb(w: str) -> bool:
     )  # fmt: skip
 
 
+def _says_which(spans: list[Span], used: frozenset[int], names: frozenset[str]) -> list[Span]:
+    """The spans but those of tokens ``used`` (by times), and but an unknown word said between a determiner and a
+    kind, which says which one ("the food bowl", "by its water bowl": a bowl; the kind is what is asked about)."""
+    spans = [s for s in spans if not any(i in used for i in range(s.start, s.end))]
+    return [s for k, s in enumerate(spans) if not _which_one(spans, k, names)]
+
+
+#: Words before a kind that say which or whose it is: "its food bowl", "the water bowl"
+_WHOSE = frozenset({"its", "his", "her", "their", "my", "our", "your", "the", "a", "an", "that", "this"})
+
+
+def _which_one(spans: Sequence[Span], k: int, names: frozenset[str]) -> bool:
+    """Whether span ``k`` is an unknown word between a determiner and a kind of thing (not "the earliest anyone")."""
+    w = spans[k].words
+    if spans[k].tags or not w.isalpha() or w in names or w.endswith(("s", "est")) or w in NOT_THINGS:
+        return False
+    before, after = spans[k - 1] if k else None, spans[k + 1] if k + 1 < len(spans) else None
+    if before is None or after is None or before.words not in _WHOSE or after.of("kind") is None:
+        return False
+    return after.words not in _PEOPLE_WORDS
+
+
+def _camera_after(spans: Sequence[Span], k: int) -> bool:
+    """Whether a camera's word follows span ``k`` ("the desk camera") or its recording does ("the desk recording",
+    "the desk video": the camera's, where a camera has the name of a kind)."""
+    after = spans[k + 1].words if k + 1 < len(spans) else ""
+    return after in _CAMERA_WORDS or after in _RECORDING_WORDS
+
+
 def _place_word(w: str) -> bool:
     """Whether a word may be (part of) the name of a place: not a word of grammar, time or state."""
     return (
@@ -362,8 +391,6 @@ _LEFT_AT = frozenset({"on", "in", "at", "by", "near", "next", "beside", "there",
 _PEOPLE_WORDS = frozenset({"who", "whom", "anyone", "someone", "anybody", "somebody", "everyone", "everybody"})
 _CAMERA_WORDS = frozenset({"camera", "cameras", "cam", "cams", "view", "views", "feed", "feeds"})
 _ROOM_WORDS = frozenset({"room", "rooms"})
-#: What a camera recorded, said after its name: "in the last two seconds of the desk recording"
-_RECORDING_WORDS = frozenset({"recording", "recordings", "video", "videos", "footage", "clip", "clips"})
 
 
 def is_leaving(text: str) -> bool:
@@ -2469,7 +2496,7 @@ class Reader:
         """The noun phrases of ``tokens`` (but those ``used`` by times) with their roles, and the cues of the question
         (its question word, order, counting and polarity words). ``names``: words written with a capital that memory
         has no name for."""
-        spans = [s for s in self.lexicon.tag(tokens) if not any(i in used for i in range(s.start, s.end))]
+        spans = _says_which(self.lexicon.tag(tokens), used, names)
         cues = _Cues()
         phrases: list[_Phrase] = []
         role, relation = "subject", ""
@@ -2939,10 +2966,8 @@ class Reader:
                 camera = span.of("camera")
                 zone = span.of("zone")
                 name = span.of("name")
-                followed_by_camera = k + 1 < len(spans) and spans[k + 1].words in _CAMERA_WORDS
+                followed_by_camera = _camera_after(spans, k)
                 preceded_by_camera = word(i - 1) in ("camera", "cam")
-                # "the desk recording", "the desk video": the camera's, where a camera has the name of a kind
-                followed_by_camera = followed_by_camera or word(span.end) in _RECORDING_WORDS
                 place_role = role == "place" or role == "dress"
                 p = _Phrase(i, span.end, role if role != "dress" else "place", relation, said=w)
                 if name is not None:
@@ -2988,8 +3013,7 @@ class Reader:
                 k += 1
                 continue
             # a place memory has no name for: "at the front door" with no camera or zone of that name
-            before_kind = k + 1 < len(spans) and spans[k + 1].of("kind") is not None  # "by the water bowl": a bowl
-            if role == "place" and not span.tags and _place_word(w) and not before_kind:
+            if role == "place" and not span.tags and _place_word(w):
                 words = [w]
                 while k + 1 < len(spans) and not spans[k + 1].tags and _place_word(spans[k + 1].words):
                     k += 1
@@ -3050,10 +3074,6 @@ class Reader:
                     and nxt_word not in ("or", "and", "than", "that", "which", "before", "after", "i", "we", "you")
                     and not self.lexicon.tag([nxt_word])[0].tags
                 )
-                head = self.lexicon.tag([nxt_word])[0].of("kind") if nxt_word.isalpha() else None
-                if head is not None and w not in names and not w.endswith("s"):
-                    k += 1  # "the food bowl", "its water bowl": a word before a kind says which one; the kind is named
-                    continue
                 if not compound or w in names:
                     p = _Phrase(i, span.end, role, relation, unknown=w, said=w)
                     p.plural = w.endswith("s")
