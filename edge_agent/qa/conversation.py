@@ -174,7 +174,7 @@ class Conversation:
 
     def ask(self, line: str, *, as_of: float | None = None) -> Answer:
         """The answer to one line, read as a follow-up of the conversation so far."""
-        current = self.controller.query(line, as_of)
+        current = self._of_the_recording(self.controller.query(line, as_of), line, as_of)
         about = self._referent(current, line)
         if current.subject.said in TOLD_APART and "subject" not in current.refers:
             # "when was the baby last seen?", of a conversation about one: memory cannot tell a baby from anyone
@@ -225,6 +225,16 @@ class Conversation:
         self._remember(self.last)
         self._mention(answer)
         return answer
+
+    def _of_the_recording(self, current: Query, line: str, as_of: float | None) -> Query:
+        """ "And in the last 10 seconds?" after "... in the first 10 seconds of the street video?": of that recording
+        too (not the last 10 seconds of all memory)."""
+        previous, words = self.previous, tokenize(line)
+        if previous is None or not previous.time.of_recording or current.time.of_recording or "of" in words:
+            return current
+        if not current.time.said or not {"first", "last", "final", "opening"} & set(words):
+            return current
+        return self.controller.query(f"{line.strip().rstrip('?.!')} of the recording?", as_of)
 
     def _after_pronoun(self, current: Query, line: str) -> Query:
         """ "And what showed up after them?", "who came before her?": the other side is the one talked about."""

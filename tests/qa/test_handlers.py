@@ -827,3 +827,15 @@ def test_whether_anybody_was_seen_on_more_than_one_camera_asks_of_each_one(ask):
     answer = ask("was anybody seen on more than one camera?")
     assert answer.text.startswith("No: 1 camera: person #") and "(seen on the most)" in answer.text, answer.text
     assert ask("did people show up on more than one camera?").text.startswith("Yes: 2 cameras")
+
+
+def test_a_follow_up_on_the_last_seconds_stays_on_the_recording_talked_about(house, embedder):
+    """ "... in the first 10 seconds of the street video?" then "and in the last 10 seconds?": of the street's
+    recording (15:01:20 to 15:01:30), not the last ten seconds of all memory."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("how many things were in the first 10 seconds of the street video?")
+        last = chat.ask("and in the last 10 seconds?").text
+        assert "camera street between 1970-01-02 15:01:20" in last, last
