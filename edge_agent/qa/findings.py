@@ -242,6 +242,7 @@ class Count(Finding):
     which: tuple[str, ...] = ()  #: "did the kitchen or the bedroom have more?": this side's and the other's names
     against: int | None = None  #: "more than 3?": the number the count is held against, by ``compare``
     at: float | None = None  #: "at the same time": the first moment the most were in view together
+    by_how_many: bool = False  #: "how many more people on the street than in the kitchen?": the difference asked
 
     @property
     def holds(self) -> bool | None:
@@ -259,6 +260,8 @@ class Count(Finding):
                 return "same"
             more = self.n > self.other.n
             return self.which[0] if more == (self.compare != "fewer") else self.which[1]
+        if self.by_how_many and self.other is not None:  # "how many more?": by how many
+            return self.n - self.other.n if self.compare == "more" else self.other.n - self.n
         return self.holds if self.holds is not None else self.n
 
 

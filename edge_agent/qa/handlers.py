@@ -815,7 +815,14 @@ def _count(query: Query, ctx: Context) -> Finding:
         mine = _count_things(query, ctx.view, side)
         theirs = _count_things(query, ctx.other, other_side)
         which = query.alternatives if query.alternative_of in ("camera", "colour", "kind") else ()
-        return replace(mine, other=theirs, compare=query.compare, evidence=mine.evidence + theirs.evidence, which=which)
+        return replace(
+            mine,
+            other=theirs,
+            compare=query.compare,
+            evidence=mine.evidence + theirs.evidence,
+            which=which,
+            by_how_many=not query.yes_no and not which and query.compare in ("more", "fewer"),
+        )
     aggregate = query.aggregate or Aggregate.THINGS
     if aggregate is Aggregate.TIMES and (
         query.event in (Event.MOVED, Event.ARRIVES_AT) or query.place.zones or query.subject.near

@@ -301,6 +301,10 @@ def _count(f: Count) -> str:
         plain = typed.startswith("the ") or typed in ("outside", "inside", "indoors", "outdoors", *COLOUR_WORDS)
         said = typed if plain else f"the {typed}"  # "the street", "outside", "black"
         return f"{said[0].upper()}{said[1:]}: {here} against {there}."
+    if f.other is not None and f.by_how_many:  # "how many more ... than ...?": the difference, then each
+        n = f.n - f.other.n if f.compare == "more" else f.other.n - f.n
+        said = f"{n} {f.compare}" if n >= 0 else f"none {f.compare}, {-n} {'fewer' if f.compare == 'more' else 'more'}"
+        return f"{said[0].upper()}{said[1:]}: {_side(f)} against {_side(f.other)}."
     if f.other is not None and f.compare:
         return f"{'Yes' if f.holds else 'No'}: {_side(f)} against {_side(f.other)}."
     scope = _scope(f.where, f.when)

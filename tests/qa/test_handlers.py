@@ -839,3 +839,12 @@ def test_a_follow_up_on_the_last_seconds_stays_on_the_recording_talked_about(hou
         chat.ask("how many things were in the first 10 seconds of the street video?")
         last = chat.ask("and in the last 10 seconds?").text
         assert "camera street between 1970-01-02 15:01:20" in last, last
+
+
+def test_how_many_more_says_by_how_many(ask):
+    """ "How many more things were on the street than in the living room?": by how many, then each side; the yes / no
+    form still says whether."""
+    answer = ask("how many more things were on the street than in the living room?")
+    assert answer.text.startswith("None more, 1 fewer: 2 things on camera street against 3 things"), answer.text
+    assert ask("how many more things were in the living room than on the street?").text.startswith("1 more: 3 things")
+    assert ask("were there more things on the street than in the kitchen?").text.startswith("No: 2 things")
