@@ -956,6 +956,21 @@ def _not_in_colours(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(query.subject, colours=kept, not_colours=left_out))
 
 
+def _same_kind_in_colours(query: Query, tokens: list[str]) -> Query:
+    """ "Was the red bowl or the orange bowl in the kitchen?": one kind said twice in two colours is a choice of colour
+    (which of them it was), not of kinds."""
+    kinds = set(query.alternatives)
+    said = [t for t in tokens if t in COLOUR_WORDS]
+    if query.alternative_of != "kind" or len(kinds) != 1 or len(set(said)) < 2 or query.other is not None:
+        return query
+    subject = replace(query.subject, colours=())
+    colours = tuple(dict.fromkeys(said))
+    return replace(
+        query, intent=Intent.ATTRIBUTE, asks="colour", subject=subject, alternatives=colours, alternative_of="colour",
+        yes_no=False,
+    )  # fmt: skip
+
+
 def _colour_sides(query: Query, tokens: list[str]) -> Query:
     """ "Were there more people in black or in blue?", "more people in black than in blue?": the things of each colour
     counted, the colour with more (or fewer) the answer."""
@@ -3191,7 +3206,8 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
-        query = _unknown_camera(_not_in_colours(_colour_sides(query, tokens), tokens), tokens, self.lexicon.cameras)
+        query = _same_kind_in_colours(_colour_sides(query, tokens), tokens)
+        query = _unknown_camera(_not_in_colours(query, tokens), tokens, self.lexicon.cameras)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)
         query = _time_choices(query, read_time_choices(tokens, reference if as_of is None else as_of, zone), as_of)

@@ -1204,3 +1204,10 @@ def test_outside_out_front_indoors_and_floors_said_anywhere(reader):
     assert read(reader, "anything happen upstairs?").unknown_places == ("upstairs",)
     q = read(reader, "what appeared in the final two seconds of the desk recording?")
     assert (q.place.cameras, q.unknown_places, q.subject.kinds) == (("desk",), (), ())
+
+
+def test_one_kind_said_twice_in_two_colours_is_a_choice_of_colour(reader):
+    q = read(reader, "was the red bowl or the orange bowl in the kitchen?")
+    assert (q.intent, q.alternatives, q.alternative_of, q.subject.kinds) == (
+        Intent.ATTRIBUTE, ("red", "orange"), "colour", ("bowl",)
+    )  # fmt: skip
