@@ -290,6 +290,10 @@ class _Reader:
             return (0, 0, 0, "am"), 1
         clock = _clock_token(w)
         n = 1
+        spelt = NUMBER_WORDS.get(w) if w not in ("a", "an") else None  # "ten o'clock", "seven pm"
+        if clock is None and spelt is not None and 1 <= spelt <= 12 and self.word(i + 1) in ("o", "am", "pm"):
+            if self.word(i + 1) in ("am", "pm") or self.word(i + 2) == "clock":
+                w = str(spelt)
         if clock is None:
             if not w.isdigit() or not 0 <= int(w) <= 24:
                 return None

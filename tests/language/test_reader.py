@@ -1211,3 +1211,11 @@ def test_one_kind_said_twice_in_two_colours_is_a_choice_of_colour(reader):
     assert (q.intent, q.alternatives, q.alternative_of, q.subject.kinds) == (
         Intent.ATTRIBUTE, ("red", "orange"), "colour", ("bowl",)
     )  # fmt: skip
+
+
+def test_an_hour_spelt_out_is_a_clock_time(reader):
+    """ "Around ten o'clock", "after seven pm": hours in words (not a clock, the thing, to be next to)."""
+    t = read(reader, "who was there around ten o'clock?").time
+    assert (t.start, t.end) == (_utc("2026-03-02T09:30:00"), _utc("2026-03-02T10:30:00"))
+    assert read(reader, "Where did you see someone around ten o'clock this morning?").place.near == ()
+    assert read(reader, "anyone after seven pm?").time.start == _utc("2026-03-02T19:00:00")  # a bound: today
