@@ -84,6 +84,8 @@ class Answer:
 
 #: Pronouns of a thing that point back: asked on their own, they point at nothing.
 _POINTING = frozenset({"it", "its", "they", "them", "this", "that", "those", "these"})
+#: Subjects that name nothing in particular: "still there?", "who was there?" ask of a place that must be said
+_ANYONE_THERE = frozenset({"", "who", "anyone", "anybody", "someone", "somebody", "anything", "something", "thing"})
 
 _RANGE = re.compile(
     r"(\d+)\s*(?:-|to|–)\s*(\d+)|(?:more than|over|at least|>=?)\s*(\d+)|(?:fewer than|less than|under|<)\s*(\d+)|(\d+)"
@@ -366,7 +368,8 @@ class DeterministicController:
         s = query.subject
         unpointed = alone and "subject" in query.refers and not s.kinds and s.entity_id is None and s.said in _POINTING
         unpointed = unpointed and not query.place.named  # ("who sat at the desk and what did they have with them?")
-        anyone = s.entity_id is None and not s.described and (s.generic or s.kinds in ((), ("person",)))
+        listed = query.intent is Intent.LIST and s.said in ("person", "people")  # "who was there?"
+        anyone = s.entity_id is None and not s.described and (s.said in _ANYONE_THERE or listed)  # not "the kid"
         there = alone and query.refers == ("place",) and anyone and not query.place.named  # "still there?"
         if there and not query.time.named and query.other is None and query.intent is not Intent.COUNT:
             finding: Finding = Unreadable((), words=("there",), pointing=True)

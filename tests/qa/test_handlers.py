@@ -808,6 +808,11 @@ def test_there_asked_alone_points_at_nothing(house, embedder):
         for question in ("still there?", "who was there?"):
             assert controller.ask(question).text.startswith("I don't know what 'there' refers to"), question
         assert controller.ask("how many people were there?").text.startswith("2 people")
+        assert (
+            "still in view" in controller.ask("is the truck still there?").text
+            or "left" in controller.ask("is the truck still there?").text
+        )  # a thing named: whether it stayed, not where 'there' is
+        assert not controller.ask("is the person still there?").text.startswith("I don't know what 'there'")
 
 
 def test_how_many_times_one_thing_was_seen_picks_it_once(ask, monkeypatch):
