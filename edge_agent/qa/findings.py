@@ -402,9 +402,8 @@ class Order(Finding):
     more: tuple[tuple[str, Observation | None], ...] = ()  #: further things of "the van, the tv or the bowl"
     rank: bool = False  #: asked for them in order ("in what order did the cameras see someone?")
     overlap: Observation | None = None  #: "were they seen at the same time?": a sighting of one while the other was too
-    a_stayed: bool = (
-        False  #: leaving asked: the one was still in view when its camera's recording ended (it never left)
-    )
+    #: leaving asked: the one (the other) was still in view when its camera's recording ended (it never left)
+    a_stayed: bool = False
     b_stayed: bool = False
 
     def moment(self, o: Observation | None) -> float | None:

@@ -498,9 +498,9 @@ def _any_left(
     return len(gone), holds, [max(cited, key=lambda g: g.t_end)] if cited else last
 
 
-#: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.
 #: Words for any one thing or person: "was anybody seen on more than one camera?" asks of each one
 _ONE_OF_ANY = frozenset({"anyone", "anybody", "someone", "somebody", "anything", "something"})
+#: Words that name no one thing: "did anyone leave?" asks whether any was seen leaving, not whether one did.
 _ANY_ONE = frozenset(
     {"anyone", "anybody", "someone", "somebody", "everyone", "everybody", "people", "persons", "nobody", "noone"}
 )
