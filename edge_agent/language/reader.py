@@ -2088,14 +2088,12 @@ def _kinds_counted(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
     if not rest or rest[0] not in _KIND_NOUNS:
         return query
     of = next((p for p in phrases if p.kinds and p.start > at and not p.other_side), None)
-    named = tokens[tokens.index(rest[0]) + 2 : tokens.index(rest[0]) + 3] if "of" in tokens else []
-    subject = Subject(generic=True, said=f"{rest[0]}", exclude=("person",) if named in (["objects"], ["object"],
-                      ["items"], ["item"], ["stuff"]) else ())  # fmt: skip
+    after = tokens[tokens.index(rest[0]) + 1 : tokens.index(rest[0]) + 3]  # "of objects"
+    objects = after[:1] == ["of"] and after[1:] and after[1] in _NOT_OBJECTS  # things, not people
+    subject = Subject(generic=True, said=rest[0], exclude=("person",) if objects else ())
     if of is not None:
         subject = Subject(kinds=of.kinds, said=f"{rest[0]} of {of.said}", many=True)
-    return replace(
-        query, subject=subject, aggregate=Aggregate.KINDS, quantity=None if not query.yes_no else query.quantity
-    )
+    return replace(query, subject=subject, aggregate=Aggregate.KINDS, quantity=query.quantity if query.yes_no else None)
 
 
 #: Words for what the user was sent: "I got an alert about the kitchen, what was it?"
