@@ -671,9 +671,11 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
             chain.append(p)
         kinds = tuple(dict.fromkeys(k for p in chain for k in p.kinds))
         subject = replace(subject, kinds=kinds, said=" and ".join(p.said for p in chain)) if len(chain) > 1 else subject
-    if intent in (Intent.COMPANY, Intent.LIST) and cues.wh == "what" and set(tokens) & _WORE:
+    asked_what = cues.wh == "what" or "what" in tokens  # ("the one who was at the desk, what were they wearing?")
+    if intent in (Intent.COMPANY, Intent.LIST) and asked_what and set(tokens) & _WORE:
         if subject.kinds == ("person",) or subject.said in _WEARERS:  # "what was the lady / she wearing?": clothes
-            return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=subject, asks="colour"), tokens, cues)
+            worn = subject if subject.kinds else replace(subject, kinds=("person",))  # who wears: a person
+            return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=worn, asks="colour"), tokens, cues)
     one = subject.kinds or subject.generic and subject.said in ("thing", "one", "object")
     if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and one:
         intent = Intent.WHEN  # "who was the last person you saw?", "last thing you saw": the last one, not a list

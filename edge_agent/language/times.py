@@ -286,6 +286,8 @@ class _Reader:
             return (found[0], found[1] + 1) if found is not None else None
         if w in ("noon", "midday"):
             return (12, 0, 0, "pm"), 1
+        if w == "12" and said in ("noon", "midday", "midnight"):  # "after 12 noon": noon
+            return (0 if said == "midnight" else 12, 0, 0, "am" if said == "midnight" else "pm"), 2
         if w == "midnight":
             return (0, 0, 0, "am"), 1
         clock = _clock_token(w)

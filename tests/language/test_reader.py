@@ -1219,3 +1219,9 @@ def test_an_hour_spelt_out_is_a_clock_time(reader):
     assert (t.start, t.end) == (_utc("2026-03-02T09:30:00"), _utc("2026-03-02T10:30:00"))
     assert read(reader, "Where did you see someone around ten o'clock this morning?").place.near == ()
     assert read(reader, "anyone after seven pm?").time.start == _utc("2026-03-02T19:00:00")  # a bound: today
+
+
+def test_noon_said_with_twelve_and_the_one_who_wore(reader):
+    assert read(reader, "anything seen after 12 noon?").time.start == _utc("2026-03-02T12:00:00")
+    q = read(reader, "the one who was at the desk, what were they wearing?")
+    assert (q.intent, q.asks, q.subject.kinds, q.place.cameras) == (Intent.ATTRIBUTE, "colour", ("person",), ("desk",))
