@@ -958,6 +958,26 @@ def _not_in_colours(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(query.subject, colours=kept, not_colours=left_out))
 
 
+def _dressed_or(query: Query, tokens: list[str]) -> Query:
+    """ "Was the child in red or in blue?", "in red or blue?": a choice of the colours joined by "or" (the first is
+    not the subject's colour, with the second asked about it)."""
+    said: list[str] = []
+    for i, w in enumerate(tokens):
+        if w in COLOUR_WORDS and (said or "or" in tokens[i + 1 : i + 4]):
+            joined = not said or "or" in tokens[max(0, i - 3) : i]
+            if joined:
+                said.append(w)
+    if len(set(said)) < 2 or query.intent not in (Intent.EXISTS, Intent.ATTRIBUTE) or query.other is not None:
+        return query
+    if (MORE_WORDS | FEWER_WORDS) & set(tokens) or not (query.subject.kinds or query.subject.entity_id is not None):
+        return query
+    colours = tuple(dict.fromkeys(said))
+    subject = replace(query.subject, colours=tuple(c for c in query.subject.colours if c not in colours))
+    return replace(
+        query, intent=Intent.ATTRIBUTE, asks="colour", subject=subject, alternatives=colours, alternative_of="colour"
+    )
+
+
 def _same_kind_in_colours(query: Query, tokens: list[str]) -> Query:
     """ "Was the red bowl or the orange bowl in the kitchen?": one kind said twice in two colours is a choice of colour
     (which of them it was), not of kinds."""
@@ -3206,7 +3226,7 @@ class Reader:
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
-        query = _same_kind_in_colours(_colour_sides(query, tokens), tokens)
+        query = _dressed_or(_same_kind_in_colours(_colour_sides(query, tokens), tokens), tokens)
         query = _unknown_camera(_not_in_colours(query, tokens), tokens, self.lexicon.cameras)
         query = _clause_events(_recording_window(query, tokens), tokens)
         query = _house_compared(_indoors(query, tokens, self.lexicon.cameras), tokens, self.lexicon.cameras)

@@ -1225,3 +1225,13 @@ def test_noon_said_with_twelve_and_the_one_who_wore(reader):
     assert read(reader, "anything seen after 12 noon?").time.start == _utc("2026-03-02T12:00:00")
     q = read(reader, "the one who was at the desk, what were they wearing?")
     assert (q.intent, q.asks, q.subject.kinds, q.place.cameras) == (Intent.ATTRIBUTE, "colour", ("person",), ("desk",))
+
+
+@pytest.mark.parametrize("question", ["was the child in red or in blue?", "was the child in red or blue?",
+                                      "was the red car or the blue car on the street?"])  # fmt: skip
+def test_colours_joined_by_or_are_the_choice(reader, question):
+    """The first colour is one of the choices, not the subject's colour with the second asked about it."""
+    q = read(reader, question)
+    assert (q.intent, q.alternatives, q.alternative_of, q.subject.colours) == (
+        Intent.ATTRIBUTE, ("red", "blue"), "colour", ()
+    ), q  # fmt: skip
