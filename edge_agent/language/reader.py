@@ -1365,8 +1365,9 @@ def _corrected(tokens: list[str]) -> tuple[list[str], bool]:
 
 
 def _again_there(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
-    """ "Same question for the desk", where a camera is called the desk: that camera, not a desk (a thing)."""
-    if query.method != "fragment" or "same" not in tokens or query.place.cameras:
+    """ "Same question for the desk", "and the desk?" (a fragment), where a camera is called the desk: that camera,
+    not a desk (a thing); the conversation asks the same there."""
+    if query.method != "fragment" or query.place.named or query.subject.described:
         return query
     camera = next((c for c in cameras if " ".join(tokenize(c)) == query.subject.said), None)
     if camera is None:
@@ -2178,15 +2179,6 @@ def _who_had(query: Query, tokens: list[str]) -> Query:
         return query
     thing = Subject(kinds=(s.near[0],), said=s.near[0], colours=())
     return replace(query, subject=thing, asks="person")
-
-
-def _fragment_camera(query: Query, cameras: Sequence[str]) -> Query:
-    """ "And the desk?" (a fragment) where a camera has that name: the camera, not a thing of that kind (the
-    conversation asks the same there)."""
-    said = query.subject.said.replace(" ", "-")
-    if query.method != "fragment" or query.place.named or said not in cameras or query.subject.described:
-        return query
-    return replace(query, subject=Subject(), place=Place(cameras=(said,)), unknown=())
 
 
 def _other_one(query: Query, tokens: list[str]) -> Query:
@@ -3237,7 +3229,7 @@ class Reader:
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
         query = _told_apart(_alerted(_who_had(query, tokens), tokens))
         query = _doing(query, tokens, self.lexicon)
-        query = _kinds_counted(_at_once(_fragment_camera(query, self.lexicon.cameras), tokens), tokens, phrases)
+        query = _kinds_counted(_at_once(query, tokens), tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
