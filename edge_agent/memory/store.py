@@ -44,7 +44,6 @@ from edge_agent.memory.housekeeping import Housekeeping
 from edge_agent.memory.reads import Reads
 from edge_agent.memory.records import (
     KINDS,
-    AssociationDecision,
     ClipRecord,
     Entity,
     IngestResult,
@@ -362,10 +361,10 @@ class Store(Reads, Housekeeping):
                 placed[r.track_id] = (place_id, likeness)
                 if named:  # a place the user named: the thing was there
                     records[i] = replace(r, description=replace(r.description, zone=named))
-        decisions = [
-            self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id), moving=clip.moving)
-            for r in records
-        ]
+        written = [(*self._write_observation(clip_id, clip.camera, r, placed.get(r.track_id)), r) for r in records]
+        decisions = self.associator.associate_clip(
+            [(observation_id, r, space_id) for observation_id, space_id, r in written], clip.camera, moving=clip.moving
+        )
         if decisions:  # a later observation of the clip may have joined an earlier one's entity into another
             marks = ",".join("?" * len(decisions))
             now_in = dict(
@@ -425,9 +424,8 @@ class Store(Reads, Housekeeping):
         camera: str,
         r: ObservationRecord,
         place: tuple[int, float] | None = None,
-        *,
-        moving: bool = False,
-    ) -> AssociationDecision:
+    ) -> tuple[int, int]:
+        """Writes one observation of the clip, without its entity; returns its id and its embedding space's."""
         space_id = self._space(r.embedding_space, int(r.embedding.size))
         d = r.description
         observation_id = self.db.insert(
@@ -473,7 +471,7 @@ class Store(Reads, Housekeeping):
         )
         if r.faces is not None and self.associator.faces is not None:  # face processing off: no face is kept
             write_observation_faces(self.db, observation_id, r.face_space, r.faces)
-        return self.associator.associate(observation_id, r, camera, space_id, moving=moving)
+        return observation_id, space_id
 
     def close_episodes(self, camera: str | None = None) -> list[int]:
         """Summarises the windows still open (of one camera, or all): for a recording that will not

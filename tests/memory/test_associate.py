@@ -37,6 +37,26 @@ def test_lookalike_mugs_apart_on_shared_frames_are_two_entities(any_store, red_m
     assert len(any_store.entities()) == 2
 
 
+def test_in_one_clip_the_likelier_of_two_lookalikes_takes_the_entity_whichever_came_first(any_store, red_mug):
+    """A clip's observations are decided likest first: the look-alike in view first (0.93 like the mug) does not take
+    the mug's entity from the mug itself (0.98), which the separation veto would then keep out as a new one."""
+    mug = any_store.ingest_clip(clip(0), [observation(1, 0.0, [100, 100, 140, 160], red_mug)]).decisions[0]
+    lookalike, itself = near(red_mug, 0.93, seed=7), near(red_mug, 0.98, seed=8)
+    result = any_store.ingest_clip(
+        clip(100),
+        [
+            observation(1, 100.0, [400, 100, 440, 160], lookalike),
+            observation(2, 100.0, [100, 100, 140, 160], itself),
+        ],
+    )
+    first, second = result.decisions
+    assert [first.observation_id, second.observation_id] == sorted([first.observation_id, second.observation_id])
+    assert second.entity_id == mug.entity_id and not second.created_entity
+    assert first.created_entity
+    (vetoed,) = [c for c in first.candidates if c.entity_id == mug.entity_id]
+    assert vetoed.qualifies and vetoed.vetoed_by == second.observation_id
+
+
 def test_same_mug_days_later_is_one_entity(any_store, red_mug):
     first = any_store.ingest_clip(clip(0), [observation(1, 0.0, [100, 100, 140, 160], red_mug)])
     later = any_store.ingest_clip(

@@ -203,8 +203,10 @@ def test_decreasing_caps_delete_only_the_oldest_clips_needed(month, tmp_path):
         deleted = n_before - len(remaining)
         assert deleted == report.clips_deleted
         if deleted:
-            # Minimal within two clips: three fewer would not have reached the cap.
-            assert _still_over_after(before, tmp_path, max(0, deleted - 3), cap)
+            # Minimal within four clips: five fewer would not have reached the cap. Not closer: live bytes move by
+            # whole pages and not always down (deleting a clip's rows writes FTS5 delete markers; one clip's
+            # deletion was measured to add a page), and a clip's rows are about a page.
+            assert _still_over_after(before, tmp_path, max(0, deleted - 5), cap)
         else:
             assert report.media_files_deleted > 0 and fraction == 0.8  # the first cap is met by media alone
         shutil.rmtree(before)
