@@ -150,7 +150,7 @@ def _derived(index: Path) -> tuple[list[str], list[str]]:
     cure = "it is made again from memory when next used (nothing is lost)"
     damaged, notes = [], []
     for manifest in sorted(index.glob("*/*.json")):
-        if manifest.parent.name.startswith(derived.DAMAGED):
+        if manifest.parent.name.startswith(derived.DAMAGED) or manifest.name == derived.VERIFIED:
             continue
         try:
             files = json.loads(manifest.read_text()).get("files")
@@ -162,7 +162,11 @@ def _derived(index: Path) -> tuple[list[str], list[str]]:
                 f"{manifest} keeps no checksums (written by an earlier version): they are added when next used"
             )
             continue
-        damaged += [f"{d}: {cure}" for name in files if (d := derived.damage(manifest.parent, {name: files[name]}))]
+        damaged += [
+            f"{d}: {cure}"
+            for name in files
+            if (d := derived.damage(manifest.parent, {name: files[name]}, sealed=False))
+        ]
     for archive in sorted(index.glob("*.npz")):
         try:
             with open(archive, "rb") as f, np.load(f, allow_pickle=False) as members:  # closed even when damaged

@@ -5,6 +5,8 @@ look at it."""
 from __future__ import annotations
 
 import logging
+import os
+import time
 
 import numpy as np
 from hypothesis import given, settings
@@ -58,6 +60,32 @@ def test_damage_names_what_is_missing_short_or_changed(tmp_path):
     (tmp_path / "a.bin").unlink()
     assert derived.damage(tmp_path, files) == f"{tmp_path / 'a.bin'} is missing"
     assert derived.damage(tmp_path, {"a.bin": {"bytes": "many"}}) == f"the record of {tmp_path / 'a.bin'} is unreadable"
+
+
+def test_a_file_found_whole_is_sealed_and_not_summed_again_until_it_changes(tmp_path, monkeypatch):
+    settled = tmp_path / "old.bin"
+    settled.write_bytes(bytes(range(256)) * 40)
+    files = {"old.bin": derived.file_record(settled)}
+    summed = []
+    checksum = derived.file_checksum
+    monkeypatch.setattr(derived, "file_checksum", lambda p, size=None: summed.append(p.name) or checksum(p, size))
+    assert derived.damage(tmp_path, files) is None
+    assert summed == ["old.bin"] and not (tmp_path / derived.VERIFIED).exists()  # changed just now: not sealed
+    monkeypatch.setattr(derived, "_SETTLED_NS", 0)
+    assert derived.damage(tmp_path, files) is None
+    assert derived.damage(tmp_path, files) is None and derived.damage(tmp_path, files) is None
+    assert summed == ["old.bin"] * 2  # sealed by the second look, not summed by the next two
+    assert derived.damage(tmp_path, files, sealed=False) is None and summed == ["old.bin"] * 3  # memory check
+    time.sleep(0.05)  # file times are coarser than writes
+    written = settled.stat()
+    with open(settled, "r+b") as f:
+        f.seek(5000)
+        f.write(b"\x00")
+    os.utime(settled, ns=(written.st_atime_ns, written.st_mtime_ns))  # its time set back: its ctime still moved
+    assert derived.damage(tmp_path, files) == f"{settled} is not what was written (its checksum differs)"
+    (tmp_path / derived.VERIFIED).write_text("not json")  # unreadable seals: every file summed
+    settled.write_bytes(bytes(range(256)) * 40)
+    assert derived.damage(tmp_path, files) is None and summed[-1] == "old.bin" and len(summed) == 5
 
 
 def test_damaged_files_are_set_aside_where_they_were_with_one_warning(tmp_path, caplog):
