@@ -12,12 +12,10 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from edge_agent.language.english import english
 from edge_agent.perception.vocabulary import COLOUR_NAMES, category_words, plural
-
-if TYPE_CHECKING:
-    from spellchecker import SpellChecker
 
 __all__ = ["Lexicon", "Span", "Tag", "tokenize"]
 
@@ -458,7 +456,8 @@ def _key(text: str) -> tuple[str, ...]:
 class Lexicon:
     """Memory's vocabulary as tagged phrases. ``names``: the names the user gave entities (-> entity id);
     ``cameras``; ``categories``: kinds memory holds beyond the detector's (another detector's classes, things
-    the user enrolled); ``zones``: named zones and places."""
+    the user enrolled); ``zones``: named zones and places; ``dictionary``: where the copy of the English dictionary is
+    kept (:func:`edge_agent.language.english.english`; None: read from its package)."""
 
     def __init__(
         self,
@@ -467,7 +466,9 @@ class Lexicon:
         cameras: Iterable[str] = (),
         categories: Iterable[str] = (),
         zones: Iterable[str] = (),
+        dictionary: Path | None = None,
     ) -> None:
+        self.dictionary = dictionary
         self.cameras = tuple(dict.fromkeys(c for c in cameras if c))
         self.zones = tuple(dict.fromkeys(z for z in zones if z))
         self.names = {str(k): int(v) for k, v in (names or {}).items() if str(k).strip()}
@@ -551,7 +552,7 @@ class Lexicon:
         """The word of memory's vocabulary or the reader's own that ``token`` writes without (some of) its vowels, as
         people type ("strt", "bedrm", "lvng", "colr"), when the dictionary has no such word: the one with the fewest
         letters left out."""
-        if len(token) < 3 or not token.isalpha() or token in _closed_words() or token in _english():
+        if len(token) < 3 or not token.isalpha() or token in _closed_words() or token in english(self.dictionary):
             return None
         fits = [w for w in self._words if len(w) > len(token) and w[0] == token[0] and _drops_vowels(w, token)]
         return min(fits, key=lambda w: (len(w), w)) if fits else None
@@ -565,16 +566,16 @@ class Lexicon:
         reader's own words ("colour", "lounge") are never respelt."""
         if len(token) < 4 or not token.isalpha() or token in _closed_words():
             return None
-        english = _english()
-        edits = english.edit_distance_1(token)
+        words = english(self.dictionary)
+        edits = words.edits(token)
         ours = sorted(c for c in edits if (c,) in self._phrases and c != token)
-        rare = english.word_frequency[token] * _RARER
-        if ours and all(english.word_frequency[c] > rare for c in ours):  # "truk" (50 uses) is truck (70,723)
+        rare = words.count(token) * _RARER
+        if ours and all(words.count(c) > rare for c in ours):  # "truk" (50 uses) is truck (70,723)
             return ours[0]
-        if token in english:
+        if token in words:
             return None
-        best = max(sorted(english.known(edits)), key=english.word_usage_frequency, default=None)
-        if best is None or english.word_frequency[best] < _COMMON or not best.isalpha():
+        best = max(sorted(words.known(edits)), key=words.count, default=None)
+        if best is None or words.count(best) < _COMMON or not best.isalpha():
             return None
         return best
 
@@ -641,14 +642,6 @@ def _closed_words() -> frozenset[str]:
     spelt in British English, which the dictionary may not hold."""
     classes: Iterable[Iterable[str]] = (FIELD_WORDS, GENERIC, EVENT_VERBS, AGGREGATE_WORDS, ROOM_WORDS, WH, AUX)
     return frozenset(w for words in classes for phrase in words for w in phrase.split())
-
-
-@functools.cache
-def _english() -> SpellChecker:
-    """English word frequencies (pyspellchecker), edits of one letter; loaded once (0.13 s)."""
-    from spellchecker import SpellChecker
-
-    return SpellChecker(distance=1)
 
 
 #: The tags of the memory's own names, which a misspelt word is read as (Lexicon.respell).

@@ -330,9 +330,11 @@ class DeterministicController:
         names, cameras, categories, zones = self.known()
         version = self._known[0] if self._known is not None else (0, 0)
         if self._reader is None or self._reader[0] != version:
-            lexicon = Lexicon(names=names, cameras=cameras, categories=categories, zones=zones)
-            cache = self.store.home / "index" / "kind-words.npz"  # the kind words' vectors, for the next process
-            self._reader = (version, Reader(lexicon, embedder=self.embedder, cache=cache))
+            index = self.store.home / "index"  # the kind words' vectors and the English words, for the next process
+            lexicon = Lexicon(
+                names=names, cameras=cameras, categories=categories, zones=zones, dictionary=index / "english-words.npz"
+            )
+            self._reader = (version, Reader(lexicon, embedder=self.embedder, cache=index / "kind-words.npz"))
         return self._reader[1]
 
     def reference(self, as_of: float | None) -> float:
