@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import edge_agent
-from edge_agent.cli import build_parser, main
+from edge_agent.cli import COMMANDS, _command_group, build_parser, main
 from edge_agent.cli.common import byte_size, number, port, positive_float, positive_int, row_id
 
 TRACKER_KEYS = {
@@ -30,6 +30,36 @@ TRACKER_KEYS = {
     "reference_over_native",
     "roboflow_over_native",
 }
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(commands.choices)
+
+
+def test_each_command_is_registered_by_the_group_it_is_run_with():
+    assert sorted(_commands(build_parser())) == sorted(COMMANDS)
+    for group in set(COMMANDS.values()):
+        assert sorted(_commands(build_parser(group))) == sorted(c for c, g in COMMANDS.items() if g == group)
+
+
+@pytest.mark.parametrize(
+    ("argv", "group"),
+    [
+        (["ask", "where?"], "ask"),
+        (["--home", "/h", "chat"], "ask"),
+        (["--hom", "/h", "--models=/m", "eval", "qa"], "evaluate"),
+        (["--config=/c", "alerts", "list"], "rules"),
+        (["--home", "ask", "entities", "list"], "entities"),  # a memory folder called "ask"
+        (["--version"], None),
+        (["-h"], None),
+        (["--home", "/h"], None),
+        (["askk"], None),
+        ([], None),
+    ],
+)
+def test_the_command_is_found_past_the_global_options(argv, group):
+    assert _command_group(argv) == group
 
 
 def test_version(capsys):
