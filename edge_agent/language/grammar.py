@@ -134,6 +134,8 @@ class Subject:
     recording: bool = False  #: the recording itself, not a thing in it: "when did the street recording start?"
     seen_most: str = ""  #: "most" or "fewest": of those that fit, the one seen most (least) often ("the one seen most")
     not_ids: tuple[int, ...] = ()  #: entities left out: "who else?", of those a conversation already named
+    #: (compare, n): how many times it was seen, held against n ("seen only once", "seen more than 5 times")
+    sightings: tuple[str, int] | None = None
 
     @property
     def named(self) -> bool:
@@ -143,7 +145,9 @@ class Subject:
     @property
     def described(self) -> bool:
         """Whether the question says which one beyond its kind: colours, a pattern, what it was with, a clause."""
-        return bool(self.colours or self.pattern or self.near or self.clause or self.motion or self.seen_most)
+        return bool(
+            self.colours or self.pattern or self.near or self.clause or self.motion or self.seen_most or self.sightings
+        )
 
     def words(self) -> str:
         """How to call it back to the user: the name, the words said, or the kind."""
@@ -195,6 +199,11 @@ class Time:
         if as_of is None or (self.end is not None and self.end <= as_of):
             return self
         return replace(self, end=as_of)
+
+
+def against(n: int, compare: str, k: int) -> bool:
+    """Whether a count ``n`` holds against ``k`` as ``compare`` says: more, fewer, most, exactly; else at least."""
+    return {"more": n > k, "fewer": n < k, "most": n <= k, "exactly": n == k}.get(compare, n >= k)
 
 
 @dataclass(frozen=True)

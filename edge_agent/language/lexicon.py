@@ -425,6 +425,7 @@ def tokenize(text: str) -> list[str]:
     for said, number in _AMOUNTS:  # "a dozen or so people", "more than a couple of things": the number
         text = re.sub(said, number, text)
     text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
+    text = re.sub(r"[()\[\]]", " , ", text)  # "(not the street)": an aside, set off as a clause is
     text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
     text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody
     text = re.sub(r"(?<=\d)\s*([ap])\.?\s?m\.?\b", r" \1m", text)  # "3pm", "3 p.m." -> "3 pm"
@@ -498,12 +499,18 @@ class Lexicon:
             for word in ROOM_WORDS.get(" ".join(_key(camera)), ()):  # "the lounge" for a camera named living-room
                 if _key(word) not in self._phrases:
                     self._add(word, Tag("camera", (camera,)))
+            key = _key(camera)
+            if len(key) == 2 and key[0] in ("camera", "cam") and key[1].isdigit():  # "cam 1" for camera1, and back
+                other = ("cam" if key[0] == "camera" else "camera", key[1])
+                if other not in self._phrases:
+                    self._add(" ".join(other), Tag("camera", (camera,)))
         for name, entity_id in self.names.items():
             self._add(name, Tag("name", (name,), entity_id))
             key = _key(name)
             if len(key) > 1 and key[0] in ("the", "a", "an", "my", "our"):  # "the white van" is "white van" too
                 self._add(" ".join(key[1:]), Tag("name", (name,), entity_id))
         self._longest = max((len(k) for k in self._phrases), default=1)
+        self._starts = frozenset(k[0] for k in self._phrases)  # the words a phrase starts with ("camera" of camera 1)
 
     def _add(self, text: str, tag: Tag) -> None:
         key = _key(text)
@@ -524,8 +531,8 @@ class Lexicon:
         out: list[str] = []
         read_as: list[tuple[str, str]] = []
         for token in tokens:
-            known = (token,) in self._phrases or any(
-                token.endswith(end) and (token[: -len(end)],) in self._phrases for end in ("s", "es")
+            known = token in self._starts or any(
+                token.endswith(end) and token[: -len(end)] in self._starts for end in ("s", "es")
             )
             close = (
                 difflib.get_close_matches(token, names, n=1, cutoff=_SPELLING)

@@ -303,6 +303,28 @@ def _unknown_verb(w: str) -> bool:
     )  # fmt: skip
 
 
+#: Verbs of where a thing rests ("is my phone lying on the desk?", "the keys sitting by the door"): of a thing, being
+#: there; of a person or an animal, a posture, which memory does not record.
+_RESTS = frozenset(
+    {"lying", "laying", "lies", "lay", "lie", "sitting", "sits", "sit", "standing", "stands", "stand", "resting",
+     "rests", "kept", "stored", "left", "lurking", "hanging", "kicking", "floating"}
+)  # fmt: skip
+_LIVING = frozenset({"person", "dog", "cat", "bird", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe"})
+
+
+def _done(w: str, after: str, subject: _Phrase) -> bool:
+    """Whether ``w`` after the subject is a verb of something done (:func:`_unknown_verb`), not of being there."""
+    return _unknown_verb(w) and not _lies_there(w, after, subject)
+
+
+def _lies_there(w: str, after: str, subject: _Phrase) -> bool:
+    """Whether ``w`` says only that a thing is there: "lying around", "sitting about", "hanging around" of anything
+    ("is there a phone lying around somewhere?"), or a verb of resting said of a thing that is not alive."""
+    if w not in _RESTS:
+        return False
+    return after in ("around", "about") or not (_LIVING & set(subject.kinds)) and not subject.pronoun
+
+
 def _says_which(spans: list[Span], used: frozenset[int], names: frozenset[str]) -> list[Span]:
     """The spans but those of tokens ``used`` (by times), and but an unknown word said between a determiner and a
     kind, which says which one ("the food bowl", "by its water bowl": a bowl; the kind is what is asked about)."""
@@ -1054,8 +1076,12 @@ def _users_own(query: Query, tokens: list[str]) -> Query:
 TOLD_APART = frozenset(
     {"woman", "women", "man", "men", "lady", "ladies", "guy", "guys", "girl", "girls", "boy", "boys", "child",
      "children", "kid", "kids", "baby", "babies", "toddler", "toddlers", "adult", "adults", "teenager", "teenagers",
-     "gentleman", "gentlemen", "mother", "father", "mum", "mom", "dad", "grandma", "grandpa", "wife", "husband"}
+     "gentleman", "gentlemen", "mother", "father", "mum", "mom", "dad", "grandma", "grandpa", "wife", "husband",
+     "daughter", "daughters", "son", "sons", "sister", "brother", "partner", "boyfriend", "girlfriend", "grandson",
+     "granddaughter", "grandmother", "grandfather", "granny", "aunt", "uncle", "niece", "nephew", "mommy", "daddy"}
 )  # fmt: skip
+#: What is asked of one person: which of several a word memory cannot tell them apart by means, it cannot say.
+_OF_ONE = frozenset({Intent.ATTRIBUTE, Intent.WHERE, Intent.WHEN, Intent.DURATION})
 
 
 def _person_words(query: Query) -> Query:
@@ -1072,6 +1098,26 @@ def _person_words(query: Query) -> Query:
     if query.intent not in _PICKING or query.place.cameras:  # where it picks among people, not of one in a room
         return query
     return replace(query, grounded=(*query.grounded, (said, _ANY_PERSON)))
+
+
+def one_of_people(query: Query) -> Query:
+    """ "What was my daughter wearing?", "where was the lady?" (the whole question, a conversation's included): which
+    person that is memory cannot tell by such a word, where no name, room or description says; the people seen, each
+    with what they wore, where and when, are what it can say: a list of them, which the answer says it read so."""
+    said, subject = query.subject.said, query.subject
+    if subject.kinds != ("person",) or said not in TOLD_APART or subject.name or subject.entity_id is not None:
+        return query
+    if query.place.cameras or query.place.zones or subject.described or query.alternatives:
+        return query
+    if query.intent not in _OF_ONE or query.other is not None or query.rank:
+        return query
+    return replace(
+        query,
+        intent=Intent.LIST,
+        order=None,
+        subject=replace(subject, said="person"),  # "21 people seen", not "21 ladies"
+        grounded=(*query.grounded, (said, _ANY_PERSON)),
+    )
 
 
 _ANY_PERSON = "any person (memory does not tell sex or age)"
@@ -1101,6 +1147,21 @@ _FIRSTS = {"first": "first", "opening": "first", "start": "first", "beginning": 
 _AT_THE_END = (["at", "the", "end"], ["at", "the", "start"], ["at", "the", "beginning"])
 
 
+def _stretch_of(tokens: list[str], camera: bool) -> list[str]:
+    """A stretch said as the recording's own, "in its last 10 seconds" (of a camera named: ``camera``) or "the street
+    recording's first minute", said as "the last 10 seconds of the recording" (the form read after)."""
+    for i, owner in enumerate(tokens[:-2]):
+        if not (owner == "its" and camera or owner in _RECORDING_WORDS) or tokens[i + 1] not in _FIRSTS:
+            continue
+        j = i + 2
+        half_a = tokens[j] == "half" and len(tokens) > j + 1 and tokens[j + 1] in UNITS  # "its final half minute"
+        if half_a or tokens[j].isdigit() or tokens[j] in NUMBER_WORDS:  # "its last 10 seconds"
+            j += 1
+        if j < len(tokens) and (tokens[j] in UNITS or tokens[j] in _PARTS):
+            return [*tokens[:i], "the", *tokens[i + 1 : j + 1], "of", "the", "recording", *tokens[j + 1 :]]
+    return tokens
+
+
 def _recording_window(query: Query, tokens: list[str]) -> Query:
     """ "What was seen in the first minute of the street video?", "who was there at the end of the recording?", "in
     the last 30 seconds of the footage": a stretch of the recording, made a window from what memory recorded (a tenth
@@ -1108,6 +1169,7 @@ def _recording_window(query: Query, tokens: list[str]) -> Query:
     at the end of the recording?" asks whether any had not left: no window.)"""
     if query.event is Event.LEAVES and query.yes_no:
         return query
+    tokens = _stretch_of(tokens, bool(query.place.cameras))
     bare = next((i + 3 for i in range(len(tokens)) if tokens[i : i + 3] in _AT_THE_END), None)
     if bare is not None and tokens[bare : bare + 1] != ["of"] and query.place.cameras:
         tokens = [*tokens[:bare], "of", "the", "recording", *tokens[bare:]]
@@ -1376,7 +1438,11 @@ def _again_there(query: Query, tokens: list[str], cameras: Sequence[str]) -> Que
 
 
 def _duration_noun(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
-    """ "What's the total duration the grey car was parked?": how long, of the thing named after it."""
+    """ "What's the total duration the grey car was parked?": how long, of the thing named after it; so is a question
+    without a question word that names a duration and a thing ("total duration the grey car was in view, in s")."""
+    if query.intent is not Intent.DURATION and query.method in ("fragment", "similarity") and _says_duration(tokens):
+        if query.subject.named and not query.subject.generic:
+            return replace(query, intent=Intent.DURATION, method="grammar")
     if query.subject.said not in ("duration", "length") or query.intent is Intent.DURATION:
         return query
     thing = next((p for p in phrases if p.thing and p.said not in ("duration", "length") and not p.other_side), None)
@@ -1936,6 +2002,8 @@ def _excluding(tokens: list[str], i: int) -> int:
         return 2
     if w in ("except", "excluding", "besides", "ignoring", "non"):  # "non-person things"
         return 1
+    if w == "not" and i > 1 and tokens[i - 1] in (",", "but") and after not in ("just", "only", "even", "?", ""):
+        return 1  # "who came in first today (not the street)", "..., but not on the street"
     said = tokens[i + 3] if i + 3 < len(tokens) else ""
     if w in ("that", "which") and after in ("are", "were", "is", "was") and tokens[i + 2 : i + 3] == ["not"]:
         return (
@@ -2192,8 +2260,10 @@ def _other_one(query: Query, tokens: list[str]) -> Query:
 
 def _those(query: Query, tokens: list[str]) -> Query:
     """ "Which of those was first?", "which of them came last?": the things the conversation just named (refers
-    "those"), put in order."""
+    "those"), put in order; "how many of those were people?": of them, the people (refers "among")."""
     said = any(tokens[i : i + 2] in (["of", "those"], ["of", "these"], ["of", "them"]) for i in range(len(tokens)))
+    if said and query.subject.kinds and query.intent in (Intent.COUNT, Intent.LIST, Intent.EXISTS):
+        return replace(query, refers=(*query.refers, "among"))  # "how many of those were people?": of them, people
     if not said or query.order not in (Order.FIRST, Order.LAST) or query.subject.kinds:
         return query
     return replace(query, refers=(*query.refers, "those"))
@@ -2363,6 +2433,32 @@ _QUANTITY_LEADS: tuple[tuple[tuple[str, ...], str], ...] = (
 )  # fmt: skip
 #: What a number counts when it names no thing: "on two cameras", "more than 3 times", "on two days".
 _COUNTED = {"cameras": Aggregate.CAMERAS, "times": Aggregate.TIMES, "days": Aggregate.DAYS, "places": Aggregate.PLACES}
+
+
+#: Times said as a word: "seen once", "seen twice".
+_TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+#: Verbs a bound on how often something was seen follows: "seen more than 5 times", "showed up only once".
+_SIGHTED = frozenset({"seen", "spotted", "sighted", "caught", "recorded", "captured", "noticed", "appeared", "showed"})
+
+
+def _seen_times(query: Query, tokens: list[str]) -> Query:
+    """ "Which things were seen only once?", "what was seen more than 5 times?", "which objects were never seen more
+    than once?": the things asked about, by how many times each was seen (its sightings), held against the number."""
+    if query.yes_no or query.intent not in (Intent.LIST, Intent.COUNT, Intent.WHICH_CAMERA):
+        return query
+    for i, w in enumerate(tokens):
+        n = _TIMES_WORDS.get(w)
+        if n is None and (w.isdigit() or w in NUMBER_WORDS) and tokens[i + 1 : i + 2] in (["times"], ["time"]):
+            n = int(w) if w.isdigit() else NUMBER_WORDS[w]
+        if n is None or tokens[i - 1 : i] == ["at"] or not _SIGHTED & set(tokens[max(0, i - 6) : i]):
+            continue  # ("at once": together)
+        compare = next((c for lead, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(lead)) : i]) == lead), "")
+        lead = next((len(le) for le, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(le)) : i]) == le), 0)
+        if {"never", "not"} & set(tokens[max(0, i - lead - 3) : i - lead]):  # "never seen more than once": at most
+            compare = {"more": "most", "fewer": "least", "most": "more", "least": "fewer"}.get(compare, compare)
+        subject = replace(query.subject, sightings=(compare or "exactly", n))  # a bare number: that many
+        return replace(query, subject=subject, negated=False if compare else query.negated)
+    return query
 
 
 def _quantity(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
@@ -3061,7 +3157,7 @@ class Reader:
                 and phrases[-1].role in ("subject", "object")
                 and (phrases[-1].thing or phrases[-1].pronoun)
                 and not span.tags
-                and _unknown_verb(w)
+                and _done(w, word(i + 1), phrases[-1])
             ):
                 cues.unknown_verbs.append(w)
                 role = "object"
@@ -3206,6 +3302,7 @@ class Reader:
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
         query = _same(_quantity(_compared(query, tokens, cues, self.lexicon.cameras), tokens, phrases), tokens, phrases)
+        query = _seen_times(query, tokens)
         query = _shifted(_pointed(_again_there(query, tokens, self.lexicon.cameras), tokens), tokens)
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
@@ -3580,6 +3677,15 @@ class Reader:
         if r.subject.named or r.place.named:
             return Intent.EXISTS, order, event, aggregate, asks, "fragment"
         return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
+
+
+#: Nouns of how long something lasted, said without "how long": "total duration the car was in view", "the truck's
+#: time on screen", "length of the baby's stay".
+_DURATION_NOUNS = (("duration",), ("time", "on", "screen"), ("screen", "time"), ("time", "in", "view"), ("stay",))
+
+
+def _says_duration(tokens: Sequence[str]) -> bool:
+    return any(list(n) == list(tokens[i : i + len(n)]) for i in range(len(tokens)) for n in _DURATION_NOUNS)
 
 
 def _clause_events(query: Query, tokens: Sequence[str]) -> Query:

@@ -579,6 +579,21 @@ def recorded_since(
     return after_recording(((float(a), float(b)) for a, b in rows), since, span)
 
 
+def recorded_between(
+    memory: Database | HasDatabase, start: float | None, end: float | None, cameras: Sequence[str] = ()
+) -> bool:
+    """Whether any of ``cameras`` (every camera if none) recorded at some time in [start, end) (None: unbounded), by
+    the ingest log, which keeps what was recorded when empty clips are folded away."""
+    db = database_of(memory)
+    lo = -math.inf if start is None else start
+    hi = math.inf if end is None else end
+    where = f" AND camera IN ({_marks(cameras)})" if cameras else ""
+    row = db.query_one(
+        f"SELECT 1 FROM ingest_log WHERE clip_t_end > ? AND clip_t_start < ?{where} LIMIT 1", (lo, hi, *cameras)
+    )
+    return row is not None
+
+
 def latest_observation(
     memory: Database | HasDatabase, entity_ids: Sequence[int], up_to_clip: int, camera: str | None = None
 ) -> Latest | None:

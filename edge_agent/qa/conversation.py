@@ -46,8 +46,8 @@ def follow_up(
     the previous answer was about (:func:`talked_about`): "she", "it" or "that one" is that entity, "there" the camera
     it was seen on when the previous question named none. ``mentioned``: the things the answers so far cited, the
     latest last: "that person", or "the person" pointed at by "they", is the latest person among them."""
-    if previous is None:
-        return current
+    if previous is None or "among" in current.refers and previous.subject.named:  # "how many of those were people?"
+        return current if previous is None else _among(previous, current)
     if current.subject.generic and not current.subject.said and current.intent in _OF_ONE_THING:
         current = replace(current, subject=Subject())  # "what colour?": nothing named, of what was talked about
     pointed = "subject" in current.refers or (current.subject.generic and current.subject.said in ("one", "ones"))
@@ -118,6 +118,25 @@ def follow_up(
     if merged is current:
         return current
     return replace(merged, method="follow-up")
+
+
+def _among(previous: Query, current: Query) -> Query:
+    """ "How many of those were people?", "which of them were cars?": of what the previous question was about, there
+    and then, those of the kind now named (with its colours, if it says any)."""
+    before, said = previous.subject, current.subject
+    kinds = tuple(k for k in said.kinds if not before.kinds or k in before.kinds) or said.kinds
+    subject = replace(
+        before,
+        kinds=kinds,
+        said=said.said,
+        generic=False,
+        colours=said.colours or before.colours,
+        pattern=said.pattern or before.pattern,
+        many=True,
+    )
+    place = current.place if current.place.named else previous.place
+    time = current.time if current.time.named else previous.time
+    return replace(current, subject=subject, place=place, time=time, method="follow-up")
 
 
 def _anyone_there(current: Query) -> bool:

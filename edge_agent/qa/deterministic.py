@@ -19,11 +19,11 @@ import numpy as np
 from edge_agent.clock import find_times
 from edge_agent.language.grammar import Intent, Query
 from edge_agent.language.lexicon import Lexicon
-from edge_agent.language.reader import Reader
+from edge_agent.language.reader import Reader, one_of_people
 from edge_agent.memory import Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
-from edge_agent.qa.findings import Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
+from edge_agent.qa.findings import Exists, Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
 from edge_agent.qa.handlers import Context, handle
 from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.qa.render import cite, finding_json, render
@@ -220,6 +220,13 @@ def _pool(typed: object, choices: Sequence[str]) -> list[int]:
     return list(range(len(choices)))
 
 
+def _unseen(finding: Finding) -> NotSeen | Exists | None:
+    """The finding, where it says that nothing was seen (which a window nothing was recorded in says of itself)."""
+    if isinstance(finding, NotSeen) or isinstance(finding, Exists) and not finding.seen:
+        return finding
+    return None
+
+
 def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, int | None]:
     """The choice a typed answer picks: yes / no for a bool, the choice whose number or range holds a count, the
     choice naming the nearest moment, the one whose span holds a duration, the one naming a value."""
@@ -362,7 +369,7 @@ class DeterministicController:
             return self._both_parts(parts, as_of, choices)
         started = time.perf_counter()
         alone = query is None  # asked on its own: a pronoun has nothing before it to point at
-        query = query or self.query(question, as_of)
+        query = one_of_people(query or self.query(question, as_of))
         query = replace(query, time=query.time.bounded(as_of))
         evidence = self.retriever.retrieve(question, as_of=query.time.end, around=query.time.moments)
         context = render_context(self.store, evidence, biographies=self.retriever.config.biography_text)
@@ -452,6 +459,10 @@ class DeterministicController:
         if not subject.named and query.intent not in (Intent.SUMMARY, Intent.LIST, Intent.HABIT):
             query = replace(query, subject=replace(subject, generic=True, said=subject.said or "thing"))
         finding = handle(query, context)
+        unseen = _unseen(finding)
+        if unseen is not None and (query.time.start is not None or query.time.end is not None):
+            if not queries.recorded_between(self.store, query.time.start, query.time.end, query.place.cameras):
+                finding = replace(unseen, unrecorded=True)  # "before 9 am?": nothing recorded then to see it in
         scopes = [v.scope for v in views]
         finding = replace(finding, evidence=tuple(o for o in finding.evidence if any(s.holds(o) for s in scopes)))
         if query.unknown_places:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from edge_agent.language.grammar import against as held_against
 from edge_agent.memory import Entity, Observation, Recording
 from edge_agent.memory.takings import Taking
 
@@ -105,6 +106,7 @@ class NotSeen(Finding):
     where: str = ""  #: "on camera kitchen", "" for anywhere
     when: str = ""  #: "after 11:00", "before ...", ""
     value: object = None  #: the typed answer: False for a yes / no question, 0 for a count
+    unrecorded: bool = False  #: no camera asked about recorded at all in the window asked about
 
     @property
     def typed(self) -> object:
@@ -152,6 +154,7 @@ class Exists(Finding):
     negated: bool = False
     left: int | None = None  #: "did anyone leave?": how many of the ``n`` left view (None: leaving not asked)
     came: bool = False  #: "did anyone come after 10?": only those first seen then count (arrivals, not stays)
+    unrecorded: bool = False  #: none seen, and no camera asked about recorded at all in the window asked about
 
     @property
     def typed(self) -> object:
@@ -247,8 +250,7 @@ class Count(Finding):
     @property
     def holds(self) -> bool | None:
         if self.against is not None:
-            n, k = self.n, self.against
-            return {"more": n > k, "fewer": n < k, "most": n <= k, "exactly": n == k}.get(self.compare, n >= k)
+            return held_against(self.n, self.compare, self.against)
         if self.other is None or not self.compare:
             return None
         return self.n > self.other.n if self.compare == "more" else self.n < self.other.n

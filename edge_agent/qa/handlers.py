@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from edge_agent.clock import format_utc
-from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Place, Query, Side, Subject
+from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Place, Query, Side, Subject, against
 from edge_agent.language.lexicon import COLOUR_WORDS, MOTION_WORDS, PATTERN_WORDS, SIZE_WORDS
 from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts, traces
@@ -141,6 +141,8 @@ def candidates(
     subject = subject or query.subject
     place = place or query.place
     seen = [s for s in view.sightings(subject, detail=detail) if s.entity_id not in subject.not_ids]
+    if subject.sightings is not None:  # "which things were seen only once?"
+        seen = [s for s in seen if against(s.observations, *subject.sightings)]
     colours = _colours(subject)
     if colours and seen:
         shares = queries.described_share(
@@ -881,8 +883,10 @@ def _count_seen(query: Query, ctx: Context, seen: list[Sighting], aggregate: Agg
     cited = observations
     if len(cited) > _STAYS_CITED:
         cited = [observations[int(i)] for i in np.linspace(0, len(observations) - 1, _STAYS_CITED)]
-    if aggregate is Aggregate.PLACES:
-        names = tuple(sorted({o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations}))
+    if aggregate is Aggregate.PLACES:  # the rooms (cameras) it was in; on one camera, the spots there
+        cameras = sorted({o.camera for o in observations})
+        spots = {o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations}
+        names = tuple(f"camera {c}" for c in cameras) if len(cameras) > 1 else tuple(sorted(spots))
         n = len(names)
     elif aggregate is Aggregate.DAYS:
         names = tuple(sorted({format_utc(o.t_start)[:10] for o in observations}))

@@ -155,7 +155,12 @@ def _unreadable(f: Unreadable) -> str:
 
 def _not_seen(f: NotSeen) -> str:
     prefix = "No: " if f.value is False else "0: " if f.value == 0 and f.value is not False else ""
-    return f"{prefix}I have not seen {_a(f.what)}{_scope(f.where, f.when)}."
+    return f"{prefix}I have not seen {_a(f.what)}{_scope(f.where, f.when)}{_unrecorded(f.unrecorded, f.where)}."
+
+
+def _unrecorded(unrecorded: bool, where: str) -> str:
+    """What a "not seen" rests on when nothing was recorded then: not an absence seen, none that could be."""
+    return (": that camera recorded nothing then" if where else ": no camera recorded then") if unrecorded else ""
 
 
 def _exists(f: Exists) -> str:
@@ -163,7 +168,8 @@ def _exists(f: Exists) -> str:
     if not f.seen and f.came:  # "nobody new came after 10:00:05?": none arrived (one there already may stay)
         return f"{answer}: no {f.what}{f.company} came{_scope(f.where, f.when)}."
     if not f.seen:
-        return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}."
+        unrecorded = _unrecorded(f.unrecorded, f.where)
+        return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}{unrecorded}."
     seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
     if f.left is not None:
         still = f.n - f.left
@@ -199,6 +205,14 @@ def _left(f: Left) -> str:
     if f.left:
         return f"{answer}: {who} left: {last}; the camera recorded on until {_t(f.recorded_until or o.t_end)}."
     until = f" at {_t(f.recorded_until)}" if f.recorded_until is not None else ""
+    if (
+        f.recorded_until is not None and f.recorded_until - o.t_end >= 1
+    ):  # unseen for the last seconds, too few to go by
+        gap = f"{f.recorded_until - o.t_end:.0f} s"
+        return (
+            f"{answer}, not that memory can tell: {who} was {last}, {gap} before camera {o.camera}'s recording "
+            f"ended{until}, too short a time out of view to say it had gone."
+        )
     return f"{answer}: {who} was still in view when camera {o.camera}'s recording ended{until}: {last}."
 
 

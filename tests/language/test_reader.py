@@ -588,6 +588,10 @@ def test_the_users_own_leaving_is_no_event_and_a_sex_or_age_is_said_to_be_any_pe
         ("what was seen in the last 10 seconds of the street video?", "last", 10.0),
         ("who was there at the very end of the kitchen footage?", "last", 0.0),
         ("was the truck there at the start of the street video?", "first", 0.0),
+        ("what did the street camera see in its last 10 seconds?", "last", 10.0),  # the camera's
+        ("what was at the desk in its last two seconds?", "last", 2.0),
+        ("in the street recording's first minute, who was there?", "first", 60.0),
+        ("what did the desk camera catch in its final half minute?", "last", 30.0),
     ],
 )
 def test_a_stretch_of_a_recording_is_a_window_made_from_memory(reader, question, which, seconds):
@@ -607,6 +611,25 @@ def test_a_stretch_of_a_recording_is_a_window_made_from_memory(reader, question,
 def test_a_name_misspelt_by_a_letter_is_read_as_the_name_and_said(reader, question, camera, said):
     q = read(reader, question)
     assert q.place.cameras == (camera,) and (said, camera) in q.grounded
+
+
+@pytest.mark.parametrize(
+    ("question", "cameras"),
+    [
+        ("how long was the dog on camera0?", ("camera0",)),
+        ("who was on camera1 after 3 pm?", ("camera1",)),
+        ("what did camera 2 see yesterday?", ("camera2",)),
+        ("anything on cam1?", ("camera1",)),
+        ("what did cam 0 catch", ("camera0",)),
+        ("who was on camera 3?", ("cam3",)),
+        ("what did the camera see?", ()),
+    ],
+)
+def test_numbered_cameras_are_read_as_named_never_respelt_as_another(question, cameras):
+    """ "camera0" is the words "camera 0": "camera", a phrase's first word, was read as a typo of "camera2" (one letter
+    off it), and every numbered camera was the last; "cam 1" is camera1, "camera 3" cam3."""
+    q = read(Reader(Lexicon(cameras=["camera0", "camera1", "camera2", "cam3"])), question)
+    assert q.place.cameras == cameras and not q.grounded
 
 
 @pytest.mark.parametrize("question", ["was there a tablet on the desk?", "did you see the tables?", "any desks?"])
@@ -1235,3 +1258,53 @@ def test_colours_joined_by_or_are_the_choice(reader, question):
     assert (q.intent, q.alternatives, q.alternative_of, q.subject.colours) == (
         Intent.ATTRIBUTE, ("red", "blue"), "colour", ()
     ), q  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "verbs"),
+    [
+        ("is there a phone lying around somewhere? cant find mine", ()),
+        ("is my phone lying on the desk?", ()),
+        ("were the keys sitting by the sink?", ()),
+        ("was anyone hanging around the street?", ()),
+        ("did anyone water the plants?", ("water",)),  # a thing done, which no camera records
+    ],
+)
+def test_a_thing_lying_or_sitting_somewhere_is_only_there(reader, question, verbs):
+    assert read(reader, question).unknown_verbs == verbs
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who was the first person seen in the house today (not the street)",
+        "who was seen today, but not on the street?",
+        "who was seen today - not the street",
+    ],
+)
+def test_a_place_set_apart_after_a_comma_or_in_brackets_is_left_out(reader, question):
+    place = read(reader, question).place
+    assert (place.cameras, place.not_cameras) == ((), ("street",))
+
+
+@pytest.mark.parametrize(
+    "question", ["total duration the grey car was in view, in seconds", "duration of the truck's stay?"]
+)
+def test_a_duration_said_as_a_noun_asks_how_long(reader, question):
+    assert read(reader, question).intent is Intent.DURATION
+
+
+@pytest.mark.parametrize(
+    ("question", "sightings"),
+    [
+        ("which things were seen only once?", ("exactly", 1)),
+        ("what was seen more than 5 times?", ("more", 5)),
+        ("which objects were never seen more than once", ("most", 1)),
+        ("who was spotted twice?", ("exactly", 2)),
+        ("how many people were seen at least 3 times?", ("least", 3)),
+        ("how many people were on the street at once?", None),  # together, not a number of times
+        ("how many times was the car seen?", None),
+    ],
+)
+def test_things_picked_by_how_many_times_they_were_seen(reader, question, sightings):
+    assert read(reader, question).subject.sightings == sightings

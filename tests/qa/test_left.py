@@ -87,3 +87,16 @@ def test_still_there_and_everyone_ask_of_each_of_several(tmp_path, embedder) -> 
         assert everyone.choice == "no" and everyone.text.startswith("No: 1 of the 2 people seen left view"), (
             everyone.text
         )
+
+
+def test_a_thing_unseen_for_the_last_seconds_of_the_recording_is_not_said_to_be_in_view(tmp_path, embedder) -> None:
+    """Unseen for its camera's last 3 s, too few to say it left: the answer stays no, and says it was last seen 3 s
+    before the recording ended, not that it was still in view then."""
+    home = tmp_path / "home"
+    with Store(home) as store:
+        van = observation(1, T, (400, 50, 600, 200), VAN, category="truck", frames=14, description=said("truck"))
+        store.ingest_clip(clip(T, 10.0, "street"), [van])  # seen until T + 6.5 s of a 10 s recording
+    with Store(home, mode="read") as store:
+        text = DeterministicController(store, embedder).ask("did the truck leave?").text
+    assert text.startswith("No, not that memory can tell: entity #1 (truck) was last seen"), text
+    assert "4 s before camera street's recording ended" in text and "still in view" not in text

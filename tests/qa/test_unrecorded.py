@@ -1,0 +1,85 @@
+"""A window no camera recorded in: "was the car there before 9?" answered no, with the reason that nothing was
+recorded then (not an absence seen); places counted as rooms, and a person named by a word memory cannot tell people
+apart by, asked of alone, answered with the people seen; things picked by how many times they were seen."""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers.memory import DAY, clip, observation, said, unit
+
+from edge_agent.memory import Store
+from edge_agent.qa import DeterministicController
+
+CAR = unit(np.r_[np.ones(8), np.zeros(8)])
+ANN = unit(np.r_[np.zeros(8), np.ones(8)])
+BOB = unit(np.r_[np.ones(4), np.zeros(8), np.ones(4)])
+T = DAY + 9 * 3600  # 09:00 on day 2
+
+
+def _home(tmp_path):
+    home = tmp_path / "home"
+    with Store(home) as store:
+        car = observation(1, T, (400, 50, 600, 200), CAR, category="car", description=said("car", colour="grey"))
+        ann = observation(2, T, (50, 80, 90, 180), ANN, kind="person", category="person", description=said("person"))
+        store.ingest_clip(clip(T, 10.0, "street"), [car, ann])
+        bob = observation(1, T + 3600, (50, 80, 90, 180), BOB, kind="person", category="person",
+                          description=said("person", colour="red"))  # fmt: skip
+        store.ingest_clip(clip(T + 3600, 10.0, "kitchen"), [bob])
+        again = observation(1, T + 7200, (50, 80, 90, 180), ANN, kind="person", category="person",
+                            description=said("person"))  # fmt: skip
+        store.ingest_clip(clip(T + 7200, 10.0, "kitchen"), [again])
+    return home
+
+
+def test_a_window_nothing_was_recorded_in_says_so(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        before = ask("was the grey car there before 8 am?", choices=["yes", "no"])
+        assert before.text.endswith(": no camera recorded then."), before.text
+        assert before.choice == "no"
+        kitchen = ask("was anyone in the kitchen at 9:00:05?").text
+        assert kitchen.endswith(": that camera recorded nothing then."), kitchen
+        street = ask("was anyone on the street after 9:00:30?").text  # recorded until 09:00:10: nothing then
+        assert street.endswith("that camera recorded nothing then."), street
+        seen_none = ask("was a dog on the street at 9:00:05?").text  # recorded then, no dog: an absence seen
+        assert seen_none.startswith("No: I have not seen a dog") and "recorded" not in seen_none, seen_none
+
+
+def test_places_are_the_rooms_and_on_one_camera_the_spots_there(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        rooms = ask("in how many places were people seen?").text
+        assert rooms.startswith("2 places:") and "camera kitchen, camera street" in rooms, rooms
+        assert ask("how many places was the car seen in?").text.startswith("1 place:")
+
+
+def test_a_person_memory_cannot_pick_out_by_the_word_said_is_answered_with_the_people_seen(tmp_path, embedder):
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        for question in ("what was my daughter wearing?", "where was the lady?", "when did my husband come in?"):
+            answer = ask(question)
+            assert answer.tool == "list" and "any person (memory does not tell sex or age)" in answer.text, answer.text
+            assert "people seen" in answer.text or "person seen" in answer.text, answer.text
+        kitchen = ask("what was the lady in the kitchen wearing?")  # of one in a room: the ones there
+        assert kitchen.tool == "attribute", kitchen.text
+
+
+def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:  # the car and ann once each on the street; bob once, ann again
+        ask = DeterministicController(store, embedder).ask
+        once = ask("which things were seen only once?")
+        assert "car #1" in once.text and "person #3" in once.text and "person #2" not in once.text, once.text
+        assert ask("who was seen more than once?").text.startswith("1 person seen: person #2"), once.text
+        assert ask("how many people were never seen more than once?").text.startswith("1 person"), once.text
+
+
+def test_how_many_of_those_were_people_counts_among_what_was_just_asked_about(tmp_path, embedder) -> None:
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(_home(tmp_path), mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        assert chat.ask("what was on the street?").text.startswith("2 things seen on camera street")
+        people = chat.ask("how many of those were people?").text  # of the street's, not every person in memory
+        assert people.startswith("1 person on camera street"), people
+        cars = chat.ask("and which of them were cars?").text
+        assert cars.startswith("1 car seen on camera street"), cars
