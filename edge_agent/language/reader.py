@@ -3694,7 +3694,7 @@ def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
     has what happened after the other side's moment ("what showed up after the woman left?")."""
     if query.intent not in (Intent.ORDER, Intent.SUMMARY, Intent.DURATION) or query.other is None:
         return query
-    at = next((i for i, t in enumerate(tokens) if t in ("before", "after", "until", "since")), None)
+    at = next((i for i, t in enumerate(tokens) if t in ("before", "after", "until", "since", "between")), None)
     if at is None:
         return query
 
@@ -3711,7 +3711,13 @@ def _clause_events(query: Query, tokens: Sequence[str]) -> Query:
     # the clause put first is the other side's, up to a comma or the asking verb
     fronted = not set(tokens[:at]) & (AUX | set(EVENT_VERBS))
     comma = next((i for i in range(at + 1, len(tokens)) if tokens[i] == "," or tokens[i] in AUX), None)
-    if comma is not None and fronted and (tokens[comma] == "," or not set(tokens[:at]) - WH - {"long", "much"}):
+    joined = next((i for i in range(at + 1, len(tokens)) if tokens[i] == "and"), None)
+    if tokens[at] == "between" and joined is not None:  # "between the person leaving and the bowl showing up"
+        mine = event(tokens[at + 1 : joined], tokens[at:joined])
+        theirs = event(tokens[joined + 1 :], tokens[joined : len(tokens) - 1])
+        said = query.event.value if query.event in (Event.APPEARS, Event.LEAVES) else None  # "showing up"
+        mine, theirs = (mine or (said if said != theirs else None)), (theirs or (said if said != mine else None))
+    elif comma is not None and fronted and (tokens[comma] == "," or not set(tokens[:at]) - WH - {"long", "much"}):
         mine = event(tokens[comma + 1 :], tokens[comma : len(tokens) - 1])
         theirs = event(tokens[at + 1 : comma], tokens[at : comma - 1])
     else:

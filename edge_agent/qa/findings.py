@@ -529,6 +529,7 @@ class Duration(Finding):
     stays: int = 1
     where: str = ""
     between: tuple[str, ...] = ()  #: the two things, when it is the time between them
+    moments: tuple[str, ...] = ()  #: with ``between``: what each one's time is ("first seen", "left"), in that order
     unit: str = ""  #: the unit the question counted in
     against: float | None = None  #: "for more than a minute?": the length asked about (seconds)
     longer: bool = True  #: whether asked if it was longer than ``against`` (else shorter)

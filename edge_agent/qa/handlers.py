@@ -1535,17 +1535,23 @@ def _between(query: Query, ctx: Context) -> Finding:
     assert isinstance(found, OrderFinding)
     if found.a_time is None or found.b_time is None:
         return found  # says which was not seen
-    for at, event in ((found.a_at, query.event), (found.b_at, query.other.event if query.other else None)):
+    sides = [(found.a_time, found.a, "first seen"), (found.b_time, found.b, "first seen")]
+    for k, (at, event) in enumerate(
+        ((found.a_at, query.event), (found.b_at, query.other.event if query.other else None))
+    ):
         if event is Event.LEAVES and at is not None and at.entity_id is not None:  # "... did the car leave?"
-            if not _leaving(ctx, at.entity_id)[1]:  # it did not: say so, not the time to its last sighting
+            last, left, _, _ = _leaving(ctx, at.entity_id)
+            if not left:  # it did not: say so, not the time to its last sighting
                 return _left(replace(query, negated=False), ctx, at.entity_id)
-    early, late = sorted([(found.a_time, found.a), (found.b_time, found.b)])
+            sides[k] = (last.t_end, sides[k][1], "left")  # "between the person leaving and the bowl showing up"
+    early, late = sorted(sides)
     return Duration(
         found.evidence,
         seconds=late[0] - early[0],
         start=early[0],
         end=late[0],
         between=(early[1], late[1]),
+        moments=(early[2], late[2]),
         unit=query.asks,
     )
 

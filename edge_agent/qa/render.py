@@ -606,7 +606,9 @@ def _same(f: Same) -> str:
 def _duration(f: Duration) -> str:
     if f.between:
         a, b = f.between
-        return f"About {_span(f.seconds)}: the {a} was first seen {_t(f.start)}, the {b} {_t(f.end)}."
+        was_a, was_b = f.moments or ("first seen", "first seen")
+        b_said = f"the {b} {_t(f.end)}" if was_a == was_b else f"the {b} {was_b} {_t(f.end)}"
+        return f"About {_span(f.seconds)}: the {a} {'was ' * (was_a == 'first seen')}{was_a} {_t(f.start)}, {b_said}."
     e = f.entity
     who = f"Entity {_entity(e)} ({e.category})" if e is not None else f"{f.what} (any of them)" if f.what else "It"
     stays = f" in {f.stays} stays" if f.stays > 1 else ""

@@ -1308,3 +1308,8 @@ def test_a_duration_said_as_a_noun_asks_how_long(reader, question):
 )
 def test_things_picked_by_how_many_times_they_were_seen(reader, question, sightings):
     assert read(reader, question).subject.sightings == sightings
+
+
+def test_between_two_clauses_each_side_has_its_own_event(reader):
+    q = read(reader, "how much time passed between the person leaving the kitchen and the bowl showing up?")
+    assert (q.intent, q.event, q.other.event if q.other else None) == (Intent.DURATION, Event.LEAVES, Event.APPEARS)

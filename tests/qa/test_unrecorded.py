@@ -83,3 +83,10 @@ def test_how_many_of_those_were_people_counts_among_what_was_just_asked_about(tm
         assert people.startswith("1 person on camera street"), people
         cars = chat.ask("and which of them were cars?").text
         assert cars.startswith("1 car seen on camera street"), cars
+
+
+def test_the_time_between_one_leaving_and_another_showing_up_is_from_the_leaving(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        text = ask("how much time passed between the car leaving and the person in red showing up?").text
+        assert text.startswith("About 59 min 58 s: the car left") and "the red person first seen" in text, text
