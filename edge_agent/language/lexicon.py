@@ -167,7 +167,8 @@ HABIT_WORDS = frozenset(
 HAPPEN_WORDS = frozenset(
     {"happen", "happened", "happening", "happens", "occur", "occurred", "going", "went", "unusual", "interesting",
      "notable", "new", "strange", "weird", "odd", "activity", "events", "event", "summary", "summarize", "summarise",
-     "overview", "miss", "missed", "recap", "rundown", "report", "update", "briefing", "digest", "story", "highlights"}
+     "overview", "miss", "missed", "recap", "rundown", "report", "update", "briefing", "digest", "story", "highlights",
+     "gist", "lowdown"}
 )  # fmt: skip
 IMPERATIVES = frozenset({"tell", "show", "list", "give", "describe", "name", "count", "find", "summarize", "summarise"})
 DURATION_WORDS = frozenset({"long", "duration", "length"})

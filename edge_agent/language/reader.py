@@ -396,10 +396,13 @@ def _one_is_noun(word: str, after: Span | None, before: Span | None) -> bool:
     return not (after is not None and (bool(after.tags) or after.words in GENERIC or after.words in CLOTHES))
 
 
-def _event(verb: str, before: str, after: str = "") -> str:
+def _event(verb: str, before: str, after: str = "", following: str = "") -> str:
     """What a verb says happened: "where did I leave my keys?" asks where I put them, not where they went; "when was
-    the phone left on the desk?" when it was put there (it came there; ``after``: the word after a passive verb)."""
+    the phone left on the desk?" when it was put there (it came there; ``after``: the word after a passive verb); "did
+    the truck get spotted?" whether it was seen (``following``: the word after the verb)."""
     event = EVENT_VERBS[verb]
+    if verb in ("get", "got", "gets", "gotten") and EVENT_VERBS.get(following) == "seen":
+        return "seen"
     if event == "leaves" and verb in ("leave", "left") and before in ("i", "we"):
         return "moved"
     if event == "leaves" and verb == "left" and after in _LEFT_AT:  # said passive: "was the phone left on ..."
@@ -861,6 +864,8 @@ def _not_there(query: Query, tokens: list[str]) -> Query:
     for i, w in enumerate(tokens[1:-1], start=1):
         after = i + 1 + (picked and tokens[i + 1] in _SEEN_VERBS)  # "not seen on", "not caught in"
         if w != "not" or tokens[after : after + 1] not in (["on"], ["in"], ["at"], ["inside"]) or not cameras:
+            continue
+        if (tokens[after + 1 : after + 2] or [""])[0] in COLOUR_WORDS:  # "people not in black on the street": dress
             continue
         if tokens[i - 1] not in AUX or picked:
             return replace(
@@ -2004,6 +2009,8 @@ def _excluding(tokens: list[str], i: int) -> int:
         return 1
     if w == "not" and i > 1 and tokens[i - 1] in (",", "but") and after not in ("just", "only", "even", "?", ""):
         return 1  # "who came in first today (not the street)", "..., but not on the street"
+    if w == "not" and i > 0 and tokens[i - 1] in _ANY_THING and after in ("a", "an", "any", "the"):
+        return 1  # "anything not a person in the kitchen?"
     said = tokens[i + 3] if i + 3 < len(tokens) else ""
     if w in ("that", "which") and after in ("are", "were", "is", "was") and tokens[i + 2 : i + 3] == ["not"]:
         return (
@@ -2012,6 +2019,10 @@ def _excluding(tokens: list[str], i: int) -> int:
     return (
         1 if w == "but" and i > 0 and tokens[i - 1] in ("anything", "anyone", "nothing", "nobody", "everything") else 0
     )
+
+
+#: Words for any thing, after which "not a ..." leaves a kind out: "anything not a person".
+_ANY_THING = frozenset({"anything", "something", "everything", "things", "stuff", "objects", "nothing"})
 
 
 def _after_verb(role: str, event: str, said: bool, in_relative: bool) -> str:
@@ -2885,7 +2896,7 @@ class Reader:
                 and not view_as_noun
                 and w not in ("there", "around")
             ):
-                event = _event(w, word(i - 1), word(i + 1) if _PASSIVE & set(tokens[:i]) else "")
+                event = _event(w, word(i - 1), word(i + 1) if _PASSIVE & set(tokens[:i]) else "", word(i + 1))
                 cues.events.append(event)
                 role = _after_verb(role, event, bool(phrases), in_relative)
                 k += 1

@@ -324,7 +324,7 @@ class _Reader:
         if half == "am" and h == 12:
             h = 0
         base = day or self.now.date()
-        options = [h] if half or h > 12 or h == 0 else [h, h + 12]
+        options = [h] if half or h >= 12 or h == 0 else [h, h + 12]  # "12:30" is past noon; midnight is "12 am"
 
         def moment(hour: int, on: dt.date) -> float:
             return dt.datetime.combine(on, dt.time(hour % 24, m, s), self.zone).timestamp()

@@ -456,7 +456,8 @@ class DeterministicController:
                 known=tuple(self._kinds_known()),
                 answer=NotSeen(what=query.unknown[0], value=value),
             )
-        if not subject.named and query.intent not in (Intent.SUMMARY, Intent.LIST, Intent.HABIT):
+        listed = query.intent is Intent.LIST and not subject.said  # "desk cam?": what it saw
+        if not subject.named and (query.intent not in (Intent.SUMMARY, Intent.LIST, Intent.HABIT) or listed):
             query = replace(query, subject=replace(subject, generic=True, said=subject.said or "thing"))
         finding = handle(query, context)
         unseen = _unseen(finding)

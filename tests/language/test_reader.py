@@ -141,6 +141,8 @@ def _utc(text):
         ("was anyone in the kitchen on the 2nd of March?", "2026-03-02T00:00:00", "2026-03-03T00:00:00", ()),
         ("what happened late morning?", "2026-03-02T09:00:00", "2026-03-02T12:00:00", ()),
         ("anyone around in the early afternoon?", "2026-03-02T12:00:00", "2026-03-02T15:00:00", ()),
+        ("What was seen after 12:30 on 2 March?", "2026-03-02T12:30:00", "2026-03-03T00:00:00", ()),  # not 00:30
+        ("anyone there before 12 on march 2nd?", "2026-03-02T00:00:00", "2026-03-02T12:00:00", ()),
     ],
 )
 def test_time(reader, question, start, end, moments):
@@ -1313,3 +1315,21 @@ def test_things_picked_by_how_many_times_they_were_seen(reader, question, sighti
 def test_between_two_clauses_each_side_has_its_own_event(reader):
     q = read(reader, "how much time passed between the person leaving the kitchen and the bowl showing up?")
     assert (q.intent, q.event, q.other.event if q.other else None) == (Intent.DURATION, Event.LEAVES, Event.APPEARS)
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("what all was on the street cam, just the gist pls", lambda q: q.intent is Intent.SUMMARY and not q.unknown),
+        ("how many times did the truck get spotted?", lambda q: q.event is Event.SEEN),  # sightings, not visits
+        ("how many times did the car show up?", lambda q: q.event is Event.APPEARS),
+        (
+            "people not in black on the street?",  # the clothes left out, not the street
+            lambda q: q.place.cameras == ("street",) and q.subject.not_colours == ("black",),
+        ),
+        ("anything not a person in kitchen?", lambda q: q.subject.exclude == ("person",)),
+    ],
+)
+def test_words_a_household_used(reader, question, check):
+    q = read(reader, question)
+    assert check(q), q
