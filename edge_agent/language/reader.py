@@ -769,6 +769,8 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
         return query  # ("when did the kitchen cam start?" asks of its recording)
     if query.subject.said in ("thing", "things", "anything", "something", "object", "objects", "item", "items"):
         return query  # "the first thing recorded today": a thing it recorded
+    if {"sightings", "observations", "detections", "things", "objects"} & said:
+        return query  # "which camera recorded the most sightings?": what it recorded, counted
     intent = query.intent
     ranked = {"longest", "longer", "shortest", "shorter"} & said  # "what's the longest clip?": which camera's
     if cues.how == "long" or (cues.wh in ("which", "what") and ({"most"} & said or ranked)):

@@ -536,6 +536,9 @@ def read_time_choices(
     that name it); () when the words choose between no two times. Each choice is the sentence read with the other
     left out, so "before or after 10:30" is before 10:30, and after it."""
     used = read_times(tokens, reference, zone).used
+    shared = _shared_connector(tokens, used)
+    if len(shared) != len(tokens):  # "at 10 or 11": "at 10 or at 11"
+        tokens, used = shared, read_times(shared, reference, zone).used
     for k, w in enumerate(tokens):
         if w != "or" or k == 0:
             continue
@@ -556,6 +559,23 @@ def read_time_choices(
         if first.named and second.named and (first.start, first.end) != (second.start, second.end):
             return (" ".join(first.said), first), (" ".join(second.said), second)
     return ()
+
+
+def _shared_connector(tokens: Sequence[str], used: frozenset[int]) -> list[str]:
+    """ "At 10 or 11": the second choice, a bare number, said with the first's word ("at 10 or at 11"), which a bare
+    number needs to be an hour."""
+    out = list(tokens)
+    for k in range(2, len(out) - 1):
+        after = out[k + 1]
+        bare = after.isdigit() and int(after) <= 24 or NUMBER_WORDS.get(after, 99) <= 12 or _clock_token(after)
+        if (
+            out[k] == "or"
+            and k - 1 in used
+            and bare
+            and out[k - 2] in ("at", "around", "about", "by", "after", "before")
+        ):
+            return [*out[: k + 1], out[k - 2], *out[k + 1 :]]
+    return out
 
 
 def _window(time: Time) -> Time:

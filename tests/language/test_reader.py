@@ -833,6 +833,8 @@ def test_the_forms_a_second_tester_wrote(reader):
         (_utc("2026-03-02T12:00:00"), _utc("2026-03-02T18:00:00")),
     ]
     assert read(reader, "was she there before or after 10:30?").alternatives == ("before 10:30", "after 10:30")
+    assert read(reader, "was the bedroom thing at like 10 or more like 11?").alternatives == ("at 10", "at 11")
+    assert read(reader, "was the kid in the bedroom at 10 or 11?").alternatives == ("at 10", "at 11")
     assert read(reader, "was the baby there before or after the tv?").alternative_of == "order"
     q = read(reader, "was anyone in the house while i was out this morning")  # the cameras indoors
     assert (q.intent, q.place.not_cameras) == (Intent.EXISTS, ("street", "front-door"))
@@ -1333,3 +1335,9 @@ def test_between_two_clauses_each_side_has_its_own_event(reader):
 def test_words_a_household_used(reader, question, check):
     q = read(reader, question)
     assert check(q), q
+
+
+def test_which_camera_recorded_the_most_sightings_counts_them_not_the_recordings(reader):
+    q = read(reader, "Which camera recorded the most sightings?")
+    assert (q.subject.recording, q.aggregate, q.rank) == (False, Aggregate.SIGHTINGS, "most")
+    assert read(reader, "which camera recorded the longest?").subject.recording
