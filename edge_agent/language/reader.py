@@ -3692,9 +3692,9 @@ class Reader:
         return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
 
 
-#: Nouns of how long something lasted, said without "how long": "total duration the car was in view", "the truck's
-#: time on screen", "length of the baby's stay".
-_DURATION_NOUNS = (("duration",), ("time", "on", "screen"), ("screen", "time"), ("time", "in", "view"), ("stay",))
+#: Nouns of how long something lasted, said without "how long": "total duration the car was in view", "length of the
+#: baby's stay", "its time in view".
+_DURATION_NOUNS = (("duration",), ("time", "in", "view"), ("stay",))
 
 
 def _says_duration(tokens: Sequence[str]) -> bool:
