@@ -2465,9 +2465,10 @@ def _seen_times(query: Query, tokens: list[str]) -> Query:
             n = int(w) if w.isdigit() else NUMBER_WORDS[w]
         if n is None or tokens[i - 1 : i] == ["at"] or not _SIGHTED & set(tokens[max(0, i - 6) : i]):
             continue  # ("at once": together)
-        compare = next((c for lead, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(lead)) : i]) == lead), "")
-        lead = next((len(le) for le, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(le)) : i]) == le), 0)
-        if {"never", "not"} & set(tokens[max(0, i - lead - 3) : i - lead]):  # "never seen more than once": at most
+        lead, compare = next(
+            ((le, c) for le, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(le)) : i]) == le), ((), "")
+        )
+        if {"never", "not"} & set(tokens[max(0, i - len(lead) - 3) : i - len(lead)]):  # "never seen more than once"
             compare = {"more": "most", "fewer": "least", "most": "more", "least": "fewer"}.get(compare, compare)
         subject = replace(query.subject, sightings=(compare or "exactly", n))  # a bare number: that many
         return replace(query, subject=subject, negated=False if compare else query.negated)

@@ -263,14 +263,26 @@ class VecTableIndex:
         pass
 
 
-def rivals_first(records: Sequence[ObservationRecord], first: Sequence[Decision]) -> list[int]:
+def _in_view_together(records: Sequence[ObservationRecord]) -> list[int]:
+    """The records (indexes) whose span overlaps another's of the same kind: the only ones that may be rivals."""
+    return [
+        i
+        for i, r in enumerate(records)
+        if any(
+            j != i and o.kind == r.kind and o.t_start <= r.t_end and r.t_start <= o.t_end for j, o in enumerate(records)
+        )
+    ]
+
+
+def rivals_first(records: Sequence[ObservationRecord], first: Sequence[Decision | None]) -> list[int]:
     """The order to decide a clip's records in (indexes): time order, but among rivals (records whose first decision
     joins the same entity and whose spans overlap, directly or through one another) the clearly likest
-    (:func:`strength`, by :data:`RIVAL_MARGIN` or more) takes the first of their places."""
+    (:func:`strength`, by :data:`RIVAL_MARGIN` or more) takes the first of their places. A record without a first
+    decision (None: in view with no other of its kind) is no rival."""
     order = list(range(len(records)))
     by_entity: dict[int, list[int]] = {}
     for i, d in enumerate(first):
-        if d.entity_id is not None:
+        if d is not None and d.entity_id is not None:
             by_entity.setdefault(d.entity_id, []).append(i)
     for members in by_entity.values():
         members.sort(key=lambda i: records[i].t_start)
@@ -283,8 +295,9 @@ def rivals_first(records: Sequence[ObservationRecord], first: Sequence[Decision]
                 groups.append([i])
             end = max(end, records[i].t_end) if len(groups[-1]) > 1 else records[i].t_end
         for group in (g for g in groups if len(g) > 1):
-            ranked = sorted(group, key=lambda k: -strength(first[k]))
-            if strength(first[ranked[0]]) - strength(first[ranked[1]]) < RIVAL_MARGIN:
+            score = {k: strength(d) for k in group if (d := first[k]) is not None}
+            ranked = sorted(group, key=lambda k: -score[k])
+            if score[ranked[0]] - score[ranked[1]] < RIVAL_MARGIN:
                 continue  # no evidence which: the first in view goes first
             places = sorted(group)
             for place, rival in zip(places, [ranked[0], *(k for k in places if k != ranked[0])]):
@@ -359,19 +372,19 @@ class Associator:
         Others keep time order, so a thing's later track in the clip is decided with its earlier one's reference; all
         decided likest first, two identical phones side by side (1.9915 against 1.9911) swapped biographies on a
         kitchen-lookalikes world. Each is decided again at its turn, as one decided before may change its candidates."""
-        if len(written) < 2:
-            return [self.associate(o, r, camera, s, moving=moving) for o, r, s in written]
-        first: list[Decision] = []
-        for _, record, space_id in written:
+        records = [r for _, r, _ in written]
+        first: list[Decision | None] = [None] * len(written)
+        for i in _in_view_together(records):  # only they can be rivals: the others are scored once, at their turn
+            _, record, space_id = written[i]
             thresholds = self.config.thresholds_for(record.kind, record.embedding_space)
             evidence = self.evidence(record, camera, space_id, thresholds, moving=moving)
-            first.append(decide(record, evidence, self.config, thresholds, camera=camera, moving=moving))
-        order = rivals_first([r for _, r, _ in written], first)
+            first[i] = decide(record, evidence, self.config, thresholds, camera=camera, moving=moving)
         decided: dict[int, AssociationDecision] = {}
-        for turn, i in enumerate(order):
+        for turn, i in enumerate(rivals_first(records, first)):
             observation_id, record, space_id = written[i]
-            if turn == 0:  # nothing decided before it: its first decision stands
-                decided[i] = self.apply(observation_id, record, space_id, first[i])
+            made = first[i]
+            if turn == 0 and made is not None:  # nothing decided before it: its first decision stands
+                decided[i] = self.apply(observation_id, record, space_id, made)
             else:
                 decided[i] = self.associate(observation_id, record, camera, space_id, moving=moving)
         return [decided[i] for i in range(len(written))]

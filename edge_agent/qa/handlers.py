@@ -885,8 +885,8 @@ def _count_seen(query: Query, ctx: Context, seen: list[Sighting], aggregate: Agg
         cited = [observations[int(i)] for i in np.linspace(0, len(observations) - 1, _STAYS_CITED)]
     if aggregate is Aggregate.PLACES:  # the rooms (cameras) it was in; on one camera, the spots there
         cameras = sorted({o.camera for o in observations})
-        spots = {o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations}
-        names = tuple(f"camera {c}" for c in cameras) if len(cameras) > 1 else tuple(sorted(spots))
+        spots = (o.zone or (f"place {o.place_id}" if o.place_id else o.region) for o in observations)
+        names = tuple(f"camera {c}" for c in cameras) if len(cameras) > 1 else tuple(sorted(set(spots)))
         n = len(names)
     elif aggregate is Aggregate.DAYS:
         names = tuple(sorted({format_utc(o.t_start)[:10] for o in observations}))
