@@ -811,7 +811,7 @@ def described_as(
     if field not in FIELDS:
         raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
     totals: dict[str, list[Any]] = {}
-    where, params = _scope_sql([*cameras, *([camera] if camera else [])], after, before, (), ())
+    where, params = _scope_sql(db, [*cameras, *([camera] if camera else [])], after, before, (), ())
     for chunk in _chunks(entity_ids):
         condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", f"o.{field} != ''", *where])
         for value, n, last, end in db.query(
@@ -904,8 +904,27 @@ class CameraSighting(NamedTuple):
     first: float = float("inf")  #: the earliest start
 
 
+def observation_extent(memory: Database | HasDatabase) -> float | None:
+    """How long memory's longest observation lasted (at least; None where memory predates the record): one that ends
+    after a moment started at most this long before it."""
+    row = database_of(memory).query_one("SELECT seconds FROM extents WHERE name = 'observation'")
+    return float(row[0]) if row else None
+
+
+def started_since_sql(memory: Database | HasDatabase, column: str, t: float) -> tuple[str, list[Any]]:
+    """A condition on an observation's start ``column`` that every observation ending at or after ``t`` meets: what
+    lets the time index read from shortly before ``t`` rather than from memory's first day ("" where none is known)."""
+    extent = observation_extent(memory)
+    return ("", []) if extent is None else (f"{column} >= ?", [float(t) - extent])
+
+
 def _scope_sql(
-    cameras: Sequence[str], start: float | None, end: float | None, zones: Sequence[str], regions: Sequence[str]
+    memory: Database | HasDatabase,
+    cameras: Sequence[str],
+    start: float | None,
+    end: float | None,
+    zones: Sequence[str],
+    regions: Sequence[str],
 ) -> tuple[list[str], list[Any]]:
     """The conditions on observations ``o`` of a scope: on these cameras, overlapping [start, end), at these places."""
     where: list[str] = []
@@ -916,6 +935,10 @@ def _scope_sql(
     if start is not None:
         where.append("o.t_end >= ?")
         params.append(float(start))
+        since, bound = started_since_sql(memory, "o.t_start", start)
+        if since:
+            where.append(since)
+            params.extend(bound)
     if end is not None:
         where.append("o.t_start < ?")
         params.append(float(end))
@@ -945,7 +968,7 @@ def sightings_in(
     no camera, time or place to narrow by, the entities table alone answers (a kind seen thousands of times costs no
     scan), and without ``detail`` its rows leave out how many observations and on which cameras (0 and ())."""
     db = database_of(memory)
-    where, params = _scope_sql(cameras, start, end, zones, regions)
+    where, params = _scope_sql(db, cameras, start, end, zones, regions)
     who: list[str] = []
     if entity_id is not None:
         who.append("e.id = ?")
@@ -991,8 +1014,8 @@ def cameras_seeing(
     """Per camera, how many observations of the entities overlap [start, end), the latest one, and the first start."""
     db = database_of(memory)
     per_camera: dict[str, list[Any]] = {}
+    where, params = _scope_sql(db, (), start, end, (), ())
     for chunk in _chunks(entity_ids):
-        where, params = _scope_sql((), start, end, (), ())
         condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", *where])
         # SQLite's bare column beside a single max(): the id is that of the row with the latest end
         for camera, n, last, observation_id, first in db.query(

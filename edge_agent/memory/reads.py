@@ -425,12 +425,14 @@ class Reads:
         before ``before`` if given (at most ``limit`` of each): what memory holds of a moment a
         question names."""
         bound = float("inf") if before is None else float(before)
+        since, since_params = queries.started_since_sql(self.db, "t_start", t0)
         observations = [
             r[0]
             for r in self.db.query(
-                "SELECT id FROM observations WHERE t_start <= ? AND t_end >= ? AND t_start < ? ORDER BY t_start LIMIT "
-                "?",
-                (t1, t0, bound, limit),
+                "SELECT id FROM observations WHERE t_start <= ? AND t_end >= ? AND t_start < ? "
+                + (f"AND {since} " if since else "")
+                + "ORDER BY t_start LIMIT ?",
+                (t1, t0, bound, *since_params, limit),
             )
         ]
         # things that stayed through the moment in a trace whose sightings then were folded: its opening observation

@@ -371,7 +371,7 @@ class DeterministicController:
         alone = query is None  # asked on its own: a pronoun has nothing before it to point at
         query = one_of_people(query or self.query(question, as_of))
         query = replace(query, time=query.time.bounded(as_of))
-        evidence = self.retriever.retrieve(question, as_of=query.time.end, around=query.time.moments)
+        evidence = self.retriever.retrieve(question, as_of=as_of, until=query.time.end, around=query.time.moments)
         context = render_context(self.store, evidence, biographies=self.retriever.config.biography_text)
         timings = dict(evidence.timings_ms)
         s = query.subject

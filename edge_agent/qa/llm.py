@@ -298,8 +298,9 @@ class LLMController:
             answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's reading included
             return answer
         retriever = self.retriever
+        asked_as_of = as_of
         as_of = query.time.bounded(as_of).end
-        evidence = retriever.retrieve(question, as_of=as_of, around=query.time.moments)
+        evidence = retriever.retrieve(question, as_of=asked_as_of, until=as_of, around=query.time.moments)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
         messages = [
@@ -343,8 +344,8 @@ class LLMController:
                 )
             if tool == "search":
                 after, before = _time(call.get("after")), _time(call.get("before"))
-                limit = min(x for x in (before, as_of) if x is not None) if (before or as_of) else None
-                found = retriever.retrieve(str(call.get("query", question)), as_of=limit)
+                limit = min((x for x in (before, as_of) if x is not None), default=None)
+                found = retriever.retrieve(str(call.get("query", question)), as_of=asked_as_of, until=limit)
                 found.observation_ids = [
                     o.id
                     for o in self.store.observations_by_id(found.observation_ids)

@@ -78,10 +78,18 @@ class Retriever:
             self.keyframes.update()
         self._graph_for(None)
 
-    def retrieve(self, question: str, *, as_of: float | None = None, around: Sequence[float] = ()) -> Evidence:
-        """``around``: moments the question names ("the cup that was by the sink at 17:56"): what memory
-        holds of them joins the seeds, as strongly as the best text match."""
+    def retrieve(
+        self, question: str, *, as_of: float | None = None, around: Sequence[float] = (), until: float | None = None
+    ) -> Evidence:
+        """``as_of``: the moment the question is asked as of (the walk runs over what memory held then). ``until``:
+        the end of a window the question names ("between 8 and 9"): what started later is no evidence, but the walk
+        runs over what memory holds now, as the question is asked now (and the graph it keeps serves). ``around``:
+        moments the question names ("the cup that was by the sink at 17:56"): what memory holds of them joins the
+        seeds, as strongly as the best text match."""
         cfg = self.config
+        walked_as_of = as_of
+        if until is not None:
+            as_of = until if as_of is None else min(as_of, until)
         timings: dict[str, float] = {}
         with timed(timings, "index"):
             self.index.update()
@@ -116,7 +124,7 @@ class Retriever:
                     fused[key] = fused.get(key, 0.0) + 1.0 / (60 + rank)  # reciprocal rank fusion
 
         with timed(timings, "ppr"):
-            graph = self._graph_for(as_of)
+            graph = self._graph_for(walked_as_of)
             seeds: dict[int, float] = {}  # node -> weight
             for (kind, item), weight in fused.items():
                 node = int(graph.nodes(kind, [item])[0])
@@ -147,6 +155,11 @@ class Retriever:
             is_obs, is_ep = nodes < n_obs, nodes >= ep_base
             obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
             ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
+            if as_of is not None and as_of != walked_as_of:  # reached through later memory: left out
+                earlier = graph.column("observation_times", obs_nodes) < as_of
+                obs_nodes, obs_scores = obs_nodes[earlier], obs_scores[earlier]
+                earlier = graph.column("episode_times", ep_nodes) < as_of
+                ep_nodes, ep_scores = ep_nodes[earlier], ep_scores[earlier]
             top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
             pool = cfg.budget * 8
 

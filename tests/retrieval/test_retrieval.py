@@ -269,6 +269,22 @@ def test_as_of_sees_nothing_later(tmp_path, embedder):
         assert "1970-01-04" not in context  # day 3 never appears, not even in the summaries
 
 
+def test_a_window_the_question_names_leaves_out_later_records_but_walks_todays_memory(tmp_path, embedder):
+    with Store(tmp_path / "home") as store:
+        coffee, shelf = _kitchen(store)
+        retriever = Retriever(store, embedder, RetrievalConfig(budget=50))
+        evidence = retriever.retrieve("red cup", until=2 * DAY)
+        shown = store.observations_by_id(evidence.observation_ids)
+        assert coffee.observation_id in evidence.observation_ids and all(o.t_start < 2 * DAY for o in shown)
+        assert shelf.observation_id not in evidence.observation_ids
+        assert evidence.as_of == 2 * DAY and "top shelf" not in render(store, evidence)
+        kept = retriever._graph
+        retriever.retrieve("red cup", until=1.5 * DAY)
+        assert retriever._graph is kept  # the graph of all memory, kept: no graph cut per window
+        asked_then = retriever.retrieve("red cup", as_of=3 * DAY, until=2 * DAY)
+        assert asked_then.as_of == 2 * DAY and shelf.observation_id not in asked_then.observation_ids
+
+
 def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         _kitchen(store)
