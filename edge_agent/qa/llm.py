@@ -297,9 +297,7 @@ class LLMController:
             answer.tool = "llm-query:" + answer.tool
             answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's reading included
             return answer
-        retriever = self.retriever
-        asked_as_of = as_of
-        as_of = query.time.bounded(as_of).end
+        retriever, asked_as_of, as_of = self.retriever, as_of, query.time.bounded(as_of).end
         evidence = retriever.retrieve(question, as_of=asked_as_of, until=as_of, around=query.time.moments)
         context = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""

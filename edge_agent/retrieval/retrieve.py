@@ -78,6 +78,23 @@ class Retriever:
             self.keyframes.update()
         self._graph_for(None)
 
+    def _keyframes(self, question: str, as_of: float | None) -> list[tuple[str, int]]:
+        """The clips whose keyframes match the question (with an image-text model), as seeds."""
+        if self.keyframes is None or self.image_text is None:
+            return []
+        vector = self.image_text.embed_texts([question])[0]
+        return [("clip", c) for c, _ in self.keyframes.search(vector, self.config.seeds_per_index, before=as_of)]
+
+    def _moments(self, around: Sequence[float], as_of: float | None) -> list[tuple[str, int]]:
+        """What memory holds of the moments a question names (before ``as_of``), as seeds."""
+        seeds: list[tuple[str, int]] = []
+        for moment in around:
+            if as_of is None or moment < as_of:
+                half = self.config.around_seconds
+                observations, episodes = self.store.items_between(moment - half, moment + half, before=as_of)
+                seeds += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
+        return seeds
+
     def retrieve(
         self, question: str, *, as_of: float | None = None, around: Sequence[float] = (), until: float | None = None
     ) -> Evidence:
@@ -104,20 +121,8 @@ class Retriever:
             q = self.embedder.embed([question])[0]
             semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
             lexical = lexical_search.result()
-            visual: list[tuple[str, int]] = []
-            if self.keyframes is not None and self.image_text is not None:
-                question_image_vector = self.image_text.embed_texts([question])[0]
-                visual = [
-                    ("clip", clip_id)
-                    for clip_id, _ in self.keyframes.search(question_image_vector, cfg.seeds_per_index, before=as_of)
-                ]
-            moments: list[tuple[str, int]] = []
-            for moment in around:
-                if as_of is None or moment < as_of:
-                    observations, episodes = self.store.items_between(
-                        moment - cfg.around_seconds, moment + cfg.around_seconds, before=as_of
-                    )
-                    moments += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
+            visual = self._keyframes(question, as_of)
+            moments = self._moments(around, as_of)
             fused: dict[tuple[str, int], float] = {key: 1.0 / 60 for key in moments}
             for ranking in ([(h.kind, h.id) for h in semantic], [(k, i) for k, i, _ in lexical], visual):
                 for rank, key in enumerate(ranking):
@@ -156,10 +161,8 @@ class Retriever:
             obs_nodes, obs_scores = nodes[is_obs], values[is_obs]
             ep_nodes, ep_scores = nodes[is_ep] - ep_base, values[is_ep]
             if as_of is not None and as_of != walked_as_of:  # reached through later memory: left out
-                earlier = graph.column("observation_times", obs_nodes) < as_of
-                obs_nodes, obs_scores = obs_nodes[earlier], obs_scores[earlier]
-                earlier = graph.column("episode_times", ep_nodes) < as_of
-                ep_nodes, ep_scores = ep_nodes[earlier], ep_scores[earlier]
+                obs_nodes, obs_scores = _before(graph, "observation", obs_nodes, obs_scores, as_of)
+                ep_nodes, ep_scores = _before(graph, "episode", ep_nodes, ep_scores, as_of)
             top = max(float(obs_scores.max(initial=0)), float(ep_scores.max(initial=0)), 1e-12)
             pool = cfg.budget * 8
 
@@ -209,6 +212,14 @@ class Retriever:
             scores,
             question,
         )
+
+
+def _before(
+    graph: MemoryGraph, kind: str, nodes: np.ndarray, scores: np.ndarray, t: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes of a kind (positions in its block) and their scores, less those that started at ``t`` or later."""
+    earlier = graph.column(f"{kind}_times", nodes) < t
+    return nodes[earlier], scores[earlier]
 
 
 def _choose(
