@@ -101,6 +101,26 @@ class ChangesConfig(StrictModel):
         description="a thing in someone's hands may have up to this fraction of its box inside their box (the hand "
         "holding it)",
     )
+    keep: bool = Field(
+        True,
+        description="a thing left there is followed after the long model has taken it in (about a minute later, "
+        "or between recordings) while it still looks as it did when found and not as the surface it lies on; "
+        "where it looks like that surface again, it is gone",
+    )
+    keep_contrast: float = Field(
+        12.0,
+        ge=0,
+        le=255,
+        description="a thing left there is followed so only when it differs from the surface it lies on by at "
+        "least this much (mean per colour channel, 0-255): less is too faint to tell it is still there",
+    )
+    keep_unclear_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=86_400,
+        description="a followed thing that looks neither as it did nor as the surface (with no person in front) "
+        "for this long is let go",
+    )
     score: float = Field(
         0.7,
         gt=0,

@@ -72,6 +72,54 @@ def test_a_thing_left_is_found_after_the_persistence_time_and_not_before() -> No
     assert found_at[-1] == 29  # and still found while it stays
 
 
+def _found(finder: ChangeFinder, image: np.ndarray, x: int = 140, y: int = 100) -> bool:
+    """Whether ``finder`` finds a thing left at (x, y) (40 px) in ``image``."""
+    changes = finder.find(image, detections([]))
+    near = [b for b, h in zip(changes.xyxy, changes.handled) if not h and abs(b[0] - x) <= 6 and abs(b[1] - y) <= 6]
+    return bool(near)
+
+
+#: a long model that takes a thing in within seconds (as a young model does), and the short one
+QUICK = ChangesConfig(enabled=True, long_seconds=20.0, short_seconds=5.0)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_thing_left_is_followed_after_the_long_model_takes_it_in(keep: bool) -> None:
+    finder = warmed(QUICK.model_copy(update={"keep": keep}), frames=60)
+    found = [_found(finder, with_box(scene(1000 + k), 140, 100)) for k in range(120)]
+    assert any(found[:20])
+    if keep:
+        first = found.index(True)
+        assert all(found[first:])  # in every frame from when it was found
+    else:
+        assert not any(found[-40:])  # without following it, the long model took it in
+
+
+def test_a_thing_taken_is_gone_and_found_again_at_once_when_put_back() -> None:
+    finder = warmed(QUICK, frames=60)
+    assert all([_found(finder, with_box(scene(1100 + k), 140, 100)) for k in range(120)][20:])
+    gone = [_found(finder, scene(1300 + k)) for k in range(60)]  # taken: the wall is seen where it lay
+    assert not any(gone)
+    back = [_found(finder, with_box(scene(1400 + k), 140, 100)) for k in range(10)]
+    assert back[0] and all(back)  # put back where it lay: found in its first frame back
+
+
+def test_the_surface_under_a_thing_taken_is_no_thing() -> None:
+    """A thing lying there before the camera started is part of its background; when it is taken the wall it hid
+    is new to the long model, but it is no thing."""
+    finder = ChangeFinder(QUICK, FPS)
+    for k in range(60):
+        assert len(finder.find(with_box(scene(k), 140, 100), detections([]))) == 0
+    assert not any(len(finder.find(scene(1500 + k), detections([]))) for k in range(40))
+
+
+def test_a_thing_followed_is_still_found_after_a_change_of_light() -> None:
+    finder = warmed(QUICK, frames=60)
+    assert all([_found(finder, with_box(scene(1700 + k), 140, 100)) for k in range(80)][20:])
+    brighter = [cv2.add(with_box(scene(1800 + k), 140, 100), np.full((H, W, 3), 40, np.uint8)) for k in range(10)]
+    assert all(_found(finder, image) for image in brighter)  # both models start again; the thing is still there
+
+
 def test_a_change_of_light_gives_nothing() -> None:
     finder = warmed()
     for k in range(20):
