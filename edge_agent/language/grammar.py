@@ -101,6 +101,7 @@ class Aggregate(str, Enum):
     DAYS = "days"  #: days it was seen on
     KINDS = "kinds"  #: things of each kind ("what did you see most of?")
     AT_ONCE = "at once"  #: the most seen at one moment ("how many people were on the street at the same time?")
+    COLOURS = "colours"  #: the colours the things were, each thing by its likeliest ("how many colours did they wear?")
 
 
 class Trigger(str, Enum):

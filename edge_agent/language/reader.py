@@ -347,6 +347,20 @@ def _which_one(spans: Sequence[Span], k: int, names: frozenset[str]) -> bool:
     return after.words not in _PEOPLE_WORDS
 
 
+def _of_a_camera_said(tokens: list[str], i: int, n: int, phrases: list[_Phrase]) -> bool:
+    """Whether the preposition at ``i`` (``n`` words) opens a relative clause about a camera said before it: "every
+    camera on which a person was seen", "the street, in which ..."."""
+    before, after = tokens[i - 1] if i else "", tokens[i + n] if i + n < len(tokens) else ""
+    camera = before in _CAMERA_WORDS or before in ("room", "rooms") or bool(phrases and phrases[-1].camera)
+    return after in ("which", "whom") and camera
+
+
+def _before_a_thing(spans: Sequence[Span], k: int) -> bool:
+    """Whether span ``k`` comes right before a thing's name: "desk person how long" (a camera named like a kind, so
+    said, is the camera)."""
+    return k + 1 < len(spans) and spans[k + 1].start == spans[k].end and spans[k + 1].of("kind") is not None
+
+
 def _camera_after(spans: Sequence[Span], k: int) -> bool:
     """Whether a camera's word follows span ``k`` ("the desk camera") or its recording does ("the desk recording",
     "the desk video": the camera's, where a camera has the name of a kind)."""
@@ -634,6 +648,7 @@ class _Cues:
     with_word: bool = False
     now: bool = False
     drives: bool = False  #: a verb whose doer is a vehicle: "did anyone drive off?"
+    timed: bool = False  #: a time was said ("after 11?")
 
 
 def _verbs(tokens: list[str], cues: _Cues) -> None:
@@ -1433,6 +1448,28 @@ def _corrected(tokens: list[str]) -> tuple[list[str], bool]:
     return tokens, False
 
 
+#: Nouns a count is asked by ("the number of cameras", "total count of people"), and the words that may lead to them
+_COUNT_NOUNS = frozenset({"number", "count", "amount", "tally", "total"})
+_COUNT_LEAD = frozenset(
+    {"what", "is", "was", "the", "total", "overall", "a", "give", "me", "tell", "your", "and", "so"}
+)
+
+
+def _how_many(tokens: list[str]) -> list[str]:
+    """A count asked without "how many", read as asked with it: "number of cameras", "what's the total number of
+    people on the street?", "no. of sightings", "times car seen" (a terse "how many times")."""
+    if tokens[:1] == ["times"] and len(tokens) > 1 and tokens[1] not in _PREPOSITION_WORDS:
+        return ["how", "many", *tokens]
+    for i, w in enumerate(tokens[:-2]):
+        if not all(t in _COUNT_LEAD for t in tokens[:i]):
+            break
+        noun = w in _COUNT_NOUNS or w == "no" and tokens[i + 1] == "."
+        at = i + 1 + (tokens[i + 1] == ".")
+        if noun and tokens[at] == "of" and at + 1 < len(tokens) and tokens[at + 1] not in DETERMINERS:
+            return ["how", "many", *tokens[at + 1 :]]
+    return tokens
+
+
 def _again_there(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "Same question for the desk", "and the desk?" (a fragment), where a camera is called the desk: that camera,
     not a desk (a thing); the conversation asks the same there."""
@@ -1728,6 +1765,21 @@ def _then(query: Query, tokens: list[str]) -> Query:
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
 
+def _any_such(query: Query, tokens: list[str]) -> Query:
+    """ "Which cameras recorded a person in red?": every camera that saw any such one (a thing said with "a" or "any",
+    and cameras asked in the plural), not the one likest to be meant."""
+    if query.intent is not Intent.WHICH_CAMERA or not query.subject.said or query.subject.many:
+        return query
+    if not {"cameras", "rooms", "cams", "places", "views"} & set(tokens):
+        return query
+    head = query.subject.said.split()[0]
+    at = next((i for i, w in enumerate(tokens) if w == head), None)
+    before = {tokens[j] for j in range(max(0, (at or 0) - 3), at or 0)}
+    if at is None or not before & {"a", "an", "any", "anyone", "anybody", "some"}:
+        return query
+    return replace(query, subject=replace(query.subject, many=True))
+
+
 def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     """The two questions of one asked as two, joined by "and" before a question word of its own: "when did the truck
     arrive and when did it leave?", "how many people and how many vehicles did the street camera see?" (a first part
@@ -1958,6 +2010,7 @@ def _kinds_compared(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
         return replace(query, intent=Intent.DURATION, other=other, compare="fewer" if less else "more", yes_no=False,
                        aggregate=None, alternatives=(), alternative_of="", rank="", asks="")  # fmt: skip
     often = bool({"often", "times", "frequently", "sightings"} & set(tokens))
+    often = often or not (query.subject.many or other.subject.many)  # "car or truck seen more": one each, its sightings
     return replace(
         query,
         intent=Intent.COUNT,
@@ -2198,6 +2251,22 @@ def _kinds_counted(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Q
     if of is not None:
         subject = Subject(kinds=of.kinds, said=f"{rest[0]} of {of.said}", many=True)
     return replace(query, subject=subject, aggregate=Aggregate.KINDS, quantity=query.quantity if query.yes_no else None)
+
+
+def _colours_counted(query: Query, tokens: list[str]) -> Query:
+    """ "How many colours did the people wear?", "how many different colors do the objects have?": the colours the
+    things were (each by its likeliest), not the things."""
+    at = next((i for i in range(len(tokens) - 1) if tokens[i : i + 2] == ["how", "many"]), None)
+    if at is None or query.intent is not Intent.COUNT or query.other is not None:
+        return query
+    rest = [t for t in tokens[at + 2 : at + 4] if t not in ("different", "distinct", "separate")]
+    if not rest or rest[0] not in ("colours", "colors", "colour", "color", "shades"):
+        return query
+    subject = query.subject
+    if subject.said in ("colours", "colors", "colour", "color", "shades") or not subject.named:
+        subject = Subject(generic=True, said="thing", exclude=subject.exclude)  # "how many colours did you see?"
+    subject = replace(subject, colours=(), many=True)
+    return replace(query, subject=subject, aggregate=Aggregate.COLOURS, unknown=(), asks="")
 
 
 #: Words for what the user was sent: "I got an alert about the kitchen, what was it?"
@@ -2634,7 +2703,7 @@ class Reader:
         (its question word, order, counting and polarity words). ``names``: words written with a capital that memory
         has no name for."""
         spans = _says_which(self.lexicon.tag(tokens), used, names)
-        cues = _Cues()
+        cues = _Cues(timed=bool(used))
         phrases: list[_Phrase] = []
         role, relation = "subject", ""
         in_relative = False
@@ -2704,6 +2773,8 @@ class Reader:
             kind = span.of("kind")
             if w in AUX or w in EVENT_VERBS:
                 verb_since_subject = True
+                if role == "exclude" and phrases and phrases[-1].role == "exclude":
+                    role = "object"  # "which cameras besides the street was a person seen on?": the exclusion ended
                 if other_side and phrases and phrases[-1].other_side and w in AUX:
                     other_auxiliaries += 1
                     cues.other_clause = True
@@ -2993,6 +3064,8 @@ class Reader:
                 after = spans[k + 1] if k + 1 < len(spans) else None
                 if after is not None and after.of("colour") and key == ("in",):
                     role = "dress"
+                elif _of_a_camera_said(tokens, i, n, phrases):
+                    role = "object"  # "every camera on which a person was seen": the place is the camera said before
                 else:
                     role, relation = "place", PLACE_PREPOSITIONS[key]
                 while k < len(spans) and spans[k].start < i + n:
@@ -3104,12 +3177,12 @@ class Reader:
                 zone = span.of("zone")
                 name = span.of("name")
                 followed_by_camera = _camera_after(spans, k)
-                preceded_by_camera = word(i - 1) in ("camera", "cam")
+                said_as_camera = word(i - 1) in ("camera", "cam") or _before_a_thing(spans, k)
                 place_role = role == "place" or role == "dress"
                 p = _Phrase(i, span.end, role if role != "dress" else "place", relation, said=w)
                 if name is not None:
                     p.name, p.entity_id = name.value[0], name.entity_id
-                elif camera is not None and (place_role or followed_by_camera or preceded_by_camera or not kind):
+                elif camera is not None and (place_role or followed_by_camera or said_as_camera or not kind):
                     p.camera = camera.value[0]
                     if not place_role and role not in ("alternative", "other", "exclude"):
                         p.role, p.relation = "place", "in"
@@ -3189,29 +3262,14 @@ class Reader:
                 and w not in EVENT_VERBS
                 and w not in DETERMINERS
                 and w not in CLOTHES
+                and w not in NUMBER_WORDS  # "during its last ten seconds": a number, no thing
                 and w not in ("of", "to", "for", "as", "and", "the", "was", "were", "ago", "there")
                 and w not in STATES
                 and not (role == "place" and w in PLACE_WORDS)
                 and (determiner or role in ("place",) or word(i - 1) in ("many",) or w in names)
             ):
-                nxt_word = word(span.end)
                 # "the tv stand": a word before another noun is not the thing named; any other word ends the phrase
-                compound = (
-                    nxt_word.isalpha()
-                    and nxt_word not in AUX
-                    and nxt_word not in FILLER
-                    and nxt_word not in WH
-                    and nxt_word not in DETERMINERS
-                    and nxt_word not in _PREPOSITION_WORDS
-                    and nxt_word not in WITH_WORDS
-                    and nxt_word not in EVENT_VERBS
-                    and nxt_word not in NOT_THINGS
-                    and nxt_word not in STATES
-                    and not nxt_word.endswith(("ed", "ing"))
-                    and nxt_word not in ("or", "and", "than", "that", "which", "before", "after", "i", "we", "you")
-                    and not self.lexicon.tag([nxt_word])[0].tags
-                )
-                if not compound or w in names:
+                if not self._noun_follows(word(span.end)) or w in names:
                     p = _Phrase(i, span.end, role, relation, unknown=w, said=w)
                     p.plural = w.endswith("s")
                     if w in names and phrases and phrases[-1].end == i and phrases[-1].kinds:
@@ -3285,6 +3343,7 @@ class Reader:
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
     ) -> tuple[Query, _Cues]:
         tokens, corrected = _corrected(tokens)
+        tokens = _how_many(tokens)
         fragment = (
             corrected
             or tokens[:2] in (["what", "about"], ["how", "about"])
@@ -3321,7 +3380,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
-        query = _then(query, tokens)
+        query = _any_such(_then(query, tokens), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)
@@ -3340,7 +3399,7 @@ class Reader:
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
         query = _told_apart(_alerted(_who_had(query, tokens), tokens))
         query = _doing(query, tokens, self.lexicon)
-        query = _kinds_counted(_at_once(query, tokens), tokens, phrases)
+        query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:
@@ -3371,6 +3430,24 @@ class Reader:
             on=tuple(
                 dict.fromkeys(k for p in places if p.relation == "on" for k in p.kinds if not (p.camera or p.zone))
             ),
+        )
+
+    def _noun_follows(self, after: str) -> bool:
+        """Whether ``after``, the word after an unknown one, may be the noun it is a part of ("the tv stand")."""
+        return (
+            after.isalpha()
+            and after not in AUX
+            and after not in FILLER
+            and after not in WH
+            and after not in DETERMINERS
+            and after not in _PREPOSITION_WORDS
+            and after not in WITH_WORDS
+            and after not in EVENT_VERBS
+            and after not in NOT_THINGS
+            and after not in STATES
+            and not after.endswith(("ed", "ing"))
+            and after not in ("or", "and", "than", "that", "which", "before", "after", "i", "we", "you")
+            and not self.lexicon.tag([after])[0].tags
         )
 
     @staticmethod
@@ -3565,17 +3642,7 @@ class Reader:
     def _intent(self, question: str, r: _Reading) -> tuple[Intent, Order | None, Event, Aggregate | None, str, str]:
         """(intent, first or last, event, what a count counts, the field asked, how it was read)."""
         c = r.cues
-        order: Order | None = None
-        for _, said in c.order_words:
-            if said in ("first", "last"):
-                order = Order.FIRST if said == "first" else Order.LAST
-                break
-        if order is None and c.now:
-            order = Order.LAST
-        if order is None and c.ordering:
-            order = Order.FIRST  # "in which order did the rooms have somebody in them?": by when each first did
-        if order is None and any(said in ("before", "after") for _, said in c.order_words) and r.other is None:
-            order = Order.AFTER if any(s == "after" for _, s in c.order_words) else None
+        order = _order_said(r)
         events = c.events
         event = Event.SEEN
         if "moved" in events:
@@ -3685,12 +3752,39 @@ class Reader:
         chosen = _chosen_by_alternatives(r, asks) or ((Intent.ATTRIBUTE, asks) if asks else None)
         if chosen is not None:  # "the bowl, was it orange or red?", "the bowl - orange or red?", "car colour"
             return chosen[0], order, event, aggregate, chosen[1], method
+        bare = _without_question_word(r, order, asks)
+        if bare is not None:
+            return bare, order, event, aggregate, asks, method
         if self.exemplars is not None:
             intent, _ = self.exemplars.nearest(question)
             return intent, order, event, aggregate, asks, "similarity"
         if r.subject.named or r.place.named:
             return Intent.EXISTS, order, event, aggregate, asks, "fragment"
         return Intent.SUMMARY, order, event, aggregate, asks, "fragment"
+
+
+def _order_said(r: _Reading) -> Order | None:
+    """First or last (or after) as the question's words say: "the last one", "still there now", "in which order"."""
+    c = r.cues
+    said = next((Order.FIRST if w == "first" else Order.LAST for _, w in c.order_words if w in ("first", "last")), None)
+    if said is None and c.now:
+        return Order.LAST
+    if said is None and c.ordering:
+        return Order.FIRST  # "in which order did the rooms have somebody in them?": by when each first did
+    if said is None and any(w in ("before", "after") for _, w in c.order_words) and r.other is None:
+        return Order.AFTER if any(w == "after" for _, w in c.order_words) else None
+    return said
+
+
+def _without_question_word(r: _Reading, order: Order | None, asks: str) -> Intent | None:
+    """What a question without a question word asks, where its words say: "last thing seen in the kitchen" which
+    thing was last and when; "after 11?", "between 8 and 9 pm" (a time alone) what was seen then."""
+    c = r.cues
+    if c.wh or c.how or asks:
+        return None
+    if order in (Order.FIRST, Order.LAST) and r.subject.said:
+        return Intent.WHEN
+    return Intent.LIST if c.timed and not r.subject.said and not c.events else None
 
 
 #: Nouns of how long something lasted, said without "how long": "total duration the car was in view", "length of the

@@ -309,6 +309,16 @@ class _Reader:
             return (*clock, ""), n + 2
         return (*clock, ""), n
 
+    def end_half(self, i: int, h: int, m: int) -> str:
+        """ "Between 8 and 9 pm": the am / pm of a window's end (said from token ``i`` on) is its start's (``h``:``m``),
+        where it keeps the start before the end ("between 10 and noon" is from 10 am); "" where none is said."""
+        for j in range(i, min(i + 3, len(self.tokens))):
+            later = self.hour_words(j, "and") if self.word(j - 1) in ("and", "to") else None
+            if later is not None and later[0][3]:
+                h2, m2, _, half = later[0]
+                return half if _on_clock(h, half) * 60 + m <= _on_clock(h2, half) * 60 + m2 else ""
+        return ""
+
     def at(
         self, day: dt.date | None, clock: tuple[int, int, int, str], connector: str = "", pending: float | None = None
     ) -> float:
@@ -448,12 +458,7 @@ class _Reader:
             if clock is not None:
                 (h, m, s, half), n = clock
                 if connector == "between" and not half:
-                    # "between 8 and 9 pm": the second's am / pm is the first's
-                    for j in range(i + n, min(i + n + 3, len(self.tokens))):
-                        later = self.hour_words(j, "and") if self.word(j - 1) in ("and", "to") else None
-                        if later is not None and later[0][3]:
-                            half = later[0][3]
-                            break
+                    half = self.end_half(i + n, h, m)
                 t = self.at(named_day, (h, m, s, half), connector, pending_between)
                 if connector == "before":
                     end = t if end is None else min(end, t)
@@ -583,6 +588,13 @@ def _window(time: Time) -> Time:
     if time.start is not None or time.end is not None or not time.moments:
         return time
     return replace(time, start=min(time.moments) - 1800.0, end=max(time.moments) + 1800.0, moments=())
+
+
+def _on_clock(hour: int, half: str) -> int:
+    """An hour said with am / pm as the 24-hour clock's."""
+    if half == "pm" and hour < 12:
+        return hour + 12
+    return 0 if half == "am" and hour == 12 else hour
 
 
 def read_span(tokens: Sequence[str]) -> tuple[str, float, tuple[str, ...]] | None:

@@ -825,6 +825,35 @@ def described_as(
     return sorted(((v, n, i, t) for v, (n, i, t) in totals.items()), key=lambda r: (-r[1], -r[3]))
 
 
+def likeliest(
+    memory: Database | HasDatabase,
+    entity_ids: Sequence[int],
+    field: str,
+    *,
+    before: float | None = None,
+    cameras: Sequence[str] = (),
+    after: float | None = None,
+) -> dict[int, str]:
+    """Each entity's value of one described field (``FIELDS``) its observations (on ``cameras``, overlapping [after,
+    before)) say most often (ties: the later said); entities none of whose observations say one are left out."""
+    db = database_of(memory)
+    if field not in FIELDS:
+        raise ValueError(f"field must be one of {', '.join(FIELDS)}, got {field!r}")
+    best: dict[int, tuple[int, float, str]] = {}
+    where, params = _scope_sql(db, cameras, after, before, (), ())
+    for chunk in _chunks(entity_ids):
+        condition = " AND ".join([f"o.entity_id IN ({_marks(chunk)})", f"o.{field} != ''", *where])
+        for entity, value, n, end in db.query(
+            f"SELECT o.entity_id, o.{field}, count(*), max(o.t_end) FROM observations o WHERE {condition} "
+            f"GROUP BY o.entity_id, o.{field}",
+            [*chunk, *params],
+        ):
+            said = (int(n), float(end), str(value))
+            if said > best.get(int(entity), (0, -math.inf, "")):
+                best[int(entity)] = said
+    return {entity: value for entity, (_, _, value) in best.items()}
+
+
 def described_share(
     memory: Database | HasDatabase,
     entity_ids: Sequence[int],

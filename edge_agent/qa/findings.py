@@ -232,9 +232,9 @@ class Seen(Finding):
 @dataclass(frozen=True)
 class Count(Finding):
     n: int = 0
-    unit: str = "things"  #: things, cameras, places, sightings, days
+    unit: str = "things"  #: things, cameras, places, sightings, days, colours
     what: str = ""
-    names: tuple[str, ...] = ()  #: the cameras, places or days counted
+    names: tuple[str, ...] = ()  #: the cameras, places or days counted (colours: "black (11)", most first)
     observations: int = 0
     other: Count | None = None  #: the other side of "more here than there"
     compare: str = ""  #: more / fewer

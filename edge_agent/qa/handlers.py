@@ -860,6 +860,20 @@ def _count(query: Query, ctx: Context) -> Finding:
             when=when_said(ctx.view),
             counted=query.subject.said.split(" ")[0] in ("kind", "kinds", "type", "types", "sort", "sorts"),
         )
+    if aggregate is Aggregate.COLOURS:  # "how many colours did the people wear?": each one's likeliest colour
+        colour_of = ctx.view.likeliest([s.entity_id for s in seen], "colour")
+        colours = sorted(Counter(colour_of.values()).items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = [next(e for e, c in colour_of.items() if c == colour) for colour, _ in colours[:_LISTED_COLOURS]]
+        return Count(
+            tuple(o for e in shown for o in ctx.view.history(e)[-1:]),
+            n=len(colours),
+            unit="colours",
+            what=_what(query.subject),
+            names=tuple(f"{colour} ({n})" for colour, n in colours),
+            observations=len(colour_of),
+            where=where_said(ctx.view),
+            when=when_said(ctx.view),
+        )
     if aggregate is Aggregate.CAMERAS:  # counted by the database, however many things of that kind there are
         per_camera = ctx.view.cameras_seeing([s.entity_id for s in seen])
         return Count(
@@ -1088,6 +1102,7 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     )
 
 
+_LISTED_COLOURS = 6  #: of "how many colours?", the colours whose latest sighting is cited
 _RANKED_LEAVERS = 50  #: of how many things "who left first?" is asked (the most recently seen)
 _TOGETHER_S = 1.0  #: sightings this close in time are together (frames are sampled about 2 a second)
 

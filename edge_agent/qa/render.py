@@ -339,6 +339,8 @@ def _count(f: Count) -> str:
         camera = f" on camera {', '.join(f.names)}" if f.names and not f.where else ""
         when = f", first at {_t(f.at)}{camera}" if f.at is not None and f.n else ""
         return f"{f.n} {_plural(f.what, f.n)} at once{scope}{when}" + (f": {listed}{more}." if listed else ".")
+    if f.unit == "colours":  # "how many colours did the people wear?": the colours, by how many things each
+        return f"{_count_of(f.n, 'colour')}{scope} among {f.observations} {_plural(f.what, 2)}: {', '.join(f.names)}."
     if f.unit in ("cameras", "places", "days"):
         unit = {"cameras": "camera", "places": "place", "days": "day"}[f.unit]
         if f.unit == "cameras":  # the cameras counted name where: "of camera a or b" would say it twice

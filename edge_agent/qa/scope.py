@@ -103,6 +103,10 @@ class View:
         s = self.scope
         return queries.described_as(self.store, entity_ids, field, before=s.end, after=s.start, cameras=s.cameras)
 
+    def likeliest(self, entity_ids: Sequence[int], field: str) -> dict[int, str]:
+        s = self.scope
+        return queries.likeliest(self.store, entity_ids, field, before=s.end, after=s.start, cameras=s.cameras)
+
     def cameras(self) -> list[str]:
         """The cameras in scope: those named, else every camera memory knows."""
         return list(self.scope.cameras) or self.store.cameras()

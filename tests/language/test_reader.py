@@ -1341,3 +1341,46 @@ def test_which_camera_recorded_the_most_sightings_counts_them_not_the_recordings
     q = read(reader, "Which camera recorded the most sightings?")
     assert (q.subject.recording, q.aggregate, q.rank) == (False, Aggregate.SIGHTINGS, "most")
     assert read(reader, "which camera recorded the longest?").subject.recording
+
+
+def _window(q, start, end):
+    return (q.time.start, q.time.end) == (parse_iso(start), parse_iso(end))
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("What did the street camera see during its last ten seconds?", lambda q: q.time.recording_s == 10.0),
+        ("during its last ten seconds, what did the street cam see?", lambda q: not q.unknown),
+        (  # noon's "pm" is not the first hour's
+            "anything between 10 and noon?",
+            lambda q: _window(q, "2026-03-02T10:00:00+00:00", "2026-03-02T12:00:00+00:00"),
+        ),
+        ("between 8 and 9 pm?", lambda q: _window(q, "2026-03-01T20:00:00+00:00", "2026-03-01T21:00:00+00:00")),
+        ("after 11?", lambda q: q.intent is Intent.LIST and q.time.start is not None),  # a time alone: what was seen
+        ("desk person how long", lambda q: q.place.cameras == ("desk",) and q.subject.kinds == ("person",)),
+        ("times car seen", lambda q: q.intent is Intent.COUNT and q.aggregate is Aggregate.TIMES),
+        ("number of cameras", lambda q: q.intent is Intent.COUNT and q.aggregate is Aggregate.CAMERAS),
+        ("what's the total number of people on the street?", lambda q: q.intent is Intent.COUNT),
+        ("car or truck seen more", lambda q: q.aggregate is Aggregate.SIGHTINGS and q.other is not None),
+        ("were there more cars or trucks?", lambda q: q.aggregate is Aggregate.THINGS),  # of each kind, things
+        ("last thing seen in the kitchen", lambda q: q.intent is Intent.WHEN and q.order is Order.LAST),
+        ("first person on the street cam", lambda q: q.intent is Intent.WHEN and q.order is Order.FIRST),
+        ("Which cameras recorded a person in red patterned clothing?", lambda q: q.subject.many),  # any such one
+        ("which camera recorded the person in red?", lambda q: not q.subject.many),  # the one meant
+        (
+            "List every camera other than the street on which a person was seen.",
+            lambda q: q.place.not_cameras == ("street",) and q.subject.kinds == ("person",) and not q.place.on,
+        ),
+        (
+            "on which cameras besides the street was a person seen?",
+            lambda q: q.place.not_cameras == ("street",) and q.subject.kinds == ("person",),
+        ),
+        ("In which part of the frame was the truck?", lambda q: q.subject.kinds == ("truck",) and not q.place.near),
+        ("how many colours did the people wear", lambda q: q.aggregate is Aggregate.COLOURS),
+        ("how many different colors do the objects have?", lambda q: q.aggregate is Aggregate.COLOURS),
+    ],
+)
+def test_round_30_forms(reader, question, check):
+    q = read(reader, question)
+    assert check(q), q

@@ -853,3 +853,21 @@ def test_how_many_more_says_by_how_many(ask):
     assert answer.text.startswith("None more, 1 fewer: 2 things on camera street against 3 things"), answer.text
     assert ask("how many more things were in the living room than on the street?").text.startswith("1 more: 3 things")
     assert ask("were there more things on the street than in the kitchen?").text.startswith("No: 2 things")
+
+
+def test_the_colours_things_were_are_counted_each_thing_by_its_likeliest(ask):
+    """ "How many colours did the people wear?": the people's colours (red and green), not the people; "how many
+    colours did you see?" counts every thing's (red twice: the person and the cup; grey: the dog and the car)."""
+    answer = ask("how many colours did the people wear?", "1", "2", "3")
+    assert answer.text.startswith("2 colours among 2 people: green (1), red (1)") and answer.choice == "2", answer.text
+    every = ask("how many different colours did you see?")
+    assert every.text.startswith("6 colours among 8 things: grey (2), red (2), black (1)"), every.text
+
+
+def test_a_time_alone_the_last_thing_and_a_terse_count(ask):
+    """ "After 11?": what was seen then; "last thing seen in the kitchen": which it was; "times truck seen", "number
+    of cameras": counts asked without "how many"."""
+    assert ask("after 11?").text.startswith("5 things seen after"), ask("after 11?").text
+    assert ask("last thing seen in the kitchen").text.startswith("Entity #3 (dog) was last seen")
+    assert ask("times truck seen").text.startswith("3 times: truck appears in 3 observations")
+    assert ask("number of cameras").text.startswith("3 cameras: kitchen, living-room, street.")
