@@ -339,8 +339,8 @@ _WHOSE = frozenset({"its", "his", "her", "their", "my", "our", "your", "the", "a
 def _which_one(spans: Sequence[Span], k: int, names: frozenset[str]) -> bool:
     """Whether span ``k`` is an unknown word between a determiner and a kind of thing (not "the earliest anyone")."""
     w = spans[k].words
-    if spans[k].tags or not w.isalpha() or w in names or w.endswith(("s", "est")) or w in NOT_THINGS:
-        return False
+    if spans[k].tags or not w.isalpha() or w in names or w.endswith(("s", "est")) or w in NOT_THINGS or w == "non":
+        return False  # ("the non-person objects": those left out, said)
     before, after = spans[k - 1] if k else None, spans[k + 1] if k + 1 < len(spans) else None
     if before is None or after is None or before.words not in _WHOSE or after.of("kind") is None:
         return False
@@ -953,6 +953,7 @@ def _unknown_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
     said = tuple(
         u for u in (*query.unknown_places, *query.unknown)
         if any(tokens[i : i + 2] == [u.split()[-1], w] for i in range(len(tokens)) for w in _CAMERA_WORDS)
+        and u.split()[-1] not in _NOT_CAMERA_NAMES  # "the indoor cameras", "how many distinct cameras"
     )  # fmt: skip
     known = {w for c in cameras for w in tokenize(c)}
     names = _NOT_CAMERA_NAMES | STATES | known  # words that end a camera's name said before "camera"
@@ -980,7 +981,8 @@ _NOT_CAMERA_NAMES = (
        "your", "our", "both", "two", "first", "last", "second", "another", "different", "that", "this", "the", "a",
        "an", "by", "on", "from", "in", "at", "of", "to", "no", "video", "main", "single", "particular", "given",
        "busiest", "quietest", "most", "least", "more", "fewer", "many", "how", "did", "saw", "see", "seen", "inside",
-       "outside", "home", "house", "wearable", "body", "worn", "cctv", "web", "spy", "hidden", "new", "old"}
+       "outside", "home", "house", "wearable", "body", "worn", "cctv", "web", "spy", "hidden", "new", "old", "distinct",
+       "separate", "unique", "various", "several", "multiple", "total", "indoors", "outdoors", "interior", "exterior"}
 )  # fmt: skip
 
 
@@ -993,9 +995,12 @@ _LEAVING_OUT = (("not", "counting"), ("without", "counting"), ("except",), ("bes
 def _not_in_colours(query: Query, tokens: list[str]) -> Query:
     """ "How many people were on the street, not counting the ones in black?": a colour said after the words that
     leave some out is left out, not asked for."""
-    at = next((i + len(w) for i in range(len(tokens)) for w in _LEAVING_OUT if (*tokens[i : i + len(w)],) == w), None)
+    starts = [i + len(w) for i in range(len(tokens)) for w in _LEAVING_OUT if (*tokens[i : i + len(w)],) == w]
     said = query.subject.colours
-    left_out = tuple(c for c in said if at is not None and c in tokens[at:] and c not in tokens[:at])
+    # ("apart from the street, was anyone in red?": what the words leave out ends with their clause)
+    ends = [next((j for j in range(at, len(tokens)) if tokens[j] in (",", ";", ":")), len(tokens)) for at in starts]
+    out = {c for at, end in zip(starts, ends) for c in tokens[at:end] if c not in tokens[: starts[0]]}
+    left_out = tuple(c for c in said if c in out)
     if not left_out:
         return query
     kept = tuple(c for c in said if c not in left_out)
@@ -1319,7 +1324,8 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
             continue
         if w in _INDOOR_WORDS or w in _OUTDOOR_WORDS:
             chosen = tuple(c for c in cameras if (c in outdoor) == (w in _OUTDOOR_WORDS))
-            query = replace(query, place=replace(query.place, cameras=chosen or ("",)))
+            places = tuple(u for u in query.unknown_places if u.split()[-1] != w)  # "the indoor cameras": read
+            query = replace(query, place=replace(query.place, cameras=chosen or ("",)), unknown_places=places)
     words = [t for t in tokens if t not in ("?", ".", "!")]
     home = words[-1:] in (["home"], ["indoors"], ["inside"]) or words[-2:] in (["the", "house"], ["the", "home"])
     home = (
@@ -1467,6 +1473,23 @@ def _how_many(tokens: list[str]) -> list[str]:
         at = i + 1 + (tokens[i + 1] == ".")
         if noun and tokens[at] == "of" and at + 1 < len(tokens) and tokens[at + 1] not in DETERMINERS:
             return ["how", "many", *tokens[at + 1 :]]
+    return tokens
+
+
+def _rooms_with(tokens: list[str]) -> list[str]:
+    """ "Rooms with no person", "cameras with a truck": which of them had it (said without a verb)."""
+    if len(tokens) > 2 and tokens[0] in ("rooms", "cameras", "cams") and tokens[1] in ("with", "having"):
+        return ["which", tokens[0], "had", *tokens[2:]]
+    return tokens
+
+
+def _non(tokens: list[str]) -> list[str]:
+    """ "A non-person object", "the non-person things": the thing said after, the kind before it left out ("an object
+    other than person"); "non" alone before the last word leaves that out ("anything non-person")."""
+    for i, w in enumerate(tokens[:-2]):
+        after = tokens[i + 2]
+        if w == "non" and after.isalpha() and after not in AUX and after not in _PREPOSITION_WORDS and after not in WH:
+            return [*tokens[:i], after, "other", "than", tokens[i + 1], *tokens[i + 3 :]]
     return tokens
 
 
@@ -1763,6 +1786,32 @@ def _then(query: Query, tokens: list[str]) -> Query:
     if not said or query.time.named:
         return query
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
+
+
+#: Verbs of putting a thing somewhere: what is put is no person ("the thing I put on the desk")
+_PUT_VERBS = frozenset({"put", "left", "leave", "placed", "place", "dropped", "set", "stashed", "stored", "kept"})
+
+
+def _put_thing(query: Query, tokens: list[str]) -> Query:
+    """ "The thing I put on the desk", "something I left in the kitchen": a thing, not the people seen there."""
+    s = query.subject
+    if not s.generic or s.kinds or s.exclude or s.said not in ("thing", "things", "something", "stuff", "item"):
+        return query
+    if not _PUT_VERBS & set(tokens):
+        return query
+    return replace(query, subject=replace(s, exclude=("person",)))
+
+
+def _denied_place(query: Query) -> Query:
+    """ "The person who wasn't on the street, where were they?": one seen on another camera than the one the relative
+    clause denies (the question asks of them, not whether)."""
+    s, place = query.subject, query.place
+    if "not" not in s.clause or not place.cameras or query.intent in (Intent.EXISTS, Intent.COUNT):
+        return query
+    place = replace(place, cameras=(), not_cameras=tuple(dict.fromkeys((*place.not_cameras, *place.cameras))))
+    return replace(
+        query, place=place, subject=replace(s, clause=tuple(c for c in s.clause if c != "not")), negated=False
+    )
 
 
 def _any_such(query: Query, tokens: list[str]) -> Query:
@@ -3343,7 +3392,7 @@ class Reader:
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
     ) -> tuple[Query, _Cues]:
         tokens, corrected = _corrected(tokens)
-        tokens = _how_many(tokens)
+        tokens = _non(_how_many(_rooms_with(tokens)))
         fragment = (
             corrected
             or tokens[:2] in (["what", "about"], ["how", "about"])
@@ -3371,6 +3420,8 @@ class Reader:
             cues.yes_no = True
         elif _tagged(words):  # "..., isn't that so?", "..., is that right?"
             cues.yes_no = True
+        if not cues.wh and any(w == "," and after in AUX for w, after in zip(tokens, tokens[1:])):
+            cues.yes_no = True  # "apart from the street, was anyone in red?": the question after its leading clause
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)
@@ -3380,7 +3431,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
-        query = _any_such(_then(query, tokens), tokens)
+        query = _denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens))
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)

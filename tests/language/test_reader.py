@@ -1384,3 +1384,30 @@ def _window(q, start, end):
 def test_round_30_forms(reader, question, check):
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "so how many ppl total on the indoor cameras",
+            lambda q: "street" not in q.place.cameras and not q.unknown_places,
+        ),
+        ("On how many distinct cameras did a non-person object appear?", lambda q: q.subject.exclude == ("person",)),
+        ("list the non-person objects", lambda q: q.subject.exclude == ("person",)),
+        ("rooms with no person", lambda q: q.intent is Intent.WHICH_CAMERA and q.negated),
+        ("the thing i put on the desk", lambda q: q.subject.exclude == ("person",)),
+        (
+            "the person who wasnt on the street, where were they",
+            lambda q: q.place.not_cameras == ("street",) and not q.place.cameras,
+        ),
+        (
+            "Apart from the street, was anyone seen wearing something other than red?",
+            lambda q: q.yes_no and q.subject.not_colours == ("red",) and q.place.not_cameras == ("street",),
+        ),
+        ("Apart from the street, was anyone seen wearing red?", lambda q: q.subject.colours == ("red",)),
+    ],
+)
+def test_round_30_exclusions_and_groups(reader, question, check):
+    q = read(reader, question)
+    assert check(q), q
