@@ -2648,6 +2648,10 @@ _SAME_OTHER = frozenset(
 )  # fmt: skip
 
 
+#: Words that point at what the conversation was about: "was that the same person as ...?"
+_POINTED = frozenset({"that", "it", "this", "he", "she", "they", "him", "her", "them"})
+
+
 def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
     """ "Is the person in the kitchen the same as the one at the desk?", "were the cup on the street and the cup in the
     kitchen the same one?": whether the two sides are one thing in memory. The sides are split at the "as" after
@@ -2684,6 +2688,8 @@ def _same(query: Query, tokens: list[str], phrases: list[_Phrase]) -> Query:
         return subject, Reader._place(places)
 
     subject, place = side(mine, None)
+    if not subject.named and set(tokens[:k]) & _POINTED:  # "was that the same person as the one in the bedroom?"
+        subject = side([p for p in phrases if k < p.start < cut], None)[0]
     if not subject.named:
         return query
     second, there = side(theirs, subject)

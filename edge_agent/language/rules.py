@@ -407,9 +407,13 @@ def _half_said(tokens: Sequence[str], at: int) -> tuple[str, int] | None:
     return next(((h, len(w)) for w, h in _HALVES.items() if tuple(tokens[at : at + len(w)]) == w), None)
 
 
+#: "After" a time from this one on runs through the night, until the morning ("after 11pm": until 6 am)
+_EVENING, _MORNING = "18:00", "06:00"
+
+
 def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]]:
-    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5", "after 10pm"
-    (until midnight), "before 7am" (from midnight)."""
+    """A rule's time of day: "at night", "in the morning", "between 10pm and 6:30am", "from 9 to 5", "after 3pm"
+    (until midnight), "after 10pm" (through the night, until 6 am), "before 7am" (from midnight)."""
     for i in range(len(tokens)):
         if tokens[i] in ("after", "before", "until", "till") and i + 1 < len(tokens):
             clock = _clock(tokens, i + 1)
@@ -425,7 +429,9 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
                     missing="time",
                 )  # "after 11" silently read either way fires half a day wrong
             if clock is not None and clock[0] != "00:00" and unit not in _SPAN_UNITS:
-                window = (clock[0], "00:00") if tokens[i] == "after" else ("00:00", clock[0])
+                # after an evening's hour, through the night ("after 11pm": someone there at 1 am too)
+                night = tokens[i] == "after" and clock[0] >= _EVENING
+                window = (clock[0], _MORNING if night else "00:00") if tokens[i] == "after" else ("00:00", clock[0])
                 return window, set(range(i, i + 1 + clock[1]))
         for words, window in _PARTS_OF_DAY.items():
             if tuple(tokens[i : i + len(words)]) == words:

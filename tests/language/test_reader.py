@@ -1021,7 +1021,7 @@ def test_rules_a_new_user_wrote_in_round_nine(reader):
     """'after 9 at night' is 9 pm; 'with nobody there' is a second condition; 'with a dog' is near one; 'the first
     time each day' says to use a cooldown."""
     r = read_rule(reader, "let me know if someone's in the bedroom after 9 at night")
-    assert r.window == ("21:00", "00:00") and r.place.cameras == ("bedroom",)
+    assert r.window == ("21:00", "06:00") and r.place.cameras == ("bedroom",)  # through the night
     with pytest.raises(Unreadable, match="with nobody"):
         read_rule(reader, "warn me when the phone is left on the desk with nobody there")
     r = read_rule(reader, "notify me when a person appears with a dog")
@@ -1406,6 +1406,10 @@ def test_round_30_forms(reader, question, check):
             lambda q: q.yes_no and q.subject.not_colours == ("red",) and q.place.not_cameras == ("street",),
         ),
         ("Apart from the street, was anyone seen wearing red?", lambda q: q.subject.colours == ("red",)),
+        (  # "that": what the conversation was about, held against the one in the bedroom
+            "was that the same person as the one in the bedroom?",
+            lambda q: q.intent is Intent.SAME and q.other.place.cameras == ("bedroom",) and "subject" in q.refers,
+        ),
     ],
 )
 def test_round_30_exclusions_and_groups(reader, question, check):

@@ -254,9 +254,10 @@ def test_categories_beyond_the_detector_are_accepted_when_given():
     ("text", "relation", "place", "window"),
     [
         ("a person on the sidewalk", "on", "sidewalk", None),  # no verb: the preposition is the relation
-        ("a person at the sidewalk after 10pm", "in", "sidewalk", ("22:00", "00:00")),  # until midnight
+        ("a person at the sidewalk after 10pm", "in", "sidewalk", ("22:00", "06:00")),  # through the night
+        ("a person at the sidewalk after 3pm", "in", "sidewalk", ("15:00", "00:00")),  # until midnight
         ("the dog is on the sidewalk before 7am", "on", "sidewalk", ("00:00", "07:00")),
-        ("the van leaves after 22:30", "leaves", None, ("22:30", "00:00")),
+        ("the van leaves after 22:30", "leaves", None, ("22:30", "06:00")),
     ],
 )
 def test_a_condition_without_a_verb_and_a_window_open_at_one_end(text, relation, place, window):
