@@ -435,6 +435,12 @@ def tokenize(text: str) -> list[str]:
     text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
     text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody
     text = re.sub(r"(?<=\d)\s*([ap])\.?\s?m\.?\b", r" \1m", text)  # "3pm", "3 p.m." -> "3 pm"
+    # "at 10.00", "after 10.30 am": a clock time said with a dot, after a word of time
+    text = re.sub(
+        r"\b(at|after|before|around|about|by|until|till|from|to|and|since|between)\s+(\d{1,2})\.(\d\d)\b",
+        r"\1 \2:\3",
+        text,
+    )
     return _TOKEN.findall(text.replace("'", " "))
 
 

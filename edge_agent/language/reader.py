@@ -1476,10 +1476,26 @@ def _how_many(tokens: list[str]) -> list[str]:
     return tokens
 
 
+def _then_order(tokens: list[str]) -> list[str]:
+    """ "Tv then couch?", "the person then the bowl?": whether the first came before the second (two things said
+    with "then" and no verb or question word between them)."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if words.count("then") != 1 or set(words) & (AUX | WH | set(EVENT_VERBS) | {"and", "what", "so"}):
+        return tokens
+    at = words.index("then")
+    first, second = words[:at], words[at + 1 :]
+    if not 0 < len(first) <= 6 or not 0 < len(second) <= 6:
+        return tokens
+    return ["did", *first, "come", "before", *second, "?"]
+
+
 def _rooms_with(tokens: list[str]) -> list[str]:
-    """ "Rooms with no person", "cameras with a truck": which of them had it (said without a verb)."""
-    if len(tokens) > 2 and tokens[0] in ("rooms", "cameras", "cams") and tokens[1] in ("with", "having"):
-        return ["which", tokens[0], "had", *tokens[2:]]
+    """ "Rooms with no person", "cameras with a truck", "any rooms where nobody was seen?": which of them had it."""
+    lead = next((i for i, w in enumerate(tokens[:4]) if w in ("rooms", "cameras", "cams")), None)
+    if lead is None or not set(tokens[:lead]) <= {"any", "were", "there", "are", "the"} or len(tokens) < lead + 3:
+        return tokens
+    if tokens[lead + 1] in ("with", "having", "where"):  # "any rooms where nobody was seen?"
+        return ["which", tokens[lead], "had", *tokens[lead + 2 :]]
     return tokens
 
 
@@ -2308,12 +2324,16 @@ def _colours_counted(query: Query, tokens: list[str]) -> Query:
     at = next((i for i in range(len(tokens) - 1) if tokens[i : i + 2] == ["how", "many"]), None)
     if at is None or query.intent is not Intent.COUNT or query.other is not None:
         return query
-    rest = [t for t in tokens[at + 2 : at + 4] if t not in ("different", "distinct", "separate")]
+    said = tokens[at + 2 : at + 5]
+    rest = [t for t in said if t not in ("different", "distinct", "separate") and t not in CLOTHES]
     if not rest or rest[0] not in ("colours", "colors", "colour", "color", "shades"):
         return query
     subject = query.subject
     if subject.said in ("colours", "colors", "colour", "color", "shades") or not subject.named:
-        subject = Subject(generic=True, said="thing", exclude=subject.exclude)  # "how many colours did you see?"
+        # "how many colours did you see?"; "how many clothing colours?": the people's
+        worn = bool(set(said) & CLOTHES)
+        subject = Subject(kinds=("person",), said="person") if worn else Subject(generic=True, said="thing")
+        subject = replace(subject, exclude=query.subject.exclude)
     subject = replace(subject, colours=(), many=True)
     return replace(query, subject=subject, aggregate=Aggregate.COLOURS, unknown=(), asks="")
 
@@ -3398,7 +3418,7 @@ class Reader:
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
     ) -> tuple[Query, _Cues]:
         tokens, corrected = _corrected(tokens)
-        tokens = _non(_how_many(_rooms_with(tokens)))
+        tokens = _non(_how_many(_rooms_with(_then_order(tokens))))
         fragment = (
             corrected
             or tokens[:2] in (["what", "about"], ["how", "about"])

@@ -165,6 +165,7 @@ class _Reader:
         self.zone = zone
         self.now = dt.datetime.fromtimestamp(reference, zone)
         self.used: set[int] = set()
+        self.parts: list[tuple[float, float]] = []  #: the windows of the parts of the day said ("in the morning")
 
     def word(self, i: int) -> str:
         return self.tokens[i] if 0 <= i < len(self.tokens) else ""
@@ -450,6 +451,7 @@ class _Reader:
                 else:
                     start = max(s0, start) if start is not None else s0
                     end = min(s0 + (b - a) * 3600, end) if end is not None else s0 + (b - a) * 3600
+                    self.parts.append((s0, s0 + (b - a) * 3600))
                 use(first, i + 1)
                 i += 1
                 continue
@@ -476,8 +478,7 @@ class _Reader:
                 i += n
                 continue
             i += 1
-        if start is not None and end is not None and end <= start:
-            end = None  # a window that closes before it opens: keep its start ("after 9 until 8" is misread)
+        start, end = _read_window(start, end, moments, self.parts)
         time = Time(start, end, tuple(moments), tuple(said), to_second=_to_second(said, moments))
         return TimeReading(time, frozenset(self.used))
 
@@ -517,6 +518,19 @@ class _Reader:
         if w in ("recently", "lately") and self.word(i - 1) != "most":
             return i, i + 1, 3600.0, False
         return None
+
+
+def _read_window(
+    start: float | None, end: float | None, moments: Sequence[float], parts: Sequence[tuple[float, float]]
+) -> tuple[float | None, float | None]:
+    """The window read: none where it is only the part of the day a moment said in it is in ("at half past ten in
+    the morning": the morning says which half past ten, it is no window); a window that closes before it opens keeps
+    its start ("after 9 until 8" is misread)."""
+    if moments and parts and (start, end) in parts and all(start <= m < end for m in moments):  # type: ignore[operator]
+        return None, None
+    if start is not None and end is not None and end <= start:
+        return start, None
+    return start, end
 
 
 def read_times(tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "UTC") -> TimeReading:

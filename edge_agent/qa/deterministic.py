@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from edge_agent.clock import find_times
-from edge_agent.language.grammar import Intent, Query
+from edge_agent.language.grammar import Intent, Query, Subject
 from edge_agent.language.lexicon import Lexicon
 from edge_agent.language.reader import Reader, one_of_people
 from edge_agent.memory import Store, queries
@@ -369,7 +369,7 @@ class DeterministicController:
             return self._both_parts(parts, as_of, choices)
         started = time.perf_counter()
         alone = query is None  # asked on its own: a pronoun has nothing before it to point at
-        query = one_of_people(query or self.query(question, as_of))
+        query = self._one_of_people(query or self.query(question, as_of))
         query = replace(query, time=query.time.bounded(as_of))
         evidence = self.retriever.retrieve(question, as_of=as_of, until=query.time.end, around=query.time.moments)
         context = render_context(self.store, evidence, biographies=self.retriever.config.biography_text)
@@ -408,6 +408,16 @@ class DeterministicController:
             query=query.as_dict(),
             finding=finding_json(finding),
         )
+
+    def _one_of_people(self, query: Query) -> Query:
+        """ "How long was the baby on camera?": which person a word like "baby" is memory cannot tell, so it lists the
+        people seen (:func:`one_of_people`); where it saw one person only, in the question's scope, it is them, and
+        the question is answered of them (saying how "baby" was read)."""
+        listed = one_of_people(query)
+        if listed is query:
+            return query
+        people = View.of(self.store, query.sides()[0]).sightings(Subject(kinds=("person",)), limit=2)
+        return replace(query, grounded=listed.grounded) if len(people) == 1 else listed
 
     def _both_parts(self, parts: Sequence[str], as_of: float | None, choices: Sequence[str]) -> Answer:
         """The answer to a question asked as two: each part answered in turn as a conversation would (the second's

@@ -1068,7 +1068,8 @@ def which_camera(query: Query, ctx: Context) -> Finding:
         return _not_seen(query, ctx.view)
     ids = [s.entity_id for s in seen]
     narrowing = query.subject.described or ctx.moments
-    one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many) else None
+    # ("which rooms had no one in red?": none of them, not the likeliest one)
+    one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many and not query.negated) else None
     per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
     per_camera = [c for c in per_camera if c.camera in cameras]
     if query.order is Order.LAST:

@@ -1415,3 +1415,31 @@ def test_round_30_forms(reader, question, check):
 def test_round_30_exclusions_and_groups(reader, question, check):
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (  # a moment: the half hour either side
+            "What camera see at 10.00?",
+            lambda q: _window(q, "2026-03-02T09:30:00+00:00", "2026-03-02T10:30:00+00:00"),
+        ),
+        (
+            "anything between 10.30 and 11.15?",
+            lambda q: _window(q, "2026-03-02T10:30:00+00:00", "2026-03-02T11:15:00+00:00"),
+        ),
+        (  # the morning says which half past ten: no window of its own (the moment's half hour either side)
+            "anything around half past ten in the morning?",
+            lambda q: _window(q, "2026-03-02T10:00:00+00:00", "2026-03-02T11:00:00+00:00"),
+        ),
+        (
+            "how many distinct clothing colours",
+            lambda q: q.aggregate is Aggregate.COLOURS and q.subject.kinds == ("person",),
+        ),
+        ("tv then couch?", lambda q: q.intent is Intent.ORDER and q.other is not None and q.yes_no),
+        ("any rooms where nobody was seen?", lambda q: q.intent is Intent.WHICH_CAMERA and q.negated),
+    ],
+)
+def test_round_31_forms(reader, question, check):
+    q = read(reader, question)
+    assert check(q), q

@@ -871,3 +871,17 @@ def test_a_time_alone_the_last_thing_and_a_terse_count(ask):
     assert ask("last thing seen in the kitchen").text.startswith("Entity #3 (dog) was last seen")
     assert ask("times truck seen").text.startswith("3 times: truck appears in 3 observations")
     assert ask("number of cameras").text.startswith("3 cameras: kitchen, living-room, street.")
+
+
+def test_a_family_word_is_the_one_person_seen_where_memory_saw_one_only(ask):
+    """ "What was the kid wearing after noon?": memory cannot tell a kid from another person, but it saw one person
+    only then, so that one it is; over the whole day it saw two, and lists them."""
+    answer = ask("what was the kid wearing after noon?")
+    assert answer.text.startswith("(Reading 'kid' as any person") and "Green" in answer.text, answer.text
+    assert "2 people seen" in ask("what was the kid wearing?").text
+
+
+def test_which_cameras_saw_none_of_a_kind_in_a_colour_holds_every_one_of_them(ask):
+    """ "Which rooms had no one in red?": the rooms where none in red was seen, not where the likeliest one was not."""
+    answer = ask("which cameras had nobody in red?")
+    assert answer.text.startswith("Camera living-room, street saw no red people"), answer.text
