@@ -1423,6 +1423,10 @@ _ROOM_ASKED = (
     ["busiest"],
     ["quietest"],
     ["single"],
+    ["different"],
+    ["distinct"],
+    ["separate"],
+    ["the"],  # "of the rooms", "how many of the rooms had ...": among them
 )
 #: Nouns of a stretch of time: "was there a time when no camera saw anything?" asks whether there was.
 _SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap", "while", "point"})
@@ -1489,6 +1493,56 @@ def _then_order(tokens: list[str]) -> list[str]:
     return ["did", *first, "come", "before", *second, "?"]
 
 
+def _left_out_there(tokens: list[str]) -> list[str]:
+    """ "Excluding those on the street", "except the ones in the kitchen": the place left out ("excluding the
+    street"), not the things named there."""
+    for i in range(len(tokens)):
+        lead = _excluding(tokens, i)
+        j = i + lead
+        if not lead or tokens[j : j + 1] not in (["those"], ["ones"], ["the"], ["anything"], ["everything"]):
+            continue
+        k = j + 2 if tokens[j : j + 2] == ["the", "ones"] else j + 1 if tokens[j] != "the" else -1
+        k += k > 0 and tokens[k : k + 1] in (["seen"], ["recorded"])
+        after = [t for t in tokens[k + 1 : k + 3] if t != "the"][:1]
+        if (
+            k > 0
+            and tokens[k : k + 1] in (["on"], ["in"], ["at"], ["from"])
+            and not any(t in COLOUR_WORDS for t in after)
+        ):
+            return [*tokens[:j], *tokens[k + 1 :]]  # (not "the ones in black": what they wore)
+    return tokens
+
+
+def _versus(tokens: list[str]) -> list[str]:
+    """ "Kitchen vs living room, which had more people?", "compare the kitchen and the living room: which had more?":
+    two things held against each other, asked as a choice between them ("the kitchen or the living room")."""
+    out = ["or" if w in ("vs", "versus") else w for w in tokens]
+    if out[:1] in (["compare"], ["comparing"]) and "and" in out:
+        out[out.index("and")] = "or"
+        out = out[1:]
+    return out
+
+
+def _group_said(tokens: list[str]) -> list[str]:
+    """ "More ... than all the indoor cameras combined": the other side is the cameras indoors, as "than indoors"."""
+    for i, w in enumerate(tokens):
+        if w in ("indoor", "outdoor") and tokens[i + 1 : i + 2] in (["cameras"], ["cams"], ["rooms"], ["ones"]):
+            j = i - (tokens[i - 1 : i] == ["the"])
+            j -= tokens[j - 1 : j] == ["all"]
+            k = i + 2 + (tokens[i + 2 : i + 3] in (["combined"], ["together"]))
+            if tokens[j - 1 : j] == ["than"]:
+                return [*tokens[:j], w + "s", *tokens[k:]]
+    return tokens
+
+
+def _partitive(tokens: list[str]) -> list[str]:
+    """ "A piece of furniture", "any items of clothing": the thing named after "of"."""
+    for i, w in enumerate(tokens[:-2]):
+        if w in ("piece", "pieces", "item", "items", "article", "articles") and tokens[i + 1] == "of":
+            return [*tokens[:i], *tokens[i + 2 :]]
+    return tokens
+
+
 def _rooms_with(tokens: list[str]) -> list[str]:
     """ "Rooms with no person", "cameras with a truck", "any rooms where nobody was seen?": which of them had it."""
     lead = next((i for i, w in enumerate(tokens[:4]) if w in ("rooms", "cameras", "cams")), None)
@@ -1506,6 +1560,15 @@ def _non(tokens: list[str]) -> list[str]:
         after = tokens[i + 2]
         if w == "non" and after.isalpha() and after not in AUX and after not in _PREPOSITION_WORDS and after not in WH:
             return [*tokens[:i], after, "other", "than", tokens[i + 1], *tokens[i + 3 :]]
+    return tokens
+
+
+def _said_plainly(tokens: list[str]) -> list[str]:
+    """The question's words with what some forms say put the way the reader reads it: "than the indoor cameras" as
+    "than indoors", "vs" as "or", "X then Y?" as an order, "rooms with ..." as which rooms, counts without "how many",
+    "non-person" things, a place left out, "a piece of" furniture."""
+    for rewrite in (_group_said, _versus, _then_order, _rooms_with, _how_many, _non, _left_out_there, _partitive):
+        tokens = rewrite(tokens)
     return tokens
 
 
@@ -1831,18 +1894,25 @@ def _denied_place(query: Query) -> Query:
 
 
 def _any_such(query: Query, tokens: list[str]) -> Query:
-    """ "Which cameras recorded a person in red?": every camera that saw any such one (a thing said with "a" or "any",
-    and cameras asked in the plural), not the one likest to be meant."""
-    if query.intent is not Intent.WHICH_CAMERA or not query.subject.said or query.subject.many:
+    """ "Which cameras recorded a person in red?", "where was a person in red?", "where were people in red seen?":
+    every camera that saw any such one (a thing said with "a" or "any", or in the plural, and asked of cameras in
+    the plural or, described, of where), not the one likest to be meant."""
+    s = query.subject
+    where = query.intent is Intent.WHERE and bool(s.colours or s.pattern) and not query.yes_no
+    # (not "a red cup that was by the sink: where was it last seen?": the clause says which one)
+    where = where and not (
+        s.near or s.clause or query.order or query.refers or query.time.moments or query.alternatives
+    )
+    if query.intent is not Intent.WHICH_CAMERA and not where or not s.said or s.many and not where:
         return query
-    if not {"cameras", "rooms", "cams", "places", "views"} & set(tokens):
+    if not where and not {"cameras", "rooms", "cams", "places", "views"} & set(tokens):
         return query
-    head = query.subject.said.split()[0]
+    head = s.said.split()[0]
     at = next((i for i, w in enumerate(tokens) if w == head), None)
     before = {tokens[j] for j in range(max(0, (at or 0) - 3), at or 0)}
-    if at is None or not before & {"a", "an", "any", "anyone", "anybody", "some"}:
+    if at is None or not (before & {"a", "an", "any", "anyone", "anybody", "some"} or s.many):
         return query
-    return replace(query, subject=replace(query.subject, many=True))
+    return replace(query, intent=Intent.WHICH_CAMERA, subject=replace(s, many=True))
 
 
 def compound(tokens: list[str]) -> tuple[list[str], list[str]] | None:
@@ -3418,7 +3488,7 @@ class Reader:
         self, tokens: list[str], names: frozenset[str], reference: float, zone: str, as_of: float | None
     ) -> tuple[Query, _Cues]:
         tokens, corrected = _corrected(tokens)
-        tokens = _non(_how_many(_rooms_with(_then_order(tokens))))
+        tokens = _said_plainly(tokens)
         fragment = (
             corrected
             or tokens[:2] in (["what", "about"], ["how", "about"])

@@ -772,6 +772,8 @@ def when(query: Query, ctx: Context) -> Finding:
         return _seen(one, ctx, subject, when=True)
     if query.order is Order.FIRST and not one_named:
         subject = min(seen, key=lambda s: (s.first, s.entity_id)).entity_id  # "the earliest anyone came": of them all
+    elif query.order is Order.LAST and query.event is Event.APPEARS and not one_named:
+        subject = max(seen, key=lambda s: (s.first, s.entity_id)).entity_id  # "who showed up last": came latest
     else:
         subject = among(query, ctx, _primary(query, ctx.view, seen))
     return _seen(query, ctx, subject, when=True)

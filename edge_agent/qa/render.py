@@ -531,11 +531,14 @@ def _order(f: Order) -> str:
     a = f"the {f.a} {verb} {_t(f.a_time)}" if f.a_time is not None else f"I have not seen {_a(f.a)}"
     b_verb = "left" if f.b_leaving else "first seen"
     b = f"the {f.b} {b_verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"
-    stayed = "was still in view when its camera's recording ended"
+    stayed = (
+        "was still there as far as memory can tell (last seen {}, too near the end of its camera's recording to say "
+        "it had gone)"
+    )
     if f.leaving and f.a_stayed and f.a_time is not None:
-        a = f"the {f.a} {stayed} ({_t(f.a_time)})"
+        a = f"the {f.a} {stayed.format(_t(f.a_time))}"
     if f.b_leaving and f.b_stayed and f.b_time is not None:
-        b = f"the {f.b} {stayed} ({_t(f.b_time)})"
+        b = f"the {f.b} {stayed.format(_t(f.b_time))}"
     first = f.a_first
     if first is None and f.leaving and f.a_stayed and f.b_stayed:
         return f"Neither left while the cameras recorded: {a}; {b}."

@@ -1443,3 +1443,30 @@ def test_round_30_exclusions_and_groups(reader, question, check):
 def test_round_31_forms(reader, question, check):
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("In how many different rooms was somebody dressed in red seen?", lambda q: "street" in q.place.not_cameras),
+        (
+            "List every object that was not a person, excluding those on the street.",
+            lambda q: q.place.not_cameras == ("street",) and not q.place.cameras,
+        ),
+        ("kitchen vs living room, which had more people?", lambda q: q.other is not None and q.compare == "more"),
+        (
+            "Compare the kitchen and the living room: which had more people?",
+            lambda q: q.other is not None and q.other.place.cameras == ("living-room",),
+        ),
+        (
+            "How many more people did the street camera record than all the indoor cameras combined?",
+            lambda q: q.other is not None and "street" not in q.other.place.cameras,
+        ),
+        ("How many of the rooms had a piece of furniture in them?", lambda q: not q.unknown),
+        ("Except the street, where was a person in red?", lambda q: q.intent is Intent.WHICH_CAMERA and q.subject.many),
+        ("where was the person in red?", lambda q: q.intent is Intent.WHERE),  # the one meant
+    ],
+)
+def test_round_31_places_groups_and_exclusions(reader, question, check):
+    q = read(reader, question)
+    assert check(q), q
