@@ -1881,6 +1881,14 @@ def _put_thing(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(s, exclude=("person",)))
 
 
+def _colour_alone(query: Query, tokens: list[str]) -> Query:
+    """ "And black?" (after "how many of them wore blue?"): a colour alone, the conversation's subject in it."""
+    if query.method != "fragment" or query.subject.named or query.subject.colours:
+        return query
+    colours = tuple(dict.fromkeys(t for t in tokens if t in COLOUR_WORDS))
+    return replace(query, subject=replace(query.subject, colours=colours)) if colours else query
+
+
 def _denied_place(query: Query) -> Query:
     """ "The person who wasn't on the street, where were they?": one seen on another camera than the one the relative
     clause denies (the question asks of them, not whether)."""
@@ -3527,7 +3535,7 @@ class Reader:
         query = _duration_noun(_counted_colour(query, tokens), tokens, phrases)
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
-        query = _denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens))
+        query = _colour_alone(_denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens)), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)

@@ -38,6 +38,25 @@ def talked_about(answer: Answer) -> About:
     return (int(entity) if entity is not None else None), (cameras[-1] if cameras else None), category
 
 
+def _fragment_of(previous: Query, current: Query) -> Query:
+    """ "And the cat?", "and the bedroom?", "and black?": the previous question, of what the fragment names (a colour
+    alone is the previous subject's in that colour)."""
+    kept, said = previous.subject, current.subject
+    if current.place.named and kept.entity_id is not None and previous.method == "follow-up":
+        kept = replace(kept, entity_id=None)  # "when was she there?" then "and the bedroom?": a person there
+    if not said.named and (said.colours or said.pattern):  # "how many wore blue?" then "and black?"
+        kept = replace(kept, colours=said.colours or kept.colours, pattern=said.pattern or kept.pattern)
+    return replace(
+        previous,
+        subject=said if said.named else kept,
+        place=current.place if current.place.named else previous.place,
+        time=current.time if current.time.named else previous.time,
+        unknown=current.unknown,
+        unknown_places=current.unknown_places,
+        grounded=current.grounded,
+    )
+
+
 def follow_up(
     previous: Query | None, current: Query, about: About = (None, None, ""), mentioned: Sequence[About] = ()
 ) -> Query:
@@ -80,20 +99,8 @@ def follow_up(
     if "place" in current.refers and not current.place.named and not previous.place.named and camera is not None:
         current = replace(current, place=Place(cameras=(camera,)))  # "who else was there?": where it was seen
     merged = current
-    fragment = current.method == "fragment"
-    if fragment:  # the previous question, about what this one names
-        kept = previous.subject
-        if current.place.named and kept.entity_id is not None and previous.method == "follow-up":
-            kept = replace(kept, entity_id=None)  # "when was she there?" then "and the bedroom?": a person there
-        merged = replace(
-            previous,
-            subject=current.subject if current.subject.named else kept,
-            place=current.place if current.place.named else previous.place,
-            time=current.time if current.time.named else previous.time,
-            unknown=current.unknown,
-            unknown_places=current.unknown_places,
-            grounded=current.grounded,
-        )
+    if current.method == "fragment":  # the previous question, about what this one names
+        merged = _fragment_of(previous, current)
     elif (pointed or not current.subject.named) and previous.subject.named:
         elliptic = not current.subject.named  # "how many were wearing blue?": of those, there and then
         said = current.subject  # "how many of them were in blue?": them, in blue

@@ -891,3 +891,14 @@ def test_who_showed_up_last_is_the_one_that_came_latest(ask):
     """ "Who showed up last?": of them all, the one first seen latest (the car, at 15:00:10), not the one seen last."""
     answer = ask("what showed up last on the street?")
     assert answer.text.startswith("Entity #8 (car) last arrived"), answer.text
+
+
+def test_a_conversation_s_colour_alone_asks_the_same_of_that_colour(house, embedder):
+    """ "How many of them wore red?" then "and green?": the same count, of those in green; "from them" is "of them"."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        assert chat.ask("how many people were seen?").text.startswith("2 people")
+        assert chat.ask("how many from them wore red?").text.startswith("1 red person")
+        assert chat.ask("and green?").text.startswith("1 green person")
