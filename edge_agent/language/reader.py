@@ -1881,6 +1881,16 @@ def _put_thing(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(s, exclude=("person",)))
 
 
+def _dressed_so(query: Query, tokens: list[str]) -> Query:
+    """ "Which person was not wearing black on the street?": those so dressed, not who was with them."""
+    s = query.subject
+    asked = bool({"which", "who"} & set(tokens[:3])) and bool(_WORE & set(tokens))
+    worn = s.colours or s.not_colours or any(t in COLOUR_WORDS for t in tokens)
+    if query.intent is not Intent.COMPANY or not asked or not worn or s.near:
+        return query
+    return replace(query, intent=Intent.LIST, negated=False, yes_no=False)
+
+
 def _colour_alone(query: Query, tokens: list[str]) -> Query:
     """ "And black?" (after "how many of them wore blue?"): a colour alone, the conversation's subject in it."""
     if query.method != "fragment" or query.subject.named or query.subject.colours:
@@ -3536,6 +3546,7 @@ class Reader:
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _colour_alone(_denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens)), tokens)
+        query = _dressed_so(query, tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)

@@ -77,7 +77,10 @@ def follow_up(
     if "near" in current.refers and entity is not None and current.subject.entity_id is None:  # "anything by her?"
         return _with_it(current, entity, category)
     if pointed and entity is not None and current.subject.entity_id is None:
-        subject = Subject(kinds=(category,) if category else (), entity_id=entity, said=category or "thing")
+        # (an answer that listed one thing names no kind: the one the question asked of, where it asked of one kind)
+        of_it = len(previous.subject.kinds) == 1 and previous.intent is not Intent.COMPANY and previous.other is None
+        kinds = (category,) if category else previous.subject.kinds if of_it else ()
+        subject = Subject(kinds=kinds, entity_id=entity, said=category or (kinds[0] if kinds else "thing"))
         if "else" in current.refers and camera is not None:  # "where else was he seen?": not where he was
             current = replace(current, place=Place(not_cameras=(camera,)))
         if current.method == "fragment":  # "what about the other one?": the last question, of it

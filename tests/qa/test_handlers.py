@@ -902,3 +902,21 @@ def test_a_conversation_s_colour_alone_asks_the_same_of_that_colour(house, embed
         assert chat.ask("how many people were seen?").text.startswith("2 people")
         assert chat.ask("how many from them wore red?").text.startswith("1 red person")
         assert chat.ask("and green?").text.startswith("1 green person")
+
+
+def test_a_conversation_about_the_one_person_listed_keeps_them_a_person_elsewhere(house, embedder):
+    """ "Who was in the kitchen?" (one person), "how long did they stay?", "and in the living room?": a person there,
+    not whatever else was; "which person was not wearing red?" lists those, not who was with them."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?")
+        assert "Entity #1 (person)" in chat.ask("how long did they stay?").text
+        assert "Entity #6 (person)" in chat.ask("and in the living room?").text
+    assert ask_text(house, embedder, "which person was not wearing red?").startswith("1 non-red person seen")
+
+
+def ask_text(house, embedder, question: str) -> str:
+    with Store(house, mode="read") as store:
+        return DeterministicController(store, embedder).ask(question).text
