@@ -1555,7 +1555,7 @@ def _rooms_with(tokens: list[str]) -> list[str]:
 
 def _non(tokens: list[str]) -> list[str]:
     """ "A non-person object", "the non-person things": the thing said after, the kind before it left out ("an object
-    other than person"); "non" alone before the last word leaves that out ("anything non-person")."""
+    other than person")."""
     for i, w in enumerate(tokens[:-2]):
         after = tokens[i + 2]
         if w == "non" and after.isalpha() and after not in AUX and after not in _PREPOSITION_WORDS and after not in WH:
