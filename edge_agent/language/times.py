@@ -526,11 +526,11 @@ def _read_window(
     """The window read: none where it is only the part of the day a moment said in it is in ("at half past ten in
     the morning": the morning says which half past ten, it is no window); a window that closes before it opens keeps
     its start ("after 9 until 8" is misread)."""
-    if moments and parts and (start, end) in parts and all(start <= m < end for m in moments):  # type: ignore[operator]
+    if start is None or end is None:
+        return start, end
+    if moments and (start, end) in parts and all(start <= m < end for m in moments):
         return None, None
-    if start is not None and end is not None and end <= start:
-        return start, None
-    return start, end
+    return (start, None) if end <= start else (start, end)
 
 
 def read_times(tokens: Sequence[str], reference: float, zone: str | ZoneInfo = "UTC") -> TimeReading:
