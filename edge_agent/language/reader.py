@@ -1780,7 +1780,9 @@ def _worn_by(query: Query, tokens: list[str]) -> Query:
         subject, kinds=("person",), colours=tuple(dict.fromkeys(colours)) or subject.colours,
         pattern=pattern or subject.pattern, said=subject.said if subject.kinds else "person",
     )  # fmt: skip
-    intent = Intent.LIST if query.intent is Intent.COMPANY and query.asks == "person" else query.intent
+    accompanied = any(t in WITH_WORDS and t not in _WORE for t in tokens)  # "who was with the person in red?"
+    listed = query.intent is Intent.COMPANY and query.asks == "person" and not accompanied
+    intent = Intent.LIST if listed else query.intent
     refers = tuple(r for r in query.refers if r != "subject")
     asks = "" if intent is Intent.LIST else query.asks
     return replace(query, intent=intent, subject=subject, asks=asks, refers=refers)

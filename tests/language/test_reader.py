@@ -1465,6 +1465,11 @@ def test_round_31_forms(reader, question, check):
         ("How many of the rooms had a piece of furniture in them?", lambda q: not q.unknown),
         ("Except the street, where was a person in red?", lambda q: q.intent is Intent.WHICH_CAMERA and q.subject.many),
         ("where was the person in red?", lambda q: q.intent is Intent.WHERE),  # the one meant
+        (  # who was with them, not who wore red
+            "who was with the person in red?",
+            lambda q: q.intent is Intent.COMPANY and q.subject.colours == ("red",),
+        ),
+        ("who was in blue?", lambda q: q.intent is Intent.LIST and q.subject.colours == ("blue",)),
     ],
 )
 def test_round_31_places_groups_and_exclusions(reader, question, check):
