@@ -186,14 +186,14 @@ def _run(args: argparse.Namespace) -> int:
         overrides["detector"] = (
             {"type": "gt", "min_visibility": args.min_visibility} if args.detector == "gt" else {"type": args.detector}
         )
-    if args.target == "qa" and args.detector:
-        overrides["detector"] = {"type": args.detector}
-    rt = runtime(args, **overrides)
     if args.target == "qa":  # the file is checked before any model loads
         from edge_agent.eval import qa
 
         questions = qa.load_questions(args.questions)
         files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
+        if args.detector or questions.detector:  # (the detector its answers were checked with, unless one is said)
+            overrides["detector"] = {"type": args.detector or questions.detector}
+    rt = runtime(args, **overrides)
     llm = rt.llm(args.model) if args.target in ("world", "bench", "qa") and args.controller == "llm" else None
     if args.target == "qa":
         result = qa.evaluate(

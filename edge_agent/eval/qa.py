@@ -44,7 +44,9 @@ INTENTS = (
 DEPENDS = ("memory", "perception")
 MIN_CHOICES, MAX_CHOICES = 2, 5
 
-_TOP_KEYS = {"about", "name", "videos", "questions"}
+_TOP_KEYS = {"about", "name", "videos", "questions", "scene", "detector"}
+#: Scenes a question file may be about that the project generates (``"scene"``): written where its videos are not
+SCENES = ("demo",)
 _VIDEO_KEYS = {"id", "path", "camera", "start", "note"}
 _QUESTION_KEYS = {"id", "question", "choices", "answer", "intent", "form", "depends", "as_of", "video", "note"}
 
@@ -83,6 +85,8 @@ class QuestionSet:
     about: str
     videos: tuple[Video, ...]
     questions: tuple[Question, ...]
+    scene: str = ""  #: a generated scene (:data:`SCENES`) its videos are, written when they are not found
+    detector: str = ""  #: the detector its answers were checked with, the default for it ("gt": the scene's boxes)
 
 
 def _time(text: object, where: str, key: str) -> float:
@@ -196,12 +200,17 @@ def load_questions(path: str | Path) -> QuestionSet:
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise QuestionFileError(f"{name}: questions: repeated id(s) {sorted({i for i in ids if ids.count(i) > 1})}")
+    scene = str(raw.get("scene") or "")
+    if scene and scene not in SCENES:
+        raise QuestionFileError(f"{name}: scene {scene!r} is not one of {', '.join(SCENES)}")
     return QuestionSet(
         path=path,
         name=str(raw.get("name") or path.stem),
         about=str(raw.get("about") or ""),
         videos=videos,
         questions=questions,
+        scene=scene,
+        detector=str(raw.get("detector") or ""),
     )
 
 
@@ -213,8 +222,11 @@ def default_video_folder() -> Path | None:
 
 def resolve_videos(questions: QuestionSet, folder: Path | None) -> dict[str, Path]:
     """Each video's file: an absolute path as it is, a relative one under ``folder`` (default: the shared
-    video folder beside the repository, else the question file's folder)."""
+    video folder beside the repository, else the question file's folder). A generated scene's videos not found
+    there, with no folder given, are written to a temporary folder (removed when the process ends)."""
     base = folder if folder is not None else (default_video_folder() or questions.path.parent)
+    if folder is None and questions.scene and not all((base / v.path).exists() for v in questions.videos):
+        base = _written_scene(questions.scene)
     found: dict[str, Path] = {}
     for video in questions.videos:
         path = Path(video.path).expanduser()
@@ -225,6 +237,20 @@ def resolve_videos(questions: QuestionSet, folder: Path | None) -> dict[str, Pat
             )
         found[video.id] = path
     return found
+
+
+def _written_scene(scene: str) -> Path:
+    """The generated scene written to a temporary folder, removed when the process ends."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from edge_agent.demo import write_demo_scene
+
+    folder = Path(tempfile.mkdtemp(prefix=f"edge-agent-{scene}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    write_demo_scene(folder)
+    return folder
 
 
 def _ingest(

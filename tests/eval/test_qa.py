@@ -235,3 +235,11 @@ def test_the_demo_set_is_answered_right(tmp_path, capsys):
     assert main([*argv, "--detector", "gt", "--models", str(tmp_path / "no-models"), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["accuracy"] >= 0.96, [w["question"] for w in result["wrong"]]
+
+
+def test_the_demo_set_writes_its_own_scene_and_uses_its_boxes_when_given_nothing(tmp_path, capsys):
+    """ "edge-agent eval qa demo.json" alone: the file names its generated scene and detector, so it runs as is."""
+    argv = ["--home", str(tmp_path / "home"), "eval", "qa", str(DEMO), "--models", str(tmp_path / "none"), "--json"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["detector"] == "gt" and result["accuracy"] >= 0.96, [w["question"] for w in result["wrong"]]
