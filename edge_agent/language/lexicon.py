@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge_agent.language.english import english
+from edge_agent.language.times import UNITS
 from edge_agent.perception.vocabulary import COLOUR_NAMES, category_words, plural
 
 __all__ = ["Lexicon", "Span", "Tag", "tokenize"]
@@ -661,8 +662,8 @@ _RARER = 100
 @functools.cache
 def _closed_words() -> frozenset[str]:
     """The single words of the reader's own classes (fields, generic nouns, events, counting words, rooms), some
-    spelt in British English, which the dictionary may not hold."""
-    classes: Iterable[Iterable[str]] = (FIELD_WORDS, GENERIC, EVENT_VERBS, AGGREGATE_WORDS, ROOM_WORDS, WH, AUX)
+    spelt in British English, and the units of time ("hrs", "mins"), which the dictionary may not hold."""
+    classes: Iterable[Iterable[str]] = (FIELD_WORDS, GENERIC, EVENT_VERBS, AGGREGATE_WORDS, ROOM_WORDS, WH, AUX, UNITS)
     return frozenset(w for words in classes for phrase in words for w in phrase.split())
 
 

@@ -313,8 +313,45 @@ _LIVING = frozenset({"person", "dog", "cat", "bird", "horse", "sheep", "cow", "e
 
 
 def _done(w: str, after: str, subject: _Phrase) -> bool:
-    """Whether ``w`` after the subject is a verb of something done (:func:`_unknown_verb`), not of being there."""
-    return _unknown_verb(w) and not _lies_there(w, after, subject)
+    """Whether ``w`` after the subject is a verb of something done (:func:`_unknown_verb`; a state's verb said of
+    someone: "did somebody open the boot?"), not of being there."""
+    acts = w in _ACTS and (bool(_LIVING & set(subject.kinds)) or subject.pronoun)
+    return (acts or _unknown_verb(w)) and not _lies_there(w, after, subject)
+
+
+def _pointing_at_thing(spans: Sequence[Span], k: int) -> bool:
+    """Whether span ``k + 1`` points at a thing named right after it ("that orange bowl", "her phone")."""
+    return (
+        k + 1 < len(spans)
+        and spans[k + 1].words in _POINTING
+        and any(s.of("kind") or s.of("name") for s in spans[k + 2 : k + 4])
+    )
+
+
+def _side_follows(spans: Sequence[Span], k: int) -> bool:
+    """Whether the other side of an order follows the word at span ``k`` ("before the van", "after Rex", "before or
+    after that orange bowl"), not a moment ("before 9", "after that")."""
+    after = spans[k + 1] if k + 1 < len(spans) else None
+    if after is None:
+        return False
+    return (
+        after.words in ("the", "a", "an", "my", "our", "any")
+        or bool(after.of("kind") or after.of("name"))
+        or (_pointing_at_thing(spans, k))
+    )
+
+
+def _opening(tokens: Sequence[str], i: int) -> bool:
+    """Whether the word at ``i`` opens a question said without its determiner or verb ("fireplace going in the living
+    room?", "keys on the table?"): the first word but fillers, followed by a verb, a state or a place."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if any(t not in FILLER for t in tokens[:i]) or tokens[i] in IMPERATIVES or tokens[i] in _PREPOSITION_WORDS:
+        return False
+    return after in AUX or after in STATES or after in _PREPOSITION_WORDS or after.endswith("ing")
+
+
+#: Words of a thing's state that are things done when someone is their subject ("did somebody open the boot?").
+_ACTS = frozenset({"open", "opened", "close", "closed", "shut", "lock", "locked", "unlock", "unlocked", "lit", "light"})
 
 
 def _lies_there(w: str, after: str, subject: _Phrase) -> bool:
@@ -392,6 +429,8 @@ def _place_word(w: str) -> bool:
 
 _CLAUSE_BREAKS = frozenset({":", ";", "?", ",", ".", "!"})
 _RELATIVE = frozenset({"that", "which", "who", "whom", "where"})
+#: Determiners that point at a thing talked about ("that orange bowl", "her phone").
+_POINTING = frozenset({"that", "this", "those", "these", "his", "her", "their", "your"})
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
 #: Pronouns that stand for a person: "he", "she" (memory does not tell sex: any person).
 _PERSONAL = frozenset({"he", "she", "him", "her", "his", "hers"})
@@ -716,6 +755,13 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         if subject.kinds == ("person",) or subject.said in _WEARERS:  # "what was the lady / she wearing?": clothes
             worn = subject if subject.kinds else replace(subject, kinds=("person",))  # who wears: a person
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=worn, asks="colour"), tokens, cues)
+        wearer = next((p for p in phrases if p.role == "subject" and p.kinds == ("person",) and not p.other_side), None)
+        if wearer is not None and intent is Intent.COMPANY and subject.kinds:
+            # "what was the person next to the blue couch wearing?": the person's clothes, the couch says which one
+            place = replace(query.place, near=tuple(dict.fromkeys([*query.place.near, *subject.kinds])))
+            worn = Reader._subject(wearer, [], [], [])
+            worn_asked = replace(query, intent=Intent.ATTRIBUTE, subject=worn, place=place, asks="colour")
+            return _ranked(worn_asked, tokens, cues)
     one = subject.kinds or subject.generic and subject.said in ("thing", "one", "object")
     if intent is Intent.LIST and query.order in (Order.FIRST, Order.LAST) and not subject.many and one:
         intent = Intent.WHEN  # "who was the last person you saw?", "last thing you saw": the last one, not a list
@@ -1134,9 +1180,9 @@ def one_of_people(query: Query) -> Query:
     said, subject = query.subject.said, query.subject
     if subject.kinds != ("person",) or said not in TOLD_APART or subject.name or subject.entity_id is not None:
         return query
-    if query.place.cameras or query.place.zones or subject.described or query.alternatives:
-        return query
-    if query.intent not in _OF_ONE or query.other is not None or query.rank:
+    if query.place.cameras or query.place.zones or query.place.near or subject.near or subject.described:
+        return query  # "the guy with the phone": the phone says which
+    if query.alternatives or query.intent not in _OF_ONE or query.other is not None or query.rank:
         return query
     return replace(
         query,
@@ -1255,6 +1301,16 @@ def _compared(query: Query, tokens: list[str], cues: _Cues, cameras: Sequence[st
             compare="fewer" if FEWER_WORDS & set(tokens) else "more",
             aggregate=query.aggregate or Aggregate.THINGS,
             rank="",
+        )
+    if two and query.intent is Intent.DURATION and {"longer", "shorter"} & set(tokens):
+        # "living room or desk, where did someone stay longer?": how long on each, held against the other
+        return replace(
+            query,
+            place=replace(query.place, cameras=query.alternatives[:1]),
+            other=Side(place=Place(cameras=query.alternatives[1:])),
+            compare="fewer" if "shorter" in tokens else "more",
+            alternatives=(),
+            alternative_of="",
         )
     timed = any(w in ("more", "less") and after in ("time", "while") for w, after in zip(tokens, tokens[1:]))
     if timed and query.intent is Intent.COUNT and other is not None and query.compare:
@@ -1883,6 +1939,18 @@ def _put_thing(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(s, exclude=("person",)))
 
 
+def _for_long(query: Query, tokens: list[str]) -> Query:
+    """ "Did the truck stay long?", "kitchen person stick around long?": how long it was there (said as a length, which
+    is what a yes or no would rest on), not whether it was seen, and "long" is no place."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if words[-1:] != ["long"] or "how" in words or query.intent not in (Intent.EXISTS, Intent.SUMMARY, Intent.LIST):
+        return query
+    if not (query.subject.kinds or query.subject.entity_id is not None or "subject" in query.refers):
+        return query
+    places = tuple(p for p in query.unknown_places if p != "long")
+    return replace(query, intent=Intent.DURATION, yes_no=False, unknown_places=places, method="grammar")
+
+
 def _dressed_so(query: Query, tokens: list[str]) -> Query:
     """ "Which person was not wearing black on the street?": those so dressed, not who was with them."""
     s = query.subject
@@ -2442,6 +2510,10 @@ def _doing(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
     if query.subject.kinds != ("person",) or query.subject.entity_id is not None:
         return query
     verb = words[-1]
+    for j in range(3, len(words) - 1):  # "what was she cooking in there?": the verb before where (or when) it was
+        if words[j].endswith("ing") and words[j + 1] in (*_PREPOSITION_WORDS, "there", "here", "today", "yesterday"):
+            words, verb = words[: j + 1], words[j]
+            break
     if verb in ("doing", "do", "up"):  # "what was the baby doing?", "what was she up to" (to: a preposition)
         return replace(query, intent=Intent.SUMMARY)
     known = verb in EVENT_VERBS or verb in WITH_WORDS or verb in _WORE or verb in _HOLDING or verb in AUX
@@ -3035,6 +3107,7 @@ class Reader:
                 w in ("after", "before", "when", "while", "until", "since")
                 and word(i + 1) in PRONOUNS | {"i", "we"}
                 and (cues.wh != w)
+                and not _pointing_at_thing(spans, k)
             ):
                 # "after it was put by the sink at 9", "when its boot was opened": a clause saying which moment
                 if w in ("after", "before"):
@@ -3045,10 +3118,7 @@ class Reader:
             if (w in BEFORE_WORDS or w in AFTER_WORDS) and not (w == "next" and word(i + 1) == "to"):
                 order = "before" if w in BEFORE_WORDS else "after"
                 cues.order_words.append((i, order))
-                if w in ("before", "after", "earlier", "later") and (
-                    word(i + 1) in ("the", "a", "an", "my", "our", "any")
-                    or (k + 1 < len(spans) and (spans[k + 1].of("kind") or spans[k + 1].of("name")))
-                ):
+                if w in ("before", "after", "earlier", "later") and _side_follows(spans, k):
                     role, relation, other_side = "other", order, True
                     other_auxiliaries = 0
                 if w in ("earlier", "later") and word(i + 1) == "than":
@@ -3431,7 +3501,7 @@ class Reader:
                 and w not in ("of", "to", "for", "as", "and", "the", "was", "were", "ago", "there")
                 and w not in STATES
                 and not (role == "place" and w in PLACE_WORDS)
-                and (determiner or role in ("place",) or word(i - 1) in ("many",) or w in names)
+                and (determiner or role in ("place",) or word(i - 1) in ("many",) or w in names or _opening(tokens, i))
             ):
                 # "the tv stand": a word before another noun is not the thing named; any other word ends the phrase
                 if not self._noun_follows(word(span.end)) or w in names:
@@ -3548,7 +3618,7 @@ class Reader:
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _colour_alone(_denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens)), tokens)
-        query = _dressed_so(query, tokens)
+        query = _for_long(_dressed_so(query, tokens), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)

@@ -36,6 +36,7 @@ UNITS = {
     "week": 604800.0,
     "weeks": 604800.0,
 }
+_AND_A_HALF = ["and", "a", "half"]
 NUMBER_WORDS = {
     "a": 1,
     "an": 1,
@@ -500,7 +501,7 @@ class _Reader:
     def span(self, i: int) -> tuple[int, int, float, bool] | None:
         """(first, last, seconds, ago) of "(in|over|during|within) the (last|past) [N] UNIT[s]" or "N UNIT[s] ago"."""
         w = self.word(i)
-        if w in ("last", "past") and self.word(i - 1) == "the":
+        if w in ("last", "past") and self.word(i - 1) in ("the", "") or w == "past" and self.word(i - 1) == "in":
             j = i + 1
             amount = 1.0
             if self.word(j).isdigit() or self.word(j) in NUMBER_WORDS:
@@ -508,9 +509,13 @@ class _Reader:
                 j += 1
                 if self.word(j) == "of":  # "the last couple of hours"
                     j += 1
+            j, half = (j + 3, 0.5) if self.tokens[j : j + 3] == _AND_A_HALF else (j, 0.0)  # "seven and a half hours"
             if self.word(j) in UNITS:
+                unit = UNITS[self.word(j)]
+                if self.tokens[j + 1 : j + 4] == _AND_A_HALF:  # "the last hour and a half"
+                    j, half = j + 3, 0.5
                 first = i - 2 if self.word(i - 2) in ("in", "over", "during", "within", "for") else i - 1
-                return first, j + 1, amount * UNITS[self.word(j)], False
+                return max(first, 0), j + 1, (amount + half) * unit, False
             return None
         if (w.isdigit() or w in NUMBER_WORDS) and self.word(i + 1) in UNITS and self.word(i + 2) == "ago":
             amount = float(w) if w.isdigit() else float(NUMBER_WORDS[w])

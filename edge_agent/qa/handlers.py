@@ -161,11 +161,15 @@ def candidates(
         )
         seen = [s for s in seen if shares.get(s.entity_id, 0.0) < 0.25]
     # what a thing was seen with picks it for a yes / no or a count, and where nothing else does ("the thing that was
-    # next to the couch")
-    near = [*subject.near, *place.near] if select or (subject.generic and not subject.kinds) else list(place.near)
+    # next to the couch"); for one thing asked about, those seen with it where any was ("what was the person I saw
+    # next to the couch wearing?")
+    strict = select or (subject.generic and not subject.kinds)
+    near = [*subject.near, *place.near]
     if seen and near:
         with_ = queries.seen_with(view.store, [s.entity_id for s in seen], near, before=view.scope.end)
-        seen = [s for s in seen if s.entity_id in with_]
+        picked = [s for s in seen if s.entity_id in with_]
+        if strict or place.near or picked:
+            seen = picked
     if seen and place.on:  # "was the baby on the couch?": not those its boxes show beside it
         end = view.scope.end if view.scope.end is not None else math.inf
         beside = queries.not_on(view.store, [s.entity_id for s in seen], place.on, _ON_OVERLAP, end)
@@ -241,7 +245,8 @@ def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | Non
 
 def _not_seen(query: Query, view: View, subject: Subject | None = None, value: object = None) -> NotSeen:
     subject = subject or query.subject
-    company = f" with {_a(subject.near[0])}" if subject.near else ""
+    near = subject.near or query.place.near  # "the guy with the couch": not seen with one
+    company = f" {'on' if near[0] in query.place.on else 'with'} {_a(near[0])}" if near else ""
     if subject.not_ids:  # "who else?": none but those already named
         company += " other than " + ", ".join(f"#{i}" for i in subject.not_ids[:6])
     return NotSeen(what=_what(subject) + company, where=where_said(view), when=when_said(view), value=value)

@@ -528,6 +528,12 @@ def _order(f: Order) -> str:
         if not ranked:
             return f"I cannot tell: {said}."
         return f"In order: {', then '.join(ranked)} ({said})."
+    if f.a_at is not None and f.b_at is not None and f.a_at.id == f.b_at.id and f.a != f.b:
+        # "was the baby seen after the woman?" with both read as any person: one sighting answers for both
+        return (
+            f"I cannot tell the {f.a} from the {f.b}: memory tells them apart by nothing, and the same sighting "
+            f"answers for both ({_sighting(f.a_at)})."
+        )
     a = f"the {f.a} {verb} {_t(f.a_time)}" if f.a_time is not None else f"I have not seen {_a(f.a)}"
     b_verb = "left" if f.b_leaving else "first seen"
     b = f"the {f.b} {b_verb} {_t(f.b_time)}" if f.b_time is not None else f"I have not seen {_a(f.b)}"

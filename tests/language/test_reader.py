@@ -1475,3 +1475,55 @@ def test_round_31_forms(reader, question, check):
 def test_round_31_places_groups_and_exclusions(reader, question, check):
     q = read(reader, question)
     assert check(q), q
+
+
+def _starts_hours_before(q, hours):
+    return q.time.start is not None and abs((REFERENCE - q.time.start) - hours * 3600) < 1
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("last 6 and a half hrs anything?", lambda q: _starts_hours_before(q, 6.5) and not q.grounded),
+        (
+            "what's been going on in the last seven and a half hours?",
+            lambda q: _starts_hours_before(q, 7.5) and not q.unknown_places,
+        ),
+        ("anything in the past hour and a half?", lambda q: _starts_hours_before(q, 1.5)),
+        (  # "that orange bowl" is the other side, not a clause
+            "Did you spot the phone on the desk before or after that orange bowl?",
+            lambda q: q.intent is Intent.ORDER and q.other is not None and q.other.subject.kinds == ("bowl",),
+        ),
+        ("was the truck there before that?", lambda q: q.other is None),  # "that": a moment talked about
+        (
+            "what was the person I saw next to the blue couch wearing",
+            lambda q: q.intent is Intent.ATTRIBUTE and q.subject.kinds == ("person",) and "couch" in q.subject.near,
+        ),
+        (
+            "what was the person next to the blue couch wearing",
+            lambda q: q.intent is Intent.ATTRIBUTE and q.subject.kinds == ("person",) and "couch" in q.place.near,
+        ),
+        ("fireplace going in the living room?", lambda q: q.unknown == ("fireplace",)),
+        ("did somebody open the car boot?", lambda q: "open" in q.unknown_verbs),
+        ("did the door open?", lambda q: "open" not in q.unknown_verbs),  # a thing's state, not a person's act
+        ("What was she cooking in there?", lambda q: q.unrecorded == "what someone was cooking"),
+        ("what was the kid reading in the bedroom", lambda q: q.unrecorded == "what someone was reading"),
+        ("kitchen person stick around long?", lambda q: q.intent is Intent.DURATION and not q.unknown_places),
+        ("did the truck stay long?", lambda q: q.intent is Intent.DURATION and not q.yes_no),
+        (
+            "living room or desk, where'd someone stay longer?",
+            lambda q: (
+                q.intent is Intent.DURATION
+                and q.compare == "more"
+                and q.place.cameras == ("living-room",)
+                and q.other is not None
+                and q.other.place.cameras == ("desk",)
+            ),
+        ),
+    ],
+)
+def test_round_32_forms(reader, question, check):
+    """A blind round: halves of hours, "before or after that X", the person a clause or "next to" says which, a noun
+    opening a telegraphic question, acts and activities memory does not record, "long" and "longer" of places."""
+    q = read(reader, question)
+    assert check(q), q
