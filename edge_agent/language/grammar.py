@@ -294,7 +294,9 @@ class RuleReading:
     times: int | None = None
     within_s: float | None = None
     per: str = "episode"
+    at_once: int | None = None  #: that many of the subject there at the same moment ("more than 3 people": 4)
     window: tuple[str, str] | None = None  #: time of day, "HH:MM" to "HH:MM"
+    days: tuple[str, ...] = ()  #: days of the week it holds on ('mon' ... 'sun'); () every day
     target_entity: int | None = None  #: the entity named as the place ("near the white van")
     target_colours: tuple[str, ...] = ()  #: the colours said of a kind of thing as the place ("near the grey car")
     camera: str | None = None  #: "on camera X", besides the place

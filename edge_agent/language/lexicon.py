@@ -18,7 +18,7 @@ from edge_agent.language.english import english
 from edge_agent.language.times import UNITS
 from edge_agent.perception.vocabulary import COLOUR_NAMES, category_words, plural
 
-__all__ = ["Lexicon", "Span", "Tag", "tokenize"]
+__all__ = ["Lexicon", "Span", "Tag", "outdoor_cameras", "tokenize"]
 
 # -- closed classes --------------------------------------------------------------------------------------
 
@@ -717,3 +717,16 @@ def _describes(spans: Sequence[Span], k: int) -> bool:
         else None
     )
     return beyond is not None and beyond.of("colour") is not None
+
+
+#: Words in a camera's name that say it looks outdoors (the rest look indoors): "street", "front-door", "garden".
+_OUTDOOR_CAMERAS = frozenset(
+    {"street", "road", "driveway", "drive", "garden", "yard", "backyard", "porch", "patio", "sidewalk", "pavement",
+     "parking", "gate", "lawn", "outside", "outdoor", "outdoors", "deck", "balcony", "door", "doorbell", "entrance",
+     "front", "courtyard", "carport"}
+)  # fmt: skip
+
+
+def outdoor_cameras(cameras: Sequence[str]) -> tuple[str, ...]:
+    """The cameras whose names say they look outdoors ("street", "front-door"), in order."""
+    return tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)

@@ -68,6 +68,7 @@ from edge_agent.language.lexicon import (
     WITH_WORDS,
     Lexicon,
     Span,
+    outdoor_cameras,
     tokenize,
 )
 from edge_agent.language.times import NUMBER_WORDS, UNITS, read_span, read_time_choices, read_times
@@ -136,7 +137,8 @@ def _sentences(tokens: list[str]) -> list[list[str]]:
     out: list[list[str]] = [[]]
     for i, t in enumerate(tokens):
         out[-1].append(t)
-        if t in (".", "?", "!") or t == "," and _led_by_a_thing(out[-1][:-1], tokens[i + 1 :]):
+        abbreviated = t == "." and tokens[i - 1 : i] == ["no"] and tokens[i + 1 : i + 2] == ["of"]  # "no. of"
+        if t in (".", "?", "!") and not abbreviated or t == "," and _led_by_a_thing(out[-1][:-1], tokens[i + 1 :]):
             out.append([])
     return [s for s in out if any(t not in (".", "?", "!", ",") for t in s)] or [tokens]
 
@@ -1117,7 +1119,7 @@ def _rooms_in_order(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
     rooms: those indoors) by when it first saw the subject."""
     if "order" not in tokens or query.place.cameras or query.alternatives or not {"rooms", "cameras"} & set(tokens):
         return query
-    outdoor = set(_outdoor(cameras))
+    outdoor = set(outdoor_cameras(cameras))
     chosen = tuple(c for c in cameras if "rooms" not in tokens or c not in outdoor)
     if len(chosen) < 2:
         return query
@@ -1349,19 +1351,6 @@ def _place_shared(query: Query) -> Query:
     return replace(query, place=other.place, other=replace(other, place=Place()))
 
 
-#: Words in a camera's name that say it looks outdoors (the rest look indoors): "street", "front-door", "garden".
-_OUTDOOR_CAMERAS = frozenset(
-    {"street", "road", "driveway", "drive", "garden", "yard", "backyard", "porch", "patio", "sidewalk", "pavement",
-     "parking", "gate", "lawn", "outside", "outdoor", "outdoors", "deck", "balcony", "door", "doorbell", "entrance",
-     "front", "courtyard", "carport"}
-)  # fmt: skip
-
-
-def _outdoor(cameras: Sequence[str]) -> tuple[str, ...]:
-    """The cameras whose names say they look outdoors ("street", "front-door"), in order."""
-    return tuple(c for c in cameras if set(re.split(r"[-_ ]+", c.lower())) & _OUTDOOR_CAMERAS)
-
-
 _INDOOR_WORDS = frozenset({"indoor", "indoors", "inside", "interior"})
 #: "Was anyone in the house while I was out?": the cameras indoors, wherever in the sentence it is said.
 _IN_THE_HOUSE = [[a, "the", b] for a in ("in", "inside", "around") for b in ("house", "home", "flat", "apartment")]
@@ -1372,7 +1361,7 @@ def _indoors(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
     """ "How many of the indoor cameras saw someone?": the cameras whose names say indoors (or outdoors), by the words
     in them; a count of cameras when the question counts cameras or rooms; "a stretch when no camera saw anything" is
     whether any was seen (none, for yes)."""
-    outdoor = _outdoor(cameras)
+    outdoor = outdoor_cameras(cameras)
     split = bool(outdoor) and len(outdoor) < len(cameras)  # some cameras look out, some in
     for i, w in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
@@ -1437,7 +1426,7 @@ def _house_compared(query: Query, tokens: list[str], cameras: Sequence[str]) -> 
     if not (MORE_WORDS | FEWER_WORDS) & set(tokens) or not {"or", "than"} & set(tokens):
         return query
     said = [w for i in range(len(tokens)) for w in _HOUSE if tuple(tokens[i : i + len(w)]) == w]
-    outdoor = _outdoor(cameras)
+    outdoor = outdoor_cameras(cameras)
     indoor = tuple(c for c in cameras if c not in outdoor)
     if not said or not outdoor or not indoor:
         return query
@@ -1609,6 +1598,21 @@ def _rooms_with(tokens: list[str]) -> list[str]:
     return tokens
 
 
+def _value_asked(words: list[str], phrases: list[_Phrase], cues: _Cues) -> bool:
+    """ "Bowl orange?", "the couch blue?": a thing and what it is said to be, without a verb: whether it was."""
+    if cues.wh or cues.imperative or not phrases or len(phrases) > 1 or not phrases[0].values:
+        return False
+    return phrases[0].thing and words[-1] == phrases[0].values[-1][1]
+
+
+def _room_with(tokens: list[str]) -> list[str]:
+    """ "The room with the couch?", "camera with the truck": which one had it (a fragment naming a room by a thing)."""
+    words = tokens[1:] if tokens[:1] in (["the"], ["that"]) else tokens
+    if len(words) < 3 or words[0] not in ("room", "camera", "cam", "place") or words[1] not in ("with", "where"):
+        return tokens
+    return ["which", words[0], "had", *words[2:]] if words[1] == "with" else ["which", words[0], *words[1:]]
+
+
 def _non(tokens: list[str]) -> list[str]:
     """ "A non-person object", "the non-person things": the thing said after, the kind before it left out ("an object
     other than person")."""
@@ -1623,7 +1627,18 @@ def _said_plainly(tokens: list[str]) -> list[str]:
     """The question's words with what some forms say put the way the reader reads it: "than the indoor cameras" as
     "than indoors", "vs" as "or", "X then Y?" as an order, "rooms with ..." as which rooms, counts without "how many",
     "non-person" things, a place left out, "a piece of" furniture."""
-    for rewrite in (_group_said, _versus, _then_order, _rooms_with, _how_many, _non, _left_out_there, _partitive):
+    rewrites = (
+        _group_said,
+        _versus,
+        _then_order,
+        _rooms_with,
+        _room_with,
+        _how_many,
+        _non,
+        _left_out_there,
+        _partitive,
+    )
+    for rewrite in rewrites:
         tokens = rewrite(tokens)
     return tokens
 
@@ -3608,6 +3623,7 @@ class Reader:
             cues.yes_no = True
         if not cues.wh and any(w == "," and after in AUX for w, after in zip(tokens, tokens[1:])):
             cues.yes_no = True  # "apart from the street, was anyone in red?": the question after its leading clause
+        cues.yes_no = cues.yes_no or _value_asked(words, phrases, cues)
         time = times.time.bounded(as_of)
         _verbs(tokens, cues)
         query = _refined(self._query(" ".join(tokens), phrases, cues, time), tokens, phrases, cues)

@@ -19,6 +19,7 @@ from edge_agent.language.lexicon import (
     PLACE_PREPOSITIONS,
     PRONOUNS,
     Lexicon,
+    outdoor_cameras,
     tokenize,
 )
 from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, THING_STATES, Reader, _Phrase
@@ -35,16 +36,18 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
     body = _worn(_empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon), reader.lexicon)
+    body = _outdoors_said(body, reader.lexicon)
     _refuse_unknown_camera(body, reader.lexicon)
-    window, used = _day_window(body)
-    body = [t for j, t in enumerate(body) if j not in used]
+    (window, used), (days, on_days) = _day_window(body), _days_said(body)
+    body = [t for j, t in enumerate(body) if j not in used | on_days]
     moment, used = _moment(body)
     body = [t for j, t in enumerate(body) if j not in used]
     negated, used = _negation(body)
     body = [t for j, t in enumerate(body) if j not in used]
     times, per, within, used = _nth_time(body)
     body = [t for j, t in enumerate(body) if j not in used]
-    _refuse_counts_at_once(body, reader.lexicon)
+    at_once, used = _count_at_once(body, reader.lexicon)
+    body = [t for j, t in enumerate(body) if j not in used]
     _refuse_comparisons(body, reader.lexicon)
     _refuse_states(body, text, reader.lexicon)
     span, span_at, used = _span_said(body)
@@ -95,7 +98,9 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         times=times,
         within_s=within,
         per=per,
+        at_once=at_once,
         window=window,
+        days=days,
         target_entity=target.entity_id if target is not None and target.name else None,
         target_colours=tuple(target.colour_words) if target is not None and not target.name else (),
         camera=camera,
@@ -192,13 +197,24 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
             f"a rule watches one thing at one place; it cannot hold '{said} ...' (in {text.strip()!r})"
             + (hint if stranger else "")
         )  # no word unknown and nothing missing: final, no model reads it better
-    day = next((w for w in body if w in _DAYS_OF_WEEK), None)
-    if day is not None:
-        raise Unreadable(
-            f'a rule holds at a time of day ("at night", "between 9am and 5pm"), not on days of the week: it cannot '
-            f"hold '{day}' (in {text.strip()!r})"
-        )
     return body
+
+
+def _days_said(body: list[str]) -> tuple[tuple[str, ...], set[int]]:
+    """(the days of the week, tokens used) of "on weekends", "on weekdays", "on Mondays", "every saturday and sunday"
+    ('mon' ... 'sun')."""
+    days: list[str] = []
+    used: set[int] = set()
+    for j, w in enumerate(body):
+        if w not in _DAYS_OF_WEEK:
+            continue
+        days.extend(_DAYS_OF_WEEK[w])
+        used.add(j)
+        if j > 0 and body[j - 1] in ("on", "every", "during", "over", "at", "and", "or", "the", "weekly"):
+            used.add(j - 1)
+        if j > 1 and body[j - 1] == "the" and body[j - 2] in ("on", "at", "over", "during"):
+            used.add(j - 2)
+    return tuple(d for d in _WEEK if d in days), used
 
 
 #: The verbs that put a thing in a state no camera memory records (reader.THING_STATES): "the tv gets turned on".
@@ -237,10 +253,14 @@ def _refuse_states(body: list[str], text: str, lexicon: Lexicon) -> None:
 
 
 #: Days of the week, which no rule holds on (a time of day, yes).
-_DAYS_OF_WEEK = frozenset(
-    {"weekend", "weekends", "weekday", "weekdays", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"}
-)  # fmt: skip
+_WEEK = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: Words for days of the week, with the days they mean.
+_DAYS_OF_WEEK = {
+    **dict.fromkeys(("weekend", "weekends"), ("sat", "sun")),
+    **dict.fromkeys(("weekday", "weekdays", "workdays", "workday"), _WEEK[:5]),
+    **{name: (short,) for short, full in zip(_WEEK, ("monday", "tuesday", "wednesday", "thursday", "friday",
+       "saturday", "sunday")) for name in (full, full + "s")},
+}  # fmt: skip
 
 
 _EMPTY = frozenset({"empty", "deserted", "unoccupied", "vacant", "quiet"})
@@ -285,7 +305,7 @@ def _place_of(reader: Reader, target: _Phrase | None, trigger: Trigger, body: Se
     if target is None:
         unread = _place_unread(body, end) or _place_said_after(body, end, reader.lexicon)
         if unread:
-            raise Unreadable(f"I don't know a place or thing called {unread!r}", words=(unread,), place=True)
+            return _outside(reader.lexicon, unread)
         return Place()
     zones = {z.lower(): z for z in reader.lexicon.zones}
     if not target.zone and target.said in zones:
@@ -299,6 +319,37 @@ def _place_of(reader: Reader, target: _Phrase | None, trigger: Trigger, body: Se
     if target.zone:
         return Place(zones=(target.zone,))
     return Place(near=(target.name or target.said,))
+
+
+def _outdoors_said(body: list[str], lexicon: Lexicon) -> list[str]:
+    """ "A dog is outside", "a bus stops out front": on the one camera whose name says it looks outdoors, as "in the
+    street" would say it (several such cameras: left for the place reader to ask which)."""
+    cameras = outdoor_cameras(lexicon.cameras)
+    if len(cameras) != 1:
+        return body
+    for j, w in enumerate(body):
+        said = 2 if body[j : j + 2] == ["out", "front"] else 1 if w in ("outside", "outdoors") else 0
+        if said and body[j + said : j + said + 1] not in (["the"], ["of"], ["a"]):  # not "outside the kitchen"
+            lead = ["in"] if j == 0 or body[j - 1] not in _PREPOSITION_WORDS else []
+            return [*body[:j], *lead, *tokenize(cameras[0]), *body[j + said :]]
+    return body
+
+
+def _outside(lexicon: Lexicon, unread: str) -> Place:
+    """ "Out front", "outside": the one camera whose name says it looks outdoors (the street, the front door), as a
+    question reads them; refused when no camera or several do, or the words say another place."""
+    cameras = outdoor_cameras(lexicon.cameras)
+    if unread.split()[-1] not in _OUTSIDE or not cameras:
+        raise Unreadable(f"I don't know a place or thing called {unread!r}", words=(unread,), place=True)
+    if len(cameras) > 1:
+        raise Unreadable(
+            f"{unread!r}: which camera, {' or '.join(cameras)}? say 'on camera {cameras[0]}'", missing="camera"
+        )
+    return Place(cameras=cameras)
+
+
+#: Words after "out" (or alone) for outdoors: "out front", "outside", "out the front".
+_OUTSIDE = frozenset({"front", "outside", "outdoors"})
 
 
 _LEADS = (
@@ -331,6 +382,14 @@ _LEADS = (
     ("each", "time"),
     ("every", "time"),
     ("once",),
+    # a polite request around the rule: "would you be so kind as to alert me ...", "could you tell me when ..."
+    ("would", "you", "be", "so", "kind", "as", "to"),
+    ("would", "you", "mind"),
+    ("could", "you"),
+    ("can", "you"),
+    ("would", "you"),
+    ("i", "would", "like", "you", "to"),
+    ("i", "want", "you", "to"),
 )
 
 
@@ -428,6 +487,12 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
                     f"'{tokens[i]} {said}': morning or evening? say '{tokens[i]} {said}am' or '{tokens[i]} {said}pm'",
                     missing="time",
                 )  # "after 11" silently read either way fires half a day wrong
+            if clock is not None and clock[0] == "00:00" and unit not in _SPAN_UNITS:
+                if tokens[i] != "after":  # "before midnight": from when is not said
+                    raise Unreadable(
+                        f"'{tokens[i]} midnight': from when? say 'between 8pm and midnight'", missing="time"
+                    )
+                return ("00:00", _MORNING), set(range(i, i + 1 + clock[1]))  # "after midnight": until the morning
             if clock is not None and clock[0] != "00:00" and unit not in _SPAN_UNITS:
                 # after an evening's hour, through the night ("after 11pm": someone there at 1 am too)
                 night = tokens[i] == "after" and clock[0] >= _EVENING
@@ -442,8 +507,17 @@ def _day_window(tokens: Sequence[str]) -> tuple[tuple[str, str] | None, set[int]
                 j = i + 2 + first[1]
                 second = _clock(tokens, j)
                 if second is not None:
-                    return (first[0], second[0]), set(range(i, j + second[1]))
+                    return (first[0], _afternoon(tokens[j], second, first[0])), set(range(i, j + second[1]))
     return None, set()
+
+
+def _afternoon(said: str, clock: tuple[str, int], start: str) -> str:
+    """The end of "between 9 and 5", "from 10 to 2": a bare hour earlier than a morning start is in the afternoon
+    (17:00, 14:00), as people mean it."""
+    bare = clock[1] == 1 and said.isdigit() and 1 <= int(said) <= 12
+    if bare and clock[0] < start < "12:00":
+        return f"{int(clock[0][:2]) + 12:02d}{clock[0][2:]}"
+    return clock[0]
 
 
 def _moment(tokens: Sequence[str]) -> tuple[str | None, set[int]]:
@@ -549,9 +623,10 @@ def _subject_of(head: _Phrase, tokens: Sequence[str], stranger: bool) -> Subject
     )  # fmt: skip
 
 
-def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
-    """ "More than 3 people are on the street" asks how many are there at once, which no rule watches: refused with
-    what a rule can count instead (how often something appears), rather than read as any one of them."""
+def _count_at_once(tokens: Sequence[str], lexicon: Lexicon) -> tuple[int | None, set[int]]:
+    """(how many, tokens used) of "more than 3 people are in the living room" (4), "at least 2 dogs", "3 or more cars",
+    "over 5 people": that many of the kind there at the same moment. "Fewer than 2" is refused: a rule watches for
+    things there, not for too few."""
     kinds = lexicon.kind_words()
     for i in range(len(tokens)):
         rest = list(tokens[i:])
@@ -560,13 +635,23 @@ def _refuse_counts_at_once(tokens: Sequence[str], lexicon: Lexicon) -> None:
         if said is None and rest[1:3] != ["or", "more"]:
             continue
         number = amount and (amount[0].isdigit() or (amount[0] in NUMBER_WORDS and amount[0] not in ("a", "an")))
-        if number and noun and noun[0] in kinds:
-            counted = " ".join(rest[: (said + 2) if said else 4])
+        if not (number and noun and noun[0] in kinds):
+            continue
+        n = int(amount[0]) if amount[0].isdigit() else NUMBER_WORDS[amount[0]]
+        lead = rest[:said] if said else []
+        if lead in (["fewer", "than"], ["less", "than"], ["at", "most"]):
+            counted = " ".join(rest[: (said or 0) + 2])
             raise Unreadable(
-                f"a rule cannot count things there at once ({counted!r}); it can count how often one appears, "
-                "e.g. 'tell me when a person appears for the 3rd time today'",
+                f"a rule watches for things being there, not for too few ({counted!r}); say 'no {noun[0]} ... for 2 "
+                "hours' for none at all",
                 missing="count",
             )
+        n += 1 if lead in (["more", "than"], ["over"]) else 0
+        if n < 2:
+            continue  # "more than 0 people", "at least one dog": any of them
+        used = set(range(i, i + (said + 1 if said else 3)))
+        return n, used
+    return None, set()
 
 
 def _refuse_comparisons(tokens: Sequence[str], lexicon: Lexicon) -> None:
@@ -671,10 +756,12 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
                 ("is", "in"), ("are", "in"), ("is", "inside"), ("are", "inside"), ("is", "at"), ("are", "at"),
                 ("is", "seen", "in"), ("is", "seen", "at"), ("is", "seen", "on"), ("are", "seen", "on"),
                 ("stays", "in"), ("is", "parked", "in"), ("is", "parked", "on"), ("parks", "in"), ("parks", "on"),
+                ("stops", "in"), ("stops", "at"), ("waits", "in"), ("waits", "at"), ("remains", "in"),
             )],
             *[(t, Trigger.APPEARS) for t in (
                 ("is", "still", "parked"), ("is", "still", "there"), ("is", "still", "here"), ("is", "parked"),
                 ("stays",), ("is", "still", "around"), ("is", "there"), ("sits", "there"), ("stays", "there"),
+                ("stops",), ("remains",), ("waits",), ("lingers",),
             )],
         ],
         key=lambda pair: -len(pair[0]),

@@ -207,8 +207,8 @@ def read_phrase(
         fields.update(times=r.times, within_s=r.within_s)
         if r.per != "episode":
             fields["per"] = r.per
-    if r.window is not None:
-        fields["window"] = r.window
+    fields.update(_at_once(r, fields, text), **({"window": r.window} if r.window is not None else {}))
+    fields.update({"days": r.days} if r.days else {})
     if r.at is not None:
         if (
             fields["relation"] not in ("on", "in", "near", "appears")
@@ -296,6 +296,20 @@ def from_json(text: str) -> dict[str, Any]:
     return value
 
 
+def _at_once(r: RuleReading, fields: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """The predicate's count at once ("more than 3 people in the living room": 4), where the rule has one."""
+    if r.at_once is None:
+        return {}
+    if fields.get("subject_type") == "entity" or fields["relation"] not in _AT_ONCE_RELATIONS:
+        raise RuleParseError(
+            f"a count at once is of a kind of thing in view, or on / in / near a place or thing ({text!r})"
+        )
+    return {"at_once": r.at_once}
+
+
+#: The relations a count of things there at once goes with.
+_AT_ONCE_RELATIONS = frozenset({"appears", "on", "in", "near"})
+
 _S = {"type": "string", "maxLength": 40}
 #: What the LLM fills (llama.cpp's grammar from a JSON schema): flat, every string bounded, enums spelt out.
 LLM_SCHEMA: dict[str, Any] = {
@@ -310,6 +324,7 @@ LLM_SCHEMA: dict[str, Any] = {
         "absent_for_s": {"type": "number"},
         "times": {"type": "integer"},
         "within_s": {"type": "number"},
+        "at_once": {"type": "integer"},
     },
     "required": ["subject", "subject_type", "relation", "object", "object_type"],
 }
@@ -319,7 +334,7 @@ _PROMPT = (
     "subject_type: unknown_person for strangers, entity for a known name, else category. relation: on, in, near, "
     "enters, leaves, appears, or absent (not seen for a while). object: the place or thing (object_type place if it is "
     "one of the places listed, none when there is no object). Durations in seconds. times/within_s: for 'the third "
-    "time this week', times 3 and within_s 604800."
+    "time this week', times 3 and within_s 604800. at_once: for 'more than 3 people at once', 4."
 )
 
 

@@ -18,9 +18,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from edge_agent.perception.vocabulary import category_names, category_words
+from edge_agent.perception.vocabulary import category_names, category_words, plural
 
-__all__ = ["RELATIONS", "Predicate", "Relation", "category_names", "describe"]
+__all__ = ["RELATIONS", "Predicate", "Relation", "category_names", "describe", "several"]
 
 Relation = Literal["on", "in", "near", "enters", "leaves", "appears", "absent"]
 RELATIONS: tuple[str, ...] = get_args(Relation)
@@ -80,11 +80,23 @@ class Predicate(BaseModel):
         None, ge=2, le=1000, description="fires at the n-th appearance within `within_s` (entity-aware)"
     )
     within_s: float | None = Field(None, gt=0, description="the window `times` is counted over")
+    at_once: int | None = Field(
+        None,
+        ge=2,
+        le=1000,
+        description="fires when at least this many of the subject are there at the same moment on one camera (in "
+        "view, or on / in / near the object): 'more than 3 people in the living room' is 4",
+    )
     per: Literal["episode", "day"] = Field(
         "episode", description="what `times` counts: separate visits, or distinct days"
     )
     window: tuple[str, str] | None = Field(
-        None, description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight)"
+        None,
+        description="time of day it applies, 'HH:MM' to 'HH:MM' (may wrap past midnight); relation 'absent': told "
+        "only in it",
+    )
+    days: tuple[Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"], ...] = Field(
+        (), max_length=7, description="days of the week it applies ('mon' ... 'sun', local time; none: every day)"
     )
     at: str | None = Field(
         None,
@@ -121,10 +133,13 @@ class Predicate(BaseModel):
             raise ValueError("`times` and `within_s` go together")
         if self.times is not None and self.relation not in ("appears", "enters"):
             raise ValueError("`times` counts appearances: use it with relation 'appears' or 'enters'")
+        if self.at_once is not None:
+            if self.subject_type == "entity":
+                raise ValueError("`at_once` counts things of a kind at the same moment: not one entity")
+            if self.relation not in ("appears", "on", "in", "near") or self.times is not None or self.at is not None:
+                raise ValueError("`at_once` goes with relation appears, on, in or near, without times or at")
         if self.subject_type == "unknown_person" and self.subject != "person":
             raise ValueError("subject_type 'unknown_person' has subject 'person'")
-        if self.window is not None and self.relation == "absent":
-            raise ValueError("a time-of-day window does not apply to relation 'absent'")
         if self.at is not None:
             if not _CLOCK.match(self.at):
                 raise ValueError(f"`at` is a time 'HH:MM', got {self.at!r}")
@@ -192,6 +207,9 @@ def describe(p: Predicate) -> str:
             what = f"is seen on camera {p.camera!r}"
         where = what.replace("is ", "is not ", 1) if p.negated else what
         return f"every day at {p.at}, if {who} {where} (where it was last seen by then)"
+    if p.at_once is not None:  # "when 4 or more people are in view together"
+        who = f"{p.at_once} or more {several(p)}"
+        what = "are in view together" if p.relation == "appears" else what.replace("is ", "are ", 1) + " together"
     parts = [f"when {who} {what}"]
     if p.min_duration_s:
         parts.append(f"for at least {_span(p.min_duration_s)}")
@@ -203,9 +221,25 @@ def describe(p: Predicate) -> str:
         )
     if p.window is not None:
         parts.append(f"between {p.window[0]} and {p.window[1]}")
+    if p.days:
+        parts.append(f"on {_days(p.days)}")
     if p.camera:
         parts.append(f"on camera {p.camera!r}")
     return ", ".join(parts)
+
+
+def _days(days: tuple[str, ...]) -> str:
+    named = {("sat", "sun"): "weekends", ("mon", "tue", "wed", "thu", "fri"): "weekdays"}
+    return named.get(tuple(days), ", ".join(d.capitalize() for d in days))
+
+
+def several(p: Predicate) -> str:
+    """The subject said of several: "red cars", "people", "unknown (unnamed) people"."""
+    looks = " ".join(w for w in (" or ".join(p.colours), p.pattern) if w)
+    said = p.subject.lower()
+    kind = plural(said) if not any(plural(c) == said for c in category_words().get(said, ())) else said
+    kind = "unknown (unnamed) people" if p.subject_type == "unknown_person" else kind
+    return f"{looks + ' ' if looks else ''}{kind}"
 
 
 def _ordinal(n: int) -> str:

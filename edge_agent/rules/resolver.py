@@ -32,7 +32,7 @@ from edge_agent.clock import format_utc
 from edge_agent.config.rules import RulesConfig
 from edge_agent.memory import Store, queries, rulebook
 from edge_agent.rules.book import Alert, Rule, rules
-from edge_agent.rules.predicate import ANY_THING, Predicate, category_names
+from edge_agent.rules.predicate import ANY_THING, Predicate, category_names, several
 
 __all__ = ["Resolver", "ResolverSettings", "box_overlap", "holds", "in_window"]
 
@@ -104,13 +104,20 @@ def holds(
 
 
 def in_window(p: Predicate, t: float, tz: ZoneInfo) -> bool:
-    """Whether time ``t`` falls in the rule's time-of-day window (which may wrap past midnight)."""
+    """Whether time ``t`` falls on the rule's days of the week and in its time-of-day window (which may wrap past
+    midnight: "after 11pm on Fridays" holds on Friday night until the window ends)."""
+    local = dt.datetime.fromtimestamp(t, tz)
+    early = p.window is not None and p.window[1] < p.window[0] and local.strftime("%H:%M") < p.window[1]
+    if p.days and _WEEKDAYS[local.weekday() - early] not in p.days:  # after midnight: the night before's day
+        return False
     if p.window is None:
         return True
-    local = dt.datetime.fromtimestamp(t, tz)
     minute = local.hour * 60 + local.minute
     start, end = (int(x[:2]) * 60 + int(x[3:]) for x in p.window)
     return start <= minute < end if start <= end else (minute >= start or minute < end)
+
+
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
 class Resolver:
@@ -300,6 +307,9 @@ class Resolver:
             if p.at is not None:
                 raised.extend(self._check_at(rule, clip_id, t0, t1))
                 continue
+            if p.at_once is not None:
+                raised.extend(self._together(rule, clip_id, camera, t1, observations))
+                continue
             per_entity: dict[int, list[_Observation]] = defaultdict(list)
             for o in observations:
                 if self._subject(p, o):
@@ -326,6 +336,40 @@ class Resolver:
                 alert = self._step(rule, entity_id, t1, None, camera, clip_id, [], t1)
                 if alert is not None:
                     raised.append(alert)
+        return raised
+
+    def _together(
+        self, rule: Rule, clip_id: int, camera: str, clock: float, observations: Sequence[_Observation]
+    ) -> list[Alert]:
+        """ "More than 3 people in the living room": on each sampled frame, how many of the subject hold the relation
+        there at once; the rule's one state (subject 0) is true while at least ``at_once`` do."""
+        p = rule.predicate
+        own = [o for o in observations if self._subject(p, o)]
+        raised: list[Alert] = []
+        for frame_ms in sorted({f for o in own for f in o.boxes}):
+            t = frame_ms / 1000.0
+            there = {
+                o.entity_id
+                for o in own
+                if frame_ms in o.boxes
+                and holds(
+                    p,
+                    o.boxes[frame_ms],
+                    self._regions(p, camera, frame_ms, observations, o.entity_id),
+                    self.settings.overlap,
+                )
+            }
+            truth = in_window(p, t, self._tz) and len(there) >= (p.at_once or 0)
+            state = self._states.setdefault((rule.id, 0), _State())
+            if truth:
+                state.details["count"] = len(there)  # how many the alert says
+            evidence = [o.id for o in own if o.entity_id in there]
+            alert = self._step(rule, 0, t, truth, camera, clip_id, evidence, clock)
+            if alert is not None:
+                raised.append(alert)
+        if not own and (rule.id, 0) in self._states:  # none of them here: time passes
+            alert = self._step(rule, 0, clock, None, camera, clip_id, [], clock)
+            raised.extend([alert] if alert is not None else [])
         return raised
 
     def _recorded_without(self, state: _State, ended: dict[str, float | None]) -> bool:
@@ -429,7 +473,7 @@ class Resolver:
         return Alert(
             rule.id,
             rule.text,
-            entity_id,
+            None if rule.predicate.at_once is not None else entity_id,  # several at once: no one entity
             t,
             camera,
             self._message(rule, entity_id, t, camera, s.last_true),
@@ -462,6 +506,10 @@ class Resolver:
             who = who if entity_id else repr(p.subject)
             local = dt.datetime.fromtimestamp(t, self._tz).strftime("%H:%M")
             return f"{who} was {'not ' if p.negated else ''}{what} at {local} ({seen})"
+        if p.at_once is not None:
+            count = int(self._states.get((rule.id, 0), _State()).details.get("count", p.at_once))
+            target = "" if p.relation == "appears" else f" {p.relation} {p.object or 'the zone'}"
+            return f"{count} {several(p)} (at least {p.at_once}) together{target} at {format_utc(t)} UTC{where}"
         if p.times is not None:
             return (
                 f"{who} appeared for the {p.times}. time within {float(p.within_s or 0) / 86400:g} days, "
@@ -569,11 +617,13 @@ class Resolver:
                 continue  # reported; seeing it again re-arms the rule
             # "unseen for 4 hours" counts recorded time: hours the camera was off (a worn camera taken off) do not
             due = queries.recorded_since(self.store, float(s.last_true), span, clock, p.camera)
-            if due is not None and clock >= due:
+            if due is not None and clock >= due and in_window(p, clock, self._tz):
+                # with a time of day ("between 9 and 5"), an absence is told in it: when it began, or else now
+                at = due if in_window(p, due, self._tz) else clock
                 s.state = "idle"  # this absence is reported once; seeing it again re-arms the rule
                 last = queries.latest_observation(self.store, members, clip_id, p.camera)
                 alert = self._fire(
-                    rule, last[0] if last else entity_id, s, due, None, clip_id, [last[1]] if last else [], clock
+                    rule, last[0] if last else entity_id, s, at, None, clip_id, [last[1]] if last else [], clock
                 )
                 if alert is not None:
                     raised.append(alert)

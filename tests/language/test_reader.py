@@ -1520,6 +1520,12 @@ def _starts_hours_before(q, hours):
                 and q.other.place.cameras == ("desk",)
             ),
         ),
+        ("the room with the couch?", lambda q: q.intent is Intent.WHICH_CAMERA and q.subject.kinds == ("couch",)),
+        ("no. of sightings of the truck", lambda q: q.intent is Intent.COUNT and q.subject.kinds == ("truck",)),
+        (
+            "bowl orange?",
+            lambda q: q.yes_no and q.alternatives == ("orange",) and q.alternative_of == "colour",
+        ),
     ],
 )
 def test_round_32_forms(reader, question, check):

@@ -435,3 +435,64 @@ def test_a_rule_about_anything_watches_things_of_every_kind_but_people(home):
         ingest(store, T0 + 100, [observation(2, T0 + 100, (100, 10, 140, 60), look, category="cup", frames=4)])
         alerts = Resolver(store, settings=ResolverSettings(persist_frames=3)).process()
         assert [store.entity(a.entity_id).category for a in alerts] == ["cup"]
+
+
+def test_more_than_two_people_at_once_fires_while_three_are_in_view_together(home):
+    """ "More than 2 people in the living room": three people on the same frames, not three seen one after another."""
+    people = [unit(np.r_[np.zeros(k), np.ones(4), np.zeros(12 - k)]) for k in (0, 4, 8)]
+    boxes = [(10, 10, 60, 200), (100, 10, 150, 200), (200, 10, 250, 200)]
+
+    def person(k, t0, frames=20):
+        return observation(k + 1, t0, boxes[k], people[k], kind="person", category="person", frames=frames, step=0.5)
+
+    with Store(home) as store:
+        text = "tell me when more than 2 people are in the living room"
+        rule = book.add_rule(store, text, parse_rule(text, cameras=["living-room"]), cooldown_s=600.0)
+        assert rule.predicate.at_once == 3
+        resolver = Resolver(store, settings=ResolverSettings(persist_frames=3, release_s=60))
+        for k in range(3):  # one after another: never three at once
+            ingest(store, T0 + 20 * k, [person(k, T0 + 20 * k)], camera="living-room")
+        assert resolver.process() == []
+        ingest(store, T0 + 100, [person(k, T0 + 100) for k in range(3)], camera="living-room")
+        (alert,) = resolver.process()
+        assert alert.t == pytest.approx(T0 + 101.0) and alert.entity_id is None
+        assert alert.message.startswith("3 people (at least 3) together") and len(alert.evidence) == 3
+
+
+def test_an_absence_with_a_time_of_day_is_told_in_it(home):
+    """ "Nobody in the kitchen for 2 hours between 9 and 5": an absence reached at night is told at 9."""
+    person = unit(np.r_[np.ones(4), np.zeros(12)])
+    evening = T0 + 10 * HOUR  # 18:00 UTC
+    with Store(home) as store:
+        text = "notify me if nobody's been in the kitchen for 2 hours between 9 and 5"
+        rule = book.add_rule(store, text, parse_rule(text, cameras=["kitchen"]), cooldown_s=600.0)
+        assert rule.predicate.window == ("09:00", "17:00")
+        resolver = Resolver(store)
+        seen = observation(1, evening, OFF_SOFA, person, kind="person", category="person", frames=4)
+        ingest(store, evening, [seen], camera="kitchen", length=10.0)
+        for h in range(16):  # the kitchen records on, empty, until 10:00 the next day
+            ingest(store, evening + 10 + h * HOUR, [], camera="kitchen", length=HOUR)
+        (alert,) = resolver.process()
+        next_nine = T0 + DAY + HOUR  # 09:00 UTC the next day: told at a check in the window, not at 20:00
+        assert next_nine <= alert.t <= next_nine + 2 * HOUR
+
+
+@pytest.mark.parametrize(
+    ("days", "window", "moment", "holds"),
+    [
+        (("sat", "sun"), None, "2026-03-07T12:00:00+00:00", True),  # a Saturday
+        (("sat", "sun"), None, "2026-03-09T12:00:00+00:00", False),  # a Monday
+        (("fri",), ("23:00", "06:00"), "2026-03-06T23:30:00+00:00", True),  # Friday night
+        (("fri",), ("23:00", "06:00"), "2026-03-07T02:00:00+00:00", True),  # ... after midnight, still Friday's night
+        (("fri",), ("23:00", "06:00"), "2026-03-06T02:00:00+00:00", False),  # Thursday's night, on a Friday morning
+    ],
+)
+def test_a_rule_on_days_of_the_week_holds_on_those_days_and_their_nights(days, window, moment, holds):
+    from zoneinfo import ZoneInfo
+
+    from edge_agent.clock import parse_iso
+    from edge_agent.rules.predicate import Predicate
+    from edge_agent.rules.resolver import in_window
+
+    p = Predicate(subject="person", relation="appears", days=days, window=window)
+    assert in_window(p, parse_iso(moment), ZoneInfo("UTC")) is holds
