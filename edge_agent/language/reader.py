@@ -754,8 +754,11 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
         subject = replace(subject, kinds=kinds, said=" and ".join(p.said for p in chain)) if len(chain) > 1 else subject
     asked_what = cues.wh == "what" or "what" in tokens  # ("the one who was at the desk, what were they wearing?")
     if intent in (Intent.COMPANY, Intent.LIST) and asked_what and set(tokens) & _WORE:
-        if subject.kinds == ("person",) or subject.said in _WEARERS:  # "what was the lady / she wearing?": clothes
-            worn = subject if subject.kinds else replace(subject, kinds=("person",))  # who wears: a person
+        someone = subject.generic and not subject.kinds and subject.said in ("", "one")  # "the bedroom one"
+        if subject.kinds == ("person",) or subject.said in _WEARERS or someone:  # "what was the lady / she wearing?"
+            worn = (
+                subject if subject.kinds else replace(subject, kinds=("person",), generic=False)
+            )  # who wears: a person
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=worn, asks="colour"), tokens, cues)
         wearer = next((p for p in phrases if p.role == "subject" and p.kinds == ("person",) and not p.other_side), None)
         if wearer is not None and intent is Intent.COMPANY and subject.kinds:
@@ -1495,13 +1498,18 @@ _DEMONSTRATIVES = frozenset({"that", "this", "those", "these", "same"})
 
 def _corrected(tokens: list[str]) -> tuple[list[str], bool]:
     """ "No, I meant the car": (what was meant, True), to be asked as the last question was; else (tokens, False)."""
-    rest = tokens[2:] if tokens[:2] in (["no", ","], ["sorry", ","]) else tokens[1:] if tokens[:1] == ["no"] else tokens
+    rest = list(tokens)
+    while rest and rest[0] in _SORRY:  # "no sorry, i meant the truck", "oops, actually I meant ..."
+        rest = rest[1:]
     for lead in sorted(_MEANT, key=len, reverse=True):
         meant = rest[len(lead) :]
         if tuple(rest[: len(lead)]) == lead and meant and meant[0] not in WH | AUX | {","}:  # not "I mean, who ...?"
             return meant, True
     return tokens, False
 
+
+#: Words that open a correction before what was meant: "no, sorry, I meant the truck".
+_SORRY = frozenset({"no", "nope", "sorry", "oops", "actually", "wait", "ah", "oh", ",", "-"})
 
 #: Nouns a count is asked by ("the number of cameras", "total count of people"), and the words that may lead to them
 _COUNT_NOUNS = frozenset({"number", "count", "amount", "tally", "total"})
@@ -1977,8 +1985,10 @@ def _dressed_so(query: Query, tokens: list[str]) -> Query:
 
 
 def _colour_alone(query: Query, tokens: list[str]) -> Query:
-    """ "And black?" (after "how many of them wore blue?"): a colour alone, the conversation's subject in it."""
-    if query.method != "fragment" or query.subject.named or query.subject.colours:
+    """ "And black?" (after "how many of them wore blue?"), "how many in blue?": a colour alone, the conversation's
+    subject in it."""
+    counted = query.intent is Intent.COUNT and not query.subject.generic  # "how many in blue?": of them, in blue
+    if query.method != "fragment" and not counted or query.subject.named or query.subject.colours:
         return query
     colours = tuple(dict.fromkeys(t for t in tokens if t in COLOUR_WORDS))
     return replace(query, subject=replace(query.subject, colours=colours)) if colours else query
@@ -2577,6 +2587,31 @@ def _who_had(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=thing, asks="person")
 
 
+def _longer_one(query: Query, tokens: list[str]) -> Query:
+    """ "Who stayed longer?", "which one was there shorter?": how long each was there, the longest (or shortest) the
+    answer; a conversation holds the two it talked about against each other."""
+    said = {"longer", "shorter"} & set(tokens)
+    if not said or query.other is not None or query.alternatives or tokens[:1] not in (["who"], ["which"]):
+        return query
+    if query.intent not in (Intent.LIST, Intent.WHEN) or query.subject.entity_id is not None:
+        return query
+    shorter = "shorter" in said
+    return replace(query, intent=Intent.DURATION, rank="fewest" if shorter else "most", compare="fewer" if shorter
+                   else "more", order=None)  # fmt: skip
+
+
+def _who_with_it(query: Query, tokens: list[str]) -> Query:
+    """ "Who was using it?", "who was holding that?": who was with the thing talked about (the pronoun is the
+    subject the conversation names), not whoever memory ranks first."""
+    s = query.subject
+    if query.intent is not Intent.COMPANY or s.kinds != ("person",) or s.entity_id is not None or s.near:
+        return query
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    if words[:1] != ["who"] or len(words) < 3 or words[-1] not in ("it", "that", "this") or words[-2] not in WITH_WORDS:
+        return query
+    return replace(query, subject=Subject(said=words[-1]), asks="person", refers=(*query.refers, "subject"))
+
+
 def _other_one(query: Query, tokens: list[str]) -> Query:
     """ "What about the other one?": the thing named with the one talked about (refers "other"), asked the same."""
     if not any(tokens[i : i + 2] in (["other", "one"], ["other", "?"]) for i in range(len(tokens))):
@@ -2668,10 +2703,11 @@ def _shifted(query: Query, tokens: list[str]) -> Query:
     conversation moves the window (refers "before" or "after")."""
     words = [t for t in tokens if t not in ("and", "what", "how", "about", "that", "then", "on", "?", ".", "!")]
     said = [t for t in tokens if t not in ("?", ".", "!")]
-    if not query.time.named and said[-2:] in (["before", "that"], ["after", "that"]) and len(said) > 2:
+    named = bool(query.time.said)  # a time the question names (not the as-of bound every question has)
+    if not named and said[-2:] in (["before", "that"], ["after", "that"]) and len(said) > 2:
         # "who was there before that?": this question, of the time before the conversation's moment
         return replace(query, order=None, other=None, refers=(*query.refers, _SHIFTS[said[-2]]))
-    if query.time.named or len(words) != 1 or words[0] not in _SHIFTS:
+    if named or len(words) != 1 or words[0] not in _SHIFTS:
         return query
     return replace(query, method="fragment", order=None, refers=(*query.refers, _SHIFTS[words[0]]))
 
@@ -3651,7 +3687,7 @@ class Reader:
         query = _right_after(_cameras_ranked(query, tokens), tokens)
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
-        query = _told_apart(_alerted(_who_had(query, tokens), tokens))
+        query = _told_apart(_alerted(_who_with_it(_who_had(_longer_one(query, tokens), tokens), tokens), tokens))
         query = _doing(query, tokens, self.lexicon)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
         return _person_words(self._clause_place(query)), cues

@@ -520,7 +520,11 @@ class _Reader:
         if (w.isdigit() or w in NUMBER_WORDS) and self.word(i + 1) in UNITS and self.word(i + 2) == "ago":
             amount = float(w) if w.isdigit() else float(NUMBER_WORDS[w])
             return i, i + 3, amount * UNITS[self.word(i + 1)], True
-        if w in ("recently", "lately") and self.word(i - 1) != "most":
+        if w in ("recently", "lately") and self.word(i - 1) not in (
+            "most",
+            "more",
+            "less",
+        ):  # "more recently": an order
             return i, i + 1, 3600.0, False
         return None
 

@@ -104,7 +104,12 @@ def follow_up(
     merged = current
     if current.method == "fragment":  # the previous question, about what this one names
         merged = _fragment_of(previous, current)
-    elif (pointed or not current.subject.named) and previous.subject.named:
+    elif (
+        (pointed or not current.subject.named)
+        and previous.subject.named
+        and current.subject.said not in current.unknown
+    ):
+        # (a thing memory has no word for is asked about, not the last one: "is there a fireplace in there?")
         elliptic = not current.subject.named  # "how many were wearing blue?": of those, there and then
         said = current.subject  # "how many of them were in blue?": them, in blue
         subject = replace(
@@ -203,7 +208,7 @@ class Conversation:
 
     def ask(self, line: str, *, as_of: float | None = None) -> Answer:
         """The answer to one line, read as a follow-up of the conversation so far."""
-        current = self._of_the_recording(self.controller.query(line, as_of), line, as_of)
+        current = _unbounded(self._of_the_recording(self.controller.query(line, as_of), line, as_of), as_of)
         about = self._referent(current, line)
         if current.subject.said in TOLD_APART and "subject" not in current.refers:
             # "when was the baby last seen?", of a conversation about one: memory cannot tell a baby from anyone
@@ -233,7 +238,7 @@ class Conversation:
         current = self._after_pronoun(current, line)
         if "others" in current.refers and self.cited:  # "who else?": not those the last answer named
             current = replace(current, subject=replace(current.subject, not_ids=self.cited))
-        two = _of_the_two(current, line, self.asked)
+        two = _of_the_two(current, line, self.asked) or _same_two(current, line, self.mentioned)
         if two is None and _which_first(current, line):  # "which came first?" after a list: the last two it cited
             current = replace(current, refers=(*current.refers, "those"))
         query = two or follow_up(previous, current, about, self.mentioned)
@@ -349,6 +354,39 @@ def _narrow(time: Time) -> bool:
 _NARROW_S = 3 * 3600.0
 
 
+def _unbounded(current: Query, as_of: float | None) -> Query:
+    """The question without the as-of's bound on its time, where it names no time itself: the conversation reads the
+    time a question names ("and before that?" of a chat answered as of a moment); the controller bounds every
+    question by the as-of again."""
+    t = current.time
+    if as_of is None or t.said or t.start is not None or t.moments or t.of_recording or t.end != as_of:
+        return current
+    return replace(current, time=Time())
+
+
+def _same_two(current: Query, line: str, mentioned: Sequence[About]) -> Query | None:
+    """ "Is it the same person?", "are they the same one?" after two things were talked about: whether memory holds
+    the last two (of the kind said) as one."""
+    words = tokenize(line)
+    if current.intent is Intent.SAME or "same" not in words or "as" in words or not current.yes_no:
+        return None
+    kinds = current.subject.kinds
+    last = [m for m in reversed(mentioned) if m[0] is not None and (not kinds or m[2] in kinds)][:2]
+    if len(last) < 2:
+        return None
+    (b, _, b_said), (a, _, a_said) = last
+    return replace(
+        current,
+        intent=Intent.SAME,
+        subject=Subject(entity_id=a, said=f"{a_said} #{a}"),
+        other=Side(subject=Subject(entity_id=b, said=f"{b_said} #{b}")),
+        place=Place(),
+        unknown=(),
+        refers=(),
+        method="follow-up",
+    )
+
+
 def _which_first(current: Query, line: str) -> bool:
     """ "Which one came first?", "which left last?": an order asked of things the conversation talked about."""
     if current.intent is not Intent.WHEN or current.order not in (Order.FIRST, Order.LAST) or "those" in current.refers:
@@ -362,7 +400,8 @@ def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | No
     in two places): the order of the last two, each as it was asked, over all of memory (a window asked of one of
     them does not bound when either first came). After a question about anything ("anything else there?"), None:
     the things its answer cited are the two."""
-    if not _which_first(current, line) or (asked and asked[-1].subject.generic):
+    longer = current.intent is Intent.DURATION and current.rank in ("most", "fewest") and current.other is None
+    if not (_which_first(current, line) or longer) or (asked and asked[-1].subject.generic):
         return None
     named = [q for q in asked if (q.subject.kinds or q.subject.entity_id is not None) and q.intent is not Intent.ORDER]
     if len(named) < 2 or (named[-2].subject, named[-2].place) == (named[-1].subject, named[-1].place):
@@ -370,7 +409,8 @@ def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | No
     a, b = named[-2], named[-1]
     return replace(
         current,
-        intent=Intent.ORDER,
+        intent=Intent.DURATION if longer else Intent.ORDER,
+        rank="",
         subject=a.subject,
         place=a.place,
         time=Time(),

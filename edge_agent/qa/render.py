@@ -645,6 +645,11 @@ def _duration(f: Duration) -> str:
             f"{_t(f.end)}; its camera is worn and did not watch there in between "
             f"({_count_of(len(f.evidence), 'cited observation')})."
         )
+    if f.seconds < 1.0:  # a sampled frame or two: no length to give
+        return (
+            f"Only a moment (under a second): {who} {was} seen{_scope(f.where, '')} at {_t(f.start)} "
+            f"({_count_of(len(f.evidence), 'cited observation')})."
+        )
     return (
         f"About {_span(f.seconds)}: {who} {was} seen{_scope(f.where, '')} from {_t(f.start)} to {_t(f.end)}{stays} "
         f"({_count_of(len(f.evidence), 'cited observation')})."

@@ -934,3 +934,30 @@ def ask_text(house, embedder, question: str) -> str:
 def test_round_32_answers(ask, question, text):
     answer = ask(question)
     assert text in answer.text, answer.text
+
+
+def test_a_blind_round_of_conversations(house, embedder):
+    """Turns a tester wrote (round 32): a thing memory has no word for is not the one talked about; "no sorry, I
+    meant ..." corrects; "who stayed longer?" and "is it the same person?" hold the two talked about against each
+    other; "what was the <room> one wearing?" is that person's clothes; a chat answered as of a moment moves its
+    window with "before that?"."""
+    from edge_agent.qa.conversation import Conversation
+
+    as_of = DAY + 18 * 3600
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what's in the living room?", as_of=as_of)
+        assert "I don't know what a 'fireplace' is" in chat.ask("is there a fireplace in there", as_of=as_of).text
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what colour was the cup?", as_of=as_of)
+        assert chat.ask("no sorry i meant the truck", as_of=as_of).text.startswith("White: ")
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("who was in the kitchen?", as_of=as_of)
+        chat.ask("and in the living room?", as_of=as_of)
+        assert "seen for kitchen: 2 s; living-room: 2 s" in chat.ask("who stayed longer", as_of=as_of).text
+        assert "memory holds them as two" in chat.ask("is it the same person", as_of=as_of).text
+        chat = Conversation(DeterministicController(store, embedder))
+        assert chat.ask("what was the living room one wearing", as_of=as_of).text.startswith("Green: ")
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("what did the cameras see between 11 and 13?", as_of=as_of)
+        assert "3 things seen before 1970-01-02 11:00:00 UTC" in chat.ask("before that?", as_of=as_of).text
