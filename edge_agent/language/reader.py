@@ -143,6 +143,59 @@ def _sentences(tokens: list[str]) -> list[list[str]]:
     return [s for s in out if any(t not in (".", "?", "!", ",") for t in s)] or [tokens]
 
 
+def _while_away(sentences: list[list[str]]) -> list[list[str]]:
+    """ "I was out between 11 and 12. Did anyone come while I was away?": the clause says the time the other sentence
+    names (read from it), no place or thing of its own."""
+    if len(sentences) < 2:
+        return sentences
+    out = []
+    for s in sentences:
+        at = next((i for i in range(len(s)) if tuple(s[i : i + 4]) in _AWAY or tuple(s[i : i + 5]) in _AWAY), None)
+        if at is not None:
+            n = 5 if tuple(s[at : at + 5]) in _AWAY else 4
+            s = [*s[:at], *s[at + n :]]
+        out.append(s)
+    return out
+
+
+#: Clauses that say "then" of a window said in another sentence: "while I was away", "when we were out".
+_AWAY = frozenset(
+    (lead, who, verb, *rest)
+    for lead in ("while", "when", "whilst")
+    for who, verb in (("i", "was"), ("we", "were"))
+    for rest in (("away",), ("out",), ("gone",), ("asleep",), ("sleeping",), ("at", "work"), ("at", "school"))
+)
+
+
+def _confirmed(sentences: list[list[str]]) -> list[list[str]]:
+    """ "My neighbour reckons a man opened the boot. Can you confirm that?", "the truck was there. is that right?":
+    whether what the sentence before says is true, asked as such (what someone says of it is no part of it)."""
+    if len(sentences) < 2:
+        return sentences
+    last = [t for t in sentences[-1] if t not in ("?", ".", "!", ",")]
+    if tuple(last) not in _CONFIRMS:
+        return sentences
+    said = [t for t in sentences[-2] if t not in ("?", ".", "!")]
+    told = next((i for i, t in enumerate(said) if t in _REPORTS), None)  # "my neighbour reckons (that) ..."
+    if told is not None and told < len(said) - 2:
+        said = said[told + 1 + (said[told + 1 : told + 2] in (["that"], ["me"])) :]
+    return [*sentences[:-2], ["is", "it", "true", "that", *said, "?"]]
+
+
+#: Sentences that ask whether the one before is true.
+_CONFIRMS = frozenset(
+    {("can", "you", "confirm", "that"), ("can", "you", "confirm", "it"), ("can", "you", "confirm", "this"),
+     ("could", "you", "confirm", "that"), ("confirm",), ("is", "that", "right"), ("is", "that", "true"),
+     ("is", "that", "correct"), ("is", "that", "so"), ("is", "it", "true"), ("right",), ("true",), ("correct",),
+     ("am", "i", "right"), ("true", "or", "not"), ("did", "that", "happen")}
+)  # fmt: skip
+#: Verbs that report what someone says or thinks: "my neighbour reckons a man opened the boot".
+_REPORTS = frozenset(
+    {"reckons", "reckoned", "says", "said", "thinks", "thought", "claims", "claimed", "swears", "swore", "believes",
+     "mentioned", "told", "tells", "saw", "heard"}
+)  # fmt: skip
+
+
 #: Words that stand for two things named before them: "how long between the two?", "which of them came first?"
 _PAIR = (["the", "two", "of", "them"], ["the", "two"], ["both", "of", "them"], ["the", "pair"], ["both"], ["them"])
 
@@ -256,9 +309,17 @@ def _plain(tokens: list[str]) -> list[str]:
         if closing and tokens[i - 1] not in _AT_THEN:  # ("who else was around then?" says when)
             i += 1
             continue
-        out.append(tokens[i])
-        i += 1
+        joined = _SPLIT_WORDS.get((tokens[i], tokens[i + 1]) if i + 1 < len(tokens) else ("", ""))  # "any buddy"
+        out.append(joined or tokens[i])
+        i += 1 + bool(joined)
     return out
+
+
+#: Words speech-to-text splits in two: "any buddy in the kitchen?" asks whether anybody was.
+_SPLIT_WORDS = {
+    ("any", "body"): "anybody", ("any", "buddy"): "anybody", ("some", "body"): "somebody",
+    ("some", "buddy"): "somebody", ("every", "body"): "everybody", ("no", "body"): "nobody",
+}  # fmt: skip
 
 
 #: Words of a short opener said before a question: "quick one -", "hi! one more thing:", "ok so, ..."
@@ -349,7 +410,17 @@ def _opening(tokens: Sequence[str], i: int) -> bool:
     after = tokens[i + 1] if i + 1 < len(tokens) else ""
     if any(t not in FILLER for t in tokens[:i]) or tokens[i] in IMPERATIVES or tokens[i] in _PREPOSITION_WORDS:
         return False
-    return after in AUX or after in STATES or after in _PREPOSITION_WORDS or after.endswith("ing")
+    alone = after in ("?", "") and all(t in ("?", ".", "!") for t in tokens[i + 1 :])  # "microwave?"
+    alone = alone and tokens[i] not in _INTERJECTIONS  # ("hello?", "huh?": no thing asked about)
+    return alone or after in AUX or after in STATES or after in _PREPOSITION_WORDS or after.endswith("ing")
+
+
+#: Words said alone that name no thing: "hello?", "huh?", "thanks?".
+_INTERJECTIONS = frozenset(
+    {"hello", "hi", "hey", "huh", "what", "why", "how", "thanks", "thank", "thx", "ok", "okay", "yes", "no", "yeah",
+     "yep", "nope", "hmm", "sorry", "please", "bye", "cool", "great", "nice", "wow", "oh", "ah", "um", "uh", "well",
+     "really", "seriously", "anyone", "anybody", "someone", "anything", "something", "help", "hallo", "yo", "sup"}
+)  # fmt: skip
 
 
 #: Words of a thing's state that are things done when someone is their subject ("did somebody open the boot?").
@@ -1607,10 +1678,12 @@ def _rooms_with(tokens: list[str]) -> list[str]:
 
 
 def _value_asked(words: list[str], phrases: list[_Phrase], cues: _Cues) -> bool:
-    """ "Bowl orange?", "the couch blue?": a thing and what it is said to be, without a verb: whether it was."""
-    if cues.wh or cues.imperative or not phrases or len(phrases) > 1 or not phrases[0].values:
+    """ "Bowl orange?", "the couch blue?", "the couch it was blue?": a thing and what it is said to be, without a
+    question's word order: whether it was."""
+    said = phrases[1:] if len(phrases) == 2 and phrases[1].pronoun else phrases  # "the couch, it was blue?"
+    if cues.wh or cues.imperative or len(said) != 1 or not said[0].values or not phrases[0].thing:
         return False
-    return phrases[0].thing and words[-1] == phrases[0].values[-1][1]
+    return words[-1] == said[0].values[-1][1]
 
 
 def _room_with(tokens: list[str]) -> list[str]:
@@ -2530,8 +2603,8 @@ def _doing(query: Query, tokens: list[str], lexicon: Lexicon) -> Query:
     the kid read?": what someone did a thing to, which memory does not record (said so, with what it saw), not a
     list of everything seen."""
     words = [t for t in tokens if t not in ("?", ".", "!")]
-    if query.intent is not Intent.LIST or len(words) < 4 or words[0] != "what" or words[1] not in AUX:
-        return query
+    if query.intent is not Intent.LIST or len(words) < 4 or words[0] != "what" or not set(words[1:5]) & AUX:
+        return query  # ("what the child is reading?": the auxiliary after its subject, as some say it)
     if query.subject.kinds != ("person",) or query.subject.entity_id is not None:
         return query
     verb = words[-1]
@@ -3582,7 +3655,7 @@ class Reader:
         tokens, respelt = self.lexicon.respell(_plain(tokenize(question)))
         tokens = _when_clause(_owners_dropped(tokens, question, self.lexicon))
         names = _names_said(question, self.lexicon)
-        sentences = _sentences(tokens)
+        sentences = _while_away(_confirmed(_sentences(tokens)))
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]
         asked = [r for r, c in readings if c.wh or c.yes_no or c.imperative] or [r for r, _ in readings]
         main = asked[-1]
@@ -3612,7 +3685,7 @@ class Reader:
                 main = replace(main, subject=said.subject, unknown=main.unknown + said.unknown, refers=refers)
             if not main.place.named and said.place.named and not (cues.negated_aux or said.negated):
                 main = replace(main, place=said.place)  # but "it wasn't on the street, was it?" says where it was not
-            if not main.time.named and said.time.named:
+            if not main.time.said and said.time.said:  # (the as-of bounds both: not a time either names)
                 main = replace(main, time=said.time)
         main = _alerted(main, [t for s in sentences for t in s])  # "I got an alert about the desk. what was that?"
         return replace(main, grounded=main.grounded + respelt) if respelt else main

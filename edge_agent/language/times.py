@@ -270,19 +270,19 @@ class _Reader:
         if w == "half" and 1 <= number <= 12:
             half = self.word(i + 2) if self.word(i + 2) in ("am", "pm") else ""
             return (number, 30, 0, half), 2 + bool(half)  # British "half 7", "half ten": 7:30, 10:30
-        if w in ("quarter", "half") and self.word(i + 1) in ("to", "past", "after"):
-            # "quarter to one", "half past 9 pm"
-            hour = self.word(i + 2)
+        minutes, k = _minutes_said(self.tokens, i)  # "quarter", "half", "ten", "20 minutes": k tokens
+        if minutes and self.word(i + k) in ("to", "past", "after"):
+            # "quarter to one", "half past 9 pm", "ten past eleven", "twenty to twelve"
+            hour = self.word(i + k + 1)
             h = int(hour) if hour.isdigit() else NUMBER_WORDS.get(hour) if hour not in ("a", "an") else None
             if h is None or not 1 <= h <= 12:
                 return None
-            minutes = 15 if w == "quarter" else 30
-            half = self.word(i + 3) if self.word(i + 3) in ("am", "pm") else ""
-            if self.word(i + 1) == "to":
+            half = self.word(i + k + 2) if self.word(i + k + 2) in ("am", "pm") else ""
+            if self.word(i + k) == "to":
                 h, minute = (h - 1) or 12, 60 - minutes  # "quarter to one": 12:45 (or 00:45, by the reference)
             else:
                 minute = minutes
-            return (h % 24, minute, 0, half), 3 + bool(half)
+            return (h % 24, minute, 0, half), k + 2 + bool(half)
         if w == "a" and self.word(i + 1) == "quarter":
             found = self.hour_words(i + 1, connector)
             return (found[0], found[1] + 1) if found is not None else None
@@ -295,8 +295,9 @@ class _Reader:
         clock = _clock_token(w)
         n = 1
         spelt = NUMBER_WORDS.get(w) if w not in ("a", "an") else None  # "ten o'clock", "seven pm"
-        if clock is None and spelt is not None and 1 <= spelt <= 12 and self.word(i + 1) in ("o", "am", "pm"):
-            if self.word(i + 1) in ("am", "pm") or self.word(i + 2) == "clock":
+        if clock is None and spelt is not None and 1 <= spelt <= 12:
+            marked = self.word(i + 1) in ("am", "pm") or self.word(i + 1) == "o" and self.word(i + 2) == "clock"
+            if marked or connector:  # "seven pm", "between nine and ten": an hour, as "between 9 and 10" is
                 w = str(spelt)
         if clock is None:
             if not w.isdigit() or not 0 <= int(w) <= 24:
@@ -611,6 +612,21 @@ def _window(time: Time) -> Time:
     if time.start is not None or time.end is not None or not time.moments:
         return time
     return replace(time, start=min(time.moments) - 1800.0, end=max(time.moments) + 1800.0, moments=())
+
+
+def _minutes_said(tokens: Sequence[str], i: int) -> tuple[int, int]:
+    """(minutes, tokens) of the minutes before "past" / "to" at token ``i``: "quarter" 15, "half" 30, "ten" or "10"
+    (and "minutes" after them) up to 59; (0, 0) where none is said."""
+    w = tokens[i] if i < len(tokens) else ""
+    if w in ("quarter", "half"):
+        return (15 if w == "quarter" else 30), 1
+    n = int(w) if w.isdigit() else NUMBER_WORDS.get(w, 0) if w not in ("a", "an", "few", "couple") else 0
+    unit = tokens[i + 1 : i + 2] in (["minutes"], ["mins"], ["min"])
+    after = tokens[i + 1 + unit : i + 2 + unit] == ["after"]
+    # as clocks are read out: "ten past", "25 to", "ten after" (spelt), "7 minutes past"; not "camera 1 after 3 pm"
+    if not 1 <= n <= 59 or not (unit or n % 5 == 0) or (after and w.isdigit() and not unit):
+        return 0, 0
+    return n, 1 + unit
 
 
 def _on_clock(hour: int, half: str) -> int:

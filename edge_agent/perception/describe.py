@@ -106,8 +106,20 @@ def _pixel_names(hsv: np.ndarray) -> np.ndarray:
     chromatic = np.array([COLOUR_NAMES.index(name) for _, name in _HUES])[
         np.minimum(np.searchsorted(limits, hue), len(limits) - 1)
     ]
+    red, pink = COLOUR_NAMES.index("red"), COLOUR_NAMES.index("pink")
+    chromatic = np.where((chromatic == red) & _light_red(sat, val), pink, chromatic)
     grey = np.where(val > 0.8, 3, np.where(val > 0.35, 2, 1))
     return np.where(val < 0.2, 0, np.where(sat > 0.35, chromatic, grey))
+
+
+def _light_red(sat: np.ndarray | float, val: np.ndarray | float) -> np.ndarray | bool:
+    """Whether a red is light and soft enough to be called pink (a salmon top, (240, 160, 137)), as people name it;
+    a saturated or dark red stays red."""
+    return (np.asarray(sat) < _PINK_SAT) & (np.asarray(val) > _PINK_VAL)
+
+
+#: A red below this saturation and above this value is pink.
+_PINK_SAT, _PINK_VAL = 0.55, 0.75
 
 
 def colour_name(patch: np.ndarray) -> str:
@@ -121,7 +133,10 @@ def colour_name(patch: np.ndarray) -> str:
         v = float(np.median(val))
         return "white" if v > 0.8 else "grey" if v > 0.35 else "dark grey"
     hue = float(np.median(hsv[colourful, 0]))
-    return next(name for limit, name in _HUES if hue <= limit)
+    name = next(name for limit, name in _HUES if hue <= limit)
+    if name == "red" and bool(_light_red(float(np.median(sat[colourful])), float(np.median(val[colourful])))):
+        return "pink"
+    return name
 
 
 def colours_of(patch: np.ndarray, second_share: float = 0.25) -> tuple[tuple[str, ...], tuple[int, int, int]]:

@@ -1431,7 +1431,7 @@ def duration(query: Query, ctx: Context) -> Finding:
     if query.compare == "all":  # "was the van there the whole time?": as long as its camera recorded, near enough
         s = ctx.view.scope
         recorded = sum(r.seconds for r in ctx.store.recordings(sorted({o.camera for o in history}), s.start, s.end))
-        against = max(recorded - 2 * queries.LEFT_S, 0.0)
+        against = max(recorded - 2 * queries.LEFT_S, 0.8 * recorded)  # (a short recording: most of it, not any)
     return Duration(
         (history[0], history[-1]) if len(history) > 1 else (history[0],),
         unit=query.asks,
@@ -1598,9 +1598,10 @@ def summary(query: Query, ctx: Context) -> Finding:
     cameras: list[str | None] = list(s.cameras) or [None]
     if not s.cameras and subject_named:  # a question about a thing is about the camera that saw it last
         seen = candidates(query, ctx.view)
-        if seen:
-            last = ctx.view.history(seen[0].entity_id)[-1:]
-            cameras = [last[0].camera] if last else [None]
+        if not seen:  # "microwave?" with none seen: that, not what every camera saw
+            return _not_seen(query, ctx.view)
+        last = ctx.view.history(seen[0].entity_id)[-1:]
+        cameras = [last[0].camera] if last else [None]
     window = ctx.around_seconds
     moments = ctx.moments
     start = s.start if s.start is not None else (min(moments) - window if moments else None)

@@ -1533,3 +1533,38 @@ def test_round_32_forms(reader, question, check):
     opening a telegraphic question, acts and activities memory does not record, "long" and "longer" of places."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("was any buddy in the bedroom", lambda q: q.subject.kinds == ("person",) and not q.unknown),  # speech's split
+        (
+            "anything between nine and half past nine",
+            lambda q: _window(q, "2026-03-02T09:00:00+00:00", "2026-03-02T09:30:00+00:00"),
+        ),
+        (
+            "anything between ten past eleven and twenty to twelve",
+            lambda q: _window(q, "2026-03-02T11:10:00+00:00", "2026-03-02T11:40:00+00:00"),
+        ),
+        (
+            "I was out between ten past eleven and twenty to twelve. Did any camera see anything while I was away?",
+            lambda q: _window(q, "2026-03-02T11:10:00+00:00", "2026-03-02T11:40:00+00:00") and not q.subject.clause,
+        ),
+        ("the couch it was blue?", lambda q: q.yes_no and q.alternatives == ("blue",)),
+        ("what the child is reading in bedroom?", lambda q: q.unrecorded == "what someone was reading"),
+        (
+            "My neighbour reckons a man opened the boot of the car out front just after eight. Can you confirm that?",
+            lambda q: q.yes_no and q.unknown_verbs,
+        ),
+        ("microwave?", lambda q: q.subject.kinds == ("microwave",)),
+        ("keys on the table?", lambda q: q.unknown or q.subject.kinds),
+        ("hello?", lambda q: not q.unknown),
+    ],
+)
+def test_round_33_forms(reader, question, check):
+    """A blind round in other voices: speech transcripts ("any buddy"), minutes past and to the hour, a window said
+    in the sentence before ("while I was away"), a subject said again as "it", the auxiliary after its subject, what
+    someone reckons asked to be confirmed, a kind said alone."""
+    q = read(reader, question)
+    assert check(q), q

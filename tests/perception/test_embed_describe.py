@@ -140,6 +140,10 @@ def test_observation_embedding_is_a_normalised_mean():
         ((240, 240, 240), "white"),
         ((10, 10, 10), "black"),
         ((0, 200, 230), "yellow"),
+        ((137, 160, 240), "pink"),  # a salmon top (2.avi's cook): a light, soft red is pink
+        ((170, 130, 240), "pink"),
+        ((24, 24, 120), "red"),  # a dark red stays red
+        ((40, 40, 240), "red"),  # so does a bright, saturated one
     ],
 )
 def test_colour_names(bgr, name):

@@ -929,6 +929,7 @@ def ask_text(house, embedder, question: str) -> str:
         ("what was the person I saw next to the couch wearing?", "Green: "),  # the one with the couch, not the first
         ("what was the guy with the couch wearing?", "I have not seen a guy with a couch"),  # not in view together
         ("did the truck stay long?", "About 1 min"),
+        ("microwave?", "I have not seen a microwave"),  # a kind said alone, none seen: not what every camera saw
     ],
 )
 def test_round_32_answers(ask, question, text):
