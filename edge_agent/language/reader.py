@@ -382,6 +382,13 @@ def _done(w: str, after: str, subject: _Phrase) -> bool:
     return (acts or _unknown_verb(w)) and not _lies_there(w, after, subject)
 
 
+def _new_thing(w: str, spans: Sequence[Span], k: int) -> bool:
+    """Whether "new" at span ``k`` says which thing ("the last new person to turn up"), not that something happened
+    ("anything new?")."""
+    after = spans[k + 1] if k + 1 < len(spans) else None
+    return w == "new" and after is not None and (bool(after.of("kind")) or after.words in ("one", "ones", "thing"))
+
+
 def _pointing_at_thing(spans: Sequence[Span], k: int) -> bool:
     """Whether span ``k + 1`` points at a thing named right after it ("that orange bowl", "her phone")."""
     return (
@@ -3361,7 +3368,7 @@ class Reader:
                     cues.aggregate = cues.aggregate or "times"
                 k += 1
                 continue
-            if w in HAPPEN_WORDS and not kind:
+            if w in HAPPEN_WORDS and not kind and not _new_thing(w, spans, k):
                 if w not in ("going", "went") or word(i + 1) == "on" or word(i - 1) in ("was", "is"):
                     cues.happen = True
                     k += 1

@@ -252,6 +252,9 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "pickup": ("truck",),
     "suv": ("car",),
     "automobile": ("car",),
+    "motor": ("car",),  # British: "the motor I park on the street"
+    "motors": ("car",),
+    "auto": ("car",),
     "sedan": ("car",),
     "hatchback": ("car",),
     "jeep": ("car",),

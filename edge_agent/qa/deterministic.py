@@ -42,6 +42,7 @@ _SAID_AS = {
     "moving": ("moving", "walking", "driving", "in motion", "moved"),
     "grey": ("grey", "gray", "silver"),
     "dark grey": ("dark grey", "dark gray", "charcoal"),
+    "together": ("together", "same time", "same moment", "at once", "simultaneously"),
 }
 #: Kinds the "I don't know" answer offers at most.
 _KNOWN_SHOWN = 12
@@ -103,17 +104,20 @@ _AMOUNTS |= {"thirty": 30.0, "a few": 3.0, "a couple of": 2.0, "half a": 0.5, "h
 def _duration_range(choice: str, unit: str = "") -> tuple[float, float] | None:
     """The span of seconds a choice names: "under 10 seconds" [0, 10), "about a minute" [30, 120], "over an hour";
     a bare number ("about four") in ``unit``, the one the question counted in."""
-    m = _DURATION.search(choice)
-    if m is None and unit:
-        m = _DURATION.search(_digits(choice) + f" {unit}")
-    if m is None:
+    found = list(_DURATION.finditer(choice))
+    if not found and unit:
+        found = list(_DURATION.finditer(_digits(choice) + f" {unit}"))
+    if not found:
         return None
+    m = found[0]
     amount = m.group("n").lower()
-    n = float(amount) if amount[:1].isdigit() else _AMOUNTS.get(amount, 1.0)
-    unit = m.group("unit").lower()
-    scale = 86400.0 if unit.startswith("d") else 3600.0 if unit.startswith("h") else 60.0 if unit.startswith("m") else 1
-    s = n * scale
+    joined = choice[found[0].end() : found[1].start()].strip().lower() if len(found) > 1 else ""
+    if len(found) == 2 and (joined in ("to", "-", "–", "or") or "between" in choice.lower()):
+        return _seconds_of(found[0]), _seconds_of(found[1])  # "between 10 seconds and a minute"
+    s = sum(_seconds_of(d) for d in found)  # "about 1 min 19 s", "a minute and 20 seconds": 79, 80
     cmp = (m.group("cmp") or "").lower()
+    if len(found) > 1 and cmp not in _BOUNDS:  # said to the second: near it
+        return s * 0.8, s * 1.25
     if cmp in ("under", "less than", "below", "within"):
         return 0.0, s
     if cmp in ("over", "more than", "above", "at least"):
@@ -121,6 +125,19 @@ def _duration_range(choice: str, unit: str = "") -> tuple[float, float] | None:
     if amount in ("a few", "a couple of"):
         return s / 3, s * 3
     return s / 2, s * 2
+
+
+def _seconds_of(m: re.Match[str]) -> float:
+    """The seconds one length a choice says names ("20 seconds", "a minute", "2 h")."""
+    amount = m.group("n").lower()
+    n = float(amount) if amount[:1].isdigit() else _AMOUNTS.get(amount, 1.0)
+    unit = m.group("unit").lower()
+    scale = 86400.0 if unit.startswith("d") else 3600.0 if unit.startswith("h") else 60.0 if unit.startswith("m") else 1
+    return n * scale
+
+
+#: Words that bound a length from one side: "under 10 seconds", "over an hour".
+_BOUNDS = frozenset({"under", "less than", "below", "within", "over", "more than", "above", "at least"})
 
 
 def _duration_choice(seconds: float, choices: Sequence[str], unit: str = "") -> tuple[str | None, int | None]:
@@ -151,7 +168,9 @@ _NUMBER = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=Tr
 _NEGATIVE = re.compile(
     r"\b(no|not|never|none|nobody|nothing|neither|nowhere|empty|without|unknown|cannot|\w+n't)(?![\w'])", re.I
 )
-_CLOCK = re.compile(r"\b(noon|midday|midnight|(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b|(\d{1,2}):(\d{2}))", re.I)
+_CLOCK = re.compile(
+    r"\b(noon|midday|midnight|(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b|(\d{1,2}):(\d{2})(?::(\d{2}))?)", re.I
+)
 
 
 def _digits(choice: str) -> str:
@@ -163,7 +182,7 @@ def _clock_seconds(choice: str) -> list[float]:
     """Seconds into the day of the clock times a choice names ("around 1 pm", "noon", "11:30")."""
     out = []
     for m in _CLOCK.finditer(choice):
-        word, hour, minute, half, hour24, minute24 = m.groups()
+        word, hour, minute, half, hour24, minute24, second24 = m.groups()
         if word.lower() in ("noon", "midday"):
             out.append(12 * 3600.0)
         elif word.lower() == "midnight":
@@ -172,12 +191,12 @@ def _clock_seconds(choice: str) -> list[float]:
             h = int(hour) % 12 + (12 if half.lower() == "p" else 0)
             out.append(h * 3600.0 + int(minute or 0) * 60)
         else:
-            out.append(int(hour24) * 3600.0 + int(minute24) * 60)
+            out.append(int(hour24) * 3600.0 + int(minute24) * 60 + int(second24 or 0))  # "12:00:03" to the second
     return out
 
 
 _LEAD_YES = re.compile(r"^\s*(yes|yeah|yep|yup|right|correct|true|indeed|sure)\b", re.I)
-_LEAD_NO = re.compile(r"^\s*(no|nope|wrong|false|not really)\b", re.I)
+_LEAD_NO = re.compile(r"^\s*(no|nope|nah|wrong|false|not really|not true|not so|not quite|incorrect)\b", re.I)
 
 
 def _yes_no_pool(holds: bool, fact: bool, choices: Sequence[str]) -> list[int]:
@@ -384,13 +403,16 @@ class DeterministicController:
             finding: Finding = Unreadable((), words=("there",), pointing=True)
         else:
             finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
-        text = render(finding)
+        said = render(finding)
+        text = said
         if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)
             text = "(Reading " + ", ".join(f"'{w}' as {kind}" for w, kind in query.grounded) + ".) " + text
         choice, index = _typed_choice(finding.typed, choices)
-        if index is None:
+        if index is None and query.intent is Intent.WHERE and finding.evidence:  # "kitchen or bedroom: where ...?"
+            choice, index = _typed_choice(finding.evidence[-1].camera, choices)
+        if index is None:  # by what the answer says (not how the question was read)
             pool = [i for i in _pool(finding.typed, choices) if _says_quantity(choices[i], finding.quantity)]
-            choice, index = self._nearest_choice(text, choices, pool or _pool(finding.typed, choices))
+            choice, index = self._nearest_choice(said, choices, pool or _pool(finding.typed, choices))
         timings["total"] = (time.perf_counter() - started) * 1000
         cited = [cite(o) for o in finding.evidence]
         seen = sorted(set(evidence.observation_ids) | {o.id for o in finding.evidence})

@@ -465,6 +465,8 @@ class Order(Finding):
             return self.together or self.overlap is not None
         if self.yes_no:
             return False if self.together else first if self.asked in ("before", "first") else not first
+        if self.together:  # "which came first, the car or the van?" of two seen from the same moment: neither
+            return "together"
         winner_is_a = first if self.asked in ("first", "before") else not first
         return self.a if winner_is_a else self.b
 
