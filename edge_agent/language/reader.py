@@ -407,7 +407,7 @@ def _side_follows(spans: Sequence[Span], k: int) -> bool:
     return (
         after.words in ("the", "a", "an", "my", "our", "any")
         or bool(after.of("kind") or after.of("name"))
-        or (_pointing_at_thing(spans, k))
+        or _pointing_at_thing(spans, k)
     )
 
 
@@ -834,9 +834,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     if intent in (Intent.COMPANY, Intent.LIST) and asked_what and set(tokens) & _WORE:
         someone = subject.generic and not subject.kinds and subject.said in ("", "one")  # "the bedroom one"
         if subject.kinds == ("person",) or subject.said in _WEARERS or someone:  # "what was the lady / she wearing?"
-            worn = (
-                subject if subject.kinds else replace(subject, kinds=("person",), generic=False)
-            )  # who wears: a person
+            person = replace(subject, kinds=("person",), generic=False)  # who wears: a person
+            worn = subject if subject.kinds else person
             return _ranked(replace(query, intent=Intent.ATTRIBUTE, subject=worn, asks="colour"), tokens, cues)
         wearer = next((p for p in phrases if p.role == "subject" and p.kinds == ("person",) and not p.other_side), None)
         if wearer is not None and intent is Intent.COMPANY and subject.kinds:
