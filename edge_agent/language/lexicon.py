@@ -433,6 +433,14 @@ def tokenize(text: str) -> list[str]:
     text = re.sub(r"\b(\d{1,2}(?::\d\d)?|noon|midday|midnight)-?ish\b", r"\1", text)  # "noon-ish", "9ish": a time
     for said, number in _AMOUNTS:  # "a dozen or so people", "more than a couple of things": the number
         text = re.sub(said, number, text)
+    # "10:30-10:59", "9am-10am", "9-5": from one time to the other
+    text = re.sub(
+        r"(?<![-\d:])\b(\d{1,2}(?::\d\d)?\s*(?:[ap]\.?m\.?)?)\s*[-\u2013]\s*(?=\d{1,2}(?::\d\d|\s*[ap]\.?m|\b)(?![-\d]))",
+        lambda m: (
+            m.group(1) + " to " if re.search(r"\b(from|between)\s*$", text[: m.start()]) else f"from {m.group(1)} to "
+        ),
+        text,
+    )
     text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
     text = re.sub(r"[()\[\]]", " , ", text)  # "(not the street)": an aside, set off as a clause is
     text = re.sub(r"\b(?:more )?like (?=\d)", "", text)  # "at like 10 or more like 11": at 10 or 11

@@ -319,6 +319,7 @@ def _plain(tokens: list[str]) -> list[str]:
 _SPLIT_WORDS = {
     ("any", "body"): "anybody", ("any", "buddy"): "anybody", ("some", "body"): "somebody",
     ("some", "buddy"): "somebody", ("every", "body"): "everybody", ("no", "body"): "nobody",
+    ("according", "to"): "on",  # "according to the living-room camera, ...": what it recorded
 }  # fmt: skip
 
 
@@ -380,6 +381,14 @@ def _done(w: str, after: str, subject: _Phrase) -> bool:
     someone: "did somebody open the boot?"), not of being there."""
     acts = w in _ACTS and (bool(_LIVING & set(subject.kinds)) or subject.pronoun)
     return (acts or _unknown_verb(w)) and not _lies_there(w, after, subject)
+
+
+def _new_ones(query: Query, tokens: list[str]) -> Query:
+    """ "How many new people from 9:01 on?", "any new cars?": those first seen then, not every one in view."""
+    said = [i for i, w in enumerate(tokens[:-1]) if w == "new" and tokens[i + 1] not in ("?", ".", "!", "in", "on")]
+    if not said or query.intent not in (Intent.COUNT, Intent.LIST, Intent.EXISTS) or query.event is not Event.SEEN:
+        return query
+    return replace(query, event=Event.APPEARS) if query.subject.kinds or query.subject.generic else query
 
 
 def _new_thing(w: str, spans: Sequence[Span], k: int) -> bool:
@@ -1692,6 +1701,38 @@ def _value_asked(words: list[str], phrases: list[_Phrase], cues: _Cues) -> bool:
     return words[-1] == said[0].values[-1][1]
 
 
+def _sightings_of(tokens: list[str]) -> list[str]:
+    """ "How many truck sightings?", "truck sightings how many": how many sightings of the truck (not how many
+    trucks)."""
+    words = [t for t in tokens if t not in ("?", ".", "!")]
+    at = next((i for i in range(len(words) - 1) if words[i : i + 2] == ["how", "many"]), None)
+    noun = next((j for j, w in enumerate(words) if w in ("sightings", "appearances", "visits")), None)
+    if at is None or noun is None or words[noun + 1 : noun + 2] == ["of"]:
+        return tokens
+    said = words[at + 2 : noun] if at < noun else words[:noun]
+    rest = words[noun + 1 :] if at < noun else words[noun + 1 : at] + words[at + 2 :]
+    if not said or len(said) > 3 or set(said) & (AUX | WH):
+        return tokens
+    return ["how", "many", words[noun], "of", "the", *said, *rest, "?"]
+
+
+def _cameras_saw(tokens: list[str]) -> list[str]:
+    """ "What did they pick up while I was gone?", "what colour did it record the bowl as?": "they" or "it" that sees
+    or records is the cameras, not a thing talked about."""
+    for i, w in enumerate(tokens[1:-1], 1):
+        if w in ("they", "it") and tokens[i - 1] in _DID and tokens[i + 1] in _SEEING:
+            return [*tokens[:i], "the", "cameras" if w == "they" else "camera", *tokens[i + 1 :]]
+    return tokens
+
+
+_DID = frozenset({"did", "do", "does", "has", "have", "had", "could", "can", "would"})
+#: Verbs of a camera seeing: "what did they pick up", "did it catch anyone?"
+_SEEING = frozenset(
+    {"see", "saw", "seen", "pick", "picked", "catch", "caught", "record", "recorded", "spot", "spotted", "film",
+     "filmed", "capture", "captured", "get", "got", "detect", "detected", "register", "registered"}
+)  # fmt: skip
+
+
 def _room_with(tokens: list[str]) -> list[str]:
     """ "The room with the couch?", "camera with the truck": which one had it (a fragment naming a room by a thing)."""
     words = tokens[1:] if tokens[:1] in (["the"], ["that"]) else tokens
@@ -1725,7 +1766,7 @@ def _said_plainly(tokens: list[str]) -> list[str]:
         _left_out_there,
         _partitive,
     )
-    for rewrite in rewrites:
+    for rewrite in (*rewrites, _cameras_saw, _sightings_of):
         tokens = rewrite(tokens)
     return tokens
 
@@ -3667,7 +3708,7 @@ class Reader:
         main = asked[-1]
         at = next(i for i, (r, _) in enumerate(readings) if r is main)
         wh = [i for i, (_, c) in enumerate(readings[:at]) if c.wh]
-        if main.alternatives and "subject" in main.refers and wh:
+        if main.alternatives and "subject" in main.refers and wh and main.alternative_of != "region":
             # "In which order did the rooms have someone? Was it the bedroom, the kitchen, ...?": the choices of the
             # question asked before, read as one ("... : the bedroom, the kitchen, ...")
             choices = sentences[at]
@@ -3702,6 +3743,12 @@ class Reader:
         conversation); () when it asks one."""
         tokens, _ = self.lexicon.respell(_plain(tokenize(question)))
         split = compound(tokens)
+        sentences = _sentences(tokens)
+        last = compound(sentences[-1]) if not split and len(sentences) > 1 else None
+        if last is not None:
+            # "We moved the telly. Which camera saw a tv, and where in the picture?": the last sentence asks two,
+            # the first read with what was said before it
+            split = ([t for s in sentences[:-1] for t in s] + list(last[0]), last[1])
         return tuple(" ".join(t for t in part) for part in split) if split else ()
 
     def _read_tokens(
@@ -3749,7 +3796,7 @@ class Reader:
         query = _both(_most_of(_those(_elsewhere(query, tokens), tokens), tokens), tokens, phrases)
         query = _near_pronoun(_other_one(_one_or_several(query, tokens, phrases), [*tokens, "?"]), tokens)
         query = _colour_alone(_denied_place(_put_thing(_any_such(_then(query, tokens), tokens), tokens)), tokens)
-        query = _for_long(_dressed_so(query, tokens), tokens)
+        query = _new_ones(_for_long(_dressed_so(query, tokens), tokens), tokens)
         query = _that(_state_asked(_held(_longest(query, tokens), tokens, phrases), tokens, phrases), tokens)
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)

@@ -622,9 +622,10 @@ def _minutes_said(tokens: Sequence[str], i: int) -> tuple[int, int]:
         return (15 if w == "quarter" else 30), 1
     n = int(w) if w.isdigit() else NUMBER_WORDS.get(w, 0) if w not in ("a", "an", "few", "couple") else 0
     unit = tokens[i + 1 : i + 2] in (["minutes"], ["mins"], ["min"])
-    after = tokens[i + 1 + unit : i + 2 + unit] == ["after"]
-    # as clocks are read out: "ten past", "25 to", "ten after" (spelt), "7 minutes past"; not "camera 1 after 3 pm"
-    if not 1 <= n <= 59 or not (unit or n % 5 == 0) or (after and w.isdigit() and not unit):
+    ambiguous = tokens[i + 1 + unit : i + 2 + unit] in (["after"], ["to"])
+    # as clocks are read out: "ten past", "25 past", "ten to" (spelt), "7 minutes to"; not "camera 1 after 3 pm" nor
+    # "10 to 11" (from 10 to 11)
+    if not 1 <= n <= 59 or not (unit or n % 5 == 0) or (ambiguous and w.isdigit() and not unit):
         return 0, 0
     return n, 1 + unit
 

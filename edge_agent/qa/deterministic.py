@@ -24,6 +24,7 @@ from edge_agent.memory import Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.qa.findings import Exists, Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
+from edge_agent.qa.findings import Order as OrderFinding
 from edge_agent.qa.handlers import Context, handle
 from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
 from edge_agent.qa.render import cite, finding_json, render
@@ -94,7 +95,7 @@ _RANGE = re.compile(
 _DURATION = re.compile(
     r"(?P<cmp>under|less than|below|within|over|more than|above|at least|about|around|roughly|nearly|almost)?\s*"
     r"(?P<n>\d+(?:\.\d+)?|a few|a couple of|an?|one|two|three|five|ten|twenty|thirty|half an?)\s*"
-    r"(?P<unit>seconds?|secs?|s\b|minutes?|mins?|hours?|hrs?|h\b|days?)",
+    r"(?P<unit>seconds?|secs?|s\b|minutes?|mins?|m(?=\d|\b)|hours?|hrs?|h(?=\d|\b)|days?)",  # "1m19s", "2h"
     re.I,
 )
 _AMOUNTS = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0, "twenty": 20.0}
@@ -108,7 +109,7 @@ def _duration_range(choice: str, unit: str = "") -> tuple[float, float] | None:
     if not found and unit:
         found = list(_DURATION.finditer(_digits(choice) + f" {unit}"))
     if not found:
-        return None
+        return (0.0, 2.0) if _MOMENT.search(choice) else None  # "just a moment", "a split second"
     m = found[0]
     amount = m.group("n").lower()
     joined = choice[found[0].end() : found[1].start()].strip().lower() if len(found) > 1 else ""
@@ -125,6 +126,10 @@ def _duration_range(choice: str, unit: str = "") -> tuple[float, float] | None:
     if amount in ("a few", "a couple of"):
         return s / 3, s * 3
     return s / 2, s * 2
+
+
+#: A choice that says the length of a moment: "just a moment, one sighting", "a split second", "an instant".
+_MOMENT = re.compile(r"\b(a moment|an instant|a split second|a blink|momentar\w*|a flash|only briefly)\b", re.I)
 
 
 def _seconds_of(m: re.Match[str]) -> float:
@@ -296,17 +301,57 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
             return choices[near[0][1]], near[0][1]
         return None, None
     if isinstance(typed, str):  # a camera, a kind, or a described value (a colour, a motion, ...)
-        words = _SAID_AS.get(typed.lower(), (typed.lower(),))
-        spaced = [w.replace("-", " ") for w in words]
-        lowered = [c.lower().replace("-", " ") for c in choices]
-        hits = [i for i, c in enumerate(lowered) if any(re.search(rf"\b{re.escape(w)}\b", c) for w in spaced)]
-        if not hits:  # "right side" for the choice "the right": a word of it that one choice alone says
-            for word in (w for phrase in spaced for w in phrase.split() if w not in STOPWORDS | {"side"}):
-                hits = [i for i, c in enumerate(lowered) if re.search(rf"\b{re.escape(word)}\b", c)]
-                if len(hits) == 1:
-                    break
+        hits = naming(typed, choices)
         return (choices[hits[0]], hits[0]) if len(hits) == 1 else (None, None)
     return None, None
+
+
+def naming(typed: str, choices: Sequence[str]) -> list[int]:
+    """The choices that name a value the answer found (a camera, a kind, a colour, a winner), but those that say it
+    was not there ("never saw a bowl" names the bowl too)."""
+    words = _SAID_AS.get(typed.lower(), (typed.lower(),))
+    spaced = [w.replace("-", " ") for w in words]
+    lowered = [c.lower().replace("-", " ") for c in choices]
+    hits = [i for i, c in enumerate(lowered) if any(re.search(rf"\b{re.escape(w)}\b", c) for w in spaced)]
+    if not hits:  # "right side" for the choice "the right": a word of it that one choice alone says
+        for word in (w for phrase in spaced for w in phrase.split() if w not in STOPWORDS | {"side", "camera"}):
+            hits = [i for i, c in enumerate(lowered) if re.search(rf"\b{re.escape(word)}\b", c)]
+            said = [i for i in hits if not _NEGATIVE.search(choices[i])]
+            if len(said) == 1 or len(hits) == 1:
+                break
+    return [i for i in hits if not _NEGATIVE.search(_ANSWER_LEAD.sub("", choices[i]))]  # ("no, the person ...")
+
+
+#: Words for a camera a choice may say ("the living-room cam"), which name nothing an answer must repeat.
+_CAMERA_WORDS = frozenset({"cam", "cams", "camera", "cameras"})
+
+
+def _said_choices(text: str, choices: Sequence[str], allowed: set[int]) -> list[int]:
+    """The most specific of the choices (of ``allowed``) whose every content word the answer says."""
+    said = set(re.findall(r"[a-z0-9]+", text.lower()))
+    content = [set(re.findall(r"[a-z0-9]+", c.lower().replace("-", " "))) - STOPWORDS - _CAMERA_WORDS for c in choices]
+    named = [i for i, words in enumerate(content) if words and words <= said and i in allowed]
+    most = max((len(content[i]) for i in named), default=0)
+    return [i for i in named if len(content[i]) == most]
+
+
+#: A yes or no leading a choice, set off from what it goes on to say: "no, person came ~3 secs before".
+_ANSWER_LEAD = re.compile(r"^\s*(yes|yeah|yep|no|nope|nah)\s*[,:;\u2013-]\s*", re.I)
+
+
+def _named_by(finding: Finding, choices: Sequence[str]) -> list[int]:
+    """The choices naming what the finding found, where its typed value picks none alone: its typed value, the winner
+    of an order ("bedroom first, about an hour earlier")."""
+    said: list[str] = []
+    if isinstance(finding.typed, str):
+        said.append(finding.typed)
+    if isinstance(finding, OrderFinding) and finding.a_first is not None and not finding.together:
+        said.append(finding.a if finding.a_first else finding.b)
+    for words in said:
+        hits = naming(words, choices)
+        if 0 < len(hits) < len(choices):
+            return hits
+    return []
 
 
 #: How far around a moment said to the second ("what was going on at 9:00:30?") an answer looks, in seconds.
@@ -410,9 +455,10 @@ class DeterministicController:
         choice, index = _typed_choice(finding.typed, choices)
         if index is None and query.intent is Intent.WHERE and finding.evidence:  # "kitchen or bedroom: where ...?"
             choice, index = _typed_choice(finding.evidence[-1].camera, choices)
-        if index is None:  # by what the answer says (not how the question was read)
+        if index is None:  # by what the answer says (not how the question was read), among those it names
             pool = [i for i in _pool(finding.typed, choices) if _says_quantity(choices[i], finding.quantity)]
-            choice, index = self._nearest_choice(said, choices, pool or _pool(finding.typed, choices))
+            named = [i for i in _named_by(finding, choices) if i in (pool or range(len(choices)))]
+            choice, index = self._nearest_choice(said, choices, named or pool or _pool(finding.typed, choices))
         timings["total"] = (time.perf_counter() - started) * 1000
         cited = [cite(o) for o in finding.evidence]
         seen = sorted(set(evidence.observation_ids) | {o.id for o in finding.evidence})
@@ -450,6 +496,9 @@ class DeterministicController:
         first = chat.ask(parts[0], as_of=as_of)
         second = chat.ask(parts[1], as_of=as_of)
         picked = self.ask(parts[0], as_of=as_of, choices=choices, query=chat.asked[0]) if choices else first
+        both = _said_choices(f"{first.text} {second.text}", choices, set(range(len(choices))))
+        if len(both) == 1 and both[0] != picked.choice_index:  # "which camera saw a tv, and where?": both parts say it
+            picked = replace(picked, choice=choices[both[0]], choice_index=both[0])
         return replace(
             picked,
             text=f"{first.text} {second.text}",
@@ -526,14 +575,9 @@ class DeterministicController:
             return choices[index], index
         # A choice whose every content word the answer says wins (the most specific if several): the similarity of a
         # whole answer sentence is swayed by everything else it says.
-        said = set(re.findall(r"[a-z0-9]+", text.lower()))
-        content = [set(re.findall(r"[a-z0-9]+", c.lower())) - STOPWORDS for c in choices]
-        named = [i for i, words in enumerate(content) if words and words <= said and i in allowed]
-        if named:
-            most = max(len(content[i]) for i in named)
-            named = [i for i in named if len(content[i]) == most]
-            if len(named) == 1:
-                return choices[named[0]], named[0]
+        named = _said_choices(text, choices, allowed)
+        if len(named) == 1:
+            return choices[named[0]], named[0]
         pool = named or sorted(allowed)
         vectors = self.embedder.embed([text, *[choices[i] for i in pool]])
         index = pool[int(np.argmax(vectors[1:] @ vectors[0]))]

@@ -407,6 +407,8 @@ class Order(Finding):
     #: leaving asked: the one (the other) was still in view when its camera's recording ended (it never left)
     a_stayed: bool = False
     b_stayed: bool = False
+    #: the two sides are said of one kind with nothing to tell them apart ("the baby" and "the woman": any person)
+    alike: bool = False
 
     def moment(self, o: Observation | None) -> float | None:
         if o is None:

@@ -976,6 +976,10 @@ def _at_once(query: Query, view: View, seen: list[Sighting]) -> Count:
 
 def _count_things(query: Query, view: View, side: Side, seen: list[Sighting] | None = None) -> Count:
     seen = seen if seen is not None else candidates(query, view, side.subject, select=True, detail=True)
+    if query.event is Event.APPEARS and view.scope.start is not None and len(seen) <= _NEW_CHECKED:
+        # "how many people showed up after 9:01?": those first seen then (there), not every one still in view
+        before = View(view.store, replace(view.scope, start=None, end=view.scope.start))
+        seen = [s for s in seen if not before.history(s.entity_id)]
     near = [*side.subject.near, *query.place.near]
     latest_ids = [queries.last_observation_of(view.store, s.entity_id, view.scope.end) for s in seen[:10]]
     latest = [o for o in view.store.observations_by_id([i for i in latest_ids if i is not None]) if view.scope.holds(o)]
@@ -993,6 +997,10 @@ def _count_things(query: Query, view: View, side: Side, seen: list[Sighting] | N
         where=where_said(view),
         when=when_said(view),
     )
+
+
+#: How many things a count of those that appeared in a window checks one by one for an earlier sighting.
+_NEW_CHECKED = 500
 
 
 def _values_of(field: str, said: str) -> tuple[str, ...]:
@@ -1302,8 +1310,18 @@ def order(query: Query, ctx: Context) -> Finding:
         yes_no=query.yes_no,
         more=tuple(more),
         overlap=together,
+        alike=other_side is not None and _alike(side, other_side),
         a_stayed=leaving and _stayed(ctx.view, a_at),
         b_stayed=bool(other_leaving if other_leaving is not None else leaving) and _stayed(ctx.other or ctx.view, b_at),
+    )
+
+
+def _alike(side: Side, other: Side) -> bool:
+    """Whether two sides of an order name the same kind, in the same scope, with nothing said to tell them apart."""
+    a, b = side.subject, other.subject
+    same = (a.kinds, a.colours, a.pattern, a.near, a.entity_id) == (b.kinds, b.colours, b.pattern, b.near, b.entity_id)
+    return (
+        same and bool(a.kinds) and not (a.generic or b.generic) and (side.place, side.time) == (other.place, other.time)
     )
 
 

@@ -528,7 +528,7 @@ def _order(f: Order) -> str:
         if not ranked:
             return f"I cannot tell: {said}."
         return f"In order: {', then '.join(ranked)} ({said})."
-    if f.a_at is not None and f.b_at is not None and f.a_at.id == f.b_at.id and f.a != f.b:
+    if f.alike and f.a_at is not None and f.b_at is not None and f.a_at.id == f.b_at.id and f.a != f.b:
         # "was the baby seen after the woman?" with both read as any person: one sighting answers for both
         return (
             f"I cannot tell the {f.a} from the {f.b}: memory tells them apart by nothing, and the same sighting "

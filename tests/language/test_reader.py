@@ -1568,3 +1568,35 @@ def test_round_33_forms(reader, question, check):
     someone reckons asked to be confirmed, a kind said alone."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "anything on cams 10:30-10:59?",
+            lambda q: _window(q, "2026-03-02T10:30:00+00:00", "2026-03-02T10:59:00+00:00"),
+        ),
+        ("anything 9am-10am", lambda q: _window(q, "2026-03-02T09:00:00+00:00", "2026-03-02T10:00:00+00:00")),
+        (
+            "I popped out between eleven and noon. What did they pick up while I was gone?",
+            lambda q: q.intent is Intent.LIST and "subject" not in q.refers,
+        ),
+        (
+            "What colour did it record the bowl as?",
+            lambda q: q.intent is Intent.ATTRIBUTE and q.subject.kinds == ("bowl",),
+        ),
+        ("truck sightings how many", lambda q: q.intent is Intent.COUNT and q.aggregate is Aggregate.SIGHTINGS),
+        ("street cam, how many new ppl from 09:01:00 on", lambda q: q.event is Event.APPEARS),
+        (
+            "According to the living-room camera, was it at the top left or the top right?",
+            lambda q: q.place.cameras == ("living-room",) and q.alternative_of == "region" and not q.unknown,
+        ),
+        ("who was the last new person to turn up on the street?", lambda q: q.intent is Intent.WHEN),
+    ],
+)
+def test_round_34_forms(reader, question, check):
+    """A blind multiple-choice round: a window written with a hyphen, "they" / "it" that see are the cameras, "X
+    sightings how many", "new" people are those that appeared, "according to" a camera, "new" that says which."""
+    q = read(reader, question)
+    assert check(q), q

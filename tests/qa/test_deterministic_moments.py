@@ -4,10 +4,12 @@ then, and 'what happened after' follows the same entity to its next place."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers.memory import DAY, clip, near, observation, said, unit
 
 from edge_agent.clock import format_utc
 from edge_agent.memory import Store, queries
+from edge_agent.qa.findings import Seconds, YesNo
 
 
 def _ring(track, t, box, vector, **described):
@@ -461,3 +463,30 @@ def test_how_long_a_thing_stayed_where_a_worn_camera_left_it_is_until_it_was_nex
         assert len(worn.evidence) == 2  # its sighting by the sink and the next, by the table
         fixed = DeterministicController(store, embedder).ask(question, choices=choices)
         assert fixed.choice == "about 10 seconds" and fixed.text.startswith("About "), fixed.text
+
+
+@pytest.mark.parametrize(
+    ("typed", "choices", "expected"),
+    [  # a blind multiple-choice round's choices, as people write them
+        (Seconds(79.0), ["about 40 seconds", "under 10 seconds", "roughly 3 minutes", "about 1 min 19 s"], 3),
+        (Seconds(79.0), ["1m19s", "a few secs", "about 5 mins", "half a min"], 0),
+        (Seconds(0.5), ["30 secs", "just a moment, one sighting", "2 mins", "the whole hour"], 1),
+        (Seconds(30.0), ["between 10 seconds and a minute", "over an hour", "a couple of hours"], 0),
+        (YesNo(holds=False, fact=True), ["right, it was empty", "there were five people", "not true, one was"], 2),
+        ("bowl", ["tv came first", "the bowl, by about an hour", "same time", "never saw a bowl"], 1),
+        ("together", ["the car", "the van", "both showed up at the same time", "there was no van"], 2),
+    ],
+)
+def test_a_typed_answer_picks_the_choice_people_wrote(typed, choices, expected):
+    """Lengths said to the second ("1m19s", "about 1 min 19 s") or as a moment, "not true, ..." as a no, a thing the
+    answer found named by a choice that does not deny it, "at the same time" of two first seen together."""
+    from edge_agent.qa.deterministic import _typed_choice
+
+    assert _typed_choice(typed, choices) == (choices[expected], expected)
+
+
+def test_a_clock_time_to_the_second_picks_its_choice():
+    from edge_agent.qa.deterministic import _typed_choice
+
+    noon = 1772452800.0  # 2026-03-02 12:00:00 UTC
+    assert _typed_choice(noon, ["12:00:03", "12:00:00", "13:00:01", "11:00:00"]) == ("12:00:00", 1)
