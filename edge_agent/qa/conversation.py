@@ -88,15 +88,7 @@ def follow_up(
         return replace(current, subject=subject, unknown=(), method="follow-up")  # that one thing: its own scope
     those = [m for m in reversed(mentioned) if m[0] is not None][:2]
     if "those" in current.refers and len(those) == 2:  # "which of those was first?": the last two talked about
-        (b, _, b_said), (a, _, a_said) = those
-        return replace(
-            current,
-            intent=Intent.ORDER,
-            subject=Subject(entity_id=a, said=f"{a_said} #{a}"),
-            other=Side(subject=Subject(entity_id=b, said=f"{b_said} #{b}")),
-            place=Place(),
-            method="follow-up",
-        )
+        return _of_two(current, Intent.ORDER, those)
     if kinds or current.subject.entity_id is not None:  # "and the person, when did they come?": a person
         pointed = False
     if "place" in current.refers and not current.place.named and not previous.place.named and camera is not None:
@@ -374,15 +366,18 @@ def _same_two(current: Query, line: str, mentioned: Sequence[About]) -> Query | 
     last = [m for m in reversed(mentioned) if m[0] is not None and (not kinds or m[2] in kinds)][:2]
     if len(last) < 2:
         return None
-    (b, _, b_said), (a, _, a_said) = last
+    return replace(_of_two(current, Intent.SAME, last), unknown=(), refers=())
+
+
+def _of_two(current: Query, intent: Intent, last_two: Sequence[About]) -> Query:
+    """``current`` asked as ``intent`` of the last two things talked about (the latest first in ``last_two``)."""
+    (b, _, b_said), (a, _, a_said) = last_two
     return replace(
         current,
-        intent=Intent.SAME,
+        intent=intent,
         subject=Subject(entity_id=a, said=f"{a_said} #{a}"),
         other=Side(subject=Subject(entity_id=b, said=f"{b_said} #{b}")),
         place=Place(),
-        unknown=(),
-        refers=(),
         method="follow-up",
     )
 
