@@ -443,7 +443,12 @@ def tokenize(text: str) -> list[str]:
     )
     text = re.sub(r"\s[-\u2013\u2014]+\s", " , ", text)  # "the iPad - where is it": a break between clauses
     text = re.sub(r"[()\[\]]", " , ", text)  # "(not the street)": an aside, set off as a clause is
-    text = re.sub(r"\b(?:more )?like (?=\d)", "", text)  # "at like 10 or more like 11": at 10 or 11
+    # "at like 10 or more like 11": at 10 or 11 ("between like nine and half nine" too)
+    text = re.sub(
+        r"\b(?:more )?like (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|half)\b)",
+        "",
+        text,
+    )
     text = re.sub(r"(?<=[a-z])[-_/](?=[a-z])", " ", text)
     text = re.sub(r"\bno[- ]one\b", "noone", text)  # "no one" is nobody
     text = re.sub(r"(?<=\d)\s*([ap])\.?\s?m\.?\b", r" \1m", text)  # "3pm", "3 p.m." -> "3 pm"

@@ -461,7 +461,9 @@ class Order(Finding):
         first = self.a_first
         if first is None:
             return None
-        if self.asked == "before or after":
+        if self.asked == "before or after":  # (one never seen: neither)
+            if self.a_time is None or self.b_time is None:
+                return None
             return "together" if self.together else "before" if first else "after"
         if self.asked == "together":
             return self.together or self.overlap is not None

@@ -546,6 +546,8 @@ def _order(f: Order) -> str:
     if f.b_leaving and f.b_stayed and f.b_time is not None:
         b = f"the {f.b} {stayed.format(_t(f.b_time))}"
     first = f.a_first
+    if f.asked == "before or after" and (f.a_time is None or f.b_time is None):
+        first = None  # one of them never seen: neither before nor after it
     if first is None and f.leaving and f.a_stayed and f.b_stayed:
         return f"Neither left while the cameras recorded: {a}; {b}."
     if first is None:

@@ -1540,6 +1540,10 @@ def test_round_32_forms(reader, question, check):
     [
         ("was any buddy in the bedroom", lambda q: q.subject.kinds == ("person",) and not q.unknown),  # speech's split
         (
+            "anybody in the bedroom between like nine and half nine",
+            lambda q: _window(q, "2026-03-02T09:00:00+00:00", "2026-03-02T09:30:00+00:00"),
+        ),
+        (
             "anything between nine and half past nine",
             lambda q: _window(q, "2026-03-02T09:00:00+00:00", "2026-03-02T09:30:00+00:00"),
         ),
