@@ -356,6 +356,9 @@ def test_files_damaged_under_a_running_process_are_set_aside_and_made_again(tmp_
             assert len(caplog.records) == 1 and "set aside" in caplog.records[0].getMessage()
             assert list(folder.parent.glob(f"damaged-*/{TABLE}/{path.name}"))
         assert index.segments[0].name != first and index.segments[1].name == second  # that segment alone remade
+        # made again as it was (one thread, from the rows' float16 values): the same graph, so the same answers
+        (old_graph,) = folder.parent.glob(f"damaged-*/{TABLE}/{first}.usearch")
+        assert (folder / f"{index.segments[0].name}.usearch").read_bytes() == old_graph.read_bytes()
         assert len(index) == 2100
     with Store(tmp_path / "home") as store:  # the next process finds all as written
         again = SegmentedVectors(store, TABLE, DIMS, "fake:24", SMALL)
