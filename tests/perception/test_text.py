@@ -39,6 +39,22 @@ def test_batches_and_meaning():
         embedder.embed("one text")
 
 
+@needs_model
+def test_a_text_s_vector_is_its_own_whatever_it_is_embedded_with():
+    """Texts of one length go through unpadded together: a short choice beside a long answer is not padded to it."""
+    embedder = MiniLMTextEmbedder(batch=2)
+    texts = ["a red cup", "a blue cup", "x " * 400, "a person by the couch, staying in place", "a red cup", "one"]
+    forward, shapes = embedder._forward, []
+    embedder._forward = lambda ids, mask: shapes.append(ids.shape) or forward(ids, mask)  # type: ignore[method-assign]
+    together = embedder.embed(texts)
+    tokens = [len(embedder._tokenizer.encode(t).ids) for t in texts]
+    assert sum(n * length for n, length in shapes) == sum(tokens) and max(tokens) == 256  # no padding; truncated
+    del embedder._forward
+    alone = np.stack([embedder.embed([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=5e-8)
+    np.testing.assert_array_equal(together[0], together[4])
+
+
 def test_a_folder_without_the_model_is_named(tmp_path):
     with pytest.raises(TextModelMissing, match="lacks config.json"):
         MiniLMTextEmbedder(tmp_path)
