@@ -393,8 +393,12 @@ class Pipeline:
             if placeless:
                 t = time.perf_counter()
                 picked = range(max(0, len(tracklet.boxes) - 3), len(tracklet.boxes))  # where it was last
-                around = self.backends.places.describe(
-                    [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
+                around = (
+                    None  # in someone's hand: at no place
+                    if tracklet.carried
+                    else self.backends.places.describe(
+                        [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
+                    )
                 )
                 stage["describe"] += (time.perf_counter() - t) * 1000
             records.append(

@@ -133,6 +133,10 @@ _F = np.eye(8) + np.eye(8, k=4)
 _H = np.eye(4, 8)
 
 
+def _cosine_of(feature: np.ndarray, look: np.ndarray) -> float:
+    return float(np.dot(feature.astype(np.float64), look.astype(np.float64)))
+
+
 def _xyah(box: np.ndarray) -> np.ndarray:
     w, h = box[2] - box[0], box[3] - box[1]
     return np.array([box[0] + w / 2, box[1] + h / 2, w / h, h])
@@ -154,9 +158,11 @@ class _Track:
     feature: np.ndarray | None = None  # unit moving average of confident detections' vectors
     observed: tuple[np.ndarray, np.ndarray] | None = None  # (mean, cov) right after the last detection
     last_box: np.ndarray | None = None
+    #: before this frame's warp: (mean, cov, observed, last_box) as if the thing moved with the camera (held)
+    held: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None, np.ndarray | None] | None = None
 
-    def box(self) -> np.ndarray:
-        x, y, a, h = self.mean[:4]
+    def box(self, mean: np.ndarray | None = None) -> np.ndarray:
+        x, y, a, h = (self.mean if mean is None else mean)[:4]
         w = a * h
         x1, y1 = x - w / 2, y - h / 2
         return np.array([x1, y1, x1 + w, y1 + h])
@@ -172,6 +178,7 @@ class _Track:
     def warp(self, matrix: np.ndarray) -> None:
         """The camera moved the image by ``matrix`` (2 x 3): centre and velocity rotate, height scales; the
         state of the last detection and its box with them."""
+        self.held = (self.mean.copy(), self.cov.copy(), self.observed, self.last_box)
         r, t = matrix[:, :2], matrix[:, 2]
         scale = float(np.sqrt(abs(r[0, 0] * r[1, 1] - r[0, 1] * r[1, 0])))
         m = np.zeros((8, 8))
@@ -269,14 +276,23 @@ class ByteTrackerReference:
         threshold: float,
         appearance: bool = False,
         observed: bool = False,
+        held: bool = False,
     ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
         if not tracks or not dets:
             return [], list(range(len(tracks))), list(range(len(dets)))
-        boxes = np.array([t.last_box if observed else t.box() for t in tracks])
+        boxes = np.array(
+            [t.last_box if observed else t.box(t.held[0]) if held and t.held is not None else t.box() for t in tracks]
+        )
         det_boxes = np.array([d[0] for d in dets])
         sim = iou_matrix(boxes, det_boxes)
         if fuse:
             sim = sim * np.array([d[1] for d in dets])[None, :]
+        if held:  # only tracks and detections that look alike
+            for i, t in enumerate(tracks):
+                for j, d in enumerate(dets):
+                    look = d[4]
+                    if t.feature is None or look is None or _cosine_of(t.feature, look) < self.appearance_threshold:
+                        sim[i, j] = 0.0
         gate = self.appearance_gate if appearance else 0.0
         for i, t in enumerate(tracks):
             if gate <= 0 or t.feature is None:
@@ -287,7 +303,7 @@ class ByteTrackerReference:
                 if d[4] is None:
                     continue
                 distance = float(np.linalg.norm((det_boxes[j, :2] + det_boxes[j, 2:]) / 2 - centre))
-                cosine = float(np.dot(t.feature.astype(np.float64), d[4].astype(np.float64)))
+                cosine = _cosine_of(t.feature, d[4])
                 if distance < reach and cosine >= self.appearance_threshold:
                     look = cosine * (1.0 - distance / reach) * (d[1] if fuse else 1.0)
                     sim[i, j] = max(sim[i, j], look)
@@ -373,7 +389,9 @@ class ByteTrackerReference:
             """Matches, updates and files the matched tracks; returns the detections left."""
             pairs, _, unmatched_cols = self._match(tracks, dets, fuse, threshold, **how)
             for r, c in pairs:
-                was_lost = tracks[r].state == "lost"
+                was_lost, held = tracks[r].state == "lost", tracks[r].held
+                if how.get("held") and held is not None:  # it moved with the camera: its state before the warp
+                    tracks[r].mean, tracks[r].cov, tracks[r].observed, tracks[r].last_box = held
                 self._update(tracks[r], dets[c])
                 (refound if was_lost else activated).append(tracks[r])
             return [dets[c] for c in unmatched_cols]
@@ -381,6 +399,8 @@ class ByteTrackerReference:
         left = take(pool, high, True, self.minimum_iou_threshold)
         if by_look:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
             left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, appearance=True)
+        if warp is not None and features is not None:  # the held pass: still unmatched, from the unwarped prediction
+            left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, held=True)
 
         remaining = [t for t in pool if t.det_index < 0]
         second = max(self.minimum_iou_threshold, _SECOND_PASS_MIN_IOU / self._frames)

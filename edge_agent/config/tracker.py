@@ -63,6 +63,14 @@ class TrackerConfig(StrictModel):
         "'*'): their tracker follows the camera's motion between frames (edge_agent.perception.motion, BoT-SORT's "
         "compensation); a fixed camera needs none",
     )
+    follow_carried: bool = Field(
+        False,
+        description="on a moving camera, keep following a thing in the wearer's hand (it stays put in the image while "
+        "the room moves: the tracker's held pass matches a track the camera's motion moved off every detection where "
+        "it was in the image, to one that looks alike, appearance_threshold), and make what was carried a sighting of "
+        "its own, at no place, apart from where the thing stood before and after; off by default: on the worn-camera "
+        "worlds it records carried things but loses evidence on wearable-house (README, issue 43 item 4)",
+    )
     appearance_gate: float = Field(
         1.5,
         ge=0,
@@ -70,7 +78,8 @@ class TrackerConfig(StrictModel):
         "appearance, a detection centred within this many track sizes of where the track is heading that looks "
         "alike (appearance_threshold): at 2 fps a walker moves further than their width between frames (BoT-SORT's "
         "fusion of motion and appearance); 0: IoU only. Moving cameras (moving_cameras) are followed by motion "
-        "compensation instead",
+        "compensation instead, and a track it moved off every detection is matched where it was in the image to one "
+        "that looks alike (a thing in the wearer's hand)",
     )
     appearance_threshold: float = Field(
         0.8,

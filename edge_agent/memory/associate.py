@@ -2,7 +2,8 @@
 
 Observations arrive in time order. Candidate entities are the top ``candidate_entities`` by KNN over
 the entities' reference embeddings (same embedding space and kind). Each entity keeps a bounded FIFO of
-its most recent references (``reference_set_size``). A candidate qualifies iff the observation's cosine
+its most recent references (``reference_set_size``; an object seen moving, in someone's hands, is none:
+:func:`handled`). A candidate qualifies iff the observation's cosine
 similarity is >= ``tau_low`` to every reference and >= ``tau_high`` to at least one, and no reference
 shows separation evidence against it: on frames both have (same camera), boxes with IoU below
 ``separation_iou_threshold`` in at least ``separation_min_fraction`` of at least
@@ -437,7 +438,8 @@ class Associator:
             self._first_sighting(decision, observation_id, record, entity_id)
             self.extend_entity(entity_id, last_seen=record.t_end, first_seen=record.t_start)
         self.assign_entity(observation_id, entity_id)
-        self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
+        if decision.entity_id is None or not handled(record.kind, record.description.motion):
+            self.add_reference(entity_id, observation_id, record.kind, space_id, record.embedding)
         if record.faces is not None and self.faces is not None:
             keep_faces(self.db, self.faces, entity_id, record.face_space, record.faces, observation_id=observation_id)
         self._relate(observation_id, entity_id, [r for r in decision.possibly_same if r[0] not in joined], now)
@@ -849,8 +851,12 @@ class Associator:
             rebuild_faces(self.db, self.faces, entity_id)
         self.clear_references(entity_id)
         recent = self.db.query(
-            "SELECT id, space_id, kind FROM observations WHERE entity_id = ? ORDER BY t_start DESC, id DESC LIMIT ?",
+            "SELECT id, space_id, kind FROM observations WHERE entity_id = ? AND NOT (kind = 'object' AND motion LIKE "
+            "'moving%') ORDER BY t_start DESC, id DESC LIMIT ?",
             (entity_id, self.config.reference_set_size),
+        ) or self.db.query(  # seen only in someone's hands
+            "SELECT id, space_id, kind FROM observations WHERE entity_id = ? ORDER BY t_start DESC, id DESC LIMIT 1",
+            (entity_id,),
         )
         for observation_id, space_id, kind in reversed(recent):
             blob = self.db.query_one(
@@ -860,6 +866,13 @@ class Associator:
                 self.add_reference(
                     entity_id, observation_id, kind, space_id, np.frombuffer(blob[0], dtype=np.float32).copy()
                 )
+
+
+def handled(kind: str, motion: str) -> bool:
+    """An object seen moving was in someone's hands: how it looks then (turned, half hidden; on a worn camera the room
+    passing behind it) is no reference of how it looks where it stands. Its observation joins an entity all the same,
+    and begins one with itself as the reference."""
+    return kind == "object" and motion.startswith("moving")
 
 
 def _score_json(s: CandidateScore) -> dict[str, object]:

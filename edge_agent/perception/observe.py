@@ -4,6 +4,7 @@ its best crops (ranked by size, sharpness and detector score)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -41,6 +42,9 @@ class Tracklet:
     frames: list[np.ndarray] = field(default_factory=list)
     #: boxes in the clip's first frame's image, the camera's own motion taken out (a moving camera); else empty
     steady: list[np.ndarray] = field(default_factory=list)
+    #: in someone's hand throughout, on a moving camera that follows carried things (``[tracker] follow_carried``):
+    #: it moved with the camera, so where it was in the image says nothing of where it stood
+    carried: bool = False
 
     @property
     def t_start(self) -> float:
@@ -49,6 +53,26 @@ class Tracklet:
     @property
     def t_end(self) -> float:
         return self.times[-1]
+
+
+#: a move between two frames of at least this much of the thing's size tells whether it moved with the camera
+_MOVED = 0.25
+#: a track's later pieces (picked up, put down) are tracklets numbered this many times their order, plus the track
+_PIECE = 100_000
+
+
+def _centre(box: np.ndarray) -> np.ndarray:
+    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], np.float64)
+
+
+def carried(box: np.ndarray, steady: np.ndarray, then: np.ndarray, steady_then: np.ndarray) -> bool | None:
+    """Whether a thing moved with a moving camera from one frame to the next (in the wearer's hand it stays put in the
+    image while the room moves behind it), from its boxes in the image and in steady coordinates (the camera's motion
+    taken out); None when neither moved enough to tell (``_MOVED`` of its size)."""
+    in_image = float(np.hypot(*(_centre(then) - _centre(box))))
+    in_room = float(np.hypot(*(_centre(steady_then) - _centre(steady))))
+    size = max(float(then[2] - then[0]), float(then[3] - then[1]), 1.0)
+    return in_room > in_image if max(in_room, in_image) >= _MOVED * size else None
 
 
 def crop(image: np.ndarray, box: np.ndarray, margin: float = 0.05) -> np.ndarray:
@@ -80,8 +104,13 @@ def track_clip(
     camera with ``settings.appearance_gate`` the tracker is given each confident detection's colour-texture
     vector, so a thing that moved further than its width since the last sampled frame stays one track when it
     looks the same. ``moving``: the camera's view moves, so the tracker follows its motion from frame to frame
-    instead (:mod:`edge_agent.perception.motion`): there, matching by appearance joined a thing carried past
-    and the thing put down into one observation whose place was lost (measured on the worn-camera worlds).
+    instead (:mod:`edge_agent.perception.motion`): there, matching by appearance within a gate joined a thing carried
+    past and the thing put down into one observation whose place was lost (measured on the worn-camera worlds).
+    With ``[tracker] follow_carried`` the vectors serve the tracker's held pass there: a track the camera's motion took
+    away from every detection is matched where it was in the image, to a detection that looks alike (a thing in the
+    wearer's hand moves with the camera); and a track goes on as a new tracklet where the thing is picked up or put
+    down, so that what was carried (``Tracklet.carried``) and where it stood before and after are sightings of their
+    own.
     ``constancy`` corrects the crops by their frame's illuminant.
 
     Every frame's detections first go through :func:`merge_confusable` (a van seen as car and truck is one box),
@@ -95,18 +124,40 @@ def track_clip(
         lost_track_buffer=settings.lost_track_buffer,
         frame_rate=max(frame_rate, 1e-3),
         class_aware=True,
-        appearance_gate=settings.appearance_gate,
+        appearance_gate=0.0 if moving else settings.appearance_gate,
         appearance_threshold=settings.appearance_threshold,
         observation_recovery=settings.observation_recovery,
     )
-    looks = ColorTextureEmbedder(size=32) if settings.appearance_gate > 0 and not moving else None
+    follow = moving and settings.follow_carried
+    looks = ColorTextureEmbedder(size=32) if settings.appearance_gate > 0 and (follow or not moving) else None
     tracklets: dict[int, Tracklet] = {}
     motion = CameraMotion() if moving else None
     gains: dict[int, np.ndarray | None] = {}  # per frame, computed once when a crop is first cut from it
 
+    pieces: dict[int, tuple[int, bool | None]] = {}  # a track's current tracklet, and whether it is being carried
+    later = itertools.count(1)
+
+    def piece(track_id: int, raw_box: np.ndarray, steady: np.ndarray | None) -> tuple[int, bool]:
+        """The tracklet a track's frame goes to, and whether the thing is being carried: following carried things, a
+        track picked up or put down goes on as a new tracklet (what was carried is seen at no place; a thing carried
+        from one place to another is two sightings)."""
+        key, held = pieces.get(track_id, (track_id, None))
+        last = tracklets.get(key)
+        if follow and steady is not None and last is not None:
+            now = carried(last.boxes[-1], last.steady[-1], raw_box, steady)
+            if now is not None and held is not None and now != held:
+                key = _PIECE * next(later) + track_id
+            elif now is not None:
+                last.carried = now  # the piece's first frames are as the first that tells
+            held = held if now is None else now
+        pieces[track_id] = (key, held)
+        return key, bool(held)
+
     def add(track_id: int, dets: Detections, det_index: int, frame: Frame, score: float) -> None:
         category, raw_box = dets.category(det_index), dets.xyxy[det_index]
-        t = tracklets.setdefault(track_id, Tracklet(track_id, category))
+        steady = motion.steady(raw_box) if motion is not None else None
+        track_id, held = piece(track_id, raw_box, steady)
+        t = tracklets.setdefault(track_id, Tracklet(track_id, category, carried=held))
         t.labels[category] = t.labels.get(category, 0.0) + float(dets.confidence[det_index])
         runner_up = dets.runner_up(det_index)
         if runner_up:
@@ -114,8 +165,8 @@ def track_clip(
         t.frame_indices.append(frame.index)
         t.times.append(frame.t)
         t.boxes.append(raw_box.copy())
-        if motion is not None:
-            t.steady.append(motion.steady(raw_box))
+        if steady is not None:
+            t.steady.append(steady)
         t.scores.append(score)
         patch = crop(frame.image, raw_box)
         if constancy is not None and patch.size:

@@ -29,13 +29,15 @@ BoxD warp_box(const BoxD& b, const double* m) {
     return {x - hw, y - hh, x + hw, y + hh};
 }
 
-}  // namespace
-
-BoxD Track::box() const {
+BoxD box_of(const KalmanState& kf) {
     const double h = kf.mean[3], w = kf.mean[2] * h;
     const double x1 = kf.mean[0] - w / 2, y1 = kf.mean[1] - h / 2;
     return {x1, y1, x1 + w, y1 + h};
 }
+
+}  // namespace
+
+BoxD Track::box() const { return box_of(kf); }
 
 ByteTracker::ByteTracker(const TrackerParams& p) : params_(p) {
     auto unit = [](double v) { return v >= 0.0 && v <= 1.0; };
@@ -116,7 +118,7 @@ void ByteTracker::update_track(Track& t, const Detection& d) {
 }
 
 void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector<const Detection*>& dets,
-                            bool fuse_score, double threshold, bool appearance, bool observed) {
+                            bool fuse_score, double threshold, bool appearance, bool observed, bool held) {
     edges_.clear();
     matches_.clear();
     if (tracks.empty() || dets.empty()) return;
@@ -136,7 +138,8 @@ void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector
     const double gate = appearance ? params_.appearance_gate : 0.0;
     for (std::size_t i = 0; i < tracks.size(); ++i) {
         const Track& t = *tracks[i];
-        const BoxD tb = observed ? t.last_box : t.box();
+        if (held && t.feature.empty()) continue;
+        const BoxD tb = observed ? t.last_box : held ? box_of(t.held_kf) : t.box();
         const double reach = gate > 0 && !t.feature.empty() ? gate * std::max(tb.x2 - tb.x1, tb.y2 - tb.y1) : 0.0;
         const double cx = (tb.x1 + tb.x2) / 2, cy = (tb.y1 + tb.y2) / 2;
         auto first = std::upper_bound(starts_.begin(), starts_.end(), tb.x1 - widest - reach);
@@ -144,14 +147,14 @@ void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector
              j < starts_.size() && starts_[j] < tb.x2 + reach; ++j) {
             const Detection& d = *dets[order_[j]];
             if (params_.class_aware && d.class_id != t.class_id) continue;
+            if (held && (d.feature == nullptr || cosine_of(t, d.feature) < params_.appearance_threshold)) continue;
             double similarity = iou(tb, d.box);
             if (fuse_score) similarity *= d.score;
             if (reach > 0 && d.feature != nullptr) {
                 const double dx = (d.box.x1 + d.box.x2) / 2 - cx, dy = (d.box.y1 + d.box.y2) / 2 - cy;
                 const double distance = std::sqrt(dx * dx + dy * dy);
                 if (distance < reach) {
-                    double cosine = 0;
-                    for (std::int64_t k = 0; k < dims_; ++k) cosine += static_cast<double>(t.feature[k]) * d.feature[k];
+                    const double cosine = cosine_of(t, d.feature);
                     if (cosine >= params_.appearance_threshold) {
                         double look = cosine * (1.0 - distance / reach);
                         if (fuse_score) look *= d.score;
@@ -166,14 +169,25 @@ void ByteTracker::associate(const std::vector<Track*>& tracks, const std::vector
     match_edges(static_cast<int>(tracks.size()), static_cast<int>(dets.size()), edges_, threshold, workspace_, matches_);
 }
 
+double ByteTracker::cosine_of(const Track& t, const float* feature) const {
+    double cosine = 0;
+    for (std::int64_t k = 0; k < dims_; ++k) cosine += static_cast<double>(t.feature[k]) * feature[k];
+    return cosine;
+}
+
 void ByteTracker::take(const std::vector<Track*>& tracks, std::vector<const Detection*>& dets, bool fuse_score,
-                       double threshold, bool appearance, bool observed) {
-    associate(tracks, dets, fuse_score, threshold, appearance, observed);
+                       double threshold, bool appearance, bool observed, bool held) {
+    associate(tracks, dets, fuse_score, threshold, appearance, observed, held);
     if (matches_.empty()) return;
     used_b_.assign(dets.size(), 0);
     for (auto [r, c] : matches_) {
         Track& t = *tracks[r];
         used_b_[c] = 1;
+        if (held) {  // it moved with the camera: its state as it was before the warp
+            t.kf = t.held_kf;
+            t.observed = t.held_observed;
+            t.last_box = t.held_box;
+        }
         (t.state == TrackState::Lost ? refound_ : activated_).push_back(&t);
         update_track(t, *dets[c]);
     }
@@ -243,6 +257,9 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
     }
     if (warp != nullptr) {
         for (Track* t : pool_) {
+            t->held_kf = t->kf;
+            t->held_observed = t->observed;
+            t->held_box = t->last_box;
             kalman_warp(t->kf, warp);
             kalman_warp(t->observed, warp);
             t->last_box = warp_box(t->last_box, warp);
@@ -255,6 +272,9 @@ TrackOutput ByteTracker::update(const float* xyxy, const float* scores, const st
     left_.assign(high_.begin(), high_.end());
     take(pool_, left_, true, params_.minimum_iou_threshold);
     if (looks) take(unmatched(pool_), left_, true, params_.minimum_iou_threshold, true);
+    // The held pass: on a moving camera, what is still unmatched, from its unwarped prediction, if it looks alike.
+    if (warp != nullptr && features != nullptr)
+        take(unmatched(pool_), left_, true, params_.minimum_iou_threshold, false, false, true);
 
     // Pass 2: low-score detections recover the tracks still unmatched (plain IoU).
     remaining_ = unmatched(pool_);

@@ -2,7 +2,9 @@
 // observation (GEB section 3.1). Exact assignment in passes (confident detections, then weak ones), Kalman
 // motion model; with appearance (one vector per detection) the tracks and detections IoU left unmatched are
 // matched by appearance within a gate of the track's predicted place (BoT-SORT's fusion of motion and
-// appearance); and OC-SORT's observation-centric recovery (a lost track matched from its last observed box) and
+// appearance); on a moving camera (a warp) with appearance vectors, the tracks still unmatched are matched by their
+// unwarped prediction to a confident detection that looks alike (the held pass: a thing in the wearer's hand moves
+// with the camera, so the warp takes its prediction away from it); and OC-SORT's observation-centric recovery (a lost track matched from its last observed box) and
 // re-update (the gap filled with virtual observations before the new one, so a re-found track's velocity is not
 // stale).
 // Frames sampled below the 30 fps ByteTrack was tuned at (the product samples 2 fps, where a walker moves
@@ -74,6 +76,11 @@ struct Track {
     std::vector<float> feature;  // appearance: unit moving average of confident detections' vectors, or empty
     KalmanState observed{};      // the state right after the last detection (OC-SORT's re-update starts here)
     BoxD last_box{};             // the last detection's box (OC-SORT's recovery)
+    // Before this frame's warp (a moving camera): the prediction, last state and box as if the thing moved with the
+    // camera (held by the wearer), for the held pass.
+    KalmanState held_kf{};
+    KalmanState held_observed{};
+    BoxD held_box{};
     BoxD box() const;
 };
 
@@ -116,13 +123,16 @@ private:
     // Pairs (track, detection) whose boxes overlap, with IoU (times the detection score if fuse_score)
     // as similarity, into edges_; with `appearance`, also pairs within the gate whose appearance is similar
     // enough, at cosine x (1 - distance / gate) when that is more; then the exact matching above `threshold`
-    // into matches_. `observed`: compare the tracks' last observed boxes instead of their predictions.
+    // into matches_. `observed`: compare the tracks' last observed boxes instead of their predictions. `held`:
+    // their unwarped predictions, and only detections that look alike (appearance_threshold).
     void associate(const std::vector<Track*>& tracks, const std::vector<const Detection*>& dets, bool fuse_score,
-                   double threshold, bool appearance = false, bool observed = false);
+                   double threshold, bool appearance = false, bool observed = false, bool held = false);
     // associate(), then each matched track updated with its detection and filed as activated (or refound, if
-    // it was lost); the matched detections are removed from dets.
+    // it was lost; with `held`, from its unwarped state); the matched detections are removed from dets.
     void take(const std::vector<Track*>& tracks, std::vector<const Detection*>& dets, bool fuse_score,
-              double threshold, bool appearance = false, bool observed = false);
+              double threshold, bool appearance = false, bool observed = false, bool held = false);
+    // Cosine of a track's appearance and a detection's unit vector.
+    double cosine_of(const Track& t, const float* feature) const;
     // The tracks without a detection this frame (in a buffer reused by the next call).
     const std::vector<Track*>& unmatched(const std::vector<Track*>& tracks);
     void update_track(Track& t, const Detection& d);

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers.memory import DAY, SPACE, clip, near, observation, unit
+from helpers.memory import DAY, SPACE, clip, near, observation, said, unit
 
 from edge_agent.memory import AssociationConfig, InvalidRecordError, Store, Thresholds, corrections
 
@@ -96,6 +96,46 @@ def test_reference_fifo_stays_bounded_and_keeps_the_newest(any_store, red_mug):
     assert entity.observations == 10
     assert any_store.reference_ids(entity.id) == ids[-4:]
     assert any_store.counts()["vec_ref"] == 4 and any_store.counts()["entity_refs"] == 4
+
+
+def test_a_thing_seen_in_someone_s_hands_joins_its_entity_but_is_no_reference(any_store, red_mug):
+    """Carried, a thing is turned and half hidden (on a worn camera, the room passes behind it): those sightings join
+    its entity and do not push out the references of how it looks where it stands; one seen only so begins its
+    entity with itself; a merge's rebuilt references leave them out the same way."""
+    standing = [
+        any_store.ingest_clip(
+            clip(k * 100), [observation(1, k * 100.0, [0, 0, 40, 40], near(red_mug, 0.97, seed=k), description=said())]
+        ).decisions[0]
+        for k in range(4)
+    ]
+    entity = standing[0].entity_id
+    carried = [
+        any_store.ingest_clip(
+            clip(1000 + k * 100),
+            [
+                observation(
+                    1,
+                    1000 + k * 100.0,
+                    [0, 0, 40, 40],
+                    near(red_mug, 0.95, seed=10 + k),
+                    description=said(motion="moving left"),
+                )
+            ],
+        ).decisions[0]
+        for k in range(3)
+    ]
+    assert {d.entity_id for d in carried} == {entity}
+    assert any_store.reference_ids(entity) == [d.observation_id for d in standing]
+    bowl = unit(np.eye(32)[5] + 0.05)
+    only_carried = any_store.ingest_clip(
+        clip(2000),
+        [observation(1, 2000.0, [0, 0, 40, 40], bowl, category="bowl", description=said("bowl", motion="moving up"))],
+    ).decisions[0]
+    assert only_carried.created_entity and any_store.reference_ids(only_carried.entity_id) == [
+        only_carried.observation_id
+    ]
+    corrections.merge(any_store, entity, only_carried.entity_id)
+    assert any_store.reference_ids(entity) == [d.observation_id for d in standing]
 
 
 def test_highest_mean_similarity_wins(any_store, red_mug):

@@ -106,6 +106,66 @@ def test_native_warp_matches_the_reference():
         np.testing.assert_allclose(got.xyxy, xyxy, atol=1e-3)
 
 
+def _carried(step: int = 70, frames: int = 6):
+    """A pan (``step`` px a frame) past a box standing in the room, and a bottle in the wearer's hand: the same place
+    in every view. Per frame: the warp, the boxes (bottle first), their appearance vectors."""
+    stand, bottle, other = np.eye(8, dtype=np.float32)[:3]
+    for k in range(frames):
+        warp = np.array([[1.0, 0.0, -step if k else 0.0], [0.0, 1.0, 0.0]])
+        boxes = np.array([[300, 100, 340, 180], [600 - k * step, 200, 660 - k * step, 300]], np.float32)
+        yield warp, boxes, np.stack([bottle, stand]), other
+
+
+@pytest.mark.parametrize("tracker_type", [ByteTracker, ByteTrackerReference])
+def test_a_thing_carried_on_a_worn_camera_keeps_its_track(tracker_type):
+    """The warp moves every track's prediction with the room; a thing in the wearer's hand moves with the camera
+    instead. Tracks the warp left unmatched are matched from their unwarped prediction to a detection that looks
+    alike (the held pass); one that does not look alike there is a new thing."""
+
+    def ids(look: str) -> list[list[int]]:
+        tracker, seen = tracker_type(frame_rate=2.0, appearance_gate=0.0), []
+        for k, (warp, boxes, features, other) in enumerate(_carried()):
+            if look == "changed" and k >= 3:
+                features = np.stack([other, features[1]])  # something else in the hand from the fourth frame
+            given = None if look == "none" else features
+            tracks = tracker.update(
+                boxes, np.full(2, 0.9, np.float32), np.zeros(2, np.int32), warp=warp, features=given
+            )
+            track_id, det_index = (tracks.track_id, tracks.det_index) if hasattr(tracks, "track_id") else tracks[::4]
+            seen.append([int(i) for i, d in sorted(zip(track_id, det_index), key=lambda p: p[1])])
+        return seen
+
+    held = ids("alike")
+    assert all(len(frame) == 2 for frame in held) and {frame[0] for frame in held} == {held[0][0]}
+    assert {frame[1] for frame in held} == {held[0][1]}  # the box in the room, followed by the warp
+    without = ids("none")  # without vectors: the bottle is a new (unconfirmed) track each frame
+    assert all(len(frame) == 1 for frame in without[1:])
+    changed = ids("changed")  # the new thing starts its own track, followed from the next frame
+    assert changed[2][0] == held[0][0] and len(changed[3]) == 1 and changed[4][0] == changed[5][0] != held[0][0]
+
+
+def test_native_held_pass_matches_the_reference():
+    rng = np.random.default_rng(7)
+    native, reference = (
+        ByteTracker(frame_rate=2.0, appearance_gate=0.0),
+        ByteTrackerReference(frame_rate=2.0, appearance_gate=0.0),
+    )
+    looks = rng.normal(size=(4, 16)).astype(np.float32)
+    held = np.array([[300, 100, 340, 180], [420, 150, 470, 210]], np.float32)
+    room = np.array([[100, 100, 160, 200], [500, 50, 560, 150]], np.float32)
+    for f in range(10):
+        shift = rng.normal(0, 40)
+        warp = np.array([[1.0, 0.0, shift], [0.0, 1.0, rng.normal(0, 5)]])
+        room = room + np.array([warp[0, 2], warp[1, 2]] * 2, np.float32)
+        boxes = np.vstack([held, room]) + rng.normal(0, 2, (4, 4)).astype(np.float32)
+        features = looks + rng.normal(0, 0.2, looks.shape).astype(np.float32)
+        scores = np.array([0.9, 0.8, 0.9, 0.7], np.float32)
+        got = native.update(boxes, scores, np.zeros(4, np.int32), warp=warp, features=features, return_predicted=True)
+        track_id, xyxy, *_ = reference.update(boxes, scores, np.zeros(4, np.int32), True, warp, features)
+        assert got.track_id.tolist() == track_id.tolist(), f"frame {f}"
+        np.testing.assert_allclose(got.xyxy, xyxy, atol=1e-3)
+
+
 def test_a_bad_warp_is_refused_and_the_tracker_keeps_its_state():
     tracker = ByteTracker()
     box, score, cls = np.array([[0, 0, 10, 10]], np.float32), np.array([0.9], np.float32), np.zeros(1, np.int32)

@@ -4,13 +4,14 @@ track, and keeps two walkers who pass each other apart."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from edge_agent.capture.clipper import ClipFrames
 from edge_agent.capture.frames import Frame
 from edge_agent.config import TrackerConfig
 from edge_agent.perception.detect import COCO_CLASSES, Detections
-from edge_agent.perception.observe import track_clip
+from edge_agent.perception.observe import carried, track_clip
 
 COLOURS = [(40, 40, 200), (200, 120, 30)]  # BGR: a red and a blue coat
 
@@ -93,3 +94,34 @@ def test_merging_can_be_limited_to_identical_boxes():
     clip, detections = _parked([[("truck", 0.75), ("car", 0.66)]] * 6)
     tracks = track_clip(clip, detections, TrackerConfig(confusable_merge_iou_threshold=1.0), 2.0)
     assert len(tracks) == 2  # the two class heads' boxes differ by a pixel: two observations, as before merging
+
+
+def test_a_thing_moved_with_the_camera_when_it_stayed_put_in_the_image_while_the_room_moved():
+    box = lambda x: np.array([x, 100, x + 40, 140], np.float32)  # noqa: E731
+    assert carried(box(300), box(300), box(302), box(360)) is True  # in the wearer's hand as they turn
+    assert carried(box(300), box(450), box(240), box(450)) is False  # standing: the room moved it in the image
+    assert carried(box(300), box(300), box(303), box(304)) is None  # neither moved enough to tell
+
+
+def test_on_a_worn_camera_a_thing_carried_and_put_down_is_two_observations_the_carried_one_followed():
+    """The wearer turns 60 px a frame past a textured wall, a red cup in hand (the same place in every view) for four
+    frames, then put down (moving with the wall). The tracker keeps the carried cup (its held pass); the piece in the
+    hand and the piece put down are two tracklets, the first carried (``[tracker] follow_carried``)."""
+    rng = np.random.default_rng(1)  # a wall whose every pair of views the motion estimate reads to the pixel
+    wall = cv2.resize(rng.integers(0, 255, (45, 250, 3), dtype=np.uint8), (2000, 360))
+    frames, detections = [], []
+    for i in range(9):
+        x = 200 + 60 * i
+        view = np.ascontiguousarray(wall[:, x : x + 640])
+        cup = [300, 200, 340, 250] if i < 4 else [300 - 60 * (i - 3), 200, 340 - 60 * (i - 3), 250]
+        view[cup[1] : cup[3], cup[0] : cup[2]] = (30, 30, 200)
+        frames.append(Frame(5 * i, i * 0.5, view))
+        detections.append(
+            Detections(np.array([cup], np.float32), np.array([0.9], np.float32), np.array([41], np.int32), COCO_CLASSES)
+        )
+    clip = ClipFrames(0.0, 4.5, tuple(frames))
+    pieces = track_clip(clip, detections, TrackerConfig(min_frames=2, follow_carried=True), 2.0, moving=True)
+    assert [len(p.times) for p in pieces] == [4, 5] and all(p.category == "cup" for p in pieces)
+    assert [p.carried for p in pieces] == [True, False]
+    (standing,) = track_clip(clip, detections, TrackerConfig(min_frames=2), 2.0, moving=True)  # off by default
+    assert len(standing.times) == 5 and not standing.carried  # the cup in the hand: a new track every frame
