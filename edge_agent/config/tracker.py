@@ -78,8 +78,7 @@ class TrackerConfig(StrictModel):
         "appearance, a detection centred within this many track sizes of where the track is heading that looks "
         "alike (appearance_threshold): at 2 fps a walker moves further than their width between frames (BoT-SORT's "
         "fusion of motion and appearance); 0: IoU only. Moving cameras (moving_cameras) are followed by motion "
-        "compensation instead, and a track it moved off every detection is matched where it was in the image to one "
-        "that looks alike (a thing in the wearer's hand)",
+        "compensation instead (and, with follow_carried, a thing in the wearer's hand by its look)",
     )
     appearance_threshold: float = Field(
         0.8,

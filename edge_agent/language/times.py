@@ -584,7 +584,15 @@ def read_time_choices(
         borrowed = next((j for j in range(k + 1, right) if j in used and tokens[j] not in _CHOICE_WORDS), right)
         borrowed = right if own else borrowed
         first = _window(read_times([*tokens[:k], *tokens[borrowed:]], reference, zone).time)
-        second = _window(read_times([*tokens[:left], *tokens[k + 1 :]], reference, zone).time)
+        # "before 10:30 or after": the second choice, without a time of its own, takes the first's ("after 10:30")
+        lent = (
+            []
+            if used & set(range(k + 1, right))
+            else [tokens[j] for j in sorted(own) if tokens[j] not in _CHOICE_WORDS]
+        )
+        second = _window(
+            read_times([*tokens[:left], *tokens[k + 1 : right], *lent, *tokens[right:]], reference, zone).time
+        )
         if first.named and second.named and (first.start, first.end) != (second.start, second.end):
             return (" ".join(first.said), first), (" ".join(second.said), second)
     return ()

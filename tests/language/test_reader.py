@@ -833,6 +833,8 @@ def test_the_forms_a_second_tester_wrote(reader):
         (_utc("2026-03-02T12:00:00"), _utc("2026-03-02T18:00:00")),
     ]
     assert read(reader, "was she there before or after 10:30?").alternatives == ("before 10:30", "after 10:30")
+    q = read(reader, "was the person at the desk before 12:00:03 or after?")  # the second choice takes the first's time
+    assert (q.alternatives, q.alternative_of) == (("before 12:00:03", "after 12:00:03"), "time")
     assert read(reader, "was the bedroom thing at like 10 or more like 11?").alternatives == ("at 10", "at 11")
     assert read(reader, "was the kid in the bedroom at 10 or 11?").alternatives == ("at 10", "at 11")
     assert read(reader, "was the baby there before or after the tv?").alternative_of == "order"
