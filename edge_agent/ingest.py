@@ -390,15 +390,11 @@ class Pipeline:
             crop_path = _jpeg(media, f"crops/{clip_key}/{tracklet.track_id}.jpg", tracklet.crops[0][1])
             stage["write"] += (time.perf_counter() - t) * 1000
             around = None
-            if placeless:
+            if placeless and not tracklet.carried:  # in someone's hand: at no place
                 t = time.perf_counter()
                 picked = range(max(0, len(tracklet.boxes) - 3), len(tracklet.boxes))  # where it was last
-                around = (
-                    None  # in someone's hand: at no place
-                    if tracklet.carried
-                    else self.backends.places.describe(
-                        [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
-                    )
+                around = self.backends.places.describe(
+                    [images[tracklet.frame_indices[k]] for k in picked], [tracklet.boxes[k] for k in picked]
                 )
                 stage["describe"] += (time.perf_counter() - t) * 1000
             records.append(

@@ -245,7 +245,9 @@ class ByteTrackerReference:
             self._next_public += 1
             t.public_id = self._next_public
 
-    def _update(self, t: _Track, det: _Det) -> None:
+    def _update(self, t: _Track, det: _Det, held: bool = False) -> None:
+        if held and t.held is not None:  # matched by the held pass: it moved with the camera, its state before the warp
+            t.mean, t.cov, t.observed, t.last_box = t.held
         box, score, cls, index, feature = det
         z = _xyah(box)
         gap = self.frame_id - t.frame_id
@@ -383,21 +385,17 @@ class ByteTrackerReference:
         activated: list[_Track] = []
         refound: list[_Track] = []
         newly_lost: list[_Track] = []
-        by_look = self.appearance_gate > 0 and features is not None
 
         def take(tracks: list[_Track], dets: list[_Det], fuse: bool, threshold: float, **how: bool) -> list[_Det]:
             """Matches, updates and files the matched tracks; returns the detections left."""
             pairs, _, unmatched_cols = self._match(tracks, dets, fuse, threshold, **how)
             for r, c in pairs:
-                was_lost, held = tracks[r].state == "lost", tracks[r].held
-                if how.get("held") and held is not None:  # it moved with the camera: its state before the warp
-                    tracks[r].mean, tracks[r].cov, tracks[r].observed, tracks[r].last_box = held
-                self._update(tracks[r], dets[c])
-                (refound if was_lost else activated).append(tracks[r])
+                (refound if tracks[r].state == "lost" else activated).append(tracks[r])
+                self._update(tracks[r], dets[c], held=how.get("held", False))
             return [dets[c] for c in unmatched_cols]
 
         left = take(pool, high, True, self.minimum_iou_threshold)
-        if by_look:  # what IoU left, by appearance: a detection a track overlaps is never taken by a look-alike
+        if self.appearance_gate > 0 and features is not None:  # what IoU left, by look (never what a track overlaps)
             left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, appearance=True)
         if warp is not None and features is not None:  # the held pass: still unmatched, from the unwarped prediction
             left = take([t for t in pool if t.det_index < 0], left, True, self.minimum_iou_threshold, held=True)

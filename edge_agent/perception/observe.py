@@ -75,6 +75,37 @@ def carried(box: np.ndarray, steady: np.ndarray, then: np.ndarray, steady_then: 
     return in_room > in_image if max(in_room, in_image) >= _MOVED * size else None
 
 
+class _Pieces:
+    """On a moving camera, matching by appearance within a gate joined a thing carried past and the thing put down
+    into one observation whose place was lost (measured on the worn-camera worlds). Following carried things there
+    (``[tracker] follow_carried``), the appearance vectors serve only the tracker's held pass, which keeps the track
+    of a thing in the wearer's hand (matched where it was in the image, by its look: it moves with the camera); a track
+    then goes on as a new tracklet where the thing is picked up or put down, so that what was carried
+    (``Tracklet.carried``: seen at no place) and where it stood before and after are sightings of their own."""
+
+    def __init__(self, tracklets: dict[int, Tracklet], follow: bool) -> None:
+        self.tracklets = tracklets
+        self.follow = follow
+        self._of: dict[int, tuple[int, bool | None]] = {}  # a track's current tracklet; whether it is being carried
+        self._later = itertools.count(1)
+
+    def piece(self, track_id: int, box: np.ndarray, steady: np.ndarray | None) -> tuple[int, bool]:
+        """The tracklet a track's frame goes to, and whether the thing is being carried."""
+        if not self.follow or steady is None:
+            return track_id, False
+        key, held = self._of.get(track_id, (track_id, None))
+        last = self.tracklets.get(key)
+        if last is not None:
+            now = carried(last.boxes[-1], last.steady[-1], box, steady)
+            if now is not None and held is not None and now != held:
+                key = _PIECE * next(self._later) + track_id
+            elif now is not None:
+                last.carried = now  # the piece's first frames are as the first that tells
+            held = held if now is None else now
+        self._of[track_id] = (key, held)
+        return key, bool(held)
+
+
 def crop(image: np.ndarray, box: np.ndarray, margin: float = 0.05) -> np.ndarray:
     """The box with a small margin, clipped to the image."""
     x1, y1, x2, y2 = box
@@ -104,14 +135,8 @@ def track_clip(
     camera with ``settings.appearance_gate`` the tracker is given each confident detection's colour-texture
     vector, so a thing that moved further than its width since the last sampled frame stays one track when it
     looks the same. ``moving``: the camera's view moves, so the tracker follows its motion from frame to frame
-    instead (:mod:`edge_agent.perception.motion`): there, matching by appearance within a gate joined a thing carried
-    past and the thing put down into one observation whose place was lost (measured on the worn-camera worlds).
-    With ``[tracker] follow_carried`` the vectors serve the tracker's held pass there: a track the camera's motion took
-    away from every detection is matched where it was in the image, to a detection that looks alike (a thing in the
-    wearer's hand moves with the camera); and a track goes on as a new tracklet where the thing is picked up or put
-    down, so that what was carried (``Tracklet.carried``) and where it stood before and after are sightings of their
-    own.
-    ``constancy`` corrects the crops by their frame's illuminant.
+    instead (:mod:`edge_agent.perception.motion`), and matches by appearance only what the wearer carries
+    (:class:`_Pieces`). ``constancy`` corrects the crops by their frame's illuminant.
 
     Every frame's detections first go through :func:`merge_confusable` (a van seen as car and truck is one box),
     and the tracker is class-aware by confusable group, so that a thing whose best class flips between car and
@@ -128,35 +153,16 @@ def track_clip(
         appearance_threshold=settings.appearance_threshold,
         observation_recovery=settings.observation_recovery,
     )
-    follow = moving and settings.follow_carried
-    looks = ColorTextureEmbedder(size=32) if settings.appearance_gate > 0 and (follow or not moving) else None
     tracklets: dict[int, Tracklet] = {}
+    pieces = _Pieces(tracklets, moving and settings.follow_carried)
+    looks = ColorTextureEmbedder(size=32) if settings.appearance_gate > 0 and (pieces.follow or not moving) else None
     motion = CameraMotion() if moving else None
     gains: dict[int, np.ndarray | None] = {}  # per frame, computed once when a crop is first cut from it
-
-    pieces: dict[int, tuple[int, bool | None]] = {}  # a track's current tracklet, and whether it is being carried
-    later = itertools.count(1)
-
-    def piece(track_id: int, raw_box: np.ndarray, steady: np.ndarray | None) -> tuple[int, bool]:
-        """The tracklet a track's frame goes to, and whether the thing is being carried: following carried things, a
-        track picked up or put down goes on as a new tracklet (what was carried is seen at no place; a thing carried
-        from one place to another is two sightings)."""
-        key, held = pieces.get(track_id, (track_id, None))
-        last = tracklets.get(key)
-        if follow and steady is not None and last is not None:
-            now = carried(last.boxes[-1], last.steady[-1], raw_box, steady)
-            if now is not None and held is not None and now != held:
-                key = _PIECE * next(later) + track_id
-            elif now is not None:
-                last.carried = now  # the piece's first frames are as the first that tells
-            held = held if now is None else now
-        pieces[track_id] = (key, held)
-        return key, bool(held)
 
     def add(track_id: int, dets: Detections, det_index: int, frame: Frame, score: float) -> None:
         category, raw_box = dets.category(det_index), dets.xyxy[det_index]
         steady = motion.steady(raw_box) if motion is not None else None
-        track_id, held = piece(track_id, raw_box, steady)
+        track_id, held = pieces.piece(track_id, raw_box, steady)
         t = tracklets.setdefault(track_id, Tracklet(track_id, category, carried=held))
         t.labels[category] = t.labels.get(category, 0.0) + float(dets.confidence[det_index])
         runner_up = dets.runner_up(det_index)
