@@ -11,6 +11,7 @@ sentence-transformers pipeline; the test checks the vectors against it."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -58,8 +59,14 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return result
 
 
+#: plain Python floats: a NumPy float64 scalar (np.sqrt(2.0)) makes a float32 array float64 (NEP 50), and with it every
+#: layer after the first GELU ran in float64, each weight cast to it on every product (measured: 278 ms -> 129 ms for
+#: 252 tokens)
+_SQRT_HALF = math.sqrt(0.5)
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    return 0.5 * x * (1.0 + _erf(x * _SQRT_HALF))
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -165,7 +172,7 @@ class MiniLMTextEmbedder:
                 return result
 
             q, k, v = (split(linear(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + bias
+            scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head_dim)) + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             attention = scores / scores.sum(axis=-1, keepdims=True)
             context = (attention @ v).transpose(0, 2, 1, 3).reshape(n, length, self.dims)

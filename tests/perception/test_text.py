@@ -53,6 +53,8 @@ def test_a_text_s_vector_is_its_own_whatever_it_is_embedded_with():
     alone = np.stack([embedder.embed([t])[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=5e-8)
     np.testing.assert_array_equal(together[0], together[4])
+    ids = np.array([embedder._tokenizer.encode("a red cup").ids])
+    assert embedder._forward(ids, np.ones(ids.shape, np.float32)).dtype == np.float32  # float32 throughout: no float64
 
 
 def test_a_folder_without_the_model_is_named(tmp_path):
