@@ -47,7 +47,7 @@ ALLOWED_LONG: dict[str, int] = {
     "ingest.py:Pipeline.perceive": 130,
     "language/reader.py:Reader._intent": 122,
     "language/reader.py:Reader._query": 165,
-    "language/reader.py:Reader.phrases": 588,
+    "language/reader.py:Reader.phrases": 586,
     "language/times.py:_Reader.read": 103,
     "memory/check.py:check": 97,
     "memory/db.py:Database.__init__": 83,

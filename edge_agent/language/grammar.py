@@ -236,7 +236,8 @@ class Query:
         ""  #: "more" or "fewer": a count against the other side's; with ``quantity``: "least", "most", "exactly", "all"
     )
     #: "most" or "fewest": the camera that saw the most (or fewest) of it, or the thing seen most often; "next": of
-    #: what came after the other side, only the first to come ("what came right after the bowl?")
+    #: what came after the other side, only the first to come ("what came right after the bowl?"); "order": of
+    #: several things, all of them in the order they came ("put these in order: the truck, the dog and the tv")
     rank: str = ""
     quantity: int | None = None  #: "more than 3 people?", "seen on two cameras?": the number the count is held against
     span_s: float | None = None  #: "there for more than a minute?": the span a duration is held against (``compare``)

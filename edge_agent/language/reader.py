@@ -16,7 +16,7 @@ import contextlib
 import os
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -117,6 +117,8 @@ PLACE_WORDS = frozenset(
 _PREPOSITION_WORDS = frozenset(w for key in PLACE_PREPOSITIONS for w in key) | {"to", "of", "for"}
 #: Words that ask to put things in order: with them, "A, B and C" lists what is ordered.
 _ORDERING = frozenset({"order", "sequence", "earlier", "later", "earliest", "latest", "sooner", "first", "last"})
+#: What "in what ..." may ask that is no place: "in what order", "in which way".
+_MANNER = frozenset({"order", "sequence", "way", "manner", "fashion"})
 #: Quantities said instead of a number ("more than a dozen", "a couple").
 _QUANTITIES = frozenset({"dozen", "dozens", "couple", "few", "hundred", "hundreds", "handful", "lot", "lots"})
 _TIME_UNITS = frozenset({"second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "moment"})
@@ -196,6 +198,8 @@ _REPORTS = frozenset(
 )  # fmt: skip
 
 
+#: Words that say whose: "my neighbour", "our car".
+_POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your"})
 #: Words that stand for two things named before them: "how long between the two?", "which of them came first?"
 _PAIR = (["the", "two", "of", "them"], ["the", "two"], ["both", "of", "them"], ["the", "pair"], ["both"], ["them"])
 
@@ -212,20 +216,23 @@ def _the_two(tokens: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _pair_named(sentences: list[list[str]], at: int) -> tuple[list[str], bool] | None:
+def _pair_named(
+    sentences: list[list[str]], at: int, two_things: Callable[[list[str]], list[str] | None]
+) -> tuple[list[str], bool] | None:
     """The question sentence ``at`` with the words standing for two things ("the two", "both") replaced by the things
-    named before them, in its first clause ("the truck and the car, were both white?") or the sentence before; and
-    whether it was the sentence before."""
+    named before them, in its first clause ("the truck and the car, were both white?") or the sentence before (the
+    two things it names, by ``two_things``, else all of it); and whether it was the sentence before."""
     tokens = sentences[at]
     pair = _the_two(tokens)
     if pair is None:
         return None
     comma = max((i for i in range(pair[0]) if tokens[i] == ","), default=-1)
-    if comma > 0:
+    if comma > 0 and "and" in tokens[:comma]:
         named, asked, before = tokens[:comma], tokens[comma + 1 :], False
         pair = (pair[0] - comma - 1, pair[1] - comma - 1)
-    elif at > 0:
-        named, asked, before = [t for t in sentences[at - 1] if t not in (".", "?", "!", ",")], tokens, True
+    elif at > 0:  # ("on the street, which of the two ...": the clause before the comma names no two)
+        said = [t for t in sentences[at - 1] if t not in (".", "?", "!", ",")]
+        named, asked, before = two_things(said) or said, tokens, True
     else:
         return None
     named = named[1:] if named[:1] == ["and"] else named
@@ -451,11 +458,29 @@ def _lies_there(w: str, after: str, subject: _Phrase) -> bool:
     return after in ("around", "about") or not (_LIVING & set(subject.kinds)) and not subject.pronoun
 
 
-def _says_which(spans: list[Span], used: frozenset[int], names: frozenset[str]) -> list[Span]:
-    """The spans but those of tokens ``used`` (by times), and but an unknown word said between a determiner and a
-    kind, which says which one ("the food bowl", "by its water bowl": a bowl; the kind is what is asked about)."""
+def _says_which(spans: list[Span], used: frozenset[int], names: frozenset[str], tokens: list[str]) -> list[Span]:
+    """The spans but those of tokens ``used`` (by times), but an unknown word said between a determiner and a kind,
+    which says which one ("the food bowl", "by its water bowl": a bowl; the kind is what is asked about), and but
+    words that say nothing of a thing or place here: "still" as "yet" ("was memory still seeing a person?"), the
+    "in" of "in what order"."""
     spans = [s for s in spans if not any(i in used for i in range(s.start, s.end))]
+    spans = [s for s in spans if not _says_nothing(s, tokens)]
     return [s for k, s in enumerate(spans) if not _which_one(spans, k, names)]
+
+
+def _says_nothing(span: Span, tokens: list[str]) -> bool:
+    after = tokens[span.end : span.end + 2]
+    if span.words == "still":  # ("still there", "still on the street" are read as not gone; "was it still?" as still)
+        return (after[:1] or [""])[0] not in _STILL_THERE | _STILL_ENDS
+    return span.words == "in" and after[:1] in (["what"], ["which"]) and len(after) > 1 and after[1] in _MANNER
+
+
+def _ordered(relation: str, phrases: Sequence[_Phrase]) -> bool:
+    """Whether the other side is a clause of order ("after the van was first seen did ..."), its place said in it or
+    not ("after the person showed up in the kitchen did the bowl ...")."""
+    return relation in ("before", "after") or any(
+        p.other_side and p.role == "other" and p.relation in ("before", "after") for p in phrases
+    )
 
 
 #: Words before a kind that say which or whose it is: "its food bowl", "the water bowl"
@@ -1570,6 +1595,8 @@ _SPANS_OF_TIME = frozenset({"time", "stretch", "moment", "period", "spell", "gap
 _BACK = frozenset({"come", "came", "comes", "coming", "got", "get", "gets", "is", "was", "were", "walked", "drove"})
 #: Words after "still" that make it "yet" ("still there", "still on the street"), not a thing standing still.
 _STILL_THERE = frozenset({"on", "in", "at", "there", "here", "around", "by", "near", "inside", "outside", "parked"})
+#: Words after "still" that leave it saying how a thing stood: "was the car still?", "still or moving?"
+_STILL_ENDS = frozenset({"", "?", ".", "!", ",", ";", "or", "and", "when", "while", "for", "during", "the", "all"})
 #: What someone wore, asked: "what was she wearing?"
 _WORE = frozenset({"wearing", "wear", "wore", "wears", "dressed"})
 #: Pronouns of someone who wears: "what was she wearing?"
@@ -1754,7 +1781,7 @@ def _non(tokens: list[str]) -> list[str]:
 def _said_plainly(tokens: list[str]) -> list[str]:
     """The question's words with what some forms say put the way the reader reads it: "than the indoor cameras" as
     "than indoors", "vs" as "or", "X then Y?" as an order, "rooms with ..." as which rooms, counts without "how many",
-    "non-person" things, a place left out, "a piece of" furniture."""
+    "non-person" things, a place left out, "a piece of" furniture, "the most common" as most often."""
     rewrites = (
         _group_said,
         _versus,
@@ -1766,9 +1793,30 @@ def _said_plainly(tokens: list[str]) -> list[str]:
         _left_out_there,
         _partitive,
     )
-    for rewrite in (*rewrites, _cameras_saw, _sightings_of):
+    for rewrite in (*rewrites, _cameras_saw, _sightings_of, _commonest):
         tokens = rewrite(tokens)
     return tokens
+
+
+def _in_order(query: Query, tokens: list[str]) -> Query:
+    """ "Put these in order: the truck, the dog and the tv", "in what order did ... show up?": all of them in the order
+    they came, not which came first."""
+    if query.intent is not Intent.ORDER or len(query.alternatives) < 3 or query.rank:
+        return query
+    return replace(query, rank="order") if {"order", "sequence", "sort", "arrange", "rank"} & set(tokens) else query
+
+
+def _commonest(tokens: list[str]) -> list[str]:
+    """ "The most common thing you saw", "the least frequent visitor": the one seen most (least) often."""
+    out: list[str] = []
+    for w in tokens:
+        if w in ("common", "frequent", "usual") and out[-1:] in (["most"], ["least"]):
+            out.append("often")
+        elif w == "commonest":
+            out += ["most", "often"]
+        else:
+            out.append(w)
+    return out
 
 
 def _again_there(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
@@ -2511,14 +2559,15 @@ def _what_held(tokens: Sequence[str], i: int, phrases: Sequence[_Phrase]) -> boo
     return before in _HOLDERS or _held_by_person(phrases, i)
 
 
-def _alternatives_places(phrases: Sequence[_Phrase], alternatives: Sequence[_Phrase]) -> set[int]:
+def _alternatives_places(phrases: Sequence[_Phrase], alternatives: Sequence[_Phrase], there: bool) -> set[int]:
     """The places said right after an alternative, which are that one's ("the tablet at the desk or the bowl in the
-    kitchen"); but a camera said once, after the last of kinds said in the plural, is where all of them were ("were
-    there people or cars on the street?")."""
+    kitchen"); but a camera said once, after the last of kinds said in the plural or of what ``there`` was, is where
+    all of them were ("were there people or cars on the street?", "was there a person or just things in the
+    kitchen?")."""
     theirs = {id(a) for a in alternatives}
     own = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) in theirs]
     others = [p for p in phrases if p.attached and 0 <= p.owner < len(phrases) and id(phrases[p.owner]) not in theirs]
-    plural = all(a.plural for a in alternatives)  # ("the tv or the person at the desk": the person's)
+    plural = there or all(a.plural for a in alternatives)  # ("the tv or the person at the desk": the person's)
     shared = plural and bool(own) and all(phrases[p.owner] is alternatives[-1] and p.camera for p in own) and not others
     return set() if shared else {id(p) for p in own}
 
@@ -2927,15 +2976,18 @@ _SIGHTED = frozenset({"seen", "spotted", "sighted", "caught", "recorded", "captu
 
 def _seen_times(query: Query, tokens: list[str]) -> Query:
     """ "Which things were seen only once?", "what was seen more than 5 times?", "which objects were never seen more
-    than once?": the things asked about, by how many times each was seen (its sightings), held against the number."""
-    if query.yes_no or query.intent not in (Intent.LIST, Intent.COUNT, Intent.WHICH_CAMERA):
-        return query
+    than once?": the things asked about, by how many times each was seen (its sightings), held against the number; of
+    any question, in a clause that says which one ("the person in blue who memory saw ten times")."""
+    asked = not query.yes_no and query.intent in (Intent.LIST, Intent.COUNT, Intent.WHICH_CAMERA)
     for i, w in enumerate(tokens):
         n = _TIMES_WORDS.get(w)
         if n is None and (w.isdigit() or w in NUMBER_WORDS) and tokens[i + 1 : i + 2] in (["times"], ["time"]):
             n = int(w) if w.isdigit() else NUMBER_WORDS[w]
-        if n is None or tokens[i - 1 : i] == ["at"] or not _SIGHTED & set(tokens[max(0, i - 6) : i]):
+        before = set(tokens[max(0, i - 6) : i])
+        if n is None or tokens[i - 1 : i] == ["at"] or not (_SIGHTED | {"saw"}) & before:
             continue  # ("at once": together)
+        if not (asked or before & {"who", "that", "which", "whom"}):
+            continue
         lead, compare = next(
             ((le, c) for le, c in _QUANTITY_LEADS if tuple(tokens[max(0, i - len(le)) : i]) == le), ((), "")
         )
@@ -3110,7 +3162,7 @@ class Reader:
         """The noun phrases of ``tokens`` (but those ``used`` by times) with their roles, and the cues of the question
         (its question word, order, counting and polarity words). ``names``: words written with a capital that memory
         has no name for."""
-        spans = _says_which(self.lexicon.tag(tokens), used, names)
+        spans = _says_which(self.lexicon.tag(tokens), used, names, tokens)
         cues = _Cues(timed=bool(used))
         phrases: list[_Phrase] = []
         role, relation = "subject", ""
@@ -3190,7 +3242,7 @@ class Reader:
                     inverted = following is not None and (
                         following.words in DETERMINERS or bool(following.of("kind") or following.of("name"))
                     )
-                    if inverted and relation in ("before", "after"):
+                    if inverted and _ordered(relation, phrases):
                         # "after the van was first seen did the bowl show up": the clause asking is this side's
                         other_side, role, relation = False, "object", ""
             if w in _CLAUSE_BREAKS:
@@ -3716,7 +3768,7 @@ class Reader:
                 choices = choices[1:]
             joined = [t for t in sentences[wh[-1]] if t not in (".", "?", "!")] + [":", *choices]
             main = self._read_tokens(joined, names, reference, zone, as_of)[0]
-        paired = _pair_named(sentences, at)
+        paired = _pair_named(sentences, at, self._two_things)
         if paired is not None:  # "the woman in the kitchen and the baby, how long between the two?": those two
             main = self._read_tokens(paired[0], names, reference, zone, as_of)[0]
             if paired[1]:  # the sentence before said them: nothing of it is the question's beside
@@ -3736,6 +3788,23 @@ class Reader:
                 main = replace(main, time=said.time)
         main = _alerted(main, [t for s in sentences for t in s])  # "I got an alert about the desk. what was that?"
         return replace(main, grounded=main.grounded + respelt) if respelt else main
+
+    def _two_things(self, tokens: list[str]) -> list[str] | None:
+        """The two things a sentence names, as a list ("my neighbour parks a grey car next to a white truck on our
+        street" -> "a grey car and a white truck"); None unless it names exactly two."""
+        phrases, _ = self.phrases(tokens, frozenset())
+        things = [p for p in phrases if (p.kinds or p.entity_id is not None) and not (p.pronoun or p.generic)]
+        if len(things) > 2:  # "my neighbour parks a grey car next to a white truck": the one who does it is no side
+            things = [
+                p for p in things if not (p.start > 0 and tokens[p.start - 1] in _POSSESSIVES and p.role == "subject")
+            ]
+        if len(things) != 2:
+            return None
+
+        def said(p: _Phrase) -> list[str]:
+            return ["the", *(w for w in (p.size, p.pattern) if w), *p.colour_words, *tokens[p.start : p.end]]
+
+        return [*said(things[0]), "and", *said(things[1])]
 
     def parts(self, question: str) -> tuple[str, ...]:
         """The questions of a question asked as two ("when did the truck arrive and when did it leave?", "who was in
@@ -3814,7 +3883,7 @@ class Reader:
         query = _right_now(_as_long_as(query, tokens, self.lexicon), tokens, reference if as_of is None else as_of)
         query = _same_span(_which_of_two(_others(query, tokens), tokens), tokens)
         query = _told_apart(_alerted(_who_with_it(_who_had(_longer_one(query, tokens), tokens), tokens), tokens))
-        query = _doing(query, tokens, self.lexicon)
+        query = _in_order(_doing(query, tokens, self.lexicon), tokens)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
         return _person_words(self._clause_place(query)), cues
 
@@ -3904,7 +3973,7 @@ class Reader:
         theirs_at = {id(a) for a in alternatives}
         # a place said right after an alternative or the other side is that one's ("the tablet at the desk or the
         # bowl in the kitchen")
-        theirs_at |= _alternatives_places(phrases, alternatives)
+        theirs_at |= _alternatives_places(phrases, alternatives, "there" in question.split()[:3])
         mine = [p for p in phrases if not p.other_side and id(p) not in theirs_at]
         theirs = [p for p in phrases if p.other_side]
         subjects = [p for p in mine if p.role in ("subject", "object") and (p.thing or p.pronoun)]

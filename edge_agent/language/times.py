@@ -128,6 +128,8 @@ _AFTER_HOUR = frozenset(
      "until", "till", "but", "when", "what", "who", "where", "did", "was", "were", "is", "are", "how"}
 )  # fmt: skip
 _AT = frozenset({"at", "around", "about", "approximately", "roughly", "near"})
+#: Words that say a time is not exact: "after about 11:05".
+_HEDGES = frozenset({"around", "about", "approximately", "roughly", "circa", "approx", "just"})
 _ZONES = {"utc": "UTC", "gmt": "UTC", "z": "UTC"}
 
 
@@ -360,8 +362,13 @@ class _Reader:
     # -- the whole reading ---------------------------------------------------------------------------------------
 
     def connector(self, i: int) -> tuple[str, int]:
-        """The time word before token ``i`` (after, before, between, at, ...) and where it starts."""
+        """The time word before token ``i`` (after, before, between, at, ...) and where it starts; a hedge between
+        them ("after about 11:05", "before roughly 9") is part of it."""
         w = self.word(i - 1)
+        if w in _HEDGES and i > 1:
+            connector, at = self.connector(i - 1)
+            if connector and connector != "at":
+                return connector, at
         if w == "to" and self.word(i - 2) in ("up", "prior"):
             return "before", i - 2
         if w == "of" and self.word(i - 2) == "as":

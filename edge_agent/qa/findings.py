@@ -195,6 +195,7 @@ class Alternatives(Finding):
     least: bool = False  #: the value with the least is asked for ("was it there for less time than ...?")
     as_long: bool = False  #: "did it stay as long as ...?": at least as long is asked
     same: bool = False  #: "for the same amount of time?": as long as each other, to the second
+    unseen: tuple[str, ...] = ()  #: of kinds, those nothing seen was ("a person, or just things?": no person)
 
     @property
     def typed(self) -> object:

@@ -16,7 +16,14 @@ import numpy as np
 
 from edge_agent.clock import format_utc
 from edge_agent.language.grammar import Aggregate, Event, Intent, Order, Place, Query, Side, Subject, against
-from edge_agent.language.lexicon import COLOUR_WORDS, MOTION_WORDS, PATTERN_WORDS, SIZE_WORDS
+from edge_agent.language.lexicon import (
+    COLOUR_WORDS,
+    GENERIC,
+    MOTION_WORDS,
+    NEGATIVE_SUBJECTS,
+    PATTERN_WORDS,
+    SIZE_WORDS,
+)
 from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.consolidate import facts, traces
 from edge_agent.memory.queries import Sighting
@@ -141,8 +148,10 @@ def candidates(
     subject = subject or query.subject
     place = place or query.place
     seen = [s for s in view.sightings(subject, detail=detail) if s.entity_id not in subject.not_ids]
-    if subject.sightings is not None:  # "which things were seen only once?"
-        seen = [s for s in seen if against(s.observations, *subject.sightings)]
+    if subject.sightings is not None:  # "which things were seen only once?" (where in the picture says which)
+        whole = _regions_left(view)
+        times = {s.entity_id: s.observations for s in whole.sightings(subject)} if whole is not view else {}
+        seen = [s for s in seen if against(times.get(s.entity_id, s.observations), *subject.sightings)]
     colours = _colours(subject)
     if colours and seen:
         shares = queries.described_share(
@@ -205,6 +214,11 @@ def _ranked(ctx: Context, among: set[int] | None = None, kinds: Sequence[str] | 
             then[o.entity_id] = max(then[o.entity_id], score)
     ranked = then or totals
     return max(ranked, key=lambda k: ranked[k]) if ranked else None
+
+
+def _regions_left(view: View) -> View:
+    """The view without its parts of the picture (the same view when it has none)."""
+    return View(view.store, replace(view.scope, regions=())) if view.scope.regions else view
 
 
 def among(query: Query, ctx: Context, ids: Sequence[int], subject: Subject | None = None) -> int:
@@ -598,13 +612,19 @@ def _which_kind(query: Query, ctx: Context) -> Finding:
 
     words = Lexicon().kind_words()
     said = query.subject  # "was the white vehicle a truck or a car?": of each kind, those described so
+    named = tuple(k for word in query.alternatives for k in words.get(word, ()))
+
+    def as_said(word: str) -> Subject | None:
+        if words.get(word):
+            return replace(said, kinds=words[word], generic=False)
+        if GENERIC.get(word) == () and word not in NEGATIVE_SUBJECTS:  # "a person, or just things?": anything else
+            return replace(said, kinds=(), generic=True, exclude=said.exclude + named)
+        return None
+
+    sides = {word: as_said(word) for word in query.alternatives}
     seen_as = {
-        word: candidates(
-            query, ctx.view, replace(said, kinds=words.get(word, ()), generic=False), select=True, detail=True
-        )
-        if words.get(word)
-        else []
-        for word in query.alternatives
+        word: candidates(query, ctx.view, side, select=True, detail=True) if side is not None else []
+        for word, side in sides.items()
     }
     # a thing either word names counts for the narrower one: a cell phone is a "phone" rather than a "tablet"
     narrowest: dict[int, int] = {}
@@ -624,7 +644,10 @@ def _which_kind(query: Query, ctx: Context) -> Finding:
     if query.negated:  # "which of these was never seen?": the one that was not
         unseen = [word for word, n in support if n == 0]
         chosen = unseen[0] if len(unseen) == 1 else None if unseen else "none"
-    return Alternatives(tuple(evidence), of="kind", chosen=chosen, support=tuple(support), whose=where_said(ctx.view))
+    none = tuple(word for word, seen in seen_as.items() if not seen and word != chosen)
+    return Alternatives(
+        tuple(evidence), of="kind", chosen=chosen, support=tuple(support), whose=where_said(ctx.view), unseen=none
+    )
 
 
 def where(query: Query, ctx: Context) -> Finding:
@@ -1082,8 +1105,9 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     if not seen and not query.negated:
         return _not_seen(query, ctx.view)
     ids = [s.entity_id for s in seen]
-    narrowing = query.subject.described or ctx.moments
-    # ("which rooms had no one in red?": none of them, not the likeliest one)
+    # ("which rooms had no one in red?": none of them, not the likeliest one; "which room was the person in red in?":
+    # each room one so described was in, which memory could not tell apart)
+    narrowing = ctx.moments or query.subject.near
     one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many and not query.negated) else None
     per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
     per_camera = [c for c in per_camera if c.camera in cameras]
@@ -1309,6 +1333,7 @@ def order(query: Query, ctx: Context) -> Finding:
         asked=asked,
         yes_no=query.yes_no,
         more=tuple(more),
+        rank=query.rank == "order",
         overlap=together,
         alike=other_side is not None and _alike(side, other_side),
         a_stayed=leaving and _stayed(ctx.view, a_at),
@@ -1422,7 +1447,9 @@ def duration(query: Query, ctx: Context) -> Finding:
         subject = span(seen, key=lambda s: (s.last - s.first, -s.entity_id)).entity_id
     else:
         subject = among(query, ctx, _primary(query, ctx.view, seen))
-    history = ctx.view.history(subject)
+    # where in the picture says which one ("the person at the middle left"), not when it was there
+    whole = _regions_left(ctx.view)
+    history = whole.history(subject)
     if not history:
         return _not_seen(query, ctx.view)
     places = [*query.subject.near, *query.place.zones]
@@ -1458,7 +1485,7 @@ def duration(query: Query, ctx: Context) -> Finding:
         start=history[0].t_start,
         end=history[-1].t_end,
         stays=len(stays),
-        where=where_said(ctx.view),
+        where=where_said(whole),
         against=against,
         longer=query.compare != "fewer",
         recorded=recorded,

@@ -244,6 +244,9 @@ def _alternatives(f: Alternatives) -> str:
         if f.chosen == "same":
             return f"The same time: seen for {said}.{latest}"
         return f"The {f.chosen}, {'for less time' if f.least else 'longer'}: seen for {said}.{latest}"
+    if f.of == "kind":  # "a person, or just things?": "Things, no person"
+        lead = f"{f.chosen.capitalize()}{', no ' + ' and no '.join(f.unseen) if f.unseen else ''}"
+        return f"{lead}: {said}{whose}.{latest}"
     return f"{f.chosen.capitalize()}: {f.of} {said}{whose}.{latest}"
 
 
@@ -527,6 +530,10 @@ def _order(f: Order) -> str:
         ranked = [label for label, _ in f.ranked()]
         if not ranked:
             return f"I cannot tell: {said}."
+        if f.asked in ("first", "last") and not f.rank:  # "which came last: the tv, the couch or the baby?"
+            pick = ranked[0] if f.asked == "first" else ranked[-1]
+            came = "left" if f.leaving else "came"
+            return f"The {pick} {came} {f.asked}: in order {', then '.join(ranked)} ({said})."
         return f"In order: {', then '.join(ranked)} ({said})."
     if f.alike and f.a_at is not None and f.b_at is not None and f.a_at.id == f.b_at.id and f.a != f.b:
         # "was the baby seen after the woman?" with both read as any person: one sighting answers for both

@@ -1606,3 +1606,60 @@ def test_round_34_forms(reader, question, check):
     sightings how many", "new" people are those that appeared, "according to" a camera, "new" that says which."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "My neighbour parks a grey car next to a white truck on our street and I always wonder who gets there "
+            "first. On the street cam, which of the two showed up first?",
+            lambda q: (
+                q.intent is Intent.ORDER
+                and q.subject.kinds == ("car",)
+                and q.subject.colours == ("grey",)
+                and q.other is not None
+                and q.other.subject.kinds == ("truck",)
+                and q.place.cameras == ("street",)
+            ),
+        ),
+        (
+            "After about 11:00:05, was memory still seeing a person in the kitchen, or just things?",
+            lambda q: (
+                q.time.start == parse_iso("2026-03-02T11:00:05+00:00")
+                and q.alternatives == ("person", "things")
+                and q.place.cameras == ("kitchen",)
+            ),
+        ),
+        ("what came in before roughly 9?", lambda q: q.time.end == parse_iso("2026-03-02T09:00:00+00:00")),
+        ("was the car still?", lambda q: q.alternative_of == "motion" and q.alternatives == ("still",)),
+        ("was the car still or moving?", lambda q: q.alternatives == ("still", "moving")),
+        ("was there a person or a bowl in the kitchen?", lambda q: q.place.cameras == ("kitchen",)),
+        (
+            "There's a person in blue at the middle left of the street who memory saw ten times. Roughly how long "
+            "was that person around for?",
+            lambda q: q.intent is Intent.DURATION and q.subject.sightings == ("exactly", 10),
+        ),
+        (
+            "in what order did the tv, the couch and the bowl show up?",
+            lambda q: q.rank == "order" and not q.place.named and q.alternatives == ("tv", "couch", "bowl"),
+        ),
+        (
+            "how long after the person showed up in the kitchen did the bowl appear?",
+            lambda q: (
+                q.intent is Intent.DURATION
+                and q.subject.kinds == ("bowl",)
+                and q.other is not None
+                and q.other.place.cameras == ("kitchen",)
+            ),
+        ),
+        ("what's the most common thing you saw?", lambda q: q.rank == "most" and not q.unknown),
+    ],
+)
+def test_round_35_forms(reader, question, check):
+    """Forms a new user wrote: "which of the two" after a sentence that names two things beside the one doing it,
+    a hedged time after its connector ("after about 11:00:05"), "still" that says "yet" before what follows it, a
+    place said after "a person or just things" of what was there, "who memory saw ten times" saying which one, "in
+    what order" (no place), the other side's place before the clause that asks, "the most common"."""
+    q = read(reader, question)
+    assert check(q), q

@@ -97,8 +97,15 @@ def _t(hour: float) -> str:
         ("what colour was the couch?", ("blue", "red"), "blue", "Blue: "),
         ("was the couch blue or red?", ("blue", "red", "neither"), "blue", "Blue: "),
         ("was the truck moving or parked?", ("moving", "parked"), "parked", "Still: "),
-        ("was the thing in the kitchen a dog or an animal?", (), None, "Dog: kind dog: 1 observation; animal: 0"),
-        ("was the white vehicle a truck or a car?", (), None, "Truck: kind truck: 3 observations; car: 0"),
+        ("was the thing in the kitchen a dog or an animal?", (), None, "Dog: dog: 1 observation; animal: 0"),
+        ("was the white vehicle a truck or a car?", (), None, "Truck, no car: truck: 3 observations; car: 0"),
+        (
+            "after about 9:01, was memory still seeing a person in the kitchen, or just things?",
+            (),
+            None,
+            "Things, no person: person: 0 observations; things: 1 observation on camera kitchen",
+        ),
+        ("was there a person or a dog in the kitchen?", (), None, "Both: person: 1 observation; dog: 1 observation"),
         ("where was the vehicle that was seen the least?", (), None, "Entity #8 (car)"),
         ("what showed up in the kitchen after 9:00:10?", (), None, "1 thing seen on camera kitchen after"),
         ("where was the truck at 15:00:11?", (), None, "entity #7 (truck) was seen (then) 1970-01-02 15:00:10"),
@@ -176,7 +183,7 @@ def _t(hour: float) -> str:
             "which came first: the truck, the couch or the cup?",
             ("truck, then couch, then cup", "cup, then couch, then truck"),
             "cup, then couch, then truck",
-            "In order: cup, then couch, then truck",
+            "The cup came first: in order cup, then couch, then truck",
         ),  # fmt: skip
         (
             "put these in order, earliest first: the truck, the dog and the tv",
