@@ -464,8 +464,19 @@ def _says_which(spans: list[Span], used: frozenset[int], names: frozenset[str], 
     words that say nothing of a thing or place here: "still" as "yet" ("was memory still seeing a person?"), the
     "in" of "in what order"."""
     spans = [s for s in spans if not any(i in used for i in range(s.start, s.end))]
-    spans = [s for s in spans if not _says_nothing(s, tokens)]
+    spans = [_worn(s, tokens) for s in spans if not _says_nothing(s, tokens)]
     return [s for k, s in enumerate(spans) if not _which_one(spans, k, names)]
+
+
+def _worn(span: Span, tokens: list[str]) -> Span:
+    """ "Her red top", "the person in the striped top": clothes, not the top of the picture (as "top left" is)."""
+    if span.words not in ("top", "tops") or span.of("region") is None or span.start == 0:
+        return span
+    before, after = tokens[span.start - 1], tokens[span.end : span.end + 1]
+    described = before in COLOUR_WORDS or before in PATTERN_WORDS or before in _POSSESSIVES
+    if not described or after[:1] in (["left"], ["right"], ["centre"], ["center"], ["middle"], ["of"], ["half"]):
+        return span
+    return Span(span.start, span.end, span.words, tuple(t for t in span.tags if t.type != "region"))
 
 
 def _says_nothing(span: Span, tokens: list[str]) -> bool:

@@ -378,6 +378,7 @@ class Listing(Finding):
     items: tuple[tuple[Entity, Observation, int], ...] = ()  #: (entity, its latest observation, observations)
     more: int = 0  #: listed beyond these
     rank: str = ""  #: "most" or "fewest": ordered by how often each was seen, the answer first
+    kinds: tuple[tuple[str, int], ...] = ()  #: of all of them, how many of each kind, the most first
 
     @property
     def typed(self) -> object:

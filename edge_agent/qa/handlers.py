@@ -24,7 +24,7 @@ from edge_agent.language.lexicon import (
     PATTERN_WORDS,
     SIZE_WORDS,
 )
-from edge_agent.memory import Observation, Store, queries
+from edge_agent.memory import Entity, Observation, Store, queries
 from edge_agent.memory.consolidate import facts, traces
 from edge_agent.memory.queries import Sighting
 from edge_agent.memory.takings import Taking
@@ -160,8 +160,18 @@ def candidates(
         most = max(shares.values(), default=0.0)
         every = select or subject.seen_most or query.intent in (Intent.WHICH_CAMERA, Intent.LIST)
         least = 0.25 if every else max(most / 2, 1e-9)
+        # of all those so described (how many, which cameras): each said so in half its sightings, or a quarter and
+        # most often (not one in blue that a single sighting called red); whether any was, any said so a quarter
+        counted = every and not query.yes_no
+        top = view.likeliest([s.entity_id for s in seen], "colour") if counted else {}
         seen = sorted(
-            (s for s in seen if shares.get(s.entity_id, 0.0) >= least), key=lambda s: -shares.get(s.entity_id, 0.0)
+            (
+                s
+                for s in seen
+                if shares.get(s.entity_id, 0.0) >= least
+                and (not counted or shares.get(s.entity_id, 0.0) >= 0.5 or top.get(s.entity_id) in colours)
+            ),
+            key=lambda s: -shares.get(s.entity_id, 0.0),
         )
     left_out = _colours(replace(subject, colours=subject.not_colours))
     if left_out and seen:  # "not counting the ones in black": those described so in a quarter of their sightings
@@ -1223,6 +1233,7 @@ def listing(query: Query, ctx: Context, came_after: Observation | None = None) -
         items=items,
         more=max(0, len(seen) - len(shown)),
         rank=query.rank,
+        kinds=tuple(Counter(s.category for s in seen).most_common()),
     )
 
 
@@ -1705,7 +1716,7 @@ def _beside_the_other(query: Query, ctx: Context) -> Finding:
             firsts = {e.id: ctx.store.observations(e.id)[0].t_start for e, _, _ in found.items}
             soonest = min(firsts.values())
             items = tuple(i for i in found.items if firsts[i[0].id] <= soonest + SAME_MOMENT_S * 2)
-            return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0)
+            return _only(found, items)
         return found
     return summary(plain, replace(ctx, view=View(ctx.store, scope), other=None))
 
@@ -1723,7 +1734,13 @@ def _just_before(plain: Query, ctx: Context, scope: Scope, moment: float, at: Ob
     if latest is None:
         return found
     items = tuple(i for i in found.items if i[0].id != at.entity_id and firsts[i[0].id] >= latest - SAME_MOMENT_S * 2)
-    return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0)
+    return _only(found, items)
+
+
+def _only(found: Listing, items: tuple[tuple[Entity, Observation, int], ...]) -> Listing:
+    """The listing of only ``items`` of it."""
+    kinds = tuple(Counter(e.category for e, _, _ in items).most_common())
+    return replace(found, items=items, evidence=tuple(o for _, o, _ in items), more=0, kinds=kinds)
 
 
 def _profile(ctx: Context, subject: int) -> Finding:

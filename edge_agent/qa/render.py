@@ -3,7 +3,7 @@ the observations it rests on named, and into JSON. Each finding type has one fun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
@@ -71,6 +71,11 @@ def _plural(what: str, n: int) -> str:
         return what
     head, _, last = what.rpartition(" ")
     return f"{head} {plural(last)}".strip()
+
+
+def _and(words: Sequence[str]) -> str:
+    """'a, b and c'."""
+    return " and ".join(words) if len(words) < 3 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _span(seconds: float) -> str:
@@ -514,9 +519,15 @@ def _listing(f: Listing) -> str:
         f"observation {o.id})"
         for e, o, _ in f.items
     ]
-    more = f"; and {f.more} more" if f.more else ""
+    kinds = _and([f"{n} {_plural(k, n)}" for k, n in f.kinds])  # of a list cut short, what all of them were
+    more = f"; and {f.more} more ({kinds} in all)" if f.more and len(f.kinds) > 1 else f"; and {f.more} more"
     what = _plural(f.what if f.what not in ("thing", "") else "thing", len(f.items) + f.more)
-    return f"{len(f.items) + f.more} {what} seen{_scope(f.where, f.when)}: " + "; ".join(parts) + more + "."
+    return (
+        f"{len(f.items) + f.more} {what} seen{_scope(f.where, f.when)}: "
+        + "; ".join(parts)
+        + (more * bool(f.more))
+        + "."
+    )
 
 
 def _order(f: Order) -> str:

@@ -1654,12 +1654,18 @@ def test_round_34_forms(reader, question, check):
             ),
         ),
         ("what's the most common thing you saw?", lambda q: q.rank == "most" and not q.unknown),
+        (
+            "what time was the person in the red top in the bedroom?",
+            lambda q: not q.place.regions and q.subject.colours == ("red",) and q.place.cameras == ("bedroom",),
+        ),
+        ("was the tv at the top?", lambda q: "top left" in q.place.regions),
     ],
 )
 def test_round_35_forms(reader, question, check):
     """Forms a new user wrote: "which of the two" after a sentence that names two things beside the one doing it,
     a hedged time after its connector ("after about 11:00:05"), "still" that says "yet" before what follows it, a
     place said after "a person or just things" of what was there, "who memory saw ten times" saying which one, "in
-    what order" (no place), the other side's place before the clause that asks, "the most common"."""
+    what order" (no place), the other side's place before the clause that asks, "the most common", "the red top"
+    (clothes, not the top of the picture)."""
     q = read(reader, question)
     assert check(q), q

@@ -969,3 +969,43 @@ def test_a_blind_round_of_conversations(house, embedder):
         chat = Conversation(DeterministicController(store, embedder))
         chat.ask("what did the cameras see between 11 and 13?", as_of=as_of)
         assert "3 things seen before 1970-01-02 11:00:00 UTC" in chat.ask("before that?", as_of=as_of).text
+
+
+def test_a_colour_one_sighting_gave_counts_for_whether_any_was_not_how_many(tmp_path, embedder):
+    """A person in blue whom one of three sightings called red: "was anyone in red?" may say yes (a sighting did), but
+    "how many people in red?" and "which cameras saw someone in red?" count only those mostly so described."""
+    home = tmp_path / "home"
+    with Store(home) as store:
+        for k, colour in enumerate(("blue", "red", "blue")):
+            t = DAY + 9 * 3600 + 60 * k
+            record = observation(1, t, [200, 50, 260, 300], _vector(1), kind="person", category="person",
+                                 description=said("person", colour=colour))  # fmt: skip
+            store.ingest_clip(clip(t, camera="street"), [record])
+        store.close_episodes()
+    with Store(home, mode="read") as store:
+        controller = DeterministicController(store, embedder)
+        assert controller.ask("how many people in red?").text.startswith("0"), controller.ask("how many in red?").text
+        assert "not seen" in controller.ask("which cameras saw someone in red?").text
+        assert controller.ask("was anyone in red?").text.startswith("Yes")
+        assert controller.ask("how many people in blue?").text.startswith("1 blue person")
+
+
+def test_a_list_cut_short_says_what_all_of_them_were(tmp_path, embedder):
+    """Fourteen things on the street, twelve listed: the answer ends with what all fourteen were, the two it did not
+    list included."""
+    home = tmp_path / "home"
+    with Store(home) as store:
+        records = [
+            observation(k, DAY + 9 * 3600, [40 * k, 50, 40 * k + 30, 300], _vector(k), kind="person", category="person")
+            for k in range(12)
+        ]
+        records += [
+            observation(12, DAY + 9 * 3600 + 5, [500, 20, 630, 120], _vector(12), category="truck"),
+            observation(13, DAY + 9 * 3600 + 5, [560, 200, 640, 300], _vector(13), category="car"),
+        ]
+        store.ingest_clip(clip(DAY + 9 * 3600, camera="street"), records)
+        store.close_episodes()
+    with Store(home, mode="read") as store:
+        text = DeterministicController(store, embedder).ask("what was on the street?").text
+    assert text.startswith("14 things seen on camera street"), text
+    assert text.endswith("and 2 more (12 people, 1 car and 1 truck in all)."), text
