@@ -483,6 +483,26 @@ def _key(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+def _pair_misspelt(
+    first: str, second: str, names: Mapping[str, tuple[tuple[str, ...], str]]
+) -> tuple[tuple[str, ...], str] | None:
+    """The name that two words said are, written as one, the first or the last said right and the other a letter or so
+    off ("living rom", "frnt yard"), as (its words, the name); None where they are not."""
+    if not (first.isalpha() and second.isalpha()) or len(first + second) < 6:
+        return None
+    for close in difflib.get_close_matches(first + second, names, n=3, cutoff=_SPELLING):
+        rest, said = (close[len(first) :], second) if close.startswith(first) else (close[: -len(second)], first)
+        if not (close.startswith(first) or close.endswith(second)) or not rest or rest == said:
+            continue  # ("in bedroom": "in" is no part of it)
+        if difflib.SequenceMatcher(None, rest, said).ratio() >= _PART_SPELLING:
+            return names[close]
+    return None
+
+
+#: How alike the misspelt part of a two-word name must be to what it stands for: "rom" for "room", "frnt" for "front".
+_PART_SPELLING = 0.75
+
+
 class Lexicon:
     """Memory's vocabulary as tagged phrases. ``names``: the names the user gave entities (-> entity id);
     ``cameras``; ``categories``: kinds memory holds beyond the detector's (another detector's classes, things
@@ -559,7 +579,17 @@ class Lexicon:
                 names["".join(key)] = (key, tag.value[0])
         out: list[str] = []
         read_as: list[tuple[str, str]] = []
-        for token in tokens:
+        skip = False
+        for i, token in enumerate(tokens):
+            if skip:
+                skip = False
+                continue
+            pair = _pair_misspelt(token, tokens[i + 1] if i + 1 < len(tokens) else "", names)
+            if pair is not None:  # "living rom", "livng room": a name of two words, one of them misspelt
+                out.extend(pair[0])
+                read_as.append((f"{token} {tokens[i + 1]}", pair[1]))
+                skip = True
+                continue
             known = token in self._starts or any(
                 token.endswith(end) and token[: -len(end)] in self._starts for end in ("s", "es")
             )

@@ -608,6 +608,8 @@ def test_a_stretch_of_a_recording_is_a_window_made_from_memory(reader, question,
         ("anything at the bedrom", "bedroom", "bedrom"),
         ("who was at the frontdoor", "front-door", "frontdoor"),
         ("was the van on the stret", "street", "stret"),
+        ("whats in teh living rom", "living-room", "living rom"),
+        ("who was at the frnt door", "front-door", "frnt door"),
     ],
 )
 def test_a_name_misspelt_by_a_letter_is_read_as_the_name_and_said(reader, question, camera, said):
