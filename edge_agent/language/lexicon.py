@@ -250,18 +250,35 @@ MOTION_WORDS: dict[str, str] = {
     **dict.fromkeys(("moving", "walking", "driving", "running", "passing", "going", "in motion"), "moving"),
 }
 #: Other words for the rooms and places cameras are named after: a camera named "living-room" is the lounge too.
+#: Each group is one kind of room: a camera named by any of its words is called by the others too (a camera named
+#: "lounge" is the living room).
 ROOM_WORDS: dict[str, tuple[str, ...]] = {
     "living room": ("lounge", "sitting room", "front room", "family room", "tv room", "living area", "livingroom"),
     "kitchen": ("cooking area", "kitchenette"),
     "bedroom": ("bed room",),
+    "kids room": ("kid room", "kids bedroom", "nursery", "child room", "children room", "childs room", "playroom",
+                  "play room", "baby room", "babys room"),
     "street": ("road", "the road", "pavement", "sidewalk"),
+    "front yard": ("driveway", "drive way", "front garden", "yard", "frontyard"),
     "front door": ("entrance", "doorstep", "front step", "front entrance"),
     "back door": ("back entrance",),
-    "garden": ("yard", "back yard", "backyard"),
+    "garden": ("yard", "back yard", "backyard", "back garden"),
     "hallway": ("hall", "corridor", "entrance hall"),
     "desk": ("study desk", "work desk"),
     "office": ("study", "home office"),
-}
+}  # fmt: skip
+
+
+def room_words(camera_words: str) -> tuple[str, ...]:
+    """The other words for the room a camera's name says ("lounge" -> "living room", "sitting room", ...)."""
+    out: list[str] = []
+    for room, others in ROOM_WORDS.items():
+        group = (room, *others)
+        if camera_words in group:
+            out.extend(w for w in group if w != camera_words)
+    return tuple(dict.fromkeys(out))
+
+
 _ROWS = {"top": "top", "upper": "top", "bottom": "bottom", "lower": "bottom", "middle": "middle"}
 _COLUMNS = {"left": "left", "right": "right", "centre": "centre", "center": "centre", "middle": "centre"}
 
@@ -488,7 +505,7 @@ def _pair_misspelt(
 ) -> tuple[tuple[str, ...], str] | None:
     """The name that two words said are, written as one, the first or the last said right and the other a letter or so
     off ("living rom", "frnt yard"), as (its words, the name); None where they are not."""
-    if not (first.isalpha() and second.isalpha()) or len(first + second) < 6:
+    if not (first.isalpha() and second.isalpha()) or len(first + second) < 6 or first + second in names:
         return None
     for close in difflib.get_close_matches(first + second, names, n=3, cutoff=_SPELLING):
         rest, said = (close[len(first) :], second) if close.startswith(first) else (close[: -len(second)], first)
@@ -545,7 +562,7 @@ class Lexicon:
             self._add(zone, Tag("zone", (zone,)))
         for camera in self.cameras:
             self._add(camera, Tag("camera", (camera,)))
-            for word in ROOM_WORDS.get(" ".join(_key(camera)), ()):  # "the lounge" for a camera named living-room
+            for word in room_words(" ".join(_key(camera))):  # "the lounge" for a camera named living-room, and back
                 if _key(word) not in self._phrases:
                     self._add(word, Tag("camera", (camera,)))
             key = _key(camera)

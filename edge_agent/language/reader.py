@@ -987,14 +987,19 @@ def _moving(query: Query, tokens: list[str]) -> Query:
     thing asked "was the truck moving?" keeps its attribute question."""
     subject = query.subject
     several = subject.many or subject.generic or subject.said in ("anyone", "someone", "anybody", "somebody")
-    if not several or query.subject.recording:
-        return query
     be_moving = any(
         w == "moving"
         and {"was", "were", "is", "are"} & set(tokens[:i])
         and (tokens[i + 1 : i + 2] or [""])[0] not in DETERMINERS | {"it", "them", "him", "her", "this", "that"}
         for i, w in enumerate(tokens)
     )  # "was anything moving (after 6)?", not "was anyone moving the couch?"
+    if query.subject.recording or not several and not (be_moving and query.event is Event.MOVED and query.yes_no):
+        return query
+    if not several:  # "was the person in the study moving?": how it was seen, not whether it was moved
+        return replace(
+            query, intent=Intent.ATTRIBUTE, event=Event.SEEN, asks="motion", alternatives=("moving",),
+            alternative_of="motion",
+        )  # fmt: skip
     if query.event is Event.MOVED and be_moving:  # "was anything moving?": seen in motion, not moved by someone
         return replace(query, event=Event.SEEN, subject=replace(subject, motion="moving"))
     if query.intent is Intent.ATTRIBUTE and query.yes_no and query.alternative_of == "motion":
@@ -1815,6 +1820,30 @@ def _in_order(query: Query, tokens: list[str]) -> Query:
     if query.intent is not Intent.ORDER or len(query.alternatives) < 3 or query.rank:
         return query
     return replace(query, rank="order") if {"order", "sequence", "sort", "arrange", "rank"} & set(tokens) else query
+
+
+def _head(subjects: list[_Phrase], tokens: list[str]) -> _Phrase | None:
+    """The phrase the question is about, of its subjects: the first, but what "it" is said to be ("was it a van or a
+    bus?") and what anyone saw ("when did anyone last see my phone?": the phone, not who saw it)."""
+    head = subjects[0] if subjects else None
+    if head is not None and len(subjects) > 1:
+        if head.pronoun and not subjects[1].pronoun or _a_seer(head, subjects[1], tokens):
+            return subjects[1]
+    return head
+
+
+def _a_seer(seer: _Phrase, seen: _Phrase, tokens: list[str]) -> bool:
+    """Whether ``seer`` only says someone saw ``seen`` ("anyone saw my phone", "did someone spot the bowl?"): the one
+    seeing is anyone at all, and a verb of seeing comes between them."""
+    between = tokens[seer.end : seen.start]
+    return seer.said in _ANYONE and seen.thing and not seen.generic and bool(set(between) & _NOTICING)
+
+
+#: Words for anyone at all, as the one who saw: "when did anyone last see my phone?"
+_ANYONE = frozenset({"anyone", "anybody", "someone", "somebody", "you", "we", "i", "one"})
+#: Verbs of someone seeing a thing: "anyone saw my phone", "did you spot the bowl?"
+_NOTICING = frozenset({"see", "saw", "seen", "sees", "spot", "spotted", "spots", "notice", "noticed", "sight",
+                       "sighted", "glimpse", "glimpsed"})  # fmt: skip
 
 
 def _commonest(tokens: list[str]) -> list[str]:
@@ -3995,9 +4024,7 @@ class Reader:
         excludes = [p for p in mine if p.role == "exclude"]
         values = [v for p in mine for v in p.values]
         people_wh = cues.wh in ("who", "whom")
-        head = subjects[0] if subjects else None
-        if head is not None and head.pronoun and len(subjects) > 1 and not subjects[1].pronoun:
-            head = subjects[1]  # "was it a van or a bus?": what "it" is said to be
+        head = _head(subjects, question.split())
         for a in alternatives:  # "the person in the bedroom or the one in the kitchen": "one" is another person
             if a.said in ("one", "ones") and a.generic and head is not None and head.kinds:
                 a.kinds, a.generic, a.said = head.kinds, False, head.said

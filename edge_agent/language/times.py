@@ -9,7 +9,7 @@ only after a time word: "between 8 and 9")."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
@@ -168,7 +168,8 @@ class _Reader:
         self.zone = zone
         self.now = dt.datetime.fromtimestamp(reference, zone)
         self.used: set[int] = set()
-        self.parts: list[tuple[float, float]] = []  #: the windows of the parts of the day said ("in the morning")
+        #: the windows of the days and parts of the day said ("yesterday", "in the morning")
+        self.parts: list[tuple[float, float]] = []
 
     def word(self, i: int) -> str:
         return self.tokens[i] if 0 <= i < len(self.tokens) else ""
@@ -388,8 +389,6 @@ class _Reader:
         return "", i
 
     def read(self) -> TimeReading:
-        start: float | None = None
-        end: float | None = None
         moments: list[float] = []
         said: list[str] = []
 
@@ -399,17 +398,7 @@ class _Reader:
 
         days = self.days()
         named_day = days[0][2] if len(days) == 1 else None
-        for first, last, day in days:
-            connector, at = self.connector(first)
-            day_start = self.day_start(day)
-            if connector == "before":
-                end = min(day_start, end) if end is not None else day_start
-            elif connector == "after":
-                start = max(day_start + 86400, start or -1e18)
-            else:
-                start = max(day_start, start) if start is not None else day_start
-                end = min(day_start + 86400, end) if end is not None else day_start + 86400
-            use(min(at, first), last)
+        start, end = self.days_window(days, use)
         i = 0
         pending_between: float | None = None
         while i < len(self.tokens):
@@ -491,6 +480,26 @@ class _Reader:
         time = Time(start, end, tuple(moments), tuple(said), to_second=_to_second(said, moments))
         return TimeReading(time, frozenset(self.used))
 
+    def days_window(
+        self, days: list[tuple[int, int, dt.date]], use: Callable[[int, int], None]
+    ) -> tuple[float | None, float | None]:
+        """The window the days said make ("yesterday", "before monday", "after march 2"), each said used."""
+        start: float | None = None
+        end: float | None = None
+        for first, last, day in days:
+            connector, at = self.connector(first)
+            day_start = self.day_start(day)
+            if connector == "before":
+                end = min(day_start, end) if end is not None else day_start
+            elif connector == "after":
+                start = max(day_start + 86400, start or -1e18)
+            else:
+                start = max(day_start, start) if start is not None else day_start
+                end = min(day_start + 86400, end) if end is not None else day_start + 86400
+                self.parts.append((day_start, day_start + 86400))  # ("at 6 pm yesterday": the day says which 6 pm)
+            use(min(at, first), last)
+        return start, end
+
     def iso(self, i: int) -> tuple[float | None, int]:
         text = self.word(i).replace(" ", "T")
         n = 1
@@ -540,9 +549,9 @@ class _Reader:
 def _read_window(
     start: float | None, end: float | None, moments: Sequence[float], parts: Sequence[tuple[float, float]]
 ) -> tuple[float | None, float | None]:
-    """The window read: none where it is only the part of the day a moment said in it is in ("at half past ten in
-    the morning": the morning says which half past ten, it is no window); a window that closes before it opens keeps
-    its start ("after 9 until 8" is misread)."""
+    """The window read: none where it is only the day or the part of the day a moment said in it is in ("at half
+    past ten in the morning", "at 6 pm yesterday": they say which half past ten, they are no window); a window that
+    closes before it opens keeps its start ("after 9 until 8" is misread)."""
     if start is None or end is None:
         return start, end
     if moments and (start, end) in parts and all(start <= m < end for m in moments):

@@ -1671,3 +1671,45 @@ def test_round_35_forms(reader, question, check):
     (clothes, not the top of the picture)."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.fixture(scope="module")
+def other_home():
+    """A home whose cameras are named otherwise: the kids' room, the lounge, the front yard, the office."""
+    return Reader(Lexicon(cameras=["kids-room", "lounge", "front-yard", "office", "kitchen"]))
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "which came first yesterday, the kid in the nursery or the person in the kitchen",
+            lambda q: (
+                q.place.cameras == ("kids-room",)
+                and q.other is not None
+                and q.other.place.cameras == ("kitchen",)
+                and not q.unknown_places
+            ),
+        ),
+        ("who was in the sitting room?", lambda q: q.place.cameras == ("lounge",)),
+        ("what time was the baby in the living room", lambda q: q.place.cameras == ("lounge",)),
+        ("anything on the driveway?", lambda q: q.place.cameras == ("front-yard",)),
+        ("how many times did the camera in the child's room see someone", lambda q: q.place.cameras == ("kids-room",)),
+        (
+            "was the person in the study moving",
+            lambda q: q.intent is Intent.ATTRIBUTE and q.alternatives == ("moving",) and q.place.cameras == ("office",),
+        ),
+        ("has the phone moved?", lambda q: q.event is Event.MOVED),
+        ("when was the last time anyone saw my phone", lambda q: q.subject.kinds == ("cell phone",)),
+        ("did anyone pick up a phone", lambda q: q.subject.kinds == ("person",)),
+        (
+            "what did we see at 6pm yesterday?",
+            lambda q: _window(q, "2026-03-01T17:30:00+00:00", "2026-03-01T18:30:00+00:00"),
+        ),
+    ],
+)
+def test_round_36_forms(other_home, question, check):
+    """Forms a second blind probe used: a room by another of its words ("nursery", "sitting room", "driveway",
+    "study"), "was X moving" of one thing (how it was seen), what anyone saw, a moment the day says which of."""
+    q = other_home.read(question, reference=REFERENCE)
+    assert check(q), q
