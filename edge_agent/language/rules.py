@@ -23,7 +23,7 @@ from edge_agent.language.lexicon import (
     tokenize,
 )
 from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, THING_STATES, Reader, _Phrase
-from edge_agent.language.times import NUMBER_WORDS
+from edge_agent.language.times import MEALTIMES, NUMBER_WORDS, PARTS
 
 __all__ = ["read_rule"]
 
@@ -419,6 +419,12 @@ _PARTS_OF_DAY = {
     ("in", "the", "evening"): ("18:00", "23:00"),
     ("in", "the", "evenings"): ("18:00", "23:00"),
     ("during", "the", "day"): ("08:00", "20:00"),
+    **{  # "at dinner time", "during lunch", "over breakfast"
+        (*lead, meal, *time): (f"{PARTS[meal][0]:02d}:00", f"{PARTS[meal][1]:02d}:00")
+        for meal in MEALTIMES
+        for lead in (("at",), ("during",), ("over",), ("around",), ("at", "around"))
+        for time in ((), ("time",))
+    },
     **{
         (*lead, kind, "hours"): hours
         for kind in ("work", "working", "office", "business", "opening")

@@ -73,8 +73,11 @@ PARTS = {
     "lunchtime": (12, 14),
     "lunch": (12, 14),
     "breakfast": (7, 9),
+    "breakfasttime": (7, 9),
     "dinner": (18, 20),
+    "dinnertime": (18, 20),
     "supper": (18, 20),
+    "suppertime": (18, 20),
     "dawn": (5, 7),
     "dusk": (18, 20),
     "noon": (12, 12),
@@ -82,6 +85,8 @@ PARTS = {
 }
 #: Meals name a time of day only after a word of time: "after lunch", "at dinner" (not "the lunch box").
 _MEALS = frozenset({"lunch", "breakfast", "dinner", "supper"})
+#: The meals and their times, as parts of the day: "at dinner time", "during lunch", "at lunchtime".
+MEALTIMES = (*sorted(_MEALS), "lunchtime", "breakfasttime", "dinnertime", "suppertime")
 _BEFORE_MEALS = frozenset(
     {"after", "before", "at", "during", "around", "since", "until", "till", "by", "over", "from", "this", "past"}
 )
