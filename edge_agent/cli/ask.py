@@ -195,6 +195,8 @@ def run_chat(args: argparse.Namespace) -> int:
                 print("you> ", end="", flush=True)
             line = sys.stdin.readline()
             if not line or line.strip() in (":quit", ":q") or conversation.leaves(line):
+                if line:  # (the end of input says nothing)
+                    print("agent> Bye.")
                 return 0
             question = line.strip()
             if not question:

@@ -62,7 +62,7 @@ def test_chat_keeps_the_conversation(home, capsys, monkeypatch):
     assert main(["--home", str(home), "chat"]) == 0
     out = capsys.readouterr().out.splitlines()
     answers = [line for line in out if line.startswith("agent> ")]
-    assert len(answers) == 2
+    assert len(answers) == 3 and answers[-1] == "agent> Bye."  # ":quit" leaves, saying so; nothing after is asked
     assert "2026-03-03" in answers[0]
     assert "last seen 2026-03-02" in answers[1]  # the follow-up was read with the first question, as of day 1
     assert "(answering as of 2026-03-02 12:00:00 UTC)" in out and "(answering as of now)" in out
