@@ -1726,12 +1726,24 @@ def _partitive(tokens: list[str]) -> list[str]:
 
 
 def _rooms_with(tokens: list[str]) -> list[str]:
-    """ "Rooms with no person", "cameras with a truck", "any rooms where nobody was seen?": which of them had it."""
-    lead = next((i for i, w in enumerate(tokens[:4]) if w in ("rooms", "cameras", "cams")), None)
-    if lead is None or not set(tokens[:lead]) <= {"any", "were", "there", "are", "the"} or len(tokens) < lead + 3:
+    """ "Rooms with no person", "cameras with a truck", "any rooms where nobody was seen?", "is there any room without
+    a person?": which of them had it (or had none)."""
+    views = {
+        "rooms": "rooms",
+        "cameras": "cameras",
+        "cams": "cams",
+        "room": "rooms",
+        "camera": "cameras",
+        "cam": "cams",
+    }
+    lead = next((i for i, w in enumerate(tokens[:4]) if w in views), None)
+    allowed = {"any", "were", "there", "are", "the", "is", "a"}
+    if lead is None or not set(tokens[:lead]) <= allowed or len(tokens) < lead + 3:
         return tokens
     if tokens[lead + 1] in ("with", "having", "where"):  # "any rooms where nobody was seen?"
-        return ["which", tokens[lead], "had", *tokens[lead + 2 :]]
+        return ["which", views[tokens[lead]], "had", *tokens[lead + 2 :]]
+    if tokens[lead + 1] == "without":  # "is there a room without a person?"
+        return ["which", views[tokens[lead]], "had", "no", *tokens[lead + 2 :]]
     return tokens
 
 
@@ -1809,9 +1821,32 @@ def _said_plainly(tokens: list[str]) -> list[str]:
         _left_out_there,
         _partitive,
     )
-    for rewrite in (*rewrites, _cameras_saw, _sightings_of, _commonest):
+    for rewrite in (*rewrites, _cameras_saw, _sightings_of, _commonest, _property_of):
         tokens = rewrite(tokens)
     return tokens
+
+
+def _property_of(tokens: list[str]) -> list[str]:
+    """ "The licence plate of the grey car", "the make of the van": said as "the grey car licence plate", so that the
+    thing is what is asked about (and the property memory does not hold is said to be its)."""
+    for i in range(len(tokens)):
+        words = next((w for w in _UNRECORDED if w[-1] in _PROPERTIES and tuple(tokens[i : i + len(w)]) == w), None)
+        alone = tokens[i] in _PROPERTIES - {"plate", "number"} and tokens[i - 1 : i] == ["the"]  # "the make of"
+        words = words or (tuple(tokens[i : i + 1]) if alone else None)
+        if words is None or tokens[i + len(words) : i + len(words) + 1] not in (["of"], ["on"]):
+            continue
+        j = i + len(words) + 1
+        j += tokens[j : j + 1] in (["the"], ["a"], ["that"], ["this"])
+        k = next((m for m in range(j, len(tokens)) if tokens[m] in _CLAUSE_BREAKS or tokens[m] in AUX), len(tokens))
+        if k > j and len(words) == 1 and tokens[:1] == ["what"]:  # "what was the make of the van?": what make it was
+            return ["what", *words, *tokens[1 : i - 1], *tokens[j:k], *tokens[k:]]
+        if k > j:
+            return [*tokens[:i], *tokens[j:k], *words, *tokens[k:]]
+    return tokens
+
+
+#: The nouns of properties memory does not hold that a thing has: "the make of the van", "the plate on the car".
+_PROPERTIES = frozenset({"plate", "number", "registration", "make", "model", "brand"})
 
 
 def _in_order(query: Query, tokens: list[str]) -> Query:
@@ -1985,6 +2020,10 @@ _UNRECORDED = {
 }  # fmt: skip
 
 
+#: Family words: "who is the child's mother?" asks what memory does not record.
+_KIN = frozenset({"mother", "father", "mum", "mom", "mam", "dad", "parent", "parents", "wife", "husband", "partner",
+                  "brother", "sister", "grandmother", "grandfather", "grandma", "grandpa", "aunt", "uncle", "son",
+                  "daughter", "cousin", "family", "related", "relative"})  # fmt: skip
 #: Things whose screen shows something memory does not record: "what was on the tv?"
 _SCREENS = frozenset({"tv", "television", "telly", "screen", "monitor", "laptop", "phone", "tablet", "ipad"})
 
@@ -2009,6 +2048,9 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
     named = query.subject.name is not None  # one the user named: its name is known
     if not found and not named and tokens[:1] == ["what"] and {"name", "names"} & set(tokens[1:7]):  # "baby's name?"
         found, said = "names but those you gave (`edge-agent entities rename ID NAME`)", ("name", "names")
+    kin = [w for i, w in enumerate(tokens[2:], 2) if w in _KIN and tokens[i - 1] not in DETERMINERS | _POSSESSIVES]
+    if not found and tokens[:1] in (["who"], ["whose"]) and tokens[1:2] in (["is"], ["was"], ["are"]) and kin:
+        found, said = "who is family to whom", tuple(kin)  # "who is the child's mother?"
     screen = [w for w in after_what[1:4] if w in _SCREENS]
     if not found and after_what[:1] in (["was"], ["is"], ["s"]) and "on" in after_what[:3] and screen:
         found, said = "what a screen showed", ("on", *screen)  # "what was on the tv?": not what was by it
@@ -2061,8 +2103,9 @@ def _worn_by(query: Query, tokens: list[str]) -> Query:
     subject = query.subject
     wearer = subject.kinds == ("person",) or subject.said in _WEARERS_ASKED or "subject" in query.refers
     wearer = wearer or (not subject.named and bool({"who", "whoever"} & set(tokens)))  # "whoever wore black"
-    if at is None or not wearer or subject.entity_id is not None or (subject.colours and not colours):
-        return query
+    theirs = at is not None and query.other is not None and tuple(dict.fromkeys(colours)) == query.other.subject.colours
+    if at is None or not wearer or subject.entity_id is not None or (subject.colours and not colours) or theirs:
+        return query  # (nor what the other side wore: "did the child show up before the person in pink?")
     subject = replace(
         subject, kinds=("person",), colours=tuple(dict.fromkeys(colours)) or subject.colours,
         pattern=pattern or subject.pattern, said=subject.said if subject.kinds else "person",

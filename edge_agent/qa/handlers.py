@@ -129,6 +129,8 @@ def _what(subject: Subject) -> str:
     moving = {"moving": "moving", "still": "stationary"}.get(subject.motion, "")  # "16 moving people"
     pattern = subject.pattern if subject.pattern not in ("", "plain") else ""  # "6 striped things"
     but = " ".join(f"non-{c}" for c in subject.not_colours)  # "6 non-black people"
+    if colours and subject.kinds == ("person",):  # "people in black": what they wore, never what they are
+        return " ".join(w for w in (moving, but, pattern, singular(word), "in", colours) if w)
     return " ".join(w for w in (moving, but, colours, pattern, singular(word)) if w)
 
 

@@ -67,6 +67,9 @@ def _count_of(n: int, what: str) -> str:
 def _plural(what: str, n: int) -> str:
     """The thing's words for ``n`` of them: 'person' / 'people', 'van' / 'vans'."""
     what = singular(what)
+    if " in " in what:  # "person in black": "people in black"
+        head, _, worn = what.partition(" in ")
+        return f"{_plural(head, n)} in {worn}"
     if n == 1 or what.endswith("s"):
         return what
     head, _, last = what.rpartition(" ")

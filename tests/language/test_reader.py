@@ -1713,3 +1713,28 @@ def test_round_36_forms(other_home, question, check):
     "study"), "was X moving" of one thing (how it was seen), what anyone saw, a moment the day says which of."""
     q = other_home.read(question, reference=REFERENCE)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "did the child in the bedroom show up before the person in pink?",
+            lambda q: not q.subject.colours and q.other is not None and q.other.subject.colours == ("pink",),
+        ),
+        ("is there any room without a person?", lambda q: q.intent is Intent.WHICH_CAMERA and q.negated),
+        (
+            "what's the license plate of the grey car?",
+            lambda q: q.subject.kinds == ("car",) and q.unrecorded == "number plate",
+        ),
+        ("what was the make of the white truck?", lambda q: q.subject.kinds == ("truck",) and q.unrecorded == "make"),
+        ("what was the number of people on the street?", lambda q: q.intent is Intent.COUNT and not q.unrecorded),
+        ("who is the child's mother?", lambda q: q.unrecorded == "who is family to whom"),
+        ("who was my daughter with?", lambda q: not q.unrecorded),
+    ],
+)
+def test_round_37_forms(reader, question, check):
+    """Forms a third blind probe used: what the other side of an order wore is not the subject's, "a room without",
+    a property "of" a thing (the thing is asked about, the property is one memory does not hold), family."""
+    q = read(reader, question)
+    assert check(q), q

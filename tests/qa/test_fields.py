@@ -107,7 +107,7 @@ def test_the_person_in_red_is_the_one_described_so(street, embedder):
         (person,) = {o.entity_id for o in store.observations_by_id([e["observation"] for e in red.evidence])}
         assert {o.colour for o in store.observations(person)} == {"red"}
         black = controller.ask("How many people in black were there?", choices=["1", "2", "3", "4"])
-        assert black.text.startswith("3 black people") and black.choice == "3"
+        assert black.text.startswith("3 people in black") and black.choice == "3"
         never = controller.ask("Was there a green truck?", choices=["yes", "no"])
         assert never.text == "No: I have not seen a green truck." and never.choice == "no"
 

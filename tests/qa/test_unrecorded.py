@@ -89,7 +89,7 @@ def test_the_time_between_one_leaving_and_another_showing_up_is_from_the_leaving
     with Store(_home(tmp_path), mode="read") as store:
         ask = DeterministicController(store, embedder).ask
         text = ask("how much time passed between the car leaving and the person in red showing up?").text
-        assert text.startswith("About 59 min 58 s: the car left") and "the red person first seen" in text, text
+        assert text.startswith("About 59 min 58 s: the car left") and "the person in red first seen" in text, text
 
 
 def test_a_camera_named_alone_lists_what_it_saw(tmp_path, embedder) -> None:
