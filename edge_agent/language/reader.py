@@ -960,6 +960,15 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     if {"sightings", "observations", "detections", "things", "objects"} & said:
         return query  # "which camera recorded the most sightings?": what it recorded, counted
     intent = query.intent
+    theirs = query.other.place.cameras if query.other is not None and not query.other.subject.named else ()
+    if intent is Intent.DURATION and query.place.cameras and theirs:  # "was the bedroom recording longer than the
+        # kitchen one?": of the two recordings, which ran longer
+        fewest = query.compare == "fewer" or bool({"shorter", "shortest"} & said)
+        place = Place(cameras=(*query.place.cameras, *theirs))
+        rank = "fewest" if fewest else "most"
+        subject = Subject(recording=True, said="recording")
+        return replace(query, intent=Intent.WHICH_CAMERA, subject=subject, place=place, other=None, rank=rank,
+                       yes_no=False, compare="")  # fmt: skip
     ranked = {"longest", "longer", "shortest", "shorter"} & said  # "what's the longest clip?": which camera's
     if cues.how == "long" or (cues.wh in ("which", "what") and ({"most"} & said or ranked)):
         intent = Intent.WHICH_CAMERA if cues.camera_word or ranked else Intent.DURATION
@@ -1882,10 +1891,13 @@ _NOTICING = frozenset({"see", "saw", "seen", "sees", "spot", "spotted", "spots",
 
 
 def _commonest(tokens: list[str]) -> list[str]:
-    """ "The most common thing you saw", "the least frequent visitor": the one seen most (least) often."""
+    """ "The most common thing you saw", "the least frequent visitor": the one seen most (least) often; "all the
+    other rooms put together": combined."""
     out: list[str] = []
     for w in tokens:
-        if w in ("common", "frequent", "usual") and out[-1:] in (["most"], ["least"]):
+        if w == "together" and out[-1:] == ["put"] and "than" in out:
+            out[-1] = "combined"
+        elif w in ("common", "frequent", "usual") and out[-1:] in (["most"], ["least"]):
             out.append("often")
         elif w == "commonest":
             out += ["most", "often"]
@@ -1931,6 +1943,12 @@ def _elsewhere(query: Query, tokens: list[str]) -> Query:
     other = any(w in ("other", "another") and _VIEWS & set(tokens[i + 1 : i + 3]) for i, w in enumerate(tokens))
     if not ({"else", "elsewhere"} & set(tokens) or other):
         return query
+    more = next((w for w in tokens if w in ("more", "fewer", "less")), None) if "than" in tokens else None
+    if query.intent in (Intent.EXISTS, Intent.COUNT) and query.yes_no and other and more and query.place.cameras:
+        # "were there more people on the street than in all the other rooms combined?": this camera against the rest
+        them = Side(subject=replace(query.subject, colours=()), place=Place(not_cameras=query.place.cameras))
+        compare = "more" if more == "more" else "fewer"
+        return replace(query, intent=Intent.COUNT, other=them, compare=compare, aggregate=Aggregate.THINGS)
     if query.intent is Intent.EXISTS and query.yes_no and other:
         if not query.place.cameras:  # which cameras saw it (in a conversation: but the one it was talked about on)
             return replace(query, intent=Intent.WHICH_CAMERA, yes_no=False, refers=(*query.refers, "else"))

@@ -1731,10 +1731,29 @@ def test_round_36_forms(other_home, question, check):
         ("what was the number of people on the street?", lambda q: q.intent is Intent.COUNT and not q.unrecorded),
         ("who is the child's mother?", lambda q: q.unrecorded == "who is family to whom"),
         ("who was my daughter with?", lambda q: not q.unrecorded),
+        (
+            "were there more people on the street than in all the other rooms put together?",
+            lambda q: (
+                q.intent is Intent.COUNT
+                and q.compare == "more"
+                and q.other is not None
+                and q.other.place.not_cameras == ("street",)
+            ),
+        ),
+        (
+            "was the bedroom recording longer than the kitchen one?",
+            lambda q: (
+                q.intent is Intent.WHICH_CAMERA
+                and q.subject.recording
+                and q.rank == "most"
+                and q.place.cameras == ("bedroom", "kitchen")
+            ),
+        ),
     ],
 )
 def test_round_37_forms(reader, question, check):
     """Forms a third blind probe used: what the other side of an order wore is not the subject's, "a room without",
-    a property "of" a thing (the thing is asked about, the property is one memory does not hold), family."""
+    a property "of" a thing (the thing is asked about, the property is one memory does not hold), family, one camera
+    against all the others, two recordings compared."""
     q = read(reader, question)
     assert check(q), q
