@@ -953,6 +953,8 @@ def _recording(query: Query, tokens: list[str], cues: _Cues) -> Query:
     in it. Only for when, how long and which camera, and only where no thing is named."""
     said = set(tokens)
     started = bool(said & {"cam", "camera", "cameras"} and said & (_STARTS | _ENDS) - {"first", "last", "on", "off"})
+    # "how long was the office camera on?", "how long was the camera running?": its recording
+    started = started or cues.how == "long" and bool(said & {"cam", "camera"} and said & {"on", "running", "rolling"})
     if not (said & _RECORDING_WORDS or started) or query.subject.kinds or query.subject.entity_id is not None:
         return query  # ("when did the kitchen cam start?" asks of its recording)
     if query.subject.said in ("thing", "things", "anything", "something", "object", "objects", "item", "items"):
@@ -2971,12 +2973,17 @@ _SHIFTS = {"before": "before", "earlier": "before", "after": "after", "later": "
 def _shifted(query: Query, tokens: list[str]) -> Query:
     """ "And before that?": the last question asked of the time before its window ("after" of the time after); the
     conversation moves the window (refers "before" or "after")."""
-    words = [t for t in tokens if t not in ("and", "what", "how", "about", "that", "then", "on", "?", ".", "!")]
+    drop = ("and", "what", "how", "about", "that", "then", "on", "the", "?", ".", "!")
+    words = [t for t in tokens if t not in drop]
     said = [t for t in tokens if t not in ("?", ".", "!")]
     named = bool(query.time.said)  # a time the question names (not the as-of bound every question has)
     if not named and said[-2:] in (["before", "that"], ["after", "that"]) and len(said) > 2:
         # "who was there before that?": this question, of the time before the conversation's moment
         return replace(query, order=None, other=None, refers=(*query.refers, _SHIFTS[said[-2]]))
+    if not named and words in (["day", "before"], ["previous", "day"], ["day", "before", "that"]):
+        # "and the day before?": the last question asked of the day before its window
+        return replace(query, method="fragment", order=None, refers=(*query.refers, "day before"))
+    words = words[:1] if words[1:] in (["day"], ["morning"], ["afternoon"], ["evening"]) else words  # "later that day"
     if named or len(words) != 1 or words[0] not in _SHIFTS:
         return query
     return replace(query, method="fragment", order=None, refers=(*query.refers, _SHIFTS[words[0]]))

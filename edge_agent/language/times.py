@@ -442,15 +442,17 @@ class _Reader:
                 day = named_day or self.now.date()
                 if named_day is None and self.word(i - 1) == "last" and w in ("night", "evening"):
                     day = self.now.date() - dt.timedelta(days=1)
+                    a, b = (18, 30) if w == "night" else (a, b)  # "last night": the evening too
+                connector, at = self.connector(k if self.word(k - 1) not in ("the", "this", "last") else k - 1)
+                since = self.word(at) == "since"
                 s0 = self.day_start(day) + a * 3600
                 if s0 > self.reference and named_day is None and self.word(i - 1) != "this":
-                    s0 -= 86400
-                connector, at = self.connector(k if self.word(k - 1) not in ("the", "this", "last") else k - 1)
+                    s0 -= 86400  # a part not yet begun is the day before's
                 first = at if connector else (k - 1 if self.word(k - 1) in ("the", "this", "last") else k)
                 if connector == "before":
                     end = min(s0, end) if end is not None else s0
-                elif connector == "after":
-                    start = max(s0 + (b - a) * 3600, start or -1e18)
+                elif connector == "after":  # ("since the morning": from its start)
+                    start = max(s0 + (0 if since else (b - a) * 3600), start or -1e18)
                 else:
                     start = max(s0, start) if start is not None else s0
                     end = min(s0 + (b - a) * 3600, end) if end is not None else s0 + (b - a) * 3600
@@ -481,6 +483,8 @@ class _Reader:
                 i += n
                 continue
             i += 1
+        if "since" in self.tokens and not {"before", "until", "till", "til"} & set(self.tokens):
+            end = None  # "since yesterday evening", "since 6 pm yesterday": until now (the day says which)
         start, end = _read_window(start, end, moments, self.parts)
         time = Time(start, end, tuple(moments), tuple(said), to_second=_to_second(said, moments))
         return TimeReading(time, frozenset(self.used))
@@ -496,8 +500,8 @@ class _Reader:
             day_start = self.day_start(day)
             if connector == "before":
                 end = min(day_start, end) if end is not None else day_start
-            elif connector == "after":
-                start = max(day_start + 86400, start or -1e18)
+            elif connector == "after":  # ("since yesterday": from its start)
+                start = max(day_start + (0 if self.word(at) == "since" else 86400), start or -1e18)
             else:
                 start = max(day_start, start) if start is not None else day_start
                 end = min(day_start + 86400, end) if end is not None else day_start + 86400

@@ -122,6 +122,11 @@ def follow_up(
         shifted = Time(end=t.start) if "before" in current.refers else Time(start=t.end)
         if shifted.named:
             merged = replace(merged, time=replace(shifted, said=("before" if shifted.end else "after",)))
+    if previous.time.named and "day before" in current.refers:  # "and the day before?": that window, a day earlier
+        t = previous.time
+        day = (t.start - 86400 if t.start is not None else None, t.end - 86400 if t.end is not None else None)
+        moments = tuple(m - 86400 for m in t.moments)
+        merged = replace(merged, time=replace(t, start=day[0], end=day[1], moments=moments, said=("the day before",)))
     if merged is current:
         return current
     return replace(merged, method="follow-up")
@@ -208,8 +213,10 @@ class Conversation:
             if person is not None and person[0] is not None:
                 about, current = person, replace(current, refers=(*current.refers, "subject"), subject=Subject())
         previous = self.previous
-        shift = {"before", "after"} & set(current.refers)
-        if shift and previous is not None and self.window is not None:  # "and after?" of "before that?": the window's
+        shift = {"before", "after", "day before"} & set(current.refers)
+        if (
+            shift - {"day before"} and previous is not None and self.window is not None
+        ):  # "and after?" of "before that?"
             previous = replace(previous, time=self.window)
         then = "time" in current.refers and previous is not None and not previous.time.named
         if then and previous is not None and self.window is not None:  # "who else was around then?": around it
@@ -219,7 +226,12 @@ class Conversation:
             about = next(
                 (m for m in reversed(self.mentioned) if m[0] not in (None, self.about.get("last", about)[0])), about
             )
-        if shift and previous is not None and previous.intent in _NOTHING_NEXT and current.method == "fragment":
+        if (
+            shift - {"day before"}
+            and previous is not None
+            and previous.intent in _NOTHING_NEXT
+            and current.method == "fragment"
+        ):
             # "what colour was the bowl?" then "and after that?": what happened after it there, not its colour then
             # (after it: what came there after it; before it: what was seen there before)
             there = previous.place if previous.place.named else self.place

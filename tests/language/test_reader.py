@@ -1757,3 +1757,31 @@ def test_round_37_forms(reader, question, check):
     against all the others, two recordings compared."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        # (REFERENCE is 2026-03-02 13:00:05 UTC)
+        (
+            "what has happened since yesterday evening?",
+            lambda q: q.time.start == parse_iso("2026-03-01T18:00:00+00:00") and q.time.end is None,
+        ),  # fmt: skip
+        (
+            "anything since 6 pm yesterday?",
+            lambda q: q.time.start == parse_iso("2026-03-01T18:00:00+00:00") and q.time.end is None,
+        ),  # fmt: skip
+        ("anything since this morning?", lambda q: q.time.start == parse_iso("2026-03-02T06:00:00+00:00")),
+        ("anything after yesterday?", lambda q: q.time.start == parse_iso("2026-03-02T00:00:00+00:00")),
+        ("anything last night?", lambda q: _window(q, "2026-03-01T18:00:00+00:00", "2026-03-02T06:00:00+00:00")),
+        ("what did you see after dinner?", lambda q: q.time.start == parse_iso("2026-03-01T20:00:00+00:00")),
+        ("how long was the kitchen camera on?", lambda q: q.subject.recording and q.intent is Intent.DURATION),
+        ("and the day before?", lambda q: "day before" in q.refers and q.method == "fragment"),
+        ("what about later that day?", lambda q: "after" in q.refers),
+    ],
+)
+def test_round_38_times(reader, question, check):
+    """Times a fourth blind probe said: "since" a day or a part of it runs until now, "last night" has the evening, a
+    camera "on" is its recording, "the day before" and "later that day" move the conversation's window."""
+    q = read(reader, question)
+    assert check(q), q

@@ -1009,3 +1009,19 @@ def test_a_list_cut_short_says_what_all_of_them_were(tmp_path, embedder):
         text = DeterministicController(store, embedder).ask("what was on the street?").text
     assert text.startswith("14 things seen on camera street"), text
     assert text.endswith("and 2 more (12 people, 1 car and 1 truck in all)."), text
+
+
+def test_a_conversation_moves_its_window_a_day_back_or_on_to_later_that_day(house, embedder):
+    """ "Who was in the kitchen that morning?" then "and the day before?": the same question of the morning before;
+    "what was on the street at 15:00?" then "what about later that day?": what came after that window."""
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(house, mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        day = format_utc(DAY, zone=False)[:10]
+        assert chat.ask(f"who was in the kitchen on the morning of {day}?").text.startswith("1 person seen")
+        before = chat.ask("and the day before?").text
+        assert before.startswith("I have not seen a person on camera kitchen between 1970-01-01 06:00:00"), before
+        chat.ask(f"what was on the street at 15:00 on {day}?")
+        later = chat.ask("what about later that day?").text
+        assert "after 1970-01-02 15:" in later or "between 1970-01-02 15:" in later, later
