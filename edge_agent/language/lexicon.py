@@ -500,6 +500,10 @@ def _key(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+#: Sounds written with other letters at a word's start: "fone" (phone), "kat" (cat).
+_SOUNDS = (("f", "ph"), ("ph", "f"), ("k", "c"), ("c", "k"))
+
+
 def _pair_misspelt(
     first: str, second: str, names: Mapping[str, tuple[tuple[str, ...], str]]
 ) -> tuple[tuple[str, ...], str] | None:
@@ -652,6 +656,9 @@ class Lexicon:
         words = english(self.dictionary)
         edits = words.edits(token)
         ours = sorted(c for c in edits if (c,) in self._phrases and c != token)
+        # as it sounds: "fone" is phone (a sound written with other letters, at the start)
+        ours = ours or sorted(c for a, b in _SOUNDS if token.startswith(a) for c in [b + token[len(a) :]]
+                              if (c,) in self._phrases and token not in words)  # fmt: skip
         rare = words.count(token) * _RARER
         if ours and all(words.count(c) > rare for c in ours):  # "truk" (50 uses) is truck (70,723)
             return ours[0]

@@ -649,6 +649,7 @@ def test_only_names_are_respelt_never_a_word_one_letter_off_a_kind(reader, quest
         ("hw many ppl in livng rm", ("person",), "living-room"),
         ("was the truk stil there at the end??", ("truck",), None),
         ("did anyhting happen on the street yesturday", (), "street"),
+        ("wher did i leave my fone", ("cell phone",), None),  # as it sounds
     ],
 )
 def test_a_typo_one_letter_off_an_english_word_is_read_as_it(reader, question, subject, camera):
