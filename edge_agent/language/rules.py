@@ -119,6 +119,11 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
         if unknown:
             raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
         found = _telegraphic(body, phrases)
+    if found is None and set(body) & _MOVED:
+        raise Unreadable(
+            f"a rule cannot watch a thing being moved (in {text.strip()!r}): say where it must stay or that it leaves "
+            "('the bowl leaves the kitchen', 'the keys are not by the door at 11 pm')"
+        )
     if found is None:
         raise Unreadable(
             f"no relation found in {text.strip()!r}: say appears, leaves, enters, is on / in / near a place or "
@@ -126,6 +131,10 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
             missing="relation",
         )
     return found
+
+
+#: Words of a thing being moved, which no rule watches: "alert me if the bowl gets moved".
+_MOVED = frozenset({"moved", "moves", "move", "shifted", "touched", "disturbed", "relocated"})
 
 
 #: Words that may stand between a rule's subject and its trigger without saying what it does: "the van finally leaves"
@@ -173,6 +182,13 @@ def _refuse_a_second_thing(body: Sequence[str], target: _Phrase | None, after: S
 #: Words that make a rule hang on a second condition, which a rule cannot hold: "the child is in the kitchen without
 #: an adult".
 _CONDITIONS = frozenset({"without", "unless", "except", "but"})
+#: Words that make a rule hang on whether the household is home, which memory does not know: "while we're away".
+_AWAY = (["while", "we", "are", "away"], ["while", "we", "are", "out"], ["when", "we", "are", "out"],
+         ["when", "we", "are", "away"], ["while", "i", "am", "away"], ["while", "i", "am", "out"],
+         ["when", "i", "am", "out"], ["when", "i", "am", "away"], ["when", "nobody", "is", "home"],
+         ["when", "no", "one", "is", "home"], ["while", "nobody", "is", "home"],
+         ["when", "the", "house", "is", "empty"], ["while", "we", "are", "on", "holiday"],
+         ["while", "we", "are", "on", "vacation"])  # fmt: skip
 #: "with nobody there": a condition on who else is there, too.
 _NOBODY = frozenset({"nobody", "noone", "nothing", "no"})
 #: Words that make it a condition on who else is there: "the baby is alone in the living room".
@@ -189,6 +205,12 @@ def _refuse_conditions(body: list[str], text: str) -> list[str]:
         (" ".join(body[j : j + len(w)]) for j in range(len(body)) for w in _ALONE if body[j : j + len(w)] == w), None
     )
     said = said or alone
+    away = next((" ".join(w) for j in range(len(body)) for w in _AWAY if body[j : j + len(w)] == w), None)
+    if away is not None:
+        raise Unreadable(
+            f"memory does not know when the household is home, so '{away}' cannot hold a rule (in {text.strip()!r}); "
+            "give the hours instead ('between 9 am and 5 pm', 'on weekdays')"
+        )
     unknown = (["not", "know"], ["not", "recognise"], ["not", "recognize"])
     stranger = any(body[j : j + 2] in unknown for j in range(len(body)))
     if said is not None:
@@ -419,6 +441,17 @@ _PARTS_OF_DAY = {
     ("in", "the", "evening"): ("18:00", "23:00"),
     ("in", "the", "evenings"): ("18:00", "23:00"),
     ("during", "the", "day"): ("08:00", "20:00"),
+    # after dark: from an evening's dusk (memory knows no sunset; said so in the reading's window)
+    **{
+        words: ("18:00", "06:00")
+        for words in (
+            ("after", "dark"),
+            ("after", "sunset"),
+            ("after", "nightfall"),
+            ("when", "it", "is", "dark"),
+            ("in", "the", "dark"),
+        )
+    },
     **{  # "at dinner time", "during lunch", "over breakfast"
         (*lead, meal, *time): (f"{PARTS[meal][0]:02d}:00", f"{PARTS[meal][1]:02d}:00")
         for meal in MEALTIMES
@@ -767,7 +800,8 @@ _TRIGGERS: tuple[tuple[tuple[str, ...], Trigger], ...] = tuple(
             *[(t, Trigger.APPEARS) for t in (
                 ("is", "still", "parked"), ("is", "still", "there"), ("is", "still", "here"), ("is", "parked"),
                 ("stays",), ("is", "still", "around"), ("is", "there"), ("sits", "there"), ("stays", "there"),
-                ("stops",), ("remains",), ("waits",), ("lingers",),
+                ("stops",), ("remains",), ("waits",), ("lingers",), ("parks",), ("park",), ("pulls", "up"),
+                ("pull", "up"), ("pulls", "in"), ("is", "parking"),
             )],
         ],
         key=lambda pair: -len(pair[0]),

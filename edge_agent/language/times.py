@@ -300,6 +300,11 @@ class _Reader:
             return (0 if said == "midnight" else 12, 0, 0, "am" if said == "midnight" else "pm"), 2
         if w == "midnight":
             return (0, 0, 0, "am"), 1
+        spoken = _spoken_minutes(self.tokens, i + 1) if connector and w in _HOUR_WORDS else None
+        if spoken is not None:  # "at nine oh one", "after eleven thirty", "around ten forty five pm"
+            minute, used = spoken
+            half = self.word(i + 1 + used) if self.word(i + 1 + used) in ("am", "pm") else ""
+            return (_HOUR_WORDS[w], minute, 0, half), 1 + used + bool(half)
         clock = _clock_token(w)
         n = 1
         spelt = NUMBER_WORDS.get(w) if w not in ("a", "an") else None  # "ten o'clock", "seven pm"
@@ -638,6 +643,31 @@ def _shared_connector(tokens: Sequence[str], used: frozenset[int]) -> list[str]:
         ):
             return [*out[: k + 1], out[k - 2], *out[k + 1 :]]
     return out
+
+
+#: The hours said in words: "nine oh one".
+_HOUR_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "few")}
+#: Minutes said in words after an hour: "oh five", "fifteen", "thirty", "forty five".
+_MINUTE_WORDS = {
+    **{w: n for w, n in NUMBER_WORDS.items() if 10 <= n <= 59},
+    **{w: n for w, n in (("thirteen", 13), ("fourteen", 14), ("sixteen", 16), ("seventeen", 17), ("eighteen", 18),
+                         ("nineteen", 19))},
+}  # fmt: skip
+
+
+def _spoken_minutes(tokens: Sequence[str], j: int) -> tuple[int, int] | None:
+    """(minutes, words used) of the minutes said in words after an hour at ``j``: "oh five" (5), "fifteen", "forty
+    five" (45); None where none are ("nine o'clock", "nine and ten", "nine people")."""
+    word = tokens[j] if j < len(tokens) else ""
+    after = tokens[j + 1] if j + 1 < len(tokens) else ""
+    if word in ("oh", "o") and after in _HOUR_WORDS and _HOUR_WORDS[after] <= 9:
+        return _HOUR_WORDS[after], 2
+    if word in _MINUTE_WORDS:
+        tens = _MINUTE_WORDS[word]
+        if tens % 10 == 0 and tens >= 20 and after in _HOUR_WORDS and _HOUR_WORDS[after] <= 9:
+            return tens + _HOUR_WORDS[after], 2
+        return tens, 1
+    return None
 
 
 def _window(time: Time) -> Time:

@@ -177,7 +177,11 @@ def describe(p: Predicate) -> str:
         if len(meant) > 1 and p.subject.lower() not in meant:  # "any van (a truck or car)": what it will fire on
             who += f" (a {' or '.join(meant)})"
     if p.relation == "absent" and p.subject_type == "category":  # the kind as a whole: none of them seen
-        who, what = f"no {p.subject}", f"has been seen for {_span(float(p.absent_for_s or 0))}"
+        looks = " ".join(w for w in (" or ".join(p.colours), p.pattern) if w)  # "no white truck"
+        who, what = (
+            f"no {looks + ' ' if looks else ''}{p.subject}",
+            f"has been seen for {_span(float(p.absent_for_s or 0))}",
+        )
     elif p.relation == "absent":
         what = f"has not been seen for {_span(float(p.absent_for_s or 0))}"
     elif p.relation == "appears":

@@ -1779,10 +1779,18 @@ def test_round_37_forms(reader, question, check):
         ("how long was the kitchen camera on?", lambda q: q.subject.recording and q.intent is Intent.DURATION),
         ("and the day before?", lambda q: "day before" in q.refers and q.method == "fragment"),
         ("what about later that day?", lambda q: "after" in q.refers),
+        (
+            "what did you see at nine oh one",
+            lambda q: _window(q, "2026-03-02T09:00:00+00:00", "2026-03-02T09:02:00+00:00"),
+        ),
+        ("did anyone come in after eleven oh five", lambda q: q.time.start == parse_iso("2026-03-02T11:05:00+00:00")),
+        ("anything around twelve forty five pm?", lambda q: q.time.start == parse_iso("2026-03-02T12:15:00+00:00")),
+        ("after three people left?", lambda q: q.time.start is None),
     ],
 )
 def test_round_38_times(reader, question, check):
     """Times a fourth blind probe said: "since" a day or a part of it runs until now, "last night" has the evening, a
-    camera "on" is its recording, "the day before" and "later that day" move the conversation's window."""
+    camera "on" is its recording, "the day before" and "later that day" move the conversation's window, minutes said
+    in words after an hour ("nine oh one", "twelve forty five")."""
     q = read(reader, question)
     assert check(q), q

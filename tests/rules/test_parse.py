@@ -316,3 +316,11 @@ def test_a_check_at_a_moment_of_the_day_and_its_negation(text, expected):
 def test_a_negated_place_without_a_moment_is_refused_not_misread(text, error):
     with pytest.raises(RuleParseError, match=error):
         parse_rule(text, places=PLACES, names={"keys": 9})
+
+
+def test_a_kind_s_absence_is_read_back_with_its_colours():
+    """ "Tell me if the white truck hasn't been seen for 2 hours": the line the user confirms says "no white truck",
+    as the rule holds it (not any truck)."""
+    p = parse_rule("tell me if the white truck hasn't been seen for 2 hours", places=PLACES, names={})
+    assert p.colours == ("white",)
+    assert describe(p) == "when no white truck has been seen for 2 hours"
