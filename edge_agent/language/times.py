@@ -206,7 +206,13 @@ class _Reader:
             elif w in _WEEKDAYS or w in _MONTHS or ((w[:1].isdigit() or w in _ORDINALS) and self.month_after(i)):
                 day, n = self.calendar(i)
             if day is not None:
-                first = i - 1 if self.word(i - 1) in ("on", "last", "this", "past") else i
+                # "last monday", "this friday" (but "what was seen last today?": the last thing, today)
+                calendar = w not in ("today", "tonight", "yesterday")
+                first = (
+                    i - 1
+                    if self.word(i - 1) in ("on", "this", "past") or calendar and self.word(i - 1) == "last"
+                    else i
+                )
                 found.append((first, i + n, day))
                 i += n
             else:
@@ -488,6 +494,11 @@ class _Reader:
                 i += n
                 continue
             i += 1
+        # an hour said with its part of the day is the one in it: "at 10 in the evening" is 22:00 (that evening's)
+        narrowest = min(self.parts, key=lambda p: p[1] - p[0], default=None)
+        if narrowest is not None:
+            a, b = narrowest
+            moments = [next((m + d for d in (0, 43200, -43200) if a <= m + d < b), m) for m in moments]
         if "since" in self.tokens and not {"before", "until", "till", "til"} & set(self.tokens):
             end = None  # "since yesterday evening", "since 6 pm yesterday": until now (the day says which)
         start, end = _read_window(start, end, moments, self.parts)

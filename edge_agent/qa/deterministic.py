@@ -18,8 +18,9 @@ import numpy as np
 
 from edge_agent.clock import find_times
 from edge_agent.language.grammar import Intent, Query, Subject
-from edge_agent.language.lexicon import Lexicon
+from edge_agent.language.lexicon import Lexicon, tokenize
 from edge_agent.language.reader import Reader, one_of_people
+from edge_agent.language.times import read_times
 from edge_agent.memory import Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
@@ -200,6 +201,21 @@ def _clock_seconds(choice: str) -> list[float]:
     return out
 
 
+def _said_time_off(moment: float, choice: str) -> float | None:
+    """How far ``moment`` is from the time a choice says, read as a question's time is (relative to the moment
+    itself: "nine" is that morning's, "in the evening" the evening before one at 11 am): 0 inside a window it names
+    but a minute's worth less exact than a moment; None where it names none."""
+    time_said = read_times(tokenize(choice), moment).time
+    if time_said.moments:
+        return min(abs(m - moment) for m in time_said.moments)
+    start, end = time_said.start, time_said.end
+    if start is None and end is None:
+        return None
+    below = (start - moment) if start is not None and moment < start else 0.0
+    above = (moment - end) if end is not None and moment >= end else 0.0
+    return max(below, above) or 60.0
+
+
 _LEAD_YES = re.compile(r"^\s*(yes|yeah|yep|yup|right|correct|true|indeed|sure)\b", re.I)
 _LEAD_NO = re.compile(r"^\s*(no|nope|nah|wrong|false|not really|not true|not so|not quite|incorrect)\b", re.I)
 
@@ -296,6 +312,9 @@ def _typed_choice(typed: object, choices: Sequence[str]) -> tuple[str | None, in
         if all(d is None for _, d in named):  # clock words only ("around 1 pm"): the time of day
             day = typed % 86400
             named = [(i, min((abs(t - day) for t in _clock_seconds(c)), default=None)) for i, c in enumerate(choices)]
+            # and as the reader reads times ("just after nine", "at 10 in the morning", "in the evening", "yesterday")
+            said = [(i, _said_time_off(typed, c)) for i, c in enumerate(choices)]
+            named = [(i, d if d is not None else other) for (i, d), (_, other) in zip(named, said)]
         near = sorted((d, i) for i, d in named if d is not None)
         if near and (len(near) == 1 or near[1][0] - near[0][0] >= 1.0):  # times are written to the second
             return choices[near[0][1]], near[0][1]

@@ -1794,3 +1794,18 @@ def test_round_38_times(reader, question, check):
     in words after an hour ("nine oh one", "twelve forty five")."""
     q = read(reader, question)
     assert check(q), q
+
+
+def test_an_hour_said_with_its_part_of_the_day_is_the_one_in_it(reader):
+    """ "At 10 in the evening" is 22:00 (not 10:00 of the reference's day), "at 3 in the afternoon yesterday" 15:00;
+    "what was seen last today?": the last thing, today (not a day called "last today")."""
+    evening = read(reader, "what did you see at 10 in the evening?").time
+    assert parse_iso("2026-03-01T22:00:00+00:00") in evening.moments or evening.start == parse_iso(
+        "2026-03-01T21:30:00+00:00"
+    ), evening
+    afternoon = read(reader, "anything at 3 in the afternoon yesterday?").time
+    assert afternoon.moments == (parse_iso("2026-03-01T15:00:00+00:00"),) or afternoon.start == parse_iso(
+        "2026-03-01T14:30:00+00:00"
+    ), afternoon
+    last = read(reader, "what was seen last today?")
+    assert last.order is Order.LAST and last.time.start == parse_iso("2026-03-02T00:00:00+00:00"), last

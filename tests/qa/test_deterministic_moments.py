@@ -475,11 +475,18 @@ def test_how_long_a_thing_stayed_where_a_worn_camera_left_it_is_until_it_was_nex
         (YesNo(holds=False, fact=True), ["right, it was empty", "there were five people", "not true, one was"], 2),
         ("bowl", ["tv came first", "the bowl, by about an hour", "same time", "never saw a bowl"], 1),
         ("together", ["the car", "the van", "both showed up at the same time", "there was no van"], 2),
+        # times said as the reader reads them (2026-03-02 09:00:00 / 10:00:00 / 11:00:08 UTC)
+        (1772442000.0, ["just after nine", "just after ten", "around noon", "1 pm"], 0),
+        (1772445600.0, ["at 10 in the evening", "at noon", "at 10 in the morning", "at 9 in the morning"], 2),
+        (1772449208.0, ["in the evening", "at midnight", "in the morning, around 11", "yesterday"], 2),
+        (1772449208.0, ["in the morning", "in the evening"], 0),
+        (1772449208.0, ["around 11", "at 2 am"], 0),
     ],
 )
 def test_a_typed_answer_picks_the_choice_people_wrote(typed, choices, expected):
     """Lengths said to the second ("1m19s", "about 1 min 19 s") or as a moment, "not true, ..." as a no, a thing the
-    answer found named by a choice that does not deny it, "at the same time" of two first seen together."""
+    answer found named by a choice that does not deny it, "at the same time" of two first seen together, a time said
+    in words ("just after nine", "at 10 in the morning", "in the evening")."""
     from edge_agent.qa.deterministic import _typed_choice
 
     assert _typed_choice(typed, choices) == (choices[expected], expected)
