@@ -522,15 +522,12 @@ def _listing(f: Listing) -> str:
         f"observation {o.id})"
         for e, o, _ in f.items
     ]
-    kinds = _and([f"{n} {_plural(k, n)}" for k, n in f.kinds])  # of a list cut short, what all of them were
-    more = f"; and {f.more} more ({kinds} in all)" if f.more and len(f.kinds) > 1 else f"; and {f.more} more"
+    more = ""
+    if f.more:  # of a list cut short, what all of them were: "and 7 more (17 people, 1 truck and 1 car in all)"
+        kinds = _and([f"{n} {_plural(k, n)}" for k, n in f.kinds])
+        more = f"; and {f.more} more" + (f" ({kinds} in all)" if len(f.kinds) > 1 else "")
     what = _plural(f.what if f.what not in ("thing", "") else "thing", len(f.items) + f.more)
-    return (
-        f"{len(f.items) + f.more} {what} seen{_scope(f.where, f.when)}: "
-        + "; ".join(parts)
-        + (more * bool(f.more))
-        + "."
-    )
+    return f"{len(f.items) + f.more} {what} seen{_scope(f.where, f.when)}: " + "; ".join(parts) + more + "."
 
 
 def _order(f: Order) -> str:
