@@ -2339,9 +2339,12 @@ def _same_span(query: Query, tokens: list[str]) -> Query:
 
 
 def _which_of_two(query: Query, tokens: list[str]) -> Query:
-    """ "Was the person in red or the one in black seen first?": which of the two, not yes or no."""
+    """ "Was the person in red or the one in black seen first?", "was the truck or the car there longer?": which of
+    the two, not yes or no."""
     either = "or" in tokens and query.alternative_of in ("", "kind") and query.other is not None
     if query.intent is Intent.ORDER and query.yes_no and either and query.order in (Order.FIRST, Order.LAST):
+        return replace(query, yes_no=False)
+    if query.intent is Intent.DURATION and query.yes_no and either and query.compare and "than" not in tokens:
         return replace(query, yes_no=False)
     return query
 

@@ -1741,6 +1741,8 @@ def test_round_36_forms(other_home, question, check):
                 and q.other.place.not_cameras == ("street",)
             ),
         ),
+        ("was the truck or the car there longer?", lambda q: q.intent is Intent.DURATION and not q.yes_no),
+        ("was the truck there longer than the car?", lambda q: q.intent is Intent.DURATION and q.yes_no),
         (
             "was the bedroom recording longer than the kitchen one?",
             lambda q: (
