@@ -180,6 +180,26 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
 
+def _shared_models(args: argparse.Namespace) -> Path | None:
+    """For a question set on the shared videos, with no models folder said anywhere and none holding the default
+    detector in the memory folder: the shared models beside the checkout (as the shared videos are found), said so;
+    without them the default detector would be OpenCV's, slower and blind to most of what the questions ask."""
+    import os
+
+    from edge_agent.config.paths import home_dir
+    from edge_agent.eval import qa
+
+    if os.environ.get("EDGE_AGENT_MODELS") or args.config or os.environ.get("EDGE_AGENT_CONFIG"):
+        return None
+    if (home_dir(args.home, None) / "models" / "yolox_nano.onnx").exists():
+        return None
+    shared = qa.shared_folder("models")
+    if shared is None or not (shared / "yolox_nano.onnx").exists():
+        return None
+    print(f"(models: {shared}, beside the checkout; --models DIR to choose)", file=sys.stderr)
+    return shared
+
+
 def _run(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {}
     if args.target == "identity":
@@ -191,6 +211,7 @@ def _run(args: argparse.Namespace) -> int:
 
         questions = qa.load_questions(args.questions)
         files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
+        args.models = args.models or _shared_models(args)
         if args.detector or questions.detector:  # (the detector its answers were checked with, unless one is said)
             overrides["detector"] = {"type": args.detector or questions.detector}
     rt = runtime(args, **overrides)

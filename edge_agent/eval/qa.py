@@ -27,6 +27,7 @@ __all__ = [
     "QuestionSet",
     "Video",
     "default_video_folder",
+    "shared_folder",
     "evaluate",
     "format_table",
     "load_questions",
@@ -214,10 +215,19 @@ def load_questions(path: str | Path) -> QuestionSet:
     )
 
 
+def shared_folder(*parts: str) -> Path | None:
+    """A folder of ``../shared`` beside the repository of a checkout (the package run from it), else beside the
+    folder the command runs in (the package installed, run from the checkout's root), when it is there."""
+    for root in (Path(__file__).resolve().parents[2].parent, Path.cwd().resolve().parent):
+        folder = root.joinpath("shared", *parts)
+        if folder.is_dir():
+            return folder
+    return None
+
+
 def default_video_folder() -> Path | None:
     """``../shared/data/video`` beside the repository of a checkout, when it is there."""
-    folder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "video"
-    return folder if folder.is_dir() else None
+    return shared_folder("data", "video")
 
 
 def resolve_videos(questions: QuestionSet, folder: Path | None) -> dict[str, Path]:
