@@ -38,7 +38,7 @@ ALLOWED_LONG: dict[str, int] = {
     "cli/bench.py:register": 121,
     "cli/entities.py:register": 89,
     "cli/entities.py:run": 88,
-    "cli/evaluate.py:_run": 83,
+    "cli/evaluate.py:_run": 82,
     "cli/evaluate.py:register": 130,
     "cli/ingest.py:run": 97,
     "cli/models.py:register": 101,

@@ -180,6 +180,17 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
 
+def _question_set(args: argparse.Namespace) -> tuple[Any, dict[str, Path]]:
+    """The question file (checked before any model loads), its videos' files, and the models folder to run them
+    with when none is said (:func:`_shared_models`)."""
+    from edge_agent.eval import qa
+
+    questions = qa.load_questions(args.questions)
+    files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
+    args.models = args.models or _shared_models(args)
+    return questions, files
+
+
 def _shared_models(args: argparse.Namespace) -> Path | None:
     """For a question set on the shared videos, with no models folder said anywhere and none holding the default
     detector in the memory folder: the shared models beside the checkout (as the shared videos are found), said so;
@@ -209,9 +220,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.target == "qa":  # the file is checked before any model loads
         from edge_agent.eval import qa
 
-        questions = qa.load_questions(args.questions)
-        files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
-        args.models = args.models or _shared_models(args)
+        questions, files = _question_set(args)
         if args.detector or questions.detector:  # (the detector its answers were checked with, unless one is said)
             overrides["detector"] = {"type": args.detector or questions.detector}
     rt = runtime(args, **overrides)
