@@ -1313,7 +1313,8 @@ def _person_words(query: Query) -> Query:
         return query
     if query.intent not in _PICKING or query.place.cameras:  # where it picks among people, not of one in a room
         return query
-    return replace(query, grounded=(*query.grounded, (said, _ANY_PERSON)))
+    subject = replace(query.subject, said="person")  # "2 people seen", not "2 babies": the caveat says why
+    return replace(query, subject=subject, grounded=(*query.grounded, (said, _ANY_PERSON)))
 
 
 def one_of_people(query: Query) -> Query:
@@ -1327,6 +1328,9 @@ def one_of_people(query: Query) -> Query:
         return query  # "the guy with the phone": the phone says which
     if query.alternatives or query.intent not in _OF_ONE or query.other is not None or query.rank:
         return query
+    if query.intent is Intent.WHEN and query.order in (Order.FIRST, Order.LAST) and query.event is Event.SEEN:
+        # "when did you last see the baby?": when the last person was seen is what memory can say, said so
+        return replace(query, subject=replace(subject, said="person"), grounded=(*query.grounded, (said, _ANY_PERSON)))
     return replace(
         query,
         intent=Intent.LIST,
@@ -1337,6 +1341,16 @@ def one_of_people(query: Query) -> Query:
 
 
 _ANY_PERSON = "any person (memory does not tell sex or age)"
+
+
+def _ago(query: Query, tokens: list[str]) -> Query:
+    """ "How long ago was the phone seen?", "how many hours ago did the van leave?": when, said back from now."""
+    at = next((i for i, w in enumerate(tokens) if w == "ago" and i >= 2), None)
+    if at is None or "how" not in tokens[max(0, at - 3) : at]:
+        return query
+    if query.intent is Intent.DURATION and (tokens[at - 1] in UNITS or tokens[at - 1] == "long"):
+        return replace(query, intent=Intent.WHEN, asks="ago")  # "how many hours ago ...": not a length
+    return replace(query, asks="ago") if query.intent is Intent.WHEN else query
 
 
 def _alone(query: Query, tokens: list[str]) -> Query:
@@ -1799,6 +1813,13 @@ _SEEING = frozenset(
 )  # fmt: skip
 
 
+#: Verbs of memory holding what was seen, which say nothing of the thing: "the earliest thing you remember".
+_KNOWING = frozenset(
+    {"remember", "remembers", "remembered", "recall", "recalls", "recalled", "know", "knows", "knew", "notice",
+     "noticed", "observe", "observed", "witness", "witnessed", "memory", "ever"}
+)  # fmt: skip
+
+
 def _room_with(tokens: list[str]) -> list[str]:
     """ "The room with the couch?", "camera with the truck": which one had it (a fragment naming a room by a thing)."""
     words = tokens[1:] if tokens[:1] in (["the"], ["that"]) else tokens
@@ -2214,7 +2235,8 @@ def _then(query: Query, tokens: list[str]) -> Query:
     words = [t for t in tokens if t not in ("?", ".", "!")]
     said = words[-1:] == ["then"] or any(words[i : i + 3] in (["at", "that", "time"], ["at", "the", "time"])
                                           for i in range(len(words)))  # fmt: skip
-    if not said or query.time.named:
+    t = query.time
+    if not said or t.said or t.start is not None or t.moments or t.of_recording:  # (an as-of's end names no time)
         return query
     return replace(query, refers=tuple(dict.fromkeys((*query.refers, "time"))))
 
@@ -3368,7 +3390,7 @@ class Reader:
             if in_relative and w.isalpha() and not span.tags and w not in AUX and w not in DETERMINERS and (
                 w not in PRONOUNS and w not in _SUBJECT_PRONOUNS and w not in _RELATIVE and w not in FILLER
                 and w not in EVENT_VERBS and w not in _PREPOSITION_WORDS and w not in WITH_WORDS and w not in NOT_THINGS
-                and w not in _CAMERA_WORDS and w not in GENERIC
+                and w not in _CAMERA_WORDS and w not in GENERIC and w not in _SEEING and w not in _KNOWING
             ):  # fmt: skip
                 cues.clause.append(w)  # what a relative clause says of the subject: "the woman who was cooking"
             if first_content and w not in FILLER and w not in ("?",):
@@ -3981,6 +4003,7 @@ class Reader:
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
+        query = _ago(query, tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)

@@ -22,7 +22,18 @@ from edge_agent.language.lexicon import (
     outdoor_cameras,
     tokenize,
 )
-from edge_agent.language.reader import _PREPOSITION_WORDS, CLOTHES, NOT_THINGS, STATES, THING_STATES, Reader, _Phrase
+from edge_agent.language.reader import (
+    _CAMERA_WORDS,
+    _PREPOSITION_WORDS,
+    _ROOM_WORDS,
+    CLOTHES,
+    NOT_THINGS,
+    STATES,
+    THING_STATES,
+    Reader,
+    _Phrase,
+    _place_word,
+)
 from edge_agent.language.times import MEALTIMES, NUMBER_WORDS, PARTS
 
 __all__ = ["read_rule"]
@@ -38,10 +49,10 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     body = _worn(_empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon), reader.lexicon)
     body = _outdoors_said(body, reader.lexicon)
     _refuse_unknown_camera(body, reader.lexicon)
+    moment, used = _moment(_deadline(body))  # before the parts of the day: "at 9 in the morning" is a moment
+    body = [t for j, t in enumerate(body) if j not in used]
     (window, used), (days, on_days) = _day_window(body), _days_said(body)
     body = [t for j, t in enumerate(body) if j not in used | on_days]
-    moment, used = _moment(body)
-    body = [t for j, t in enumerate(body) if j not in used]
     negated, used = _negation(body)
     body = [t for j, t in enumerate(body) if j not in used]
     times, per, within, used = _nth_time(body)
@@ -68,6 +79,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     if not subjects and not stranger and not _unknown_words(body[:at], reader.lexicon):
         subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
         after = [p for p in after if p not in subjects[:1]]
+    _refuse_two_subjects(body, subjects, text)
     head = subjects[0] if subjects else None
     if head is None and stranger:  # "an unfamiliar face shows up"
         head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
@@ -81,10 +93,12 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     stranger = stranger and head.kinds == ("person",)
     if head.end > head.start:  # a phrase said (not "an unfamiliar face", read as a stranger)
         _refuse_doings(body[head.end : at], reader.lexicon, text)
-    trigger = _none_there(head, trigger, span, text)
+    trigger = _none_there(head, trigger, span if moment is None else 0.0, text)
+    negated = negated or (head.negative and moment is not None)  # "nobody is in the kitchen at 7pm": a check then
     subject = _subject_of(head, body, stranger)
     target = next((p for p in after if p.thing or p.camera or p.zone or p.name or p.unknown or p.regions), None)
     _refuse_a_second_thing(body, target, after, text)
+    _refuse_a_spot_in_a_room(body, target, text)
     camera = next((p.camera for p in phrases if p.camera and p is not target), None)
     trigger = _near_a_thing(trigger, target, body, end)
     place = _place_of(reader, target, trigger, body, end)
@@ -119,6 +133,11 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
         if unknown:
             raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
         found = _telegraphic(body, phrases)
+    if found is None and set(body) & _WEATHER:
+        raise Unreadable(
+            f"a rule cannot watch the weather (in {text.strip()!r}): the cameras' memory holds the people, animals "
+            "and things they saw, not rain, snow or the light; say what to watch ('a person appears in the front yard')"
+        )
     if found is None and set(body) & _MOVED:
         raise Unreadable(
             f"a rule cannot watch a thing being moved (in {text.strip()!r}): say where it must stay or that it leaves "
@@ -303,10 +322,45 @@ def _empty_room(body: list[str], lexicon: Lexicon) -> list[str]:
 _EMPTY_VERBS = frozenset({"is", "stays", "remains", "goes", "been", "was", "gets"})
 
 
+#: Words of the weather, which no rule can watch: "alert me if it starts raining".
+_WEATHER = frozenset(
+    {"rain", "rains", "raining", "rained", "snow", "snows", "snowing", "storm", "storms", "stormy", "thunder",
+     "lightning", "hail", "hailing", "fog", "foggy", "windy", "sunny", "weather", "drizzle", "drizzling", "sleet"}
+)  # fmt: skip
+
+
+def _refuse_two_subjects(body: Sequence[str], subjects: Sequence[_Phrase], text: str) -> None:
+    """ "The grey car and the white truck are both in the front yard": two things at once, which a rule cannot watch;
+    refused (not read as the first alone), with what would work."""
+    two = [(a, b) for a, b in zip(subjects, subjects[1:]) if {"and", "or"} & set(body[a.end : b.start])]
+    if two:
+        a, b = two[0]
+        raise Unreadable(
+            f"a rule watches one thing: {a.said!r} and {b.said!r} in {text.strip()!r} are two; make a rule for each "
+            f"('the {a.said} is in ...', 'the {b.said} is in ...')"
+        )
+
+
+def _refuse_a_spot_in_a_room(body: Sequence[str], target: _Phrase | None, text: str) -> None:
+    """ "The cat jumps on the kitchen counter": a spot memory has no name for, in a room it knows, is refused (not read
+    as anywhere in the kitchen, which would fire on the cat anywhere there), with what would work instead."""
+    if target is None or not target.camera or target.end >= len(body):
+        return
+    w = body[target.end]
+    if not _place_word(w) or w in _CAMERA_WORDS or w in _ROOM_WORDS or w in ("area", "one", "side"):
+        return
+    raise Unreadable(
+        f"I don't know a place called {w!r} on camera {target.camera!r} (in {text.strip()!r}): say it of the room "
+        f"('... appears in the {target.said}'), or draw a zone named {w!r} on that camera",
+        words=(w,),
+        place=True,
+    )
+
+
 def _none_there(head: _Phrase, trigger: Trigger, span: float | None, text: str) -> Trigger:
     """ "Nobody has been in the kitchen for 2 hours", "no car is on the driveway for an hour": none seen there for that
-    long, an absence; without a span, refused."""
-    if not head.negative or trigger is Trigger.ABSENT:
+    long, an absence; without a span, refused ("nobody is in the kitchen at 7pm", checked then, is the caller's)."""
+    if not head.negative or trigger is Trigger.ABSENT or span == 0.0:  # (0: a check at a moment says when)
         return trigger
     if span is None:
         raise Unreadable(
@@ -560,15 +614,34 @@ def _afternoon(said: str, clock: tuple[str, int], start: str) -> str:
 
 
 def _moment(tokens: Sequence[str]) -> tuple[str | None, set[int]]:
-    """A moment of the day to check at: "at 11 pm", "at 23:00", "at noon" (a clock time said unambiguously: "at 3"
-    may be a place's number)."""
+    """A moment of the day to check at: "at 11 pm", "at 23:00", "at noon", "at 9 in the morning" (a clock time said
+    unambiguously: "at 3" may be a place's number)."""
     for i in range(len(tokens) - 1):
         if tokens[i] == "at":
             clock = _clock(tokens, i + 1)
             said = tokens[i + 1]
+            half = _half_said(tokens, i + 2)
+            if clock is not None and clock[1] == 1 and said.isdigit() and 1 <= int(said) <= 12 and half is not None:
+                return f"{int(said) % 12 + (12 if half[0] == 'pm' else 0):02d}:00", set(range(i, i + 2 + half[1]))
             if clock is not None and (clock[1] == 2 or ":" in said or said in ("noon", "midday", "midnight")):
                 return clock[0], set(range(i, i + 1 + clock[1]))
     return None, set()
+
+
+#: Words that say a thing stays where it is, whose "after 6pm" is a check then: "the phone is left in the office
+#: after 6pm", "the kid is still in the kids room after 9".
+_STAYING = frozenset({"still", "left", "remains", "remain", "stays", "stay"})
+
+
+def _deadline(tokens: list[str]) -> list[str]:
+    """A clock time said with "by" ("if nobody is in the kitchen by 7pm"), or after a state that stays ("is still in
+    the kids room after 9 in the morning"), is a moment to check at: said "at"."""
+    staying = bool(_STAYING & set(tokens))
+    out = list(tokens)
+    for i, w in enumerate(tokens[:-1]):
+        if (w == "by" or w == "after" and staying) and _clock(tokens, i + 1) is not None:
+            out[i] = "at"
+    return out
 
 
 #: Words after "is not" that make it a place negated ("is not by the door"), not an absence ("is not seen").
@@ -669,6 +742,8 @@ def _count_at_once(tokens: Sequence[str], lexicon: Lexicon) -> tuple[int | None,
     kinds = lexicon.kind_words()
     for i in range(len(tokens)):
         rest = list(tokens[i:])
+        if rest[:1] in (["a"], ["an"]) and len(rest) > 2 and _ORDINALS.get(rest[1], 1) > 1 and rest[2] in kinds:
+            return _ORDINALS[rest[1]], {i + 1}  # "a second person shows up": two of them there at once
         said = next((len(lead) for lead in _AT_ONCE if rest[: len(lead)] == lead), None)
         amount, noun = (rest[said : said + 1], rest[said + 1 : said + 2]) if said else (rest[:1], rest[3:4])
         if said is None and rest[1:3] != ["or", "more"]:

@@ -91,6 +91,10 @@ _BEFORE_MEALS = frozenset(
     {"after", "before", "at", "during", "around", "since", "until", "till", "by", "over", "from", "this", "past"}
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: The words before "the 20th" said as a day ("on the 20th", "since the 3rd"), and those that may follow it.
+_DAY_LEADS = frozenset({"on", "since", "before", "after", "until", "till", "from", "by", "for", "of", "during"})
+_AFTER_DAY = frozenset({"", "?", ".", ",", "!", "at", "in", "around", "after", "before", "between", "from", "until",
+                        "and", "or", "then", "morning", "afternoon", "evening", "night"})  # fmt: skip
 #: Days of the month said in words: "the second of march", "march third"
 _ORDINALS = {
     w: n + 1
@@ -205,6 +209,10 @@ class _Reader:
                 day, n = self.now.date() - dt.timedelta(days=2), 4
             elif w in _WEEKDAYS or w in _MONTHS or ((w[:1].isdigit() or w in _ORDINALS) and self.month_after(i)):
                 day, n = self.calendar(i)
+            elif self.month_day(i) is not None:  # "on the 20th": of this month, or the last one's if still to come
+                day = self.month_day(i)
+                i -= 1  # from "the" ("on the 20th")
+                n = 2
             if day is not None:
                 # "last monday", "this friday" (but "what was seen last today?": the last thing, today)
                 calendar = w not in ("today", "tonight", "yesterday")
@@ -218,6 +226,24 @@ class _Reader:
             else:
                 i += 1
         return found
+
+    def month_day(self, i: int) -> dt.date | None:
+        """The day "the 20th" (token ``i``, after "the", as a time is said: "on the 20th", "after 7 pm on the 20th,")
+        names: that day of this month, or of the month before where it is still to come."""
+        w = self.word(i)
+        if not (w[:-2].isdigit() and w[-2:] in ("st", "nd", "rd", "th")) or self.word(i - 1) != "the":
+            return None
+        if not (i == 1 or self.word(i - 2) in _DAY_LEADS) or self.word(i + 1) not in _AFTER_DAY:
+            return None  # "the 2nd person", "who was the 3rd": no day
+        month = self.now.date().replace(day=1)
+        for start in (month, (month - dt.timedelta(days=1)).replace(day=1)):
+            try:
+                day = start.replace(day=int(w[:-2]))
+            except ValueError:
+                continue
+            if day <= self.now.date():
+                return day
+        return None
 
     def month_after(self, i: int) -> bool:
         """Whether a month's name follows token ``i``, or "of" and one ("the 2nd of march")."""
@@ -501,6 +527,8 @@ class _Reader:
             moments = [next((m + d for d in (0, 43200, -43200) if a <= m + d < b), m) for m in moments]
         if "since" in self.tokens and not {"before", "until", "till", "til"} & set(self.tokens):
             end = None  # "since yesterday evening", "since 6 pm yesterday": until now (the day says which)
+            if start is not None and moments and min(moments) >= start:  # "since friday noon": from its noon
+                start, moments = min(moments), []
         start, end = _read_window(start, end, moments, self.parts)
         time = Time(start, end, tuple(moments), tuple(said), to_second=_to_second(said, moments))
         return TimeReading(time, frozenset(self.used))

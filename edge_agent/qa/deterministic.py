@@ -18,12 +18,13 @@ import numpy as np
 
 from edge_agent.clock import find_times
 from edge_agent.language.grammar import Intent, Query, Subject
-from edge_agent.language.lexicon import Lexicon, tokenize
+from edge_agent.language.lexicon import COLOUR_WORDS, Lexicon, tokenize
 from edge_agent.language.reader import Reader, one_of_people
 from edge_agent.language.times import read_times
 from edge_agent.memory import Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
+from edge_agent.perception.vocabulary import COLOUR_NAMES
 from edge_agent.qa.findings import Exists, Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
 from edge_agent.qa.findings import Order as OrderFinding
 from edge_agent.qa.handlers import Context, handle
@@ -338,7 +339,20 @@ def naming(typed: str, choices: Sequence[str]) -> list[int]:
             said = [i for i in hits if not _NEGATIVE.search(choices[i])]
             if len(said) == 1 or len(hits) == 1:
                 break
+    if not hits and typed.lower() in COLOUR_NAMES:  # "teal" is what a choice says "light blue" or "turquoise"
+        hits = [i for i, c in enumerate(lowered) if typed.lower() in _colours_said(c)]
     return [i for i in hits if not _NEGATIVE.search(_ANSWER_LEAD.sub("", choices[i]))]  # ("no, the person ...")
+
+
+def _colours_said(text: str) -> set[str]:
+    """The describer's colour names the colour words of a text cover, the longest word first ("light blue" is not
+    also "blue")."""
+    covered: set[str] = set()
+    for word in sorted(COLOUR_WORDS, key=len, reverse=True):
+        if re.search(rf"\b{re.escape(word)}\b", text):
+            covered.update(COLOUR_WORDS[word])
+            text = re.sub(rf"\b{re.escape(word)}\b", " ", text)
+    return covered
 
 
 #: Words for a camera a choice may say ("the living-room cam"), which name nothing an answer must repeat.

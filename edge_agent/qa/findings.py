@@ -220,6 +220,7 @@ class Seen(Finding):
     taken: Taking | None = None  #: after the last sighting it went with a person within reach (memory.takings)
     taker: Entity | None = None  #: that person
     at: float | None = None  #: the moment asked ("where was it at 09:00:45?"): ``observation`` is the one nearest it
+    ago_from: float | None = None  #: "how long ago was it seen?": the moment (now, or as-of) counted back from
 
     @property
     def typed(self) -> object:

@@ -790,6 +790,7 @@ def _seen(query: Query, ctx: Context, subject: int, *, when: bool) -> Finding:
         taken=taken,
         taker=taker,
         at=at,
+        ago_from=ctx.view.scope.end if query.asks == "ago" else None,
     )
 
 

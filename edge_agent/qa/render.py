@@ -282,6 +282,9 @@ def _seen(f: Seen) -> str:
             f"Entity {_entity(e)} ({e.category}) was last seen {_t(o.t_end)} on camera {o.camera}{_there(o)}: "
             f"{o.description or 'no description'} (observation {o.id})."
         )
+    if f.ago_from is not None and f.stayed_until is None:  # "how long ago?": back from now (or the answer's as-of)
+        moment = o.t_start if f.first or f.arrived else o.t_end
+        text = f"{_span(max(f.ago_from - moment, 0.0))} ago: {text[0].lower()}{text[1:]}"
     if f.taken is not None:
         who = f" by {_entity(f.taker)} ({f.taker.category})" if f.taker is not None else ""
         text += f" Then it was taken{who} {_t(f.taken.t)}"

@@ -201,6 +201,9 @@ def describe(p: Predicate) -> str:
             )
         else:
             target = f"any {' or '.join(p.object_colours) + ' ' if p.object_colours else ''}{p.object}"
+            meant = category_words().get(str(p.object).lower(), ())
+            if meant and str(p.object).lower() not in meant:  # "any desk (a dining table)": what it will look for
+                target += f" (a {' or '.join(meant)})"
         what = (
             {"on": "is on", "in": "is in", "near": "is near", "enters": "enters", "leaves": "leaves"}[p.relation]
             + " "
@@ -210,6 +213,8 @@ def describe(p: Predicate) -> str:
         if p.relation == "appears":
             what = f"is seen on camera {p.camera!r}"
         where = what.replace("is ", "is not ", 1) if p.negated else what
+        if p.negated and p.subject_type != "entity" and who.startswith("any "):  # none of the kind is there
+            who, where = "no " + who[len("any ") :], what
         return f"every day at {p.at}, if {who} {where} (where it was last seen by then)"
     if p.at_once is not None:  # "when 4 or more people are in view together"
         who = f"{p.at_once} or more {several(p)}"

@@ -1811,3 +1811,35 @@ def test_an_hour_said_with_its_part_of_the_day_is_the_one_in_it(reader):
     ), afternoon
     last = read(reader, "what was seen last today?")
     assert last.order is Order.LAST and last.time.start == parse_iso("2026-03-02T00:00:00+00:00"), last
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        # (REFERENCE is Monday 2026-03-02 13:00:05 UTC)
+        (
+            "since friday noon, which cameras saw something?",
+            lambda q: q.time.start == parse_iso("2026-02-27T12:00:00+00:00") and not q.time.moments,
+        ),
+        ("anything since yesterday at 9?", lambda q: q.time.start == parse_iso("2026-03-01T09:00:00+00:00")),
+        (
+            "anything after 7pm on the 1st?",
+            lambda q: _window(q, "2026-03-01T19:00:00+00:00", "2026-03-02T00:00:00+00:00"),
+        ),
+        ("what happened on the 28th?", lambda q: _window(q, "2026-02-28T00:00:00+00:00", "2026-03-01T00:00:00+00:00")),
+        ("who was the 2nd person in the kitchen?", lambda q: q.time.start is None and not q.time.moments),
+        ("what's the earliest thing you remember?", lambda q: q.order is Order.FIRST and not q.subject.clause),
+        ("what was the last thing you noticed?", lambda q: q.order is Order.LAST and not q.subject.clause),
+        ("how long ago was the phone seen?", lambda q: q.intent is Intent.WHEN and q.asks == "ago"),
+        ("how many hours ago did the truck leave?", lambda q: q.intent is Intent.WHEN and q.asks == "ago"),
+        ("when did you last see the baby", lambda q: q.intent is Intent.WHEN and q.order is Order.LAST),
+        ("has the baby been seen since last night?", lambda q: q.subject.said == "person" and q.grounded),
+    ],
+)
+def test_round_39_forms(reader, question, check):
+    """A fifth blind probe's times and forms: a day's clock time after "since" is where it starts ("since friday
+    noon"), a day of this month said alone ("on the 28th"), memory's own verbs say nothing of the thing ("the earliest
+    thing you remember"), "how long ago" asks when counted back from now, and a person memory cannot pick out by the
+    word said is any person in counts, said so."""
+    q = read(reader, question)
+    assert check(q), q

@@ -481,6 +481,10 @@ def test_how_long_a_thing_stayed_where_a_worn_camera_left_it_is_until_it_was_nex
         (1772449208.0, ["in the evening", "at midnight", "in the morning, around 11", "yesterday"], 2),
         (1772449208.0, ["in the morning", "in the evening"], 0),
         (1772449208.0, ["around 11", "at 2 am"], 0),
+        # a colour the describer names is the choice whose colour words cover it
+        ("teal", ["light blue", "red", "black", "white"], 0),
+        ("teal", ["a turquoise car", "a black one"], 0),
+        ("orange", ["red", "brown"], 1),
     ],
 )
 def test_a_typed_answer_picks_the_choice_people_wrote(typed, choices, expected):

@@ -62,6 +62,22 @@ def test_a_person_memory_cannot_pick_out_by_the_word_said_is_answered_with_the_p
             assert "people seen" in answer.text or "person seen" in answer.text, answer.text
         kitchen = ask("what was the lady in the kitchen wearing?")  # of one in a room: the ones there
         assert kitchen.tool == "attribute", kitchen.text
+        last = ask("when did you last see the baby?")  # when the last person was seen: what memory can say, said so
+        assert last.tool == "when" and "any person (memory does not tell sex or age)" in last.text, last.text
+        assert "last seen" in last.text and "babies" not in last.text, last.text
+        counted = ask("how many kids were there?").text
+        assert "any person" in counted and "kids" not in counted.split(")", 1)[1], counted
+
+
+def test_how_long_ago_counts_back_from_the_time_asked(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        car = ask("when was the car last seen?")
+        t = float(car.evidence[-1]["t_end"])  # type: ignore[arg-type]
+        ago = ask("how long ago was the car seen?", as_of=t + 2 * 3600 + 5 * 60)
+        assert ago.text.startswith("2 h 5 min ago: entity #1 (car) was last seen"), ago.text
+        hours = ask("how many hours ago was the car seen?", as_of=t + 2 * 3600 + 5 * 60)
+        assert hours.tool == "when" and hours.text.startswith("2 h 5 min ago:"), hours.text
 
 
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:

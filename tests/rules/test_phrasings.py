@@ -43,7 +43,8 @@ def test_each_phrasing_reads_as_the_user_meant(rule):
     for key in set(expect) | {k for k, v in p.items() if v != DEFAULTS.get(k)} - {"subject"}:
         want = expect.get(key, DEFAULTS.get(key))
         assert _same(key, want, p.get(key), expect), f"{key}: expected {want!r}, read {p.get(key)!r}"
-    assert describe(Predicate.model_validate(p)).startswith("when ")
+    said = describe(Predicate.model_validate(p))
+    assert said.startswith(f"every day at {p['at']}," if p.get("at") else "when "), said
 
 
 def test_the_set_covers_the_issue_s_phrasings():
