@@ -628,16 +628,17 @@ def _moment(tokens: Sequence[str]) -> tuple[str | None, set[int]]:
     return None, set()
 
 
-#: Words that say a thing stays where it is, whose "after 6pm" is a check then: "the phone is left in the office
-#: after 6pm", "the kid is still in the kids room after 9".
-_STAYING = frozenset({"still", "left", "remains", "remain", "stays", "stay"})
-
-
 def _deadline(tokens: list[str]) -> list[str]:
-    """A clock time said with "by" ("if nobody is in the kitchen by 7pm"), or after a state that stays ("is still in
-    the kids room after 9 in the morning"), is a moment to check at: said "at"."""
-    staying = bool(_STAYING & set(tokens))
+    """A clock time said with "by" ("if nobody is in the kitchen by 7pm"), or after a state that is still so ("is
+    still in the kids room after 9 in the morning", "the phone is left in the office after 6pm"), is a moment to check
+    at: said "at" (not where a span is said: "stays for 10 minutes after 10pm" is a stay in a window)."""
+    left = any(
+        w == "left" and tokens[i - 1] in ("is", "are", "was", "were", "been", "gets") for i, w in enumerate(tokens)
+    )
+    staying = "still" in tokens or left
     out = list(tokens)
+    if "for" in tokens:  # a span said: "nobody has been in the kitchen for 2 hours by 7pm" is not a check at a moment
+        return out
     for i, w in enumerate(tokens[:-1]):
         if (w == "by" or w == "after" and staying) and _clock(tokens, i + 1) is not None:
             out[i] = "at"
