@@ -21,7 +21,8 @@ The slots of a question:
 - ``span_s``: "was the car there for more than a minute?": how long is held against the subject's time there.
 - ``quantity``: the number a count is held against ("more than 3 people?", "on two cameras?"), by ``compare``.
 - ``yes_no``, ``negated``, ``alternatives``: polarity ("was nobody there?") and "which of A or B".
-- ``asks``: for an attribute question, the described field (colour, pattern, motion, size).
+- ``asks``: for an attribute question, the described field (colour, pattern, motion, size) or "direction" (the
+  motion with its way: "which way was it going?"); for a when question, "ago" ("how long ago was it seen?").
 - ``unknown`` and ``grounded``: words the reader could not ground in memory's vocabulary, and words it
   read as something by similarity ("sedan" as car): the answer says so.
 """
@@ -227,7 +228,8 @@ class Query:
     order: Order | None = None
     event: Event = Event.SEEN
     aggregate: Aggregate | None = None
-    asks: str = ""  #: an attribute question's field (FIELDS); "person" for who was with it; a duration's unit
+    #: an attribute question's field (FIELDS) or "direction"; "person" for who was with it; a duration's unit; "ago"
+    asks: str = ""
     yes_no: bool = False  #: a yes / no question
     negated: bool = False  #: the proposition asked is negative ("was nobody there?", "no dog?")
     alternatives: tuple[str, ...] = ()  #: "A or B": the values to choose between

@@ -548,8 +548,16 @@ def _place_word(w: str) -> bool:
         and w not in BEFORE_WORDS
         and w not in AFTER_WORDS  # "by the counter after it was put there": the place is "counter"
         and w not in NUMBER_WORDS  # "in the final two seconds": a number, no place
+        and w not in _RANKING  # "what stayed around the longest?": how long, no place
         and not w.endswith(("ing", "ly"))
     )
+
+
+#: Words that rank, which name no place: "around the longest", "at the most".
+_RANKING = frozenset(
+    {"longest", "shortest", "most", "least", "biggest", "smallest", "largest", "busiest", "quietest", "earliest",
+     "latest", "oldest", "newest", "longer", "shorter", "more", "less", "fewest"}
+)  # fmt: skip
 
 
 _CLAUSE_BREAKS = frozenset({":", ";", "?", ",", ".", "!"})
@@ -1353,6 +1361,73 @@ def _ago(query: Query, tokens: list[str]) -> Query:
     return replace(query, asks="ago") if query.intent is Intent.WHEN else query
 
 
+def _whose(query: Query, tokens: list[str]) -> Query:
+    """ "Whose car was that?", "who owns the phone?", "who does the bowl belong to?": its owner, as memory learnt it."""
+    if (
+        not _OWNING & set(tokens)
+        or not query.subject.named
+        or query.subject.generic
+        or query.subject.kinds == ("person",)
+    ):
+        return query
+    return replace(query, intent=Intent.HABIT, asks="owner", yes_no=False)
+
+
+#: Words asking a thing's owner.
+_OWNING = frozenset({"whose", "owns", "owner", "owned", "belong", "belongs", "belonged"})
+
+
+def _same_in_two(query: Query, tokens: list[str]) -> Query:
+    """ "Was it the same person in the kids room and the lounge?": whether memory holds the one seen on each camera
+    as one thing, not whether one was seen on either."""
+    cameras = query.place.cameras
+    if "same" not in tokens or not query.yes_no or len(cameras) != 2 or query.other is not None:
+        return query
+    if query.intent not in (Intent.EXISTS, Intent.COUNT) or not query.subject.kinds:
+        return query
+    other = Side(subject=replace(query.subject, colours=()), place=Place(cameras=cameras[1:]), time=query.time)
+    return replace(query, intent=Intent.SAME, place=replace(query.place, cameras=cameras[:1]), other=other)
+
+
+def _rooms_had(query: Query, tokens: list[str]) -> Query:
+    """ "Did every room have somebody in it?": each room had someone (any one), not one person in every room ("was
+    anybody seen in every room?")."""
+    if query.aggregate is not Aggregate.CAMERAS or query.compare != "all" or query.subject.said not in _ANY_ONE:
+        return query
+    every = next((i for i, w in enumerate(tokens[:-1]) if w in ("every", "each", "all")), None)
+    one = tokens.index(query.subject.said) if query.subject.said in tokens else None
+    if every is None or one is None or every > one or not (_CAMERA_WORDS | _ROOM_WORDS) & set(tokens[every + 1 : one]):
+        return query
+    said = "people" if query.subject.kinds == ("person",) else "things"
+    return replace(query, subject=replace(query.subject, said=said, many=True))
+
+
+_ANY_ONE = frozenset({"somebody", "someone", "anybody", "anyone", "something", "anything"})
+
+
+def _direction(query: Query, tokens: list[str]) -> Query:
+    """ "Which way was #4 walking?", "what direction did the truck go?": how it was seen moving (its motion), not a
+    list of it."""
+    pairs = {(a, b) for a, b in zip(tokens, tokens[1:])}
+    if not pairs & _DIRECTION_ASKED or not query.subject.named or query.subject.generic or query.yes_no:
+        return query
+    if query.intent not in (Intent.LIST, Intent.SUMMARY, Intent.WHERE, Intent.ATTRIBUTE):
+        return query
+    return replace(
+        query,
+        intent=Intent.ATTRIBUTE,
+        asks="direction",
+        event=Event.SEEN,
+        alternatives=(),
+        alternative_of="",
+        order=None,
+    )
+
+
+#: Words that ask which way a thing moved.
+_DIRECTION_ASKED = frozenset({("which", "way"), ("what", "direction"), ("which", "direction"), ("what", "way")})
+
+
 def _alone(query: Query, tokens: list[str]) -> Query:
     """ "Was the baby alone?": whether nobody was with it, the company question asked the other way round."""
     if query.intent is Intent.COMPANY and {"alone", "unaccompanied"} & set(tokens):
@@ -1972,6 +2047,13 @@ def _elsewhere(query: Query, tokens: list[str]) -> Query:
         them = Side(subject=replace(query.subject, colours=()), place=Place(not_cameras=query.place.cameras))
         compare = "more" if more == "more" else "fewer"
         return replace(query, intent=Intent.COUNT, other=them, compare=compare, aggregate=Aggregate.THINGS)
+    other = (
+        other
+        or "elsewhere" in tokens
+        or any(
+            w == "else" and tokens[i - 1] in ("anywhere", "somewhere", "everywhere") for i, w in enumerate(tokens) if i
+        )
+    )  # "were they seen anywhere else?": on a camera but this one
     if query.intent is Intent.EXISTS and query.yes_no and other:
         if not query.place.cameras:  # which cameras saw it (in a conversation: but the one it was talked about on)
             return replace(query, intent=Intent.WHICH_CAMERA, yes_no=False, refers=(*query.refers, "else"))
@@ -2058,7 +2140,10 @@ _UNRECORDED = {
     ("hand",): "what was done with hands", ("why",): "why things happen", ("talking",): "what was said",
     ("talked",): "what was said", ("speaking",): "what was said", ("spoke",): "what was said",
     ("saying",): "what was said",
+    ("older",): "age", ("younger",): "age", ("oldest",): "age", ("youngest",): "age", ("newer",): "age",
 }  # fmt: skip
+#: Verbs of switching a thing on or off ("who switched the tv off?"), which memory does not see done.
+_SWITCHING = frozenset({"switch", "switched", "switches", "turn", "turned", "turns", "flicked", "flick"})
 
 
 #: Family words: "who is the child's mother?" asks what memory does not record.
@@ -2081,6 +2166,20 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
         ),
         ("", ()),
     )
+    switched = [
+        i
+        for i, w in enumerate(tokens)
+        if w in _SWITCHING
+        and (
+            tokens[i + 1 : i + 2] in (["on"], ["off"])  # "who turned off the tv?"
+            or any(  # "who switched the tv off?" (not "did she turn up on another camera?")
+                t in ("on", "off") and tokens[j + 1 : j + 2] in ([], ["?"], ["."], ["!"])
+                for j, t in enumerate(tokens[i + 2 : i + 5], i + 2)
+            )
+        )
+    ]
+    if not found and switched:  # "who switched the tv off?": not what memory records
+        found, said = "whether a thing is on", (tokens[switched[0]],)
     last = [t for t in tokens if t not in ("?", ".", "!")][-1:]
     after_what = tokens[tokens.index("what") + 1 :] if "what" in tokens else []
     if not found and (last in (["say"], ["said"]) or {"say", "said"} & set(after_what[:4])):
@@ -3796,9 +3895,11 @@ class Reader:
                     k += 2 if word(i + 1) != "the" else 3
                     continue
             if w in ("empty", "deserted", "vacant", "unoccupied", "quiet"):
-                # "the living room was empty": nothing was there
+                # "the living room was empty": nothing was there ("was not empty": something was; the "not" is its)
+                emptied = word(i - 1) not in ("not", "never")
+                cues.negated_aux = cues.negated_aux and emptied
                 add(_Phrase(i, span.end, "subject" if not any(p.thing for p in phrases) else "object", "",
-                            generic=True, negative=True, said="anything"))  # fmt: skip
+                            generic=True, negative=emptied, said="anything"))  # fmt: skip
                 k += 1
                 continue
             if _is_pronoun(tokens, i, phrases):
@@ -4003,7 +4104,7 @@ class Reader:
         query = _worn_by(_unrecorded(_whole_time(query, tokens), tokens), tokens)
         query = _also_elsewhere(_happened_beside(query, tokens), tokens)
         query = _alone(_moving(_recording(_about(query, tokens, phrases), tokens, cues), tokens), tokens)
-        query = _ago(query, tokens)
+        query = _whose(_direction(_ago(query, tokens), tokens), tokens)
         query = _not_there(_every_camera(query, tokens, self.lexicon.cameras), tokens)
         query = _users_own(_cameras_in_order(_clause_colour(query, tokens, phrases)), tokens)
         query = _besides(_rooms_in_order(query, tokens, self.lexicon.cameras), tokens)
@@ -4019,6 +4120,7 @@ class Reader:
         query = _told_apart(_alerted(_who_with_it(_who_had(_longer_one(query, tokens), tokens), tokens), tokens))
         query = _in_order(_doing(query, tokens, self.lexicon), tokens)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
+        query = _same_in_two(_rooms_had(query, tokens), tokens)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

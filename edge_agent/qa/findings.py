@@ -196,6 +196,7 @@ class Alternatives(Finding):
     as_long: bool = False  #: "did it stay as long as ...?": at least as long is asked
     same: bool = False  #: "for the same amount of time?": as long as each other, to the second
     unseen: tuple[str, ...] = ()  #: of kinds, those nothing seen was ("a person, or just things?": no person)
+    each: int = 0  #: asked of every one ("was everyone in black?"): of how many; ``support`` says how many are so
 
     @property
     def typed(self) -> object:
@@ -575,6 +576,7 @@ class Habit(Finding):
     entity: Entity | None = None
     facts: tuple[str, ...] = field(default_factory=tuple)
     fallback: Summary | None = None
+    owner_unknown: bool = False  #: asked whose it is, and memory has learnt no owner for it
 
 
 @dataclass(frozen=True)

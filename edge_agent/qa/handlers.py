@@ -1053,8 +1053,9 @@ def _values_of(field: str, said: str) -> tuple[str, ...]:
 def attribute(query: Query, ctx: Context) -> Finding:
     """The described field asked about (colour, pattern, motion, size), by majority over the observations of the
     subject (or, for "most people", of all of that kind), with how many said so and the latest that did; for "A or
-    B", the one memory says more often."""
-    field = query.asks or "colour"
+    B", the one memory says more often; asked which way (``asks`` "direction"), the motion with its way."""
+    direction = query.asks == "direction"  # "which way was it going?": the motion, each way apart
+    field = "motion" if direction else query.asks or "colour"
     side, other = query.sides()
     if other is not None and query.yes_no and len(query.alternatives) == 1:  # "were the car and the truck white?"
         parts = (
@@ -1067,13 +1068,16 @@ def attribute(query: Query, ctx: Context) -> Finding:
     if not seen:
         return _not_seen(query, ctx.view, subject)
     ids = _primary(query, ctx.view, seen)
-    many = query.subject.many or query.subject.generic
+    every = query.subject.said in _EVERY_ONE and query.yes_no and len(query.alternatives) == 1
+    many = query.subject.many or query.subject.generic or every
     pool = ids if many else [among(query, ctx, ids, subject)]
+    if every and query.alternative_of == field:  # "was everyone in the front yard wearing black?": each of them
+        return _each_so(query, ctx, pool, field, subject)
     values = ctx.view.described_as(pool, field)
     if field == "motion":  # moving this way or that is moving; seen briefly says nothing
         merged: dict[str, list[float]] = {}
         for value, n, last, end in values:
-            key = "moving" if value.startswith("moving") else value
+            key = "moving" if value.startswith("moving") and not direction else value
             if key != "brief":
                 m = merged.setdefault(key, [0, last, end])
                 m[0] += n
@@ -1107,6 +1111,28 @@ def attribute(query: Query, ctx: Context) -> Finding:
         others=tuple((k, v) for k, v, _, _ in values[1:4]),
         whose=whose,
         latest=o,
+    )
+
+
+#: Words for every one of the things asked about: "was everyone wearing black?"
+_EVERY_ONE = frozenset({"everyone", "everybody", "everything", "all"})
+
+
+def _each_so(query: Query, ctx: Context, pool: Sequence[int], field: str, subject: Subject) -> Finding:
+    """Whether every one of ``pool`` is mostly described with the value asked ("was everyone in black?"): how many
+    are, of how many."""
+    said = query.alternatives[0]
+    wanted = _values_of(field, said)
+    so = [e for e in pool if (top := ctx.view.described_as([e], field)) and top[0][0] in wanted]
+    latest = [ctx.store.observation(ctx.view.history(e)[-1].id) for e in (so or pool)[-1:] if ctx.view.history(e)]
+    return Alternatives(
+        tuple(latest),
+        of=field,
+        chosen=said if len(so) == len(pool) else None,
+        support=((said, len(so)),),
+        whose=f"the {len(pool)} {_plural(_what(subject), len(pool))} seen",
+        yes_no=True,
+        each=len(pool),
     )
 
 
@@ -1809,6 +1835,7 @@ def habit(query: Query, ctx: Context) -> Finding:
         entity=ctx.store.entity(subject),
         facts=tuple(f.line() for f in known[:4]),
         fallback=fallback if isinstance(fallback, Summary) else None,
+        owner_unknown=owner and not any(f.kind == "owner" for f in known),
     )
 
 

@@ -118,7 +118,7 @@ def query_schema(categories: Sequence[str], cameras: Sequence[str], names: Seque
             "other_cameras": in_cameras,
             "order": {"enum": ["", *(o.value for o in Order)]},
             "aggregate": {"enum": ["", *(a.value for a in Aggregate)]},
-            "asks": {"enum": ["", *FIELDS]},
+            "asks": {"enum": ["", *FIELDS, "direction", "ago"]},  # which way it moved; when, back from now
             "yes_no": {"type": "boolean"},
             "negated": {"type": "boolean"},
         },

@@ -238,6 +238,11 @@ def _alternatives(f: Alternatives) -> str:
         than = "for the same time" if f.same else than  # "did they stay for the same amount of time?"
         held = ("Yes", "") if f.chosen is not None else ("No", " not")
         return f"{held[0]}: the {value} was{held[1]} seen {than} ({said})."
+    if f.yes_no and f.each:  # "was everyone in black?": each of them mostly so
+        value, n = f.support[0] if f.support else ("", 0)
+        lead = "Yes: all" if f.chosen is not None else f"No: {n} of"
+        so = f"in {value}" if f.of == "colour" else value  # "in black", "striped"
+        return f"{lead} {f.whose} {'are' if f.each != 1 else 'is'} mostly {so}.{latest}"
     if f.yes_no:
         value = f.support[0][0] if f.support else ""
         if f.chosen is not None:
@@ -707,10 +712,16 @@ def _habit(f: Habit) -> str:
     e = f.entity
     if e is None:
         return "Memory holds nothing that matches the question."
+    lead = ""
+    if f.owner_unknown:  # "whose car is that?": an owner is learnt from who is seen with it, day after day
+        lead = (
+            f"I don't know whose {e.category} #{e.id} is: memory has learnt no owner for it (it learns one from the "
+            "person seen with a thing over days). "
+        )
     if not f.facts:
         rest = render(f.fallback) if f.fallback is not None else ""
-        return f"Memory has learnt nothing yet about entity #{e.id}; " + rest
-    return f"Entity {_entity(e)} ({e.category}): {'; '.join(f.facts)}."
+        return lead + f"Memory has learnt nothing yet about entity #{e.id}; " + rest
+    return lead + f"Entity {_entity(e)} ({e.category}): {'; '.join(f.facts)}."
 
 
 _RENDERERS: dict[type, Callable[[Any], str]] = {

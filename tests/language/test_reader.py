@@ -780,6 +780,9 @@ def test_the_forms_a_second_tester_wrote(reader):
     q = read(reader, "nobody went into the bedroom, did they?")  # a tag: one sentence, its place kept
     assert (q.place.cameras, q.negated, q.yes_no) == (("bedroom",), True, True)
     assert not read(reader, "the truck never moved, right?").negated  # answered by the fact: "No: not seen moved"
+    # (as English answers a negative tag: "you didn't see a dog, did you?" "No, I didn't")
+    assert read(reader, "the kitchen wasn't empty, was it?").subject.generic  # something was there: "Yes: 2 things"
+    assert not read(reader, "the kitchen wasn't empty, was it?").negated
     q = read(reader, "in what order did the rooms get visitors?")
     assert (q.intent, q.alternative_of, "street" in q.alternatives) == (Intent.ORDER, "camera", False)
     q = read(reader, "how much time passed between the kitchen and the desk?")
@@ -1833,13 +1836,49 @@ def test_an_hour_said_with_its_part_of_the_day_is_the_one_in_it(reader):
         ("how long ago was the phone seen?", lambda q: q.intent is Intent.WHEN and q.asks == "ago"),
         ("how many hours ago did the truck leave?", lambda q: q.intent is Intent.WHEN and q.asks == "ago"),
         ("when did you last see the baby", lambda q: q.intent is Intent.WHEN and q.order is Order.LAST),
-        ("has the baby been seen since last night?", lambda q: q.subject.said == "person" and q.grounded),
+        ("which way was #4 walking", lambda q: q.intent is Intent.ATTRIBUTE and q.asks == "direction"),
+        ("what direction did the truck go?", lambda q: q.intent is Intent.ATTRIBUTE and q.asks == "direction"),
+        ("whose car was that on the street", lambda q: q.intent is Intent.HABIT and q.asks == "owner"),
+        ("who does the phone belong to?", lambda q: q.intent is Intent.HABIT and q.asks == "owner"),
+        ("whose turn was it to cook?", lambda q: q.asks != "owner"),
     ],
 )
 def test_round_39_forms(reader, question, check):
     """A fifth blind probe's times and forms: a day's clock time after "since" is where it starts ("since friday
     noon"), a day of this month said alone ("on the 28th"), memory's own verbs say nothing of the thing ("the earliest
-    thing you remember"), "how long ago" asks when counted back from now, and a person memory cannot pick out by the
-    word said is any person in counts, said so."""
+    thing you remember"), "how long ago" asks when counted back from now, "which way" asks the motion with its way,
+    "whose" asks the owner memory learnt."""
+    q = read(reader, question)
+    assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        (
+            "the person who was in the kitchen, were they seen anywhere else?",
+            lambda q: q.intent is Intent.SAME and q.other is not None and q.other.place.not_cameras == ("kitchen",),
+        ),
+        ("what stayed around the longest?", lambda q: not q.unknown_places and q.intent is Intent.DURATION),
+        (
+            "did every room have somebody in it at some point?",
+            lambda q: q.aggregate is Aggregate.CAMERAS and q.compare == "all" and q.subject.many,
+        ),
+        ("was anybody seen in every room?", lambda q: q.subject.said == "anybody"),  # one person in all of them
+        (
+            "was it the same person in the bedroom and the kitchen?",
+            lambda q: q.intent is Intent.SAME and q.other is not None and q.other.place.cameras == ("kitchen",),
+        ),
+        ("who switched the tv off?", lambda q: q.unrecorded == "whether a thing is on"),
+        ("who turned off the tv", lambda q: q.unrecorded == "whether a thing is on"),
+        ("did the person at the desk turn up on any other camera?", lambda q: not q.unrecorded),
+        ("which is older, the car or the truck?", lambda q: q.unrecorded == "age"),
+        ("the kitchen wasn't empty, was it?", lambda q: q.subject.generic and not q.negated),
+    ],
+)
+def test_round_40_forms(reader, question, check):
+    """A blind probe of comparisons and negation: "anywhere else" is another camera than the one said, a ranking word
+    is no place, "every room had somebody" counts the rooms that had anyone, "the same person in A and B" asks
+    whether the two are one, switching a thing on or off and age are not recorded, "not empty" is something there."""
     q = read(reader, question)
     assert check(q), q

@@ -108,13 +108,18 @@ def test_contradicting_evidence_lowers_and_deletes_a_fact(tmp_path):
         assert consolidate.facts(store, [1])[0].value == "sink"
 
 
-def test_owner_and_habit(tmp_path):
+def test_owner_and_habit(tmp_path, embedder):
+    from edge_agent.qa.deterministic import DeterministicController
+
     with Store(tmp_path / "home") as store:
         person = observation(2, 3600.0, (200, 50, 260, 250), ALICE, kind="person", category="person")
         store.ingest_clip(clip(0.0), [mug(0.0)])
         store.ingest_clip(clip(3600.0), [mug(3600.0, SINK, "sink"), person])  # Alice there while it moved
         owner = [f for f in consolidate.facts(store, [1]) if f.kind == "owner"]
         assert len(owner) == 1 and owner[0].value == str(store.entities("person")[0].id)
+        whose = DeterministicController(store, embedder).ask("whose cup is it?")  # the owner it learnt leads
+        assert whose.tool == "habit" and "moved by #" in whose.text.split(";")[0], whose.text
+        assert "don't know whose" not in whose.text, whose.text
         for day in range(4):  # the dog on the sofa at 19:00 on four days
             t = day * DAY + 19 * 3600
             store.ingest_clip(

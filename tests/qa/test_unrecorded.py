@@ -80,6 +80,24 @@ def test_how_long_ago_counts_back_from_the_time_asked(tmp_path, embedder) -> Non
         assert hours.tool == "when" and hours.text.startswith("2 h 5 min ago:"), hours.text
 
 
+def test_whose_a_thing_is_says_when_memory_learnt_no_owner(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        whose = ask("whose car was that?")
+        assert whose.tool == "habit" and whose.text.startswith("I don't know whose car #1 is"), whose.text
+        way = ask("which way was the car going?")
+        assert way.tool == "attribute" and way.finding.get("field") == "motion", way.finding
+
+
+def test_everyone_so_holds_of_each_of_them(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        everyone = ask("was everyone wearing red?")  # bob in red, ann not: not everyone
+        assert everyone.text.startswith("No: 1 of the 2 people seen are mostly in red"), everyone.text
+        kitchen = ask("was everybody in the kitchen in red?", as_of=T + 3600 + 60)  # only bob there then
+        assert kitchen.text.startswith("Yes"), kitchen.text
+
+
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:
     with Store(_home(tmp_path), mode="read") as store:  # the car and ann once each on the street; bob once, ann again
         ask = DeterministicController(store, embedder).ask
