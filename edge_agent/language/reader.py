@@ -530,6 +530,18 @@ def _camera_after(spans: Sequence[Span], k: int) -> bool:
     return after in _CAMERA_WORDS or after in _RECORDING_WORDS
 
 
+#: Words that say a place held nothing: "the living room was empty".
+_EMPTY_WORDS = frozenset({"empty", "deserted", "vacant", "unoccupied", "quiet"})
+
+
+def _empty_phrase(start: int, end: int, phrases: Sequence[_Phrase], cues: _Cues, before: str) -> _Phrase:
+    """ "Was empty": nothing there (a negative "anything"); "was not empty": something was, the "not" being its."""
+    emptied = before not in ("not", "never")
+    cues.negated_aux = cues.negated_aux and emptied
+    role = "subject" if not any(p.thing for p in phrases) else "object"
+    return _Phrase(start, end, role, "", generic=True, negative=emptied, said="anything")
+
+
 def _place_word(w: str) -> bool:
     """Whether a word may be (part of) the name of a place: not a word of grammar, time or state."""
     return (
@@ -3894,12 +3906,8 @@ class Reader:
                 if word(i + 1) != "the" or word(i + 2) == "case":  # "is it true (that) nobody came?"
                     k += 2 if word(i + 1) != "the" else 3
                     continue
-            if w in ("empty", "deserted", "vacant", "unoccupied", "quiet"):
-                # "the living room was empty": nothing was there ("was not empty": something was; the "not" is its)
-                emptied = word(i - 1) not in ("not", "never")
-                cues.negated_aux = cues.negated_aux and emptied
-                add(_Phrase(i, span.end, "subject" if not any(p.thing for p in phrases) else "object", "",
-                            generic=True, negative=emptied, said="anything"))  # fmt: skip
+            if w in _EMPTY_WORDS:  # "the living room was empty": nothing was there ("not empty": something was)
+                add(_empty_phrase(i, span.end, phrases, cues, word(i - 1)))
                 k += 1
                 continue
             if _is_pronoun(tokens, i, phrases):

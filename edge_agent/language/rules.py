@@ -72,25 +72,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     phrases, _ = reader.phrases(body, frozenset(range(at, verb_end)))
     named = {j for p in phrases if p.name for j in range(p.start, p.end)}  # "Grandma" the user named is no relation
     _refuse_a_relation([w for j, w in enumerate(body[:at]) if j not in named], text)
-    before = [p for p in phrases if p.end <= at]
-    after = [p for p in phrases if p.start >= end]
-    subjects = [p for p in before if p.thing or p.name]
-    stranger = _is_stranger(body[:at])
-    if not subjects and not stranger and not _unknown_words(body[:at], reader.lexicon):
-        subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
-        after = [p for p in after if p not in subjects[:1]]
-    _refuse_two_subjects(body, subjects, text)
-    head = subjects[0] if subjects else None
-    if head is None and stranger:  # "an unfamiliar face shows up"
-        head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
-    if head is None:
-        unknown = _unknown_words(body[:at], reader.lexicon)
-        if unknown:
-            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
-        raise Unreadable(f"no subject found in {text.strip()!r}: who or what should the rule watch?", missing="subject")
-    if head.unknown:
-        raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
-    stranger = stranger and head.kinds == ("person",)
+    head, stranger, after = _head_of(reader, body, phrases, (at, end), text)
     if head.end > head.start:  # a phrase said (not "an unfamiliar face", read as a stranger)
         _refuse_doings(body[head.end : at], reader.lexicon, text)
     trigger = _none_there(head, trigger, span if moment is None else 0.0, text)
@@ -121,6 +103,34 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
         at=moment,
         negated=negated,
     )
+
+
+def _head_of(
+    reader: Reader, body: Sequence[str], phrases: Sequence[_Phrase], verb: tuple[int, int], text: str
+) -> tuple[_Phrase, bool, list[_Phrase]]:
+    """(the rule's subject phrase, whether it is a stranger, the phrases after the trigger's verb at ``verb``): the
+    thing named before the verb, else after it ("I haven't seen Rex in 3 days"), else an unfamiliar face; none, an
+    unknown word, or two things at once refused."""
+    at, end = verb
+    before = [p for p in phrases if p.end <= at]
+    after = [p for p in phrases if p.start >= end]
+    subjects = [p for p in before if p.thing or p.name]
+    stranger = _is_stranger(body[:at])
+    if not subjects and not stranger and not _unknown_words(body[:at], reader.lexicon):
+        subjects = [p for p in after if p.thing and not p.unknown]  # "I haven't seen Rex in 3 days"
+        after = [p for p in after if p not in subjects[:1]]
+    _refuse_two_subjects(body, subjects, text)
+    head = subjects[0] if subjects else None
+    if head is None and stranger:  # "an unfamiliar face shows up"
+        head = _Phrase(0, 0, "subject", kinds=("person",), said="person")
+    if head is None:
+        unknown = _unknown_words(body[:at], reader.lexicon)
+        if unknown:
+            raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
+        raise Unreadable(f"no subject found in {text.strip()!r}: who or what should the rule watch?", missing="subject")
+    if head.unknown:
+        raise Unreadable(f"I don't know what {head.unknown!r} is", words=(head.unknown,))
+    return head, stranger and head.kinds == ("person",), after
 
 
 def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trigger, int, int]:
