@@ -165,6 +165,20 @@ def _reader(rt: Runtime, known: Any) -> Any:
     return read
 
 
+def _shown(text: str, predicate: Any) -> str:
+    """A rule read back: the text, the reading (saying a person word it read as any person), the predicate."""
+    from edge_agent.language.rules import read_as_any_person
+    from edge_agent.rules.predicate import describe
+
+    anyone = read_as_any_person(text) if predicate.subject == "person" else ()
+    said = ", ".join(repr(w) for w in anyone)
+    note = f"\n(reading {said} as any person: memory does not tell sex or age)" if anyone else ""
+    return (
+        f"rule: {text}\nreads as: {describe(predicate)}{note}\n"
+        f"predicate: {predicate.model_dump_json(exclude_defaults=True)}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """rules add | list | remove | test, alerts list."""
     from edge_agent.memory import queries
@@ -198,10 +212,7 @@ def run(args: argparse.Namespace) -> int:
         read = _reader(rt, book.vocabulary(store, config.zones))
         if args.action == "add":
             predicate = read(args.text, args.predicate, args.parser, args.model)
-            shown = (
-                f"rule: {args.text}\nreads as: {describe(predicate)}\n"
-                f"predicate: {predicate.model_dump_json(exclude_defaults=True)}"
-            )
+            shown = _shown(args.text, predicate)
             if not args.yes:
                 if not sys.stdin.isatty():  # a script: the reading is its answer, and no error
                     if args.json:

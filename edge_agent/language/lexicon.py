@@ -374,6 +374,8 @@ _CHAT = {
     "wouldnt": "would not",
     "shouldnt": "should not",
     "r": "are",
+    "rn": "right now",
+    "atm": "right now",
     "som1": "someone",
     "prior to": "before",
     "many from them": "many of them",

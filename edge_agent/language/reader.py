@@ -1351,6 +1351,11 @@ def one_of_people(query: Query) -> Query:
     if query.intent is Intent.WHEN and query.order in (Order.FIRST, Order.LAST) and query.event is Event.SEEN:
         # "when did you last see the baby?": when the last person was seen is what memory can say, said so
         return replace(query, subject=replace(subject, said="person"), grounded=(*query.grounded, (said, _ANY_PERSON)))
+    if query.intent is Intent.WHERE and query.event is Event.SEEN:
+        # "where's the baby?": the cameras people were seen on, each with its last sighting (not every person)
+        subject = replace(subject, said="person")
+        return replace(query, intent=Intent.WHICH_CAMERA, order=None, subject=subject,
+                       grounded=(*query.grounded, (said, _ANY_PERSON)))  # fmt: skip
     return replace(
         query,
         intent=Intent.LIST,
@@ -1399,6 +1404,21 @@ def _same_in_two(query: Query, tokens: list[str]) -> Query:
         return query
     other = Side(subject=replace(query.subject, colours=()), place=Place(cameras=cameras[1:]), time=query.time)
     return replace(query, intent=Intent.SAME, place=replace(query.place, cameras=cameras[:1]), other=other)
+
+
+def _same_room(query: Query, tokens: list[str], phrases: Sequence[_Phrase]) -> Query:
+    """ "Were the tv and the couch in the same room?": whether the two were seen together (on one camera at once)."""
+    said = any(a == "same" and b in _ROOMLIKE for a, b in zip(tokens, tokens[1:]))
+    things = [p for p in phrases if p.kinds and p.role in ("subject", "object")]
+    if not said or not query.yes_no or len(things) != 2 or query.intent is not Intent.EXISTS:
+        return query
+    first, second = things
+    subject = Subject(kinds=first.kinds, said=first.said, near=(second.kinds[0],))
+    return replace(query, subject=subject, other=None, place=Place())
+
+
+#: Words for where two things may be said to be together: "the same room", "the same camera".
+_ROOMLIKE = frozenset({"room", "camera", "place", "spot", "view", "area", "cam"})
 
 
 def _rooms_had(query: Query, tokens: list[str]) -> Query:
@@ -2151,7 +2171,7 @@ _UNRECORDED = {
     ("ethnicity",): "ethnicity", ("gender",): "sex", ("sex",): "sex", ("hands",): "what was done with hands",
     ("hand",): "what was done with hands", ("why",): "why things happen", ("talking",): "what was said",
     ("talked",): "what was said", ("speaking",): "what was said", ("spoke",): "what was said",
-    ("saying",): "what was said",
+    ("saying",): "what was said", ("asleep",): "whether someone was asleep", ("awake",): "whether someone was asleep",
     ("older",): "age", ("younger",): "age", ("oldest",): "age", ("youngest",): "age", ("newer",): "age",
 }  # fmt: skip
 #: Verbs of switching a thing on or off ("who switched the tv off?"), which memory does not see done.
@@ -2193,6 +2213,9 @@ def _unrecorded(query: Query, tokens: list[str]) -> Query:
     if not found and switched:  # "who switched the tv off?": not what memory records
         found, said = "whether a thing is on", (tokens[switched[0]],)
     last = [t for t in tokens if t not in ("?", ".", "!")][-1:]
+    short = len([t for t in tokens if t not in ("?", ".", "!")]) <= 5 and tokens[:1] not in (["and"], ["ok"], ["okay"])
+    if not found and short and last in (["ok"], ["okay"], ["alright"], ["safe"], ["fine"]):  # "kids ok?"
+        found, said = "whether anyone is all right", tuple(last)
     after_what = tokens[tokens.index("what") + 1 :] if "what" in tokens else []
     if not found and (last in (["say"], ["said"]) or {"say", "said"} & set(after_what[:4])):
         # "what did the person at the desk say?", "what did she say on the phone?" (not "can you say when")
@@ -2496,13 +2519,19 @@ def _others(query: Query, tokens: list[str]) -> Query:
 def _right_now(query: Query, tokens: list[str], now: float) -> Query:
     """ "What's on camera right now?", "who is in the kitchen now?": what was in view at the last moment recorded (of
     several things, each; "where is the cup now?" stays where it was last seen)."""
-    generic = query.subject.generic or query.subject.kinds == ("person",) and query.subject.said in ("who", "person")
+    anyone = ("who", "person", "anyone", "anybody", "someone", "somebody")
+    generic = query.subject.generic or query.subject.kinds == ("person",) and query.subject.said in anyone
     said = "now" in tokens or "currently" in tokens
-    if not said or not generic or query.time.named or query.intent not in (Intent.WHEN, Intent.LIST, Intent.WHERE):
-        return query
+    asked = (Intent.WHEN, Intent.LIST, Intent.WHERE, Intent.EXISTS)
+    t = query.time
+    if not said or not generic or t.said or t.start is not None or t.moments or query.intent not in asked:
+        return query  # (an as-of's end names no time)
     if query.order is not Order.LAST or tokens[:1] not in (["what"], ["who"], ["whats"], ["anything"], ["anyone"]):
         return query
-    return replace(query, intent=Intent.LIST, order=None, time=Time(start=now - _NOW_S, end=now, said=("now",)))
+    now_said = Time(start=now - _NOW_S, end=now, said=("now",))
+    if query.intent is Intent.EXISTS:  # "anyone home right now?": whether any was in view then (or nothing recorded)
+        return replace(query, order=None, time=now_said)
+    return replace(query, intent=Intent.LIST, order=None, time=now_said)
 
 
 _NOW_S = 2.0  #: "right now": the last moments recorded (frames are sampled about 2 a second)
@@ -4128,7 +4157,7 @@ class Reader:
         query = _told_apart(_alerted(_who_with_it(_who_had(_longer_one(query, tokens), tokens), tokens), tokens))
         query = _in_order(_doing(query, tokens, self.lexicon), tokens)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
-        query = _same_in_two(_rooms_had(query, tokens), tokens)
+        query = _same_room(_same_in_two(_rooms_had(query, tokens), tokens), tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -30,13 +30,14 @@ from edge_agent.language.reader import (
     NOT_THINGS,
     STATES,
     THING_STATES,
+    TOLD_APART,
     Reader,
     _Phrase,
     _place_word,
 )
 from edge_agent.language.times import MEALTIMES, NUMBER_WORDS, PARTS
 
-__all__ = ["read_rule"]
+__all__ = ["read_rule", "read_as_any_person"]
 
 
 def read_rule(reader: Reader, text: str) -> RuleReading:
@@ -133,9 +134,22 @@ def _head_of(
     return head, stranger and head.kinds == ("person",), after
 
 
+def read_as_any_person(text: str) -> tuple[str, ...]:
+    """The words of a rule for people that say a sex or an age ("the kids", "the woman"), which it reads as any person
+    (memory does not tell them apart so): what the reading says it did."""
+    return tuple(dict.fromkeys(w for w in tokenize(text) if w in TOLD_APART))
+
+
 def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trigger, int, int]:
     """The rule's trigger and where its words are: a verb, a bare preposition ("a person on the sidewalk"), or none
     said of a thing named ("kitchen person alert"); a word that names nothing, or no relation, refused."""
+    unseen = next((what for what, words in _UNSEEN.items() if words & set(body)), None)
+    if unseen is not None:  # ("tell me if the baby cries": not read as the baby appearing)
+        raise Unreadable(
+            f"a rule cannot watch {unseen} (in {text.strip()!r}): the cameras' memory holds the people, animals and "
+            "things they saw, where and when, not sounds, the weather, the temperature or moods; say what to watch "
+            "('a person appears in the front yard')"
+        )
     found = _trigger(body) or _bare_relation(body)
     if found is None:
         phrases, _ = reader.phrases(list(body), frozenset())
@@ -143,11 +157,6 @@ def _found_trigger(reader: Reader, body: Sequence[str], text: str) -> tuple[Trig
         if unknown:
             raise Unreadable(f"I don't know what {unknown[0]!r} is", words=tuple(unknown))
         found = _telegraphic(body, phrases)
-    if found is None and set(body) & _WEATHER:
-        raise Unreadable(
-            f"a rule cannot watch the weather (in {text.strip()!r}): the cameras' memory holds the people, animals "
-            "and things they saw, not rain, snow or the light; say what to watch ('a person appears in the front yard')"
-        )
     if found is None and set(body) & _MOVED:
         raise Unreadable(
             f"a rule cannot watch a thing being moved (in {text.strip()!r}): say where it must stay or that it leaves "
@@ -332,11 +341,21 @@ def _empty_room(body: list[str], lexicon: Lexicon) -> list[str]:
 _EMPTY_VERBS = frozenset({"is", "stays", "remains", "goes", "been", "was", "gets"})
 
 
-#: Words of the weather, which no rule can watch: "alert me if it starts raining".
-_WEATHER = frozenset(
-    {"rain", "rains", "raining", "rained", "snow", "snows", "snowing", "storm", "storms", "stormy", "thunder",
-     "lightning", "hail", "hailing", "fog", "foggy", "windy", "sunny", "weather", "drizzle", "drizzling", "sleet"}
-)  # fmt: skip
+#: Words of what no camera's memory holds, by what it is: "alert me if it starts raining", "if the baby cries", "if it
+#: gets too cold in the lounge", "if grandma seems sad", "when someone rings the doorbell".
+_UNSEEN = {
+    "the weather": frozenset(
+        {"rain", "rains", "raining", "rained", "snow", "snows", "snowing", "storm", "storms", "stormy", "thunder",
+         "lightning", "hail", "hailing", "fog", "foggy", "windy", "sunny", "weather", "drizzle", "drizzling", "sleet"}
+    ),
+    "sounds": frozenset(
+        {"cries", "crying", "cry", "cried", "barks", "barking", "bark", "rings", "ringing", "rang", "doorbell", "bell",
+         "noise", "noises", "noisy", "loud", "sound", "sounds", "hear", "hears", "heard", "alarm", "shouts",
+         "shouting", "screams", "screaming", "yells", "yelling", "knocks", "knocking", "music", "talking"}
+    ),
+    "the temperature": frozenset({"cold", "colder", "freezing", "temperature", "heating", "chilly"}),
+    "moods": frozenset({"sad", "upset", "happy", "angry", "scared", "mood", "lonely", "worried", "unhappy", "cross"}),
+}  # fmt: skip
 
 
 def _refuse_two_subjects(body: Sequence[str], subjects: Sequence[_Phrase], text: str) -> None:
@@ -505,6 +524,7 @@ _PARTS_OF_DAY = {
     ("in", "the", "evening"): ("18:00", "23:00"),
     ("in", "the", "evenings"): ("18:00", "23:00"),
     ("during", "the", "day"): ("08:00", "20:00"),
+    ("tonight",): ("18:00", "06:00"),  # a rule runs every day: "3 times tonight" is each evening and night
     # after dark: from an evening's dusk (memory knows no sunset; said so in the reading's window)
     **{
         words: ("18:00", "06:00")
@@ -698,6 +718,12 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
                 j += 1
             first = i - 2 if tokens[i - 1 : i] == ["the"] and tokens[i - 2 : i - 1] == ["for"] else i
             first = i - 1 if first == i and tokens[i - 1 : i] == ["the"] else first
+            if (
+                n is not None
+                and not once
+                and (tokens[max(0, i - 2) : i] == ["more", "than"] or tokens[i - 1 : i] == ["over"])
+            ):
+                n, first = n + 1, i - (2 if tokens[i - 1] == "than" else 1)  # "more than 3 times": the 4th
             if j < len(tokens) and tokens[j] in _PERIODS:
                 return n, "episode", _PERIODS[tokens[j]], set(range(first, j + 1))
             later = next(
@@ -717,7 +743,7 @@ def _nth_time(tokens: Sequence[str]) -> tuple[int | None, str, float | None, set
                 not once and n is not None and later is not None
             ):  # "the 2nd time a truck shows up this week", "each day"
                 return n, "episode", _PERIODS[tokens[later]], {*range(first, i + 2), later - 1, later}
-            if not once and n is not None and tokens[i + 1] == "time" and n >= 2:  # "the third time he enters"
+            if not once and n is not None and n >= 2:  # "the third time he enters", "3 times tonight": in a day
                 return n, "episode", _PERIODS["day"], set(range(first, i + 2))
         if w == "on" and i + 2 < len(tokens):
             amount = tokens[i + 1]
@@ -1052,7 +1078,10 @@ def _is_stranger(tokens: Sequence[str]) -> bool:
     """ "a stranger", "an unknown person", "someone I don't know", "an unfamiliar face"."""
     words = list(tokens)
     know = any(words[j : j + 3] in (["do", "not", "know"], ["does", "not", "know"]) for j in range(len(words)))
-    return bool(_STRANGERS & set(words)) or know
+    kin = any(
+        words[j : j + 2] in (["not", "family"], ["not", "one"]) and "family" in words[j:] for j in range(len(words))
+    )
+    return bool(_STRANGERS & set(words)) or know or kin  # ("someone who isn't family")
 
 
 #: A trigger's last word that wants a place after it: "comes to ...", "walks into ...", "is on ...".

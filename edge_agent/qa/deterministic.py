@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from edge_agent.clock import find_times
-from edge_agent.language.grammar import Intent, Query, Subject
+from edge_agent.language.grammar import Intent, Query, Subject, Time
 from edge_agent.language.lexicon import COLOUR_WORDS, Lexicon, tokenize
 from edge_agent.language.reader import Reader, one_of_people
 from edge_agent.language.times import read_times
-from edge_agent.memory import Store, queries
+from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import COLOUR_NAMES
@@ -578,6 +578,8 @@ class DeterministicController:
         if unseen is not None and (query.time.start is not None or query.time.end is not None):
             if not queries.recorded_between(self.store, query.time.start, query.time.end, query.place.cameras):
                 finding = replace(unseen, unrecorded=True)  # "before 9 am?": nothing recorded then to see it in
+                if query.time.said == ("now",):  # "anyone home right now?": nor now; when one was last seen, said
+                    finding = replace(finding, last_before=self._last_before(query, query.time.start))
         scopes = [v.scope for v in views]
         finding = replace(finding, evidence=tuple(o for o in finding.evidence if any(s.holds(o) for s in scopes)))
         if query.unknown_places:
@@ -588,6 +590,15 @@ class DeterministicController:
         if query.unknown_verbs and query.intent is Intent.EXISTS:
             return Unreadable(words=query.unknown_verbs, verbs=True, answer=finding)
         return finding
+
+    def _last_before(self, query: Query, moment: float | None) -> tuple[Observation, str] | None:
+        """The last observation of what ``query`` asks about before ``moment`` (on its cameras), with its label."""
+        mine = query.sides()[0]
+        view = View.of(self.store, replace(mine, time=Time(end=moment)))
+        subject = query.subject if query.subject.named else replace(query.subject, generic=True)
+        seen = view.sightings(subject, limit=1)
+        history = view.history(seen[0].entity_id) if seen else []
+        return (history[-1], f"{seen[0].category} #{seen[0].entity_id}") if history else None
 
     def _kinds_known(self) -> list[str]:
         """The kinds memory holds (most seen first would cost a scan: by name), for "I know ..."."""

@@ -107,6 +107,8 @@ class NotSeen(Finding):
     when: str = ""  #: "after 11:00", "before ...", ""
     value: object = None  #: the typed answer: False for a yes / no question, 0 for a count
     unrecorded: bool = False  #: no camera asked about recorded at all in the window asked about
+    #: asked of now, and nothing recorded now: its last sighting before (the observation, "person #26")
+    last_before: tuple[Observation, str] | None = None
 
     @property
     def typed(self) -> object:
@@ -155,6 +157,7 @@ class Exists(Finding):
     left: int | None = None  #: "did anyone leave?": how many of the ``n`` left view (None: leaving not asked)
     came: bool = False  #: "did anyone come after 10?": only those first seen then count (arrivals, not stays)
     unrecorded: bool = False  #: none seen, and no camera asked about recorded at all in the window asked about
+    last_before: tuple[Observation, str] | None = None  #: as NotSeen's: asked of now, its last sighting before
 
     @property
     def typed(self) -> object:
@@ -549,6 +552,7 @@ class Duration(Finding):
     #: then when it was next seen, at ``next_place``, the most
     seen_until: float | None = None
     next_place: str = ""
+    bound: str = ""  #: between two things, one of whose leaving memory did not see: "At most" / "At least"
 
     @property
     def holds(self) -> bool | None:

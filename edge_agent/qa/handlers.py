@@ -1644,15 +1644,18 @@ def _between(query: Query, ctx: Context) -> Finding:
     if found.a_time is None or found.b_time is None:
         return found  # says which was not seen
     sides = [(found.a_time, found.a, "first seen"), (found.b_time, found.b, "first seen")]
+    unseen_going = -1  # the side that never left while recorded: its leaving is later than memory can say
     for k, (at, event) in enumerate(
         ((found.a_at, query.event), (found.b_at, query.other.event if query.other else None))
     ):
         if event is Event.LEAVES and at is not None and at.entity_id is not None:  # "... did the car leave?"
             last, left, _, _ = _leaving(ctx, at.entity_id)
-            if not left:  # it did not: say so, not the time to its last sighting
-                return _left(replace(query, negated=False), ctx, at.entity_id)
-            sides[k] = (last.t_end, sides[k][1], "left")  # "between the person leaving and the bowl showing up"
+            if not left:  # still in view when its recording ended: it left after its last sighting, unseen
+                sides[k], unseen_going = (last.t_end, sides[k][1], _STILL_THERE), k
+            else:
+                sides[k] = (last.t_end, sides[k][1], "left")  # "between the person leaving and the bowl showing up"
     early, late = sorted(sides)
+    bound = "" if unseen_going < 0 else "At most" if sides[unseen_going] is early else "At least"
     return Duration(
         found.evidence,
         seconds=late[0] - early[0],
@@ -1661,7 +1664,12 @@ def _between(query: Query, ctx: Context) -> Finding:
         between=(early[1], late[1]),
         moments=(early[2], late[2]),
         unit=query.asks,
+        bound=bound,
     )
+
+
+#: A side of "how long between X leaving and ..." that was still in view when its recording ended.
+_STILL_THERE = "last seen, still in view when its recording ended, at"
 
 
 def summary(query: Query, ctx: Context) -> Finding:

@@ -163,7 +163,18 @@ def _unreadable(f: Unreadable) -> str:
 
 def _not_seen(f: NotSeen) -> str:
     prefix = "No: " if f.value is False else "0: " if f.value == 0 and f.value is not False else ""
-    return f"{prefix}I have not seen {_a(f.what)}{_scope(f.where, f.when)}{_unrecorded(f.unrecorded, f.where)}."
+    text = f"{prefix}I have not seen {_a(f.what)}{_scope(f.where, f.when)}{_unrecorded(f.unrecorded, f.where)}."
+    return text + _last_before(f.last_before)
+
+
+def _last_before(last: tuple[Observation, str] | None) -> str:
+    """ "Anyone home right now?" with nothing recorded now: when one was last seen, which is what memory can say."""
+    if last is None:
+        return ""
+    o, who = last
+    return (
+        f" The last seen before then: {who}, {_t(o.t_end)} on camera {o.camera}: {o.description} (observation {o.id})."
+    )
 
 
 def _unrecorded(unrecorded: bool, where: str) -> str:
@@ -177,7 +188,8 @@ def _exists(f: Exists) -> str:
         return f"{answer}: no {f.what}{f.company} came{_scope(f.where, f.when)}."
     if not f.seen:
         unrecorded = _unrecorded(f.unrecorded, f.where)
-        return f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}{unrecorded}."
+        text = f"{answer}: I have not seen {_a(f.what)}{f.company}{_scope(f.where, f.when)}{unrecorded}."
+        return text + _last_before(f.last_before)
     seen = f"{f.n} {_plural(f.what, f.n)}{f.company} seen{_scope(f.where, f.when)}"
     if f.left is not None:
         still = f.n - f.left
@@ -647,7 +659,8 @@ def _duration(f: Duration) -> str:
         a, b = f.between
         was_a, was_b = f.moments or ("first seen", "first seen")
         b_said = f"the {b} {_t(f.end)}" if was_a == was_b else f"the {b} {was_b} {_t(f.end)}"
-        return f"About {_span(f.seconds)}: the {a} {'was ' * (was_a == 'first seen')}{was_a} {_t(f.start)}, {b_said}."
+        lead = f.bound or "About"  # "At most": one side left later than memory saw
+        return f"{lead} {_span(f.seconds)}: the {a} {'was ' * (was_a == 'first seen')}{was_a} {_t(f.start)}, {b_said}."
     e = f.entity
     who = f"Entity {_entity(e)} ({e.category})" if e is not None else f"{f.what} (any of them)" if f.what else "It"
     stays = f" in {f.stays} stays" if f.stays > 1 else ""

@@ -1882,3 +1882,24 @@ def test_round_40_forms(reader, question, check):
     whether the two are one, switching a thing on or off and age are not recorded, "not empty" is something there."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("anyone home rn?", lambda q: q.time.said == ("now",) and q.intent is Intent.EXISTS),
+        ("anyone in the kitchen atm", lambda q: q.time.said == ("now",) and q.place.cameras == ("kitchen",)),
+        ("kids ok?", lambda q: q.unrecorded == "whether anyone is all right"),
+        ("ok and the kitchen?", lambda q: not q.unrecorded),
+        ("could you tell me whether the child in the bedroom was asleep?", lambda q: "asleep" in q.unrecorded),
+        (
+            "were the tv and the couch in the same room?",
+            lambda q: q.intent is Intent.EXISTS and q.subject.kinds == ("tv",) and q.subject.near == ("couch",),
+        ),
+    ],
+)
+def test_round_41_forms(reader, question, check):
+    """Three people's voices, blind: "rn" and "atm" are right now, "kids ok?" asks what memory does not record, as
+    does whether one was asleep; "the same room" of two things asks whether they were seen together."""
+    q = read(reader, question)
+    assert check(q), q

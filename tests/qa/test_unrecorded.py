@@ -56,10 +56,13 @@ def test_places_are_the_rooms_and_on_one_camera_the_spots_there(tmp_path, embedd
 def test_a_person_memory_cannot_pick_out_by_the_word_said_is_answered_with_the_people_seen(tmp_path, embedder):
     with Store(_home(tmp_path), mode="read") as store:
         ask = DeterministicController(store, embedder).ask
-        for question in ("what was my daughter wearing?", "where was the lady?", "when did my husband come in?"):
+        for question in ("what was my daughter wearing?", "when did my husband come in?"):
             answer = ask(question)
             assert answer.tool == "list" and "any person (memory does not tell sex or age)" in answer.text, answer.text
             assert "people seen" in answer.text or "person seen" in answer.text, answer.text
+        lady = ask("where was the lady?")  # the cameras people were on, each with its last sighting
+        assert lady.tool == "which_camera" and "any person (memory does not tell sex or age)" in lady.text, lady.text
+        assert "camera street" in lady.text and "camera kitchen" in lady.text, lady.text
         kitchen = ask("what was the lady in the kitchen wearing?")  # of one in a room: the ones there
         assert kitchen.tool == "attribute", kitchen.text
         last = ask("when did you last see the baby?")  # when the last person was seen: what memory can say, said so
@@ -96,6 +99,17 @@ def test_everyone_so_holds_of_each_of_them(tmp_path, embedder) -> None:
         assert everyone.text.startswith("No: 1 of the 2 people seen are mostly in red"), everyone.text
         kitchen = ask("was everybody in the kitchen in red?", as_of=T + 3600 + 60)  # only bob there then
         assert kitchen.text.startswith("Yes"), kitchen.text
+
+
+def test_right_now_with_nothing_recorded_says_so_and_when_one_was_last_seen(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:
+        ask = DeterministicController(store, embedder).ask
+        later = T + 7200 + 3600  # an hour after the kitchen's last recording
+        now = ask("anyone in the kitchen rn?", as_of=later).text
+        assert now.startswith("No: I have not seen a person on camera kitchen") and "recorded nothing then" in now, now
+        assert "The last seen before then: person #2," in now, now
+        during = ask("anyone in the kitchen right now?", as_of=T + 7200 + 1).text  # while it recorded: seen
+        assert during.startswith("Yes"), during
 
 
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:

@@ -148,6 +148,16 @@ def test_add_refuses_what_it_cannot_watch(setup, capsys, rule, error):
     assert run(capsys, "--home", home, "rules", "list", "--json", "--config", config)[1].strip() == "[]"
 
 
+def test_a_person_word_memory_cannot_tell_is_said_in_the_reading(setup, capsys):
+    home, config = setup
+    code, out, _ = run(
+        capsys, "--home", home, "rules", "add", "tell me if the kids are on the sofa", "--config", config
+    )
+    assert code == 3 and "(reading 'kids' as any person: memory does not tell sex or age)" in out, out
+    code, out, _ = run(capsys, "--home", home, "rules", "add", "tell me if a person is on the sofa", "--config", config)
+    assert code == 3 and "as any person" not in out, out
+
+
 def test_add_accepts_a_category_memory_holds(setup, capsys):
     home, config = setup
     with Store(home) as store:
