@@ -621,9 +621,11 @@ def is_leaving(text: str) -> bool:
     words = [
         w for w in tokenize(text) if w not in ("?", ",", ":", ";", ".", "!", "please", "now", "ok", "okay", "thanks")
     ]
-    return bool(words) and all(
-        w in LEAVE_WORDS or w in ("thank", "you", "see", "ya", "that", "is", "all") for w in words
-    )
+    return (
+        bool(words)
+        and all(w in LEAVE_WORDS or w in ("thank", "you", "see", "ya", "that", "is", "all") for w in words)
+        and (any(w in LEAVE_WORDS for w in words) or words[-3:] == ["that", "is", "all"] or words[-2:-1] == ["see"])
+    )  # ("thank you" alone thanks, and the conversation goes on)
 
 
 #: Words of a line that only thanks or acknowledges ("ok thanks", "great, thank you", "got it").
@@ -1434,6 +1436,7 @@ def _rooms_had(query: Query, tokens: list[str]) -> Query:
     return replace(query, subject=replace(query.subject, said=said, many=True))
 
 
+#: Words for any one thing or person: "did every room have somebody?"
 _ANY_ONE = frozenset({"somebody", "someone", "anybody", "anyone", "something", "anything"})
 
 

@@ -207,7 +207,8 @@ class Conversation:
         """The answer to one line, read as a follow-up of the conversation so far."""
         current = _unbounded(self._of_the_recording(self.controller.query(line, as_of), line, as_of), as_of)
         about = self._referent(current, line)
-        if current.subject.said in TOLD_APART and "subject" not in current.refers:
+        told = current.subject.said in TOLD_APART and not current.place.named and not current.subject.described
+        if told and "subject" not in current.refers:  # (not "and the baby in the living room?": the room says which)
             # "when was the baby last seen?", of a conversation about one: memory cannot tell a baby from anyone
             person = self.about.get("person")
             if person is not None and person[0] is not None:
@@ -411,9 +412,15 @@ def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | No
     if not (_which_first(current, line) or longer) or (asked and asked[-1].subject.generic):
         return None
     named = [q for q in asked if (q.subject.kinds or q.subject.entity_id is not None) and q.intent is not Intent.ORDER]
-    if len(named) < 2 or (named[-2].subject, named[-2].place) == (named[-1].subject, named[-1].place):
+    two: list[Query] = []  # the last two things asked about, one question each ("what colour was it?" of the truck
+    for q in reversed(named):  # is the truck "and the truck?" asked about: one thing)
+        if not two or _thing_of(q) != _thing_of(two[0]):
+            two.insert(0, q)
+        if len(two) == 2:
+            break
+    if len(two) < 2 or (two[0].subject, two[0].place) == (two[1].subject, two[1].place):
         return None
-    a, b = named[-2], named[-1]
+    a, b = two
     return replace(
         current,
         intent=Intent.DURATION if longer else Intent.ORDER,
@@ -425,6 +432,12 @@ def _of_the_two(current: Query, line: str, asked: Sequence[Query]) -> Query | No
         refers=(),
         method="follow-up",
     )
+
+
+def _thing_of(q: Query) -> tuple[object, ...]:
+    """What a question was about, as far as telling two apart goes: its kind (or the entity's word), colours, place."""
+    kind = q.subject.kinds[0] if q.subject.kinds else q.subject.said
+    return (kind, q.subject.colours, q.place.cameras)
 
 
 #: What "which ... first?" says of the two things talked about: "which was first?", "which one", "which of the two".

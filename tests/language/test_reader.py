@@ -1903,3 +1903,21 @@ def test_round_41_forms(reader, question, check):
     does whether one was asleep; "the same room" of two things asks whether they were seen together."""
     q = read(reader, question)
     assert check(q), q
+
+
+@pytest.mark.parametrize(
+    ("line", "leaves", "thanks"),
+    [
+        ("thank you", False, True),  # thanks, and the conversation goes on
+        ("thanks!", False, True),
+        ("thanks, bye", True, False),
+        ("thank you, that is all", True, False),
+        ("see you", True, False),
+        (":quit", True, False),
+        ("ok and the car?", False, False),
+    ],
+)
+def test_a_chat_line_that_leaves_or_thanks(line, leaves, thanks):
+    from edge_agent.language.reader import is_courtesy, is_leaving
+
+    assert (is_leaving(line), is_courtesy(line)) == (leaves, thanks)

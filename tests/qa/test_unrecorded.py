@@ -112,6 +112,22 @@ def test_right_now_with_nothing_recorded_says_so_and_when_one_was_last_seen(tmp_
         assert during.startswith("Yes"), during
 
 
+def test_which_came_first_in_a_chat_is_of_the_last_two_things_talked_about(tmp_path, embedder) -> None:
+    from edge_agent.qa.conversation import Conversation
+
+    with Store(_home(tmp_path), mode="read") as store:
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("how long was the car there?")
+        chat.ask("and the person in the kitchen?")
+        chat.ask("what colour was it?")  # the same person, asked again: one thing, not a second
+        first = chat.ask("which one came first?").text
+        assert "car" in first and "person" in first, first
+        chat = Conversation(DeterministicController(store, embedder))
+        chat.ask("how long was the person on the street there?")
+        kitchen = chat.ask("and the lady in the kitchen?")  # the room says which: not the person talked about
+        assert "camera kitchen" in kitchen.text and "camera street" not in kitchen.text, kitchen.text
+
+
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:
     with Store(_home(tmp_path), mode="read") as store:  # the car and ann once each on the street; bob once, ann again
         ask = DeterministicController(store, embedder).ask
