@@ -1930,6 +1930,25 @@ _KNOWING = frozenset(
 )  # fmt: skip
 
 
+def _into_room(tokens: list[str], lexicon: Lexicon) -> list[str]:
+    """ "Did anyone use the kitchen?", "who visited the office?": came into that room (a verb of being in a room said
+    of a camera's name; "did she use the phone?" stays a doing memory does not see)."""
+    out: list[str] = []
+    for i, w in enumerate(tokens):
+        j = i + 1 + (tokens[i + 1 : i + 2] in (["the"], ["our"], ["my"]))
+        rest = tokens[j:]
+        rooms = (tokenize(name.replace("-", " ")) for name in lexicon.cameras)
+        if w in _ROOM_VERBS and rest and any(rest[: len(c)] == c for c in rooms):
+            out += ["came" if w.endswith("ed") else "come", "into"]
+        else:
+            out.append(w)
+    return out
+
+
+#: Verbs of being in a room: "did anyone use the kitchen?"
+_ROOM_VERBS = frozenset({"use", "used", "visit", "visited", "occupy", "occupied"})
+
+
 def _room_with(tokens: list[str]) -> list[str]:
     """ "The room with the couch?", "camera with the truck": which one had it (a fragment naming a room by a thing)."""
     words = tokens[1:] if tokens[:1] in (["the"], ["that"]) else tokens
@@ -4026,7 +4045,7 @@ class Reader:
         couch only for a moment. Was it more or less than a minute?") is its question sentence, read with what the
         others say of the subject, the place and the time."""
         tokens, respelt = self.lexicon.respell(_plain(tokenize(question)))
-        tokens = _when_clause(_owners_dropped(tokens, question, self.lexicon))
+        tokens = _into_room(_when_clause(_owners_dropped(tokens, question, self.lexicon)), self.lexicon)
         names = _names_said(question, self.lexicon)
         sentences = _while_away(_confirmed(_sentences(tokens)))
         readings = [self._read_tokens(s, names, reference, zone, as_of) for s in sentences]

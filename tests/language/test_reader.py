@@ -1896,6 +1896,12 @@ def test_round_40_forms(reader, question, check):
             "were the tv and the couch in the same room?",
             lambda q: q.intent is Intent.EXISTS and q.subject.kinds == ("tv",) and q.subject.near == ("couch",),
         ),
+        (
+            "did anyone other than the woman use the kitchen?",
+            lambda q: q.place.cameras == ("kitchen",) and q.quantity == 1,
+        ),
+        ("who visited the bedroom?", lambda q: q.place.cameras == ("bedroom",) and not q.unknown_verbs),
+        ("did she use the phone?", lambda q: q.unknown_verbs == ("use",)),
     ],
 )
 def test_round_41_forms(reader, question, check):
