@@ -2546,9 +2546,11 @@ def _right_now(query: Query, tokens: list[str], now: float) -> Query:
     said = "now" in tokens or "currently" in tokens
     asked = (Intent.WHEN, Intent.LIST, Intent.WHERE, Intent.EXISTS)
     t = query.time
-    if not said or not generic or t.said or t.start is not None or t.moments or query.intent not in asked:
+    whether = query.intent is Intent.EXISTS and query.event is Event.SEEN  # "is the bowl in the kitchen right now?"
+    if not said or not (generic or whether) or t.said or t.start is not None or t.moments or query.intent not in asked:
         return query  # (an as-of's end names no time)
-    if query.order is not Order.LAST or tokens[:1] not in (["what"], ["who"], ["whats"], ["anything"], ["anyone"]):
+    opening = (["what"], ["who"], ["whats"], ["anything"], ["anyone"])
+    if query.order is not Order.LAST or not (tokens[:1] in opening or whether and tokens[:1] and tokens[0] in AUX):
         return query
     now_said = Time(start=now - _NOW_S, end=now, said=("now",))
     if query.intent is Intent.EXISTS:  # "anyone home right now?": whether any was in view then (or nothing recorded)

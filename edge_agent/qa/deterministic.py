@@ -25,7 +25,7 @@ from edge_agent.memory import Observation, Store, queries
 from edge_agent.memory.textindex import STOPWORDS
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.perception.vocabulary import COLOUR_NAMES
-from edge_agent.qa.findings import Exists, Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
+from edge_agent.qa.findings import CANNOT_TELL, Exists, Finding, NotSeen, Ranked, Seconds, Unreadable, YesNo
 from edge_agent.qa.findings import Order as OrderFinding
 from edge_agent.qa.handlers import Context, handle
 from edge_agent.qa.question import MAX_QUESTION_CHARS, bounded
@@ -46,6 +46,21 @@ _SAID_AS = {
     "grey": ("grey", "gray", "silver"),
     "dark grey": ("dark grey", "dark gray", "charcoal"),
     "together": ("together", "same time", "same moment", "at once", "simultaneously"),
+    CANNOT_TELL: (
+        "can't tell",
+        "cannot tell",
+        "can not tell",
+        "can't say",
+        "cannot say",
+        "don't know",
+        "do not know",
+        "no way to know",
+        "not known",
+        "unknown",
+        "not sure",
+        "impossible to say",
+        "can't know",
+    ),
 }
 #: Kinds the "I don't know" answer offers at most.
 _KNOWN_SHOWN = 12
@@ -341,6 +356,8 @@ def naming(typed: str, choices: Sequence[str]) -> list[int]:
                 break
     if not hits and typed.lower() in COLOUR_NAMES:  # "teal" is what a choice says "light blue" or "turquoise"
         hits = [i for i, c in enumerate(lowered) if typed.lower() in _colours_said(c)]
+    if typed == CANNOT_TELL:  # ("can't tell - the cameras last saw it at 11" says it is not known, not no)
+        return hits
     return [i for i in hits if not _NEGATIVE.search(_ANSWER_LEAD.sub("", choices[i]))]  # ("no, the person ...")
 
 

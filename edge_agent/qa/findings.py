@@ -65,6 +65,11 @@ class YesNo:
     fact: bool
 
 
+#: The typed answer of a question memory cannot answer either way ("is the bowl there right now?" with nothing
+#: recorded now): the choice that says so.
+CANNOT_TELL = "can't tell"
+
+
 @dataclass(frozen=True)
 class Finding:
     evidence: tuple[Observation, ...] = ()
@@ -161,6 +166,8 @@ class Exists(Finding):
 
     @property
     def typed(self) -> object:
+        if not self.seen and self.last_before is not None:
+            return CANNOT_TELL  # nothing recorded now: neither yes nor no
         return YesNo(self.holds, self.seen)
 
     @property

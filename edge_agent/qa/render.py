@@ -184,6 +184,8 @@ def _unrecorded(unrecorded: bool, where: str) -> str:
 
 def _exists(f: Exists) -> str:
     answer = "Yes" if f.holds else "No"
+    if not f.seen and f.last_before is not None:  # asked of now, and nothing recorded now: not a no
+        answer = "I can't tell"
     if not f.seen and f.came:  # "nobody new came after 10:00:05?": none arrived (one there already may stay)
         return f"{answer}: no {f.what}{f.company} came{_scope(f.where, f.when)}."
     if not f.seen:

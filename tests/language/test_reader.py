@@ -1902,6 +1902,8 @@ def test_round_40_forms(reader, question, check):
         ),
         ("who visited the bedroom?", lambda q: q.place.cameras == ("bedroom",) and not q.unknown_verbs),
         ("did she use the phone?", lambda q: q.unknown_verbs == ("use",)),
+        ("is the bowl in the kitchen right now?", lambda q: q.time.said == ("now",) and q.subject.kinds == ("bowl",)),
+        ("where is the phone now?", lambda q: q.intent is Intent.WHERE and not q.time.said),  # where it was last seen
     ],
 )
 def test_round_41_forms(reader, question, check):

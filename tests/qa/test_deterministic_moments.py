@@ -485,6 +485,9 @@ def test_how_long_a_thing_stayed_where_a_worn_camera_left_it_is_until_it_was_nex
         ("teal", ["light blue", "red", "black", "white"], 0),
         ("teal", ["a turquoise car", "a black one"], 0),
         ("orange", ["red", "brown"], 1),
+        # neither yes nor no: the choice that says it cannot be known
+        ("can't tell", ["yes, it's there now", "no, it was taken", "can't tell - last seen at 11", "no bowl"], 2),
+        ("can't tell", ["yes", "no", "no way to know"], 2),
     ],
 )
 def test_a_typed_answer_picks_the_choice_people_wrote(typed, choices, expected):

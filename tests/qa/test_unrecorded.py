@@ -106,10 +106,15 @@ def test_right_now_with_nothing_recorded_says_so_and_when_one_was_last_seen(tmp_
         ask = DeterministicController(store, embedder).ask
         later = T + 7200 + 3600  # an hour after the kitchen's last recording
         now = ask("anyone in the kitchen rn?", as_of=later).text
-        assert now.startswith("No: I have not seen a person on camera kitchen") and "recorded nothing then" in now, now
+        assert now.startswith("I can't tell: I have not seen a person on camera kitchen"), now
+        assert "that camera recorded nothing then" in now, now
         assert "The last seen before then: person #2," in now, now
         during = ask("anyone in the kitchen right now?", as_of=T + 7200 + 1).text  # while it recorded: seen
         assert during.startswith("Yes"), during
+        car = ask("is the car on the street right now?", as_of=later, choices=["yes", "no", "can't tell"])
+        assert (
+            car.text.startswith("I can't tell: I have not seen a car on camera street") and car.choice == "can't tell"
+        )
 
 
 def test_which_came_first_in_a_chat_is_of_the_last_two_things_talked_about(tmp_path, embedder) -> None:
