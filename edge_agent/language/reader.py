@@ -1423,6 +1423,17 @@ def _same_room(query: Query, tokens: list[str], phrases: Sequence[_Phrase]) -> Q
 _ROOMLIKE = frozenset({"room", "camera", "place", "spot", "view", "area", "cam"})
 
 
+def _after_a_room(query: Query, tokens: list[str]) -> Query:
+    """ "What came after the kitchen?": the cameras that saw things after that camera did, in order (not the kitchen
+    after some moment)."""
+    other = query.other
+    if other is None or query.order not in (Order.AFTER, Order.BEFORE) or query.intent not in (Intent.LIST,):
+        return query
+    if len(other.place.cameras) != 1 or other.subject.named or query.place.named or not query.subject.generic:
+        return query
+    return replace(query, intent=Intent.WHICH_CAMERA)
+
+
 def _rooms_had(query: Query, tokens: list[str]) -> Query:
     """ "Did every room have somebody in it?": each room had someone (any one), not one person in every room ("was
     anybody seen in every room?")."""
@@ -4181,7 +4192,7 @@ class Reader:
         query = _told_apart(_alerted(_who_with_it(_who_had(_longer_one(query, tokens), tokens), tokens), tokens))
         query = _in_order(_doing(query, tokens, self.lexicon), tokens)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
-        query = _same_room(_same_in_two(_rooms_had(query, tokens), tokens), tokens, phrases)
+        query = _same_room(_same_in_two(_rooms_had(_after_a_room(query, tokens), tokens), tokens), tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

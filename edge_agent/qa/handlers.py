@@ -1150,9 +1150,17 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     one = among(query, ctx, ids) if (ids and narrowing and not query.subject.many and not query.negated) else None
     per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
     per_camera = [c for c in per_camera if c.camera in cameras]
-    if query.order is Order.LAST:
+    order = query.order
+    if order in (Order.AFTER, Order.BEFORE) and (mark := _camera_mark(query, ctx)) is not None:
+        # "which room saw someone right after the bedroom?": the cameras whose first sighting came after (or last one
+        # before) that camera's, the nearest first
+        other, t = mark
+        after = order is Order.AFTER
+        per_camera = [c for c in per_camera if c.camera != other and (c.first > t if after else c.last < t)]
+        order = Order.FIRST if after else Order.LAST
+    if order is Order.LAST:
         ranked = sorted(per_camera, key=lambda c: -c.last)
-    elif query.order is Order.FIRST:  # "which room saw someone first?", "in which order ...": by the first sighting
+    elif order is Order.FIRST:  # "which room saw someone first?", "in which order ...": by the first sighting
         ranked = sorted(per_camera, key=lambda c: c.first)
     else:
         ranked = sorted(per_camera, key=lambda c: (-c.observations, -c.last))
@@ -1176,9 +1184,26 @@ def which_camera(query: Query, ctx: Context) -> Finding:
         negated=query.negated,
         rank=query.rank,
         things=tuple(things),
-        order=query.order.value if query.order in (Order.FIRST, Order.LAST) and not query.rank else "",
-        moments=tuple(c.first if query.order is Order.FIRST else c.last for c in ranked),
+        order=order.value if order in (Order.FIRST, Order.LAST) and not query.rank else "",
+        moments=tuple(c.first if order is Order.FIRST else c.last for c in ranked),
     )
+
+
+def _camera_mark(query: Query, ctx: Context) -> tuple[str, float] | None:
+    """(the camera, its moment) of "after the bedroom" / "before the kitchen" said of a camera alone: when it last
+    saw (after) or first saw (before) what the question asks about, or anything."""
+    other = query.other
+    if other is None or len(other.place.cameras) != 1 or other.subject.named or ctx.other is None:
+        return None
+    camera = other.place.cameras[0]
+    subject = query.subject if query.subject.named else Subject(generic=True)
+    seen = [s for s in ctx.other.sightings(subject) if camera in s.cameras] or ctx.other.sightings(
+        Subject(generic=True)
+    )
+    if not seen:
+        return None
+    after = query.order is Order.AFTER
+    return camera, (max(s.last for s in seen) if after else min(s.first for s in seen))
 
 
 _LISTED_COLOURS = 6  #: of "how many colours?", the colours whose latest sighting is cited

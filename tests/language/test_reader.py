@@ -1904,6 +1904,12 @@ def test_round_40_forms(reader, question, check):
         ("did she use the phone?", lambda q: q.unknown_verbs == ("use",)),
         ("is the bowl in the kitchen right now?", lambda q: q.time.said == ("now",) and q.subject.kinds == ("bowl",)),
         ("where is the phone now?", lambda q: q.intent is Intent.WHERE and not q.time.said),  # where it was last seen
+        (
+            "what came after the kitchen",
+            lambda q: (
+                q.intent is Intent.WHICH_CAMERA and q.order is Order.AFTER and q.other.place.cameras == ("kitchen",)
+            ),
+        ),
     ],
 )
 def test_round_41_forms(reader, question, check):

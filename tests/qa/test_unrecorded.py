@@ -133,6 +133,17 @@ def test_which_came_first_in_a_chat_is_of_the_last_two_things_talked_about(tmp_p
         assert "camera kitchen" in kitchen.text and "camera street" not in kitchen.text, kitchen.text
 
 
+def test_the_camera_after_another_is_the_next_to_see_it(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:  # the street at 09:00, then the kitchen at 10:00 and 11:00
+        ask = DeterministicController(store, embedder).ask
+        after = ask("which camera saw someone right after the street?").text
+        assert after.startswith("Camera kitchen was the first to see a person"), after
+        before = ask("which camera saw a person before the kitchen?").text
+        assert before.startswith("Camera street was the last to see a person"), before
+        came = ask("what came after the street?").text
+        assert came.startswith("Camera kitchen was the first"), came
+
+
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:
     with Store(_home(tmp_path), mode="read") as store:  # the car and ann once each on the street; bob once, ann again
         ask = DeterministicController(store, embedder).ask
