@@ -47,6 +47,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     tokens, _ = reader.lexicon.respell(tokenize(text))  # typos: "notifiy me if somone is in the bedrom"
     if not tokens:
         raise Unreadable("the rule is empty", missing="rule")
+    _refuse_not_telling(tokens, text)
     body = _worn(_empty_room(_refuse_conditions(tokens[_lead(tokens) :], text), reader.lexicon), reader.lexicon)
     body = _outdoors_said(body, reader.lexicon)
     _refuse_unknown_camera(body, reader.lexicon)
@@ -64,6 +65,7 @@ def read_rule(reader: Reader, text: str) -> RuleReading:
     _refuse_states(body, text, reader.lexicon)
     span, span_at, used = _span_said(body)
     body = [t for j, t in enumerate(body) if j not in used]
+    _refuse_since(body, text)
     trigger, at, end = _found_trigger(reader, body, text)
     verb_end = end  # the trigger's verb; a preposition closing it is read as a place's ("is on the sofa")
     while verb_end > at + 1 and any(body[verb_end - 1 : end] == list(key) for key in PLACE_PREPOSITIONS):
@@ -356,6 +358,39 @@ _UNSEEN = {
     "the temperature": frozenset({"cold", "colder", "freezing", "temperature", "heating", "chilly"}),
     "moods": frozenset({"sad", "upset", "happy", "angry", "scared", "mood", "lonely", "worried", "unhappy", "cross"}),
 }  # fmt: skip
+
+
+def _refuse_since(body: Sequence[str], text: str) -> None:
+    """ "Hasn't been seen in the kids room since this morning": a rule watches every day, so "since" (a time left when
+    the rest is read) has no start; refused with what would work."""
+    if "since" in body:
+        raise Unreadable(
+            f"a rule watches every day, so 'since' has no start (in {text.strip()!r}): say for how long ('has not been "
+            "seen for 4 hours') or by when ('is not in the kitchen by noon')",
+            missing="span",
+        )
+
+
+def _refuse_not_telling(tokens: Sequence[str], text: str) -> None:
+    """ "Don't tell me about people at the front, only strangers": a rule says what to tell, not what to keep quiet
+    about; refused with the rule that would say it."""
+    words = [t for t in tokens if t not in ("please", ",")]
+    if (
+        words[:2] == ["do", "not"]
+        and words[2:3]
+        and words[2] in _TELLING
+        or words[:1] == ["never"]
+        and words[1:2]
+        and (words[1] in _TELLING)
+    ):
+        raise Unreadable(
+            f"a rule says what to tell you about, not what to keep quiet about (in {text.strip()!r}): say what you "
+            "want to hear of, e.g. 'tell me when a stranger appears in the front yard'"
+        )
+
+
+#: Verbs of telling that start a rule: "tell me ...", "don't alert me ...".
+_TELLING = frozenset({"tell", "notify", "alert", "ping", "warn", "message", "bother", "inform", "let", "send", "text"})
 
 
 def _refuse_two_subjects(body: Sequence[str], subjects: Sequence[_Phrase], text: str) -> None:

@@ -138,6 +138,24 @@ def _examples(known: _Known, cameras: Sequence[str]) -> str:
     return f"rules that read: '{first}'; '{second}'; '{third}'"
 
 
+def _refused(exc: Unreadable, known: _Known, cameras: Sequence[str]) -> RuleParseError:
+    """The reader's refusal as one line: the word it could not read and what memory knows instead (or its reason),
+    and three rules that would read."""
+    if exc.words and exc.place:
+        cams = f"; cameras are {', '.join(cameras)}" if cameras else ""
+        reason = (
+            f"unknown place {exc.words[0]!r}: {known.places_said()}{cams}; nor is it a name "
+            f"({known.names_text()}) or a category the detector reports"
+        )
+    elif exc.words:
+        reason = f"unknown name or category {exc.words[0]!r}: {known.names_text()}; {known.categories_text()}"
+    else:
+        reason = str(exc)
+    problem = RuleParseError(f"{reason}; {_examples(known, cameras)}")
+    problem.final = not exc.missing  # a word memory does not know: no model reads it better
+    return problem
+
+
 def read_phrase(
     text: str,
     *,
@@ -158,22 +176,15 @@ def read_phrase(
     try:
         r = read_rule(Reader(lexicon), text)
     except Unreadable as exc:
-        if exc.words and exc.place:
-            cams = f"; cameras are {', '.join(cameras)}" if cameras else ""
-            reason = (
-                f"unknown place {exc.words[0]!r}: {known.places_said()}{cams}; nor is it a name "
-                f"({known.names_text()}) or a category the detector reports"
-            )
-        elif exc.words:
-            reason = f"unknown name or category {exc.words[0]!r}: {known.names_text()}; {known.categories_text()}"
-        else:
-            reason = str(exc)
-        problem = RuleParseError(f"{reason}; {_examples(known, cameras)}")
-        problem.final = not exc.missing  # a word memory does not know: no model reads it better
-        raise problem from None
+        raise _refused(exc, known, cameras) from None
     fields: dict[str, Any] = _subject_fields(r, known, cameras)
     place = r.place
-    if r.trigger is Trigger.ABSENT:
+    negated = r.negated
+    if r.trigger is Trigger.ABSENT and r.absent_for_s is None and r.at is not None and place.cameras:
+        # "tell me if the phone hasn't come back to the office by 8pm": a check then, that it is not there
+        fields.update(relation="appears", camera=place.cameras[0])
+        negated = True
+    elif r.trigger is Trigger.ABSENT:
         if r.absent_for_s is None:
             raise RuleParseError(
                 f"how long must it be unseen? e.g. 'has not been seen for 24 hours' (in {text!r}); "
@@ -215,12 +226,14 @@ def read_phrase(
             or "camera" not in fields
             and fields["relation"] == "appears"
         ):
+            room = cameras[0] if cameras else "kitchen"
             raise RuleParseError(
-                f"a check at {r.at} asks where the subject is: say on, in or near a place or thing (in {text!r})"
+                f"a check at {r.at} asks where the subject is: say on, in or near a place or thing, or on which camera "
+                f"(in {text!r}), e.g. 'if no one is in the {room} by {r.at}'"
             )
         fields["at"] = r.at
-        fields["negated"] = r.negated
-    elif r.negated:
+        fields["negated"] = negated
+    elif negated:
         raise RuleParseError(
             f"when should I check that it is not there? say a time of day, e.g. '... is not by the door at 11 pm' "
             f"(in {text!r})"
