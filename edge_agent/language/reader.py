@@ -1423,6 +1423,26 @@ def _same_room(query: Query, tokens: list[str], phrases: Sequence[_Phrase]) -> Q
 _ROOMLIKE = frozenset({"room", "camera", "place", "spot", "view", "area", "cam"})
 
 
+def _only_place(query: Query, tokens: list[str], phrases: Sequence[_Phrase]) -> Query:
+    """ "Was the kitchen the only place with a bowl?", "was the bowl only in the kitchen?": whether that camera alone
+    saw it (not whether it saw anything)."""
+    if "only" not in tokens or not query.yes_no or len(query.place.cameras) != 1 or query.other is not None:
+        return query
+    things = [p for p in phrases if p.kinds and not p.camera]
+    if len(things) != 1 or query.intent is not Intent.EXISTS:  # ("the bedroom only saw one person": a count)
+        return query
+    thing = things[0]
+    return replace(
+        query,
+        intent=Intent.WHICH_CAMERA,
+        subject=Subject(kinds=thing.kinds, said=thing.said),
+        place=Place(),
+        alternatives=query.place.cameras,
+        alternative_of="camera",
+        asks="only",
+    )
+
+
 def _after_a_room(query: Query, tokens: list[str]) -> Query:
     """ "What came after the kitchen?": the cameras that saw things after that camera did, in order (not the kitchen
     after some moment)."""
@@ -4193,6 +4213,7 @@ class Reader:
         query = _in_order(_doing(query, tokens, self.lexicon), tokens)
         query = _colours_counted(_kinds_counted(_at_once(query, tokens), tokens, phrases), tokens)
         query = _same_room(_same_in_two(_rooms_had(_after_a_room(query, tokens), tokens), tokens), tokens, phrases)
+        query = _only_place(query, tokens, phrases)
         return _person_words(self._clause_place(query)), cues
 
     def _ground(self, p: _Phrase, grounded: list[tuple[str, str]], unknown: list[str]) -> None:

@@ -354,9 +354,13 @@ class Cameras(Finding):
     things: tuple[tuple[str, int], ...] = ()  #: (camera, distinct things of the kind it saw)
     order: str = ""  #: "first" or "last": ranked by when each first (or last) saw it, with ``moments``
     moments: tuple[float, ...] = ()  #: those moments, one per camera in ``seen``
+    only: str = ""  #: "was the kitchen the only place with a bowl?": that camera (``seen``: every camera that saw it)
 
     @property
     def typed(self) -> object:
+        if self.only:
+            seen = [c for c, _, _ in self.seen]
+            return YesNo(seen == [self.only], self.only in seen)
         if self.negated:  # "which camera saw no people?": that one, or none did (False)
             return self.not_seen[0] if len(self.not_seen) == 1 else False if not self.not_seen else None
         if self.rank:

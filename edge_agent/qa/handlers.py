@@ -1151,6 +1151,15 @@ def which_camera(query: Query, ctx: Context) -> Finding:
     per_camera = ctx.view.cameras_seeing([one] if one is not None else ids) if ids else []
     per_camera = [c for c in per_camera if c.camera in cameras]
     order = query.order
+    if query.asks == "only" and query.alternatives:  # "was the kitchen the only place with a bowl?": every camera
+        every = ctx.view.cameras_seeing(ids) if ids else []
+        everywhere = sorted(every, key=lambda c: (c.camera != query.alternatives[0], -c.last))
+        return Cameras(
+            tuple(ctx.store.observations_by_id([c.last_observation for c in everywhere])),
+            what=_what(query.subject),
+            seen=tuple((c.camera, c.observations, c.last) for c in everywhere),
+            only=query.alternatives[0],
+        )
     if order in (Order.AFTER, Order.BEFORE) and (mark := _camera_mark(query, ctx)) is not None:
         # "which room saw someone right after the bedroom?": the cameras whose first sighting came after (or last one
         # before) that camera's, the nearest first

@@ -483,6 +483,15 @@ def _attribute(f: Attribute) -> str:
 
 
 def _cameras(f: Cameras) -> str:
+    if f.only:  # "was the kitchen the only place with a bowl?"
+        on = [c for c, _, _ in f.seen]
+        if on == [f.only]:
+            return f"Yes: {_a(f.what)} was seen only on camera {f.only}."
+        others = [c for c in on if c != f.only]
+        elsewhere = f"on camera{'s' * (len(others) > 1)} {', '.join(others)}" if others else "on no camera"
+        if f.only not in on:
+            return f"No: {_a(f.what)} was not seen on camera {f.only}; it was seen {elsewhere}."
+        return f"No: {_a(f.what)} was seen {elsewhere} as well as {f.only}."
     if f.negated:
         saw = ", ".join(c for c, _, _ in f.seen) or "none"
         if not f.not_seen:

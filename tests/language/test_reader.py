@@ -1905,6 +1905,11 @@ def test_round_40_forms(reader, question, check):
         ("is the bowl in the kitchen right now?", lambda q: q.time.said == ("now",) and q.subject.kinds == ("bowl",)),
         ("where is the phone now?", lambda q: q.intent is Intent.WHERE and not q.time.said),  # where it was last seen
         (
+            "was the kitchen the only place with a bowl?",
+            lambda q: q.asks == "only" and q.alternatives == ("kitchen",) and q.subject.kinds == ("bowl",),
+        ),
+        ("was the bowl only in the kitchen?", lambda q: q.asks == "only" and q.intent is Intent.WHICH_CAMERA),
+        (
             "what came after the kitchen",
             lambda q: (
                 q.intent is Intent.WHICH_CAMERA and q.order is Order.AFTER and q.other.place.cameras == ("kitchen",)

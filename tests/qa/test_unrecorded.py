@@ -144,6 +144,16 @@ def test_the_camera_after_another_is_the_next_to_see_it(tmp_path, embedder) -> N
         assert came.startswith("Camera kitchen was the first"), came
 
 
+def test_the_only_place_with_a_thing(tmp_path, embedder) -> None:
+    with Store(_home(tmp_path), mode="read") as store:  # the car on the street only; people on the street and kitchen
+        ask = DeterministicController(store, embedder).ask
+        car = ask("was the street the only place with a car?", choices=["yes", "no"])
+        assert car.text == "Yes: a car was seen only on camera street." and car.choice == "yes", car.text
+        people = ask("was the kitchen the only room with a person?", choices=["yes", "no"])
+        assert people.text.startswith("No: a person was seen on camera street as well as kitchen"), people.text
+        assert people.choice == "no"
+
+
 def test_things_picked_by_how_many_times_they_were_seen(tmp_path, embedder) -> None:
     with Store(_home(tmp_path), mode="read") as store:  # the car and ann once each on the street; bob once, ann again
         ask = DeterministicController(store, embedder).ask
