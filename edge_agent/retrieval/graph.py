@@ -166,6 +166,14 @@ class GraphRows:
             cameras=added.cameras,
         )
 
+    def all_before(self, t: float) -> bool:
+        """Whether every row started before ``t``: the memory asked as of ``t`` is all of it (nothing to cut)."""
+        for names in self.COLUMNS.values():
+            times = np.asarray(getattr(self, names[0].replace("_ids", "_times")))
+            if len(times) and float(times.max()) >= t:
+                return False
+        return True
+
     def before(self, t: float) -> GraphRows:
         """The rows of what started before ``t`` (the memory a question asked as of ``t`` is answered from)."""
         columns: dict[str, Any] = {"entity_relations": self.entity_relations, "cameras": self.cameras}

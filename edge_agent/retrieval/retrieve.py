@@ -65,9 +65,9 @@ class Retriever:
             have = self._graph[1] if self._graph is not None else None
             self._graph = (revision, load_graph(self.store, self.config.weights, have))
         graph = self._graph[1]
-        if as_of is not None:  # what memory held then: the rows that started before, cut from the current graph's
-            return MemoryGraph.of(graph.rows.before(as_of), self.config.weights)
-        return graph
+        if as_of is not None and not graph.rows.all_before(as_of):  # what memory held then: the rows that started
+            return MemoryGraph.of(graph.rows.before(as_of), self.config.weights)  # before, cut from the graph's
+        return graph  # (as of a time after all of it: the whole graph, not a copy cut from its rows)
 
     def warm(self) -> None:
         """Does now what the next question would otherwise do first: embeds what memory added, brings the

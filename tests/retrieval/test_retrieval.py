@@ -285,6 +285,20 @@ def test_a_window_the_question_names_leaves_out_later_records_but_walks_todays_m
         assert asked_then.as_of == 2 * DAY and shelf.observation_id not in asked_then.observation_ids
 
 
+def test_as_of_a_time_after_all_of_memory_answers_from_the_whole_graph(tmp_path, embedder):
+    """A question asked as of a time after everything memory holds (as the evaluation asks) is the whole graph: no
+    graph cut from its rows, the same evidence as asked with no as-of."""
+    with Store(tmp_path / "home") as store:
+        _kitchen(store)
+        retriever = Retriever(store, embedder, RetrievalConfig(budget=50))
+        now = retriever.retrieve("red cup")
+        graph = retriever._graph[1]
+        assert retriever._graph_for(10 * DAY) is graph  # after all of it: not cut
+        assert retriever._graph_for(2 * DAY) is not graph  # within it: cut to what memory held then
+        later = retriever.retrieve("red cup", as_of=10 * DAY)
+        assert (later.observation_ids, later.episode_ids) == (now.observation_ids, now.episode_ids)
+
+
 def test_per_entity_cap_leaves_room_for_others(tmp_path, embedder):
     with Store(tmp_path / "home") as store:
         _kitchen(store)
