@@ -147,7 +147,8 @@ def run_ask(args: argparse.Namespace) -> int:
     bounded(args.question, rt.config.qa.max_question_chars)  # before memory is opened (the controller checks too)
     new = rt.memory_is_new()
     with rt.store(mode="read") as store:
-        answer = _answerer(args, rt, store).ask(args.question, as_of=as_of, choices=args.choices or ())
+        shown = args.context or args.json  # the search's context is printed: else it runs only where it is read
+        answer = _answerer(args, rt, store).ask(args.question, as_of=as_of, choices=args.choices or (), context=shown)
         if not holds_clips(store):  # "nothing matches" from a memory made now in a folder the user never named
             said = empty_memory(rt.home, new=new)
             answer = replace(answer, text=said[0].upper() + said[1:] + ".")

@@ -187,11 +187,11 @@ def _question_set(args: argparse.Namespace) -> tuple[Any, dict[str, Path]]:
 
     questions = qa.load_questions(args.questions)
     files = qa.resolve_videos(questions, args.videos) if args.memory is None else {}
-    args.models = args.models or _shared_models(args)
+    args.models = args.models or _shared_models(args, questions.path)
     return questions, files
 
 
-def _shared_models(args: argparse.Namespace) -> Path | None:
+def _shared_models(args: argparse.Namespace, questions: Path | None = None) -> Path | None:
     """For a question set on the shared videos, with no models folder said anywhere and none holding the default
     detector in the memory folder: the shared models beside the checkout (as the shared videos are found), said so;
     without them the default detector would be OpenCV's, slower and blind to most of what the questions ask."""
@@ -204,7 +204,7 @@ def _shared_models(args: argparse.Namespace) -> Path | None:
         return None
     if (home_dir(args.home, None) / "models" / "yolox_nano.onnx").exists():
         return None
-    shared = qa.shared_folder("models")
+    shared = qa.shared_folder("models", beside=questions)
     if shared is None or not (shared / "yolox_nano.onnx").exists():
         return None
     print(f"(models: {shared}, beside the checkout; --models DIR to choose)", file=sys.stderr)

@@ -215,26 +215,30 @@ def load_questions(path: str | Path) -> QuestionSet:
     )
 
 
-def shared_folder(*parts: str) -> Path | None:
-    """A folder of ``../shared`` beside the repository of a checkout (the package run from it), else beside the
-    folder the command runs in (the package installed, run from the checkout's root), when it is there."""
-    for root in (Path(__file__).resolve().parents[2].parent, Path.cwd().resolve().parent):
-        folder = root.joinpath("shared", *parts)
-        if folder.is_dir():
-            return folder
+def shared_folder(*parts: str, beside: Path | None = None) -> Path | None:
+    """A folder of ``shared`` (the project's models and data) beside a folder above this package, above the folder the
+    command runs in, or above ``beside`` (a question file): a checkout's ``../shared``, found from its code, from
+    its root, from the package installed in its ``.venv`` or from one of its question files. None where none is."""
+    starts = [Path(__file__).resolve().parent, Path.cwd().resolve()]
+    starts += [beside.expanduser().resolve().parent] if beside is not None else []
+    for start in starts:
+        for above in (start, *start.parents):
+            folder = above.joinpath("shared", *parts)
+            if folder.is_dir():
+                return folder
     return None
 
 
-def default_video_folder() -> Path | None:
-    """``../shared/data/video`` beside the repository of a checkout, when it is there."""
-    return shared_folder("data", "video")
+def default_video_folder(beside: Path | None = None) -> Path | None:
+    """``shared/data/video`` beside a checkout (:func:`shared_folder`), when it is there."""
+    return shared_folder("data", "video", beside=beside)
 
 
 def resolve_videos(questions: QuestionSet, folder: Path | None) -> dict[str, Path]:
     """Each video's file: an absolute path as it is, a relative one under ``folder`` (default: the shared
     video folder beside the repository, else the question file's folder). A generated scene's videos not found
     there, with no folder given, are written to a temporary folder (removed when the process ends)."""
-    base = folder if folder is not None else (default_video_folder() or questions.path.parent)
+    base = folder if folder is not None else (default_video_folder(questions.path) or questions.path.parent)
     if folder is None and questions.scene and not all((base / v.path).exists() for v in questions.videos):
         base = _written_scene(questions.scene)
     found: dict[str, Path] = {}
@@ -271,6 +275,7 @@ def _ingest(
 
     config = runtime.config
     reports = []
+    backends = None
     with runtime.store() as store:
         store.summarize = runtime.summarizer()
         for video in questions.videos:
@@ -280,7 +285,10 @@ def _ingest(
                 start=video.start,
                 image_fps=config.capture.image_fps,
             )
-            report = runtime.pipeline(store, runtime.backends(source)).run(source, video.camera)
+            # the models loaded once for every video, as a hub serves every camera; ground truth replays each its own
+            if backends is None or config.detector.type == "gt":
+                backends = runtime.backends(source)
+            report = runtime.pipeline(store, backends).run(source, video.camera)
             store.close_episodes(video.camera)  # a recording ends here: its last windows are summarised
             reports.append(
                 {
@@ -362,7 +370,7 @@ def evaluate(
         with local.store() as store:
             ask = local.controller(store, local.text_embedder(), llm=llm).ask
             for q in questions.questions:
-                answer = ask(q.question, as_of=q.as_of, choices=list(q.choices))
+                answer = ask(q.question, as_of=q.as_of, choices=list(q.choices), context=False)  # the choice scored
                 results.append((q, answer))
         ask_s = time.perf_counter() - asked
     right = [(q, a, a.choice_index == q.answer) for q, a in results]

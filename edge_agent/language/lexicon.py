@@ -522,6 +522,9 @@ def _pair_misspelt(
     return None
 
 
+#: How many words (and pairs) a lexicon keeps the reading of, so that a server asked for months stays bounded.
+_READ_ONCE = 20_000
+
 #: How alike the misspelt part of a two-word name must be to what it stands for: "rom" for "room", "frnt" for "front".
 _PART_SPELLING = 0.75
 
@@ -583,6 +586,8 @@ class Lexicon:
                 self._add(" ".join(key[1:]), Tag("name", (name,), entity_id))
         self._longest = max((len(k) for k in self._phrases), default=1)
         self._starts = frozenset(k[0] for k in self._phrases)  # the words a phrase starts with ("camera" of camera 1)
+        self._pairs: dict[tuple[str, str], tuple[tuple[str, ...], str] | None] = {}  # respelt once, by words said
+        self._tokens: dict[str, tuple[tuple[str, ...], str | None]] = {}
 
     def _add(self, text: str, tag: Tag) -> None:
         key = _key(text)
@@ -595,11 +600,6 @@ class Lexicon:
         name of a camera, zone, place or entity ("kitchn", "livingroom", "bedrom"), read as that name; and (what was
         said, what it was read as) of each. Only the memory's own names: a word off a kind by a letter may be
         another thing ("tablet", "table"), which the reader's text model grounds instead."""
-        names: dict[str, tuple[tuple[str, ...], str]] = {}  # written as one word -> (its words, the name)
-        for key, tags in sorted(self._phrases.items(), key=lambda kv: -len(kv[0])):  # one word beats "bed room"
-            tag = next((t for t in tags if t.type in _NAMES), None)
-            if tag is not None:
-                names["".join(key)] = (key, tag.value[0])
         out: list[str] = []
         read_as: list[tuple[str, str]] = []
         skip = False
@@ -607,30 +607,59 @@ class Lexicon:
             if skip:
                 skip = False
                 continue
-            pair = _pair_misspelt(token, tokens[i + 1] if i + 1 < len(tokens) else "", names)
+            pair = self._pair(token, tokens[i + 1] if i + 1 < len(tokens) else "")
             if pair is not None:  # "living rom", "livng room": a name of two words, one of them misspelt
                 out.extend(pair[0])
                 read_as.append((f"{token} {tokens[i + 1]}", pair[1]))
                 skip = True
                 continue
-            known = token in self._starts or any(
-                token.endswith(end) and token[: -len(end)] in self._starts for end in ("s", "es")
-            )
-            close = (
-                difflib.get_close_matches(token, names, n=1, cutoff=_SPELLING)
-                if len(token) >= 5 and token.isalpha() and not known
-                else []
-            )
-            if close and names[close[0]][0] != (token,):
-                words, name = names[close[0]]
-                out.extend(words)
+            words, name = self._respelt(token)
+            out.extend(words)
+            if name is not None:
                 read_as.append((token, name))
-            elif not known and (word := self._without_vowels(token) or self._english_typo(token)) is not None:
-                out.append(word)
-                read_as.append((token, word))
-            else:
-                out.append(token)
         return out, tuple(read_as)
+
+    @functools.cached_property
+    def _names(self) -> dict[str, tuple[tuple[str, ...], str]]:
+        """Each name of a camera, zone, place or entity written as one word -> (its words, the name)."""
+        names: dict[str, tuple[tuple[str, ...], str]] = {}
+        for key, tags in sorted(self._phrases.items(), key=lambda kv: -len(kv[0])):  # one word beats "bed room"
+            tag = next((t for t in tags if t.type in _NAMES), None)
+            if tag is not None:
+                names["".join(key)] = (key, tag.value[0])
+        return names
+
+    def _pair(self, first: str, second: str) -> tuple[tuple[str, ...], str] | None:
+        """:func:`_pair_misspelt` of two words said one after the other, read once."""
+        key = (first, second)
+        if key not in self._pairs:
+            if len(self._pairs) >= _READ_ONCE:
+                self._pairs.clear()
+            self._pairs[key] = _pair_misspelt(first, second, self._names)
+        return self._pairs[key]
+
+    def _respelt(self, token: str) -> tuple[tuple[str, ...], str | None]:
+        """The words one word said is read as, and the name or word it was read as (None: as it is); read once."""
+        if token in self._tokens:
+            return self._tokens[token]
+        names = self._names
+        known = token in self._starts or any(
+            token.endswith(end) and token[: -len(end)] in self._starts for end in ("s", "es")
+        )
+        close = (
+            difflib.get_close_matches(token, names, n=1, cutoff=_SPELLING)
+            if len(token) >= 5 and token.isalpha() and not known
+            else []
+        )
+        read: tuple[tuple[str, ...], str | None] = ((token,), None)
+        if close and names[close[0]][0] != (token,):
+            read = names[close[0]]
+        elif not known and (word := self._without_vowels(token) or self._english_typo(token)) is not None:
+            read = ((word,), word)
+        if len(self._tokens) >= _READ_ONCE:
+            self._tokens.clear()
+        self._tokens[token] = read
+        return read
 
     @functools.cached_property
     def _words(self) -> frozenset[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -81,8 +81,16 @@ class Controller(Protocol):
         ...
 
     def ask(
-        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
-    ) -> Answer: ...
+        self,
+        question: str,
+        *,
+        as_of: float | None = None,
+        choices: Sequence[str] = (),
+        query: Query | None = None,
+        context: bool = True,
+    ) -> Answer:
+        """The answer; ``context``: it carries the search's context (False: only where the answer is read from it)."""
+        ...
 
 
 @dataclass
@@ -408,6 +416,20 @@ def _named_by(finding: Finding, choices: Sequence[str]) -> list[int]:
 _AROUND_A_SECOND = 10.0
 
 
+class _Search:
+    """The hybrid search of one question, run the first time it is called (a handler that ranks by it, or an answer
+    that carries its context), then kept: ``evidence`` is None until then."""
+
+    def __init__(self, run: Callable[[], Evidence]) -> None:
+        self._run = run
+        self.evidence: Evidence | None = None
+
+    def __call__(self) -> Evidence:
+        if self.evidence is None:
+            self.evidence = self._run()
+        return self.evidence
+
+
 class DeterministicController:
     """``timezone``: the user's (IANA name), for the times a question names."""
 
@@ -472,11 +494,19 @@ class DeterministicController:
         return self.reader().read(question, reference=self.reference(as_of), zone=self.timezone, as_of=as_of)
 
     def ask(
-        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
+        self,
+        question: str,
+        *,
+        as_of: float | None = None,
+        choices: Sequence[str] = (),
+        query: Query | None = None,
+        context: bool = True,
     ) -> Answer:
         """Times written in the question count: a window or a bound narrows what is used (as ``as_of`` does), a
         moment joins the search. ``query``: the question already read (by a model, or a conversation); else the
-        reader reads it."""
+        reader reads it. ``context``: the answer carries the search's context (what a reader model would be shown;
+        its observations join ``seen``); without it, the search runs only where the handler ranks by it, and the
+        answer is the same."""
         bounded(question, self.max_question_chars)
         parts = self.reader().parts(question) if query is None else ()
         if len(parts) == 2:  # "when did the truck arrive and when did it leave?": each, the second as a follow-up
@@ -485,9 +515,8 @@ class DeterministicController:
         alone = query is None  # asked on its own: a pronoun has nothing before it to point at
         query = self._one_of_people(query or self.query(question, as_of))
         query = replace(query, time=query.time.bounded(as_of))
-        evidence = self.retriever.retrieve(question, as_of=as_of, until=query.time.end, around=query.time.moments)
-        context = render_context(self.store, evidence, biographies=self.retriever.config.biography_text)
-        timings = dict(evidence.timings_ms)
+        bound = query.time
+        search = _Search(lambda: self.retriever.retrieve(question, as_of=as_of, until=bound.end, around=bound.moments))
         s = query.subject
         unpointed = alone and "subject" in query.refers and not s.kinds and s.entity_id is None and s.said in _POINTING
         unpointed = unpointed and not query.place.named  # ("who sat at the desk and what did they have with them?")
@@ -497,7 +526,7 @@ class DeterministicController:
         if there and not query.time.named and query.other is None and query.intent is not Intent.COUNT:
             finding: Finding = Unreadable((), words=("there",), pointing=True)
         else:
-            finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, evidence)
+            finding = Unreadable((), words=(s.said,), pointing=True) if unpointed else self.find(query, search)
         said = render(finding)
         text = said
         if query.grounded:  # a word read by similarity: say so ("taxicab" as taxi)
@@ -509,9 +538,15 @@ class DeterministicController:
             pool = [i for i in _pool(finding.typed, choices) if _says_quantity(choices[i], finding.quantity)]
             named = [i for i in _named_by(finding, choices) if i in (pool or range(len(choices)))]
             choice, index = self._nearest_choice(said, choices, named or pool or _pool(finding.typed, choices))
+        evidence = search() if context else search.evidence
+        biographies = self.retriever.config.biography_text
+        shown = (
+            render_context(self.store, evidence, biographies=biographies) if context and evidence is not None else ""
+        )
+        timings = {} if evidence is None else dict(evidence.timings_ms)
         timings["total"] = (time.perf_counter() - started) * 1000
         cited = [cite(o) for o in finding.evidence]
-        seen = sorted(set(evidence.observation_ids) | {o.id for o in finding.evidence})
+        seen = sorted(set(() if evidence is None else evidence.observation_ids) | {o.id for o in finding.evidence})
         tool = "unreadable" if isinstance(finding, Unreadable) else query.intent.value
         return Answer(
             text,
@@ -520,7 +555,7 @@ class DeterministicController:
             cited,
             tool,
             1,
-            context,
+            shown,
             timings,
             seen=seen,
             query=query.as_dict(),
@@ -558,9 +593,10 @@ class DeterministicController:
             finding={"parts": [first.finding, second.finding]},
         )
 
-    def find(self, query: Query, evidence: Evidence) -> Finding:
+    def find(self, query: Query, search: Callable[[], Evidence]) -> Finding:
         """The finding of a query: what cannot be read is said (with the answer under the closest reading), the
-        constraints made views, the intent's handler run, and every observation it cites checked against them."""
+        constraints made views, the intent's handler run (``search`` gives the search's evidence, where it ranks by
+        it), and every observation it cites checked against them."""
         mine, theirs = query.sides()
         views = [View.of(self.store, mine)]
         if theirs is not None:
@@ -569,7 +605,7 @@ class DeterministicController:
             self.store,
             views[0],
             views[1] if len(views) > 1 else None,
-            evidence,
+            search,
             _AROUND_A_SECOND if query.time.to_second else self.retriever.config.around_seconds,
             query.time.moments,
             self.moving_cameras,

@@ -86,15 +86,21 @@ _UNSEEN_S = 60.0
 @dataclass
 class Context:
     """What a handler reads: memory through the views of the question's sides, the search's evidence (it ranks
-    which of several things the question means) and the moments the question names."""
+    which of several things the question means) and the moments the question names. ``search`` runs the search: a
+    handler that ranks by it calls it (through :attr:`evidence`), and one that reads memory's typed views does not
+    pay for it."""
 
     store: Store
     view: View
     other: View | None
-    evidence: Evidence
+    search: Callable[[], Evidence]
     around_seconds: float
     moments: tuple[float, ...] = ()
     moving: tuple[str, ...] = ()  #: cameras whose view moves (a worn camera), by name or shell pattern
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.search()
 
     def moves(self, camera: str) -> bool:
         """Whether ``camera``'s view moves: a thing out of its view may still be where it was."""

@@ -287,25 +287,32 @@ class LLMController:
         return self.read_query(question, as_of)
 
     def ask(
-        self, question: str, *, as_of: float | None = None, choices: Sequence[str] = (), query: Query | None = None
+        self,
+        question: str,
+        *,
+        as_of: float | None = None,
+        choices: Sequence[str] = (),
+        query: Query | None = None,
+        context: bool = True,
     ) -> Answer:
+        """``context``: as the deterministic controller's (the model's own rounds always read the search)."""
         bounded(question, self.max_question_chars)
         started = time.perf_counter()
         query = query or self.read_query(question, as_of)
         if not self._open(query, as_of):
-            answer = self.fallback.ask(question, as_of=as_of, choices=choices, query=query)  # one set of handlers
+            answer = self.fallback.ask(question, as_of=as_of, choices=choices, query=query, context=context)
             answer.tool = "llm-query:" + answer.tool
             answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's reading included
             return answer
         retriever, asked_as_of, as_of = self.retriever, as_of, query.time.bounded(as_of).end
         evidence = retriever.retrieve(question, as_of=asked_as_of, until=as_of, around=query.time.moments)
-        context = render(self.store, evidence, biographies=retriever.config.biography_text)
+        shown_text = render(self.store, evidence, biographies=retriever.config.biography_text)
         choice_text = ("\nChoices: " + " | ".join(choices)) if choices else ""
         messages = [
             {"role": "system", "content": SYSTEM},
             {
                 "role": "user",
-                "content": f"{self._clip(context)}\n\nQuestion: {question}{choice_text}\n"
+                "content": f"{self._clip(shown_text)}\n\nQuestion: {question}{choice_text}\n"
                 "Reply with a tool call; an answer is a full sentence naming times and places.",
             },
         ]
@@ -334,63 +341,72 @@ class LLMController:
                     [cite(o) for o in cited],
                     "llm",
                     round_number,
-                    context,
+                    shown_text,
                     {"total": (time.perf_counter() - started) * 1000},
                     fallbacks,
                     seen=sorted(shown),
                     query=query.as_dict(),
                 )
-            if tool == "search":
-                after, before = _time(call.get("after")), _time(call.get("before"))
-                limit = min((x for x in (before, as_of) if x is not None), default=None)
-                found = retriever.retrieve(str(call.get("query", question)), as_of=asked_as_of, until=limit)
-                found.observation_ids = [
-                    o.id
-                    for o in self.store.observations_by_id(found.observation_ids)
-                    if after is None or o.t_end >= after
-                ]
-                shown.update(found.observation_ids)
-                result = render(self.store, found, biographies=retriever.config.biography_text)
-            elif tool == "open_biography":
-                entity = int(call.get("entity", -1))
-                observations = (
-                    [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of]
-                    if self._exists(entity)
-                    else []
-                )
-                shown.update(o.id for o in observations)
-                result = (
-                    "\n".join(
-                        f"obs {o.id}, {format_utc(o.t_start)}, camera {o.camera}: {o.description}" for o in observations
-                    )
-                    or f"no entity {entity}"
-                )
-            elif tool == "facts":
-                entity = int(call.get("entity", -1))
-                result = (
-                    "\n".join(f.line() for f in facts(self.store, [entity], before=as_of))
-                    or f"nothing learnt about {entity}"
-                )
-            elif tool == "open_episode":
-                episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
-                result = (
-                    "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of)
-                    or "no such episode"
-                )
-            else:
-                fallbacks += 1
-                result = (
-                    self.look_at_frames(int(call.get("clip", -1)))
-                    if self.look_at_frames
-                    else "No vision model is configured; rely on the text."
-                )
+            result, fell_back = self._tool(call, question, asked_as_of, as_of, shown)
+            fallbacks += fell_back
             messages.append({"role": "user", "content": f"Result of {tool}:\n{self._clip(result)}\nNext tool call?"})
-        answer = self.fallback.ask(question, as_of=as_of, choices=choices)
+        answer = self.fallback.ask(question, as_of=as_of, choices=choices, context=context)
         answer.tool, answer.rounds, answer.video_fallbacks = "llm-fallback:" + answer.tool, self.max_rounds, fallbacks
         answer.seen = sorted(shown | set(answer.seen))
         answer.query = query.as_dict()
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000  # the model's rounds included
         return answer
+
+    def _tool(
+        self, call: dict[str, Any], question: str, asked_as_of: float | None, as_of: float | None, shown: set[int]
+    ) -> tuple[str, int]:
+        """What a tool call the model made gives it (the observations it shows join ``shown``), and 1 where it was
+        the video fallback, else 0."""
+        retriever, fell_back = self.retriever, 0
+        tool = call["tool"]
+        if tool == "search":
+            after, before = _time(call.get("after")), _time(call.get("before"))
+            limit = min((x for x in (before, as_of) if x is not None), default=None)
+            found = retriever.retrieve(str(call.get("query", question)), as_of=asked_as_of, until=limit)
+            found.observation_ids = [
+                o.id for o in self.store.observations_by_id(found.observation_ids) if after is None or o.t_end >= after
+            ]
+            shown.update(found.observation_ids)
+            result = render(self.store, found, biographies=retriever.config.biography_text)
+        elif tool == "open_biography":
+            entity = int(call.get("entity", -1))
+            observations = (
+                [o for o in self.store.observations(entity) if as_of is None or o.t_start < as_of]
+                if self._exists(entity)
+                else []
+            )
+            shown.update(o.id for o in observations)
+            result = (
+                "\n".join(
+                    f"obs {o.id}, {format_utc(o.t_start)}, camera {o.camera}: {o.description}" for o in observations
+                )
+                or f"no entity {entity}"
+            )
+        elif tool == "facts":
+            entity = int(call.get("entity", -1))
+            result = (
+                "\n".join(f.line() for f in facts(self.store, [entity], before=as_of))
+                or f"nothing learnt about {entity}"
+            )
+        elif tool == "open_episode":
+            episodes = self.store.episodes_by_id([int(call.get("episode", -1))])
+            result = (
+                "\n".join(f"episode {e.id}: {e.text}" for e in episodes if as_of is None or e.t_start < as_of)
+                or "no such episode"
+            )
+        else:
+            fell_back = 1
+            result = (
+                self.look_at_frames(int(call.get("clip", -1)))
+                if self.look_at_frames
+                else "No vision model is configured; rely on the text."
+            )
+        return result, fell_back
 
     @property
     def retriever(self) -> Retriever:

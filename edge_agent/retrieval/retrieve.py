@@ -14,7 +14,7 @@ import numpy as np
 
 from edge_agent.config.retrieval import RetrievalConfig
 from edge_agent.memory import Store
-from edge_agent.memory.textindex import KeyframeIndex, TextIndex
+from edge_agent.memory.textindex import KeyframeIndex, TextHit, TextIndex
 from edge_agent.memory.vectorindex import searchers
 from edge_agent.perception.text import TextEmbedder
 from edge_agent.retrieval.graph import MemoryGraph, load_graph
@@ -95,6 +95,14 @@ class Retriever:
                 seeds += [("observation", i) for i in observations] + [("episode", i) for i in episodes]
         return seeds
 
+    def _semantic(self, question: str, as_of: float | None) -> tuple[np.ndarray, list[TextHit]]:
+        """The question's vector and the text index's nearest records: the question is embedded (the encoder opened
+        by a process's first) while the vector segments are brought up to date."""
+        embedded = searchers().submit(self.embedder.embed, [question])
+        self.index.sync()
+        q: np.ndarray = embedded.result()[0]
+        return q, self.index.search(q, self.config.seeds_per_index, before=as_of)
+
     def retrieve(
         self, question: str, *, as_of: float | None = None, around: Sequence[float] = (), until: float | None = None
     ) -> Evidence:
@@ -118,8 +126,7 @@ class Retriever:
             lexical_search = searchers().submit(
                 self.index.lexical, question, cfg.seeds_per_index, before=as_of, window=cfg.lexical_window
             )
-            q = self.embedder.embed([question])[0]
-            semantic = self.index.search(q, cfg.seeds_per_index, before=as_of)
+            q, semantic = self._semantic(question, as_of)
             lexical = lexical_search.result()
             visual = self._keyframes(question, as_of)
             moments = self._moments(around, as_of)

@@ -274,3 +274,27 @@ def test_a_question_set_with_no_models_folder_said_uses_the_shared_models_beside
     (tmp_path / "home" / "models").mkdir(parents=True)
     (tmp_path / "home" / "models" / "yolox_nano.onnx").write_bytes(b"")
     assert _shared_models(args) is None
+
+
+def test_the_shared_folder_is_found_from_the_package_the_folder_run_in_or_the_question_file(tmp_path, monkeypatch):
+    """A checkout's ``../shared`` is found however the command is run: from the package in the checkout or installed
+    in its ``.venv``, from the checkout's root, or from elsewhere with a question file of the checkout named."""
+    from edge_agent.eval import qa
+
+    checkout, elsewhere = tmp_path / "work" / "edge-agent", tmp_path / "elsewhere"
+    videos = tmp_path / "work" / "shared" / "data" / "video"
+    for folder in (videos, elsewhere, checkout / "edge_agent" / "eval" / "questions"):
+        folder.mkdir(parents=True)
+    installed = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "edge_agent" / "eval" / "qa.py"
+    monkeypatch.setattr(qa, "__file__", str(installed))  # the package installed away from the checkout
+    monkeypatch.chdir(elsewhere)
+    assert qa.shared_folder("data", "video") is None
+    question_file = checkout / "edge_agent" / "eval" / "questions" / "set.json"
+    assert qa.shared_folder("data", "video", beside=question_file) == videos.resolve()
+    monkeypatch.chdir(checkout)
+    assert qa.default_video_folder() == videos.resolve()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(
+        qa, "__file__", str(checkout / ".venv" / "lib" / "site-packages" / "edge_agent" / "eval" / "qa.py")
+    )
+    assert qa.default_video_folder() == videos.resolve()

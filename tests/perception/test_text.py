@@ -1,4 +1,4 @@
-"""The NumPy all-MiniLM-L6-v2 text embedder against vectors computed by sentence-transformers."""
+"""The all-MiniLM-L6-v2 text embedder (its graph in ONNX Runtime) against vectors computed by sentence-transformers."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_a_text_s_vector_is_its_own_whatever_it_is_embedded_with():
     embedder = MiniLMTextEmbedder(batch=2)
     texts = ["a red cup", "a blue cup", "x " * 400, "a person by the couch, staying in place", "a red cup", "one"]
     forward, shapes = embedder._forward, []
-    embedder._forward = lambda ids, mask: shapes.append(ids.shape) or forward(ids, mask)  # type: ignore[method-assign]
+    embedder._forward = lambda ids: shapes.append(ids.shape) or forward(ids)  # type: ignore[method-assign]
     together = embedder.embed(texts)
     tokens = [len(embedder._tokenizer.encode(t).ids) for t in texts]
     assert sum(n * length for n, length in shapes) == sum(tokens) and max(tokens) == 256  # no padding; truncated
@@ -54,7 +54,7 @@ def test_a_text_s_vector_is_its_own_whatever_it_is_embedded_with():
     np.testing.assert_allclose(together, alone, atol=5e-8)
     np.testing.assert_array_equal(together[0], together[4])
     ids = np.array([embedder._tokenizer.encode("a red cup").ids])
-    assert embedder._forward(ids, np.ones(ids.shape, np.float32)).dtype == np.float32  # float32 throughout: no float64
+    assert embedder._forward(ids).dtype == np.float32
 
 
 def test_a_folder_without_the_model_is_named(tmp_path):
@@ -94,3 +94,23 @@ def test_weights_are_read_from_the_mapped_file_and_an_unknown_type_is_named(tmp_
     (tmp_path / "noise.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!")
     with pytest.raises(TextModelMissing, match="not a readable safetensors file"):
         _mapped_safetensors(tmp_path / "noise.safetensors")
+
+
+@needs_model
+def test_the_encoder_opens_once_a_process_and_what_stops_it_is_said(monkeypatch):
+    from edge_agent.perception import text
+    from edge_agent.perception.onnxgraph import Graph
+
+    first = MiniLMTextEmbedder()
+    first.embed(["a cup"])
+    second = MiniLMTextEmbedder()
+    assert second._encoder() is first._encoder()  # one session a process
+    monkeypatch.setattr(text, "_ENCODERS", {})
+
+    def refused(self, threads=0):
+        raise RuntimeError("[ONNXRuntimeError] : 1 : FAIL : out of memory")
+
+    monkeypatch.setattr(Graph, "session", refused)
+    broken = MiniLMTextEmbedder()
+    with pytest.raises(TextModelMissing, match="could not open the encoder: .*out of memory"):
+        broken.embed(["a cup"])

@@ -504,3 +504,27 @@ def test_a_clock_time_to_the_second_picks_its_choice():
 
     noon = 1772452800.0  # 2026-03-02 12:00:00 UTC
     assert _typed_choice(noon, ["12:00:03", "12:00:00", "13:00:01", "11:00:00"]) == ("12:00:00", 1)
+
+
+def test_without_its_context_an_answer_searches_only_where_its_handler_ranks_by_the_search(tmp_path, embedder):
+    """`ask(..., context=False)` (a question scored by its choice, or `edge-agent ask` without --context or --json)
+    gives the same answer, but a handler that reads memory's typed views runs no search; one that ranks by it does."""
+    from edge_agent.qa import DeterministicController
+
+    with Store(tmp_path / "home") as store:
+        first, _, later = _keys(store)
+        controller = DeterministicController(store, embedder)
+        searches: list[str] = []
+        retrieve = controller.retriever.retrieve
+        controller.retriever.retrieve = lambda q, **kw: searches.append(q) or retrieve(q, **kw)  # type: ignore[method-assign]
+        question, choices = "Where were the keys last seen?", ["by the table", "by the sink"]
+        shown = controller.ask(question, choices=choices)
+        assert searches == [question] and shown.context and set(shown.seen) >= {later.observation_id}
+        bare = controller.ask(question, choices=choices, context=False)
+        assert searches == [question] and bare.context == "" and bare.timings_ms.keys() == {"total"}
+        assert (bare.text, bare.choice_index, bare.evidence) == (shown.text, shown.choice_index, shown.evidence)
+        assert bare.seen == sorted(c["observation"] for c in bare.evidence)  # only what the answer cites
+        when = format_utc(DAY + 2, zone=True)  # "after" the moment: which key ring is ranked by the search
+        ranked = controller.ask(f"What happened to the grey keys after they were by the sink at {when}?", context=False)
+        assert len(searches) == 2 and ranked.context == ""
+        assert {c["observation"] for c in ranked.evidence} == {first.observation_id, later.observation_id}

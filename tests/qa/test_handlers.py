@@ -322,7 +322,8 @@ def test_every_cited_observation_is_in_the_camera_and_window_asked(house, query)
     with Store(house, mode="read") as store:
         mine, theirs = query.sides()
         views = [View.of(store, mine)] + ([View.of(store, theirs)] if theirs is not None else [])
-        context = Context(store, views[0], views[1] if len(views) > 1 else None, Evidence([], [], {}, None, {}), 20.0,
+        nothing = Evidence([], [], {}, None, {})
+        context = Context(store, views[0], views[1] if len(views) > 1 else None, lambda: nothing, 20.0,
                           query.time.moments)  # fmt: skip
         finding = HANDLERS[query.intent](query, context)
         for o in finding.evidence:
