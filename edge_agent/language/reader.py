@@ -517,6 +517,13 @@ def _of_a_camera_said(tokens: list[str], i: int, n: int, phrases: list[_Phrase])
     return after in ("which", "whom") and camera
 
 
+def _said_as_camera(tokens: list[str], spans: Sequence[Span], k: int) -> bool:
+    """Whether span ``k``, a camera's name and a kind's word, is said as the camera: "the desk cam", "desk person
+    how long", "left the desk" (what one leaves or enters is a place)."""
+    i = spans[k].start
+    return i > 0 and tokens[i - 1] in ("camera", "cam") or _before_a_thing(spans, k) or _place_verb_before(tokens, i)
+
+
 def _before_a_thing(spans: Sequence[Span], k: int) -> bool:
     """Whether span ``k`` comes right before a thing's name: "desk person how long" (a camera named like a kind, so
     said, is the camera)."""
@@ -835,6 +842,7 @@ class _Cues:
     now: bool = False
     drives: bool = False  #: a verb whose doer is a vehicle: "did anyone drive off?"
     timed: bool = False  #: a time was said ("after 11?")
+    direction: str = ""  #: the way a verb of going says it went: "walked left", "driving to the right"
 
 
 def _verbs(tokens: list[str], cues: _Cues) -> None:
@@ -843,6 +851,13 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
     ("drove in"), left ("drove off"), else was seen ("drove past")."""
     for i, w in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        way = _way_gone(tokens, i)
+        if way:  # "how many people walked left?": seen going that way (nobody left, nobody came)
+            cues.direction = way
+            gone = {EVENT_VERBS.get(w), "leaves" if way == "left" else None}
+            cues.events[:] = [e for e in cues.events if e not in gone]
+            cues.drives = cues.drives or w in DRIVE_VERBS
+            continue
         if w in ("going", "went", "goes") and after == "on" and "leaves" in cues.events:
             cues.events.remove("leaves")
             cues.happen = True
@@ -866,6 +881,52 @@ def _verbs(tokens: list[str], cues: _Cues) -> None:
             cues.events[cues.events.index("leaves")] = event
 
 
+#: Verbs whose object is a place one goes into or out of: "left the desk" is the camera called desk, not a desk.
+_PLACE_VERBS = frozenset(
+    {"leave", "leaves", "left", "leaving", "exit", "exits", "exited", "exiting", "enter", "enters", "entered",
+     "entering", "visit", "visits", "visited", "visiting", "reach", "reaches", "reached", "quit", "quits"}
+)  # fmt: skip
+
+
+def _place_verb_before(tokens: list[str], i: int) -> bool:
+    """Whether the word at ``i`` is the object of a verb of going into or out of a place ("left the desk")."""
+    j = i - 1
+    while j >= 0 and tokens[j] in ("the", "a", "an", "this", "that", "his", "her", "their", "my", "our", "its"):
+        j -= 1
+    return j >= 0 and tokens[j] in _PLACE_VERBS
+
+
+#: Verbs of going somewhere, and the ways the describer says a thing moved across the picture.
+_GOING = frozenset(
+    {"walk", "walks", "walked", "walking", "move", "moves", "moved", "moving", "drive", "drives", "drove", "driving",
+     "run", "runs", "ran", "running", "go", "goes", "went", "going", "head", "heads", "headed", "heading", "travel",
+     "travels", "travelled", "traveled", "travelling", "traveling", "cycle", "cycled", "cycling"}
+)  # fmt: skip
+_WAYS = {"left": "left", "right": "right", "leftward": "left", "leftwards": "left", "rightward": "right"}
+_WAYS |= {"rightwards": "right"}
+#: Words after "right" that make it "just" or "straight" ("right after 9", "right into the kitchen"), not a way.
+_RIGHT_AS_JUST = frozenset(
+    {"after", "before", "now", "away", "there", "here", "then", "when", "into", "in", "inside", "at", "up", "back",
+     "past", "by", "through", "to", "on", "behind", "beside", "next", "out", "outside", "off", "across", "around"}
+)  # fmt: skip
+
+
+def _way_gone(tokens: list[str], i: int) -> str:
+    """The way a verb of going at ``i`` says it went ("walked left", "going to the right", "headed off leftwards"),
+    or ""."""
+    if tokens[i] not in _GOING:
+        return ""
+    j = i + 1
+    while j < len(tokens) and j <= i + 3 and tokens[j] in ("to", "the", "towards", "toward", "off", "over", "its"):
+        j += 1
+    following = tokens[j + 1] if j + 1 < len(tokens) else ""
+    if j >= len(tokens) or following == "of":  # ("went left of the car": a place)
+        return ""
+    if tokens[j] == "right" and following in _RIGHT_AS_JUST:  # "walked right after 9", "went right into the kitchen"
+        return ""
+    return _WAYS.get(tokens[j], "")
+
+
 def _other_drove(query: Query, tokens: list[str], phrases: list[_Phrase]) -> bool:
     """Whether the verb of driving is the other side's: "did the child appear before the car drove off?" (the car
     drove, not the child), but not "did anyone drive off before the truck?"."""
@@ -884,6 +945,8 @@ def _refined(query: Query, tokens: list[str], phrases: list[_Phrase], cues: _Cue
     if subject.generic and subject.said in ("kind", "kinds", "sort", "sorts", "type", "types"):
         thing = next((p for p in phrases if p.kinds and not p.other_side), None)  # "any kind of vehicle": a vehicle
         subject = replace(Reader._subject(thing, [], [], []), many=True) if thing is not None else subject
+    if cues.direction:  # "how many people walked left?": those the describer saw moving that way
+        subject = replace(subject, motion=f"moving {cues.direction}")
     anyone = subject.kinds == ("person",) or subject.generic and not subject.kinds  # "what was parked?": a vehicle
     other_drove = _other_drove(query, tokens, phrases)
     if cues.drives and anyone and subject.entity_id is None and cues.wh not in ("who", "whom") and not other_drove:
@@ -1034,12 +1097,12 @@ def _moving(query: Query, tokens: list[str]) -> Query:
             alternative_of="motion",
         )  # fmt: skip
     if query.event is Event.MOVED and be_moving:  # "was anything moving?": seen in motion, not moved by someone
-        return replace(query, event=Event.SEEN, subject=replace(subject, motion="moving"))
+        return replace(query, event=Event.SEEN, subject=replace(subject, motion=_way(subject, "moving")))
     if query.intent is Intent.ATTRIBUTE and query.yes_no and query.alternative_of == "motion":
         if len(query.alternatives) == 1:  # "did you see anyone walking?": whether any was seen so
             motion = MOTION_WORDS.get(query.alternatives[0], query.alternatives[0])
             return replace(
-                query, intent=Intent.EXISTS, subject=replace(subject, motion=motion), alternatives=(),
+                query, intent=Intent.EXISTS, subject=replace(subject, motion=_way(subject, motion)), alternatives=(),
                 alternative_of="", asks="",
             )  # fmt: skip
         return query
@@ -1056,7 +1119,12 @@ def _moving(query: Query, tokens: list[str]) -> Query:
     if not said:
         return query
     event = Event.SEEN if query.event is Event.MOVED else query.event  # "moving" says how it was seen, not moved
-    return replace(query, subject=replace(subject, motion=said[0]), event=event)
+    return replace(query, subject=replace(subject, motion=_way(subject, said[0])), event=event)
+
+
+def _way(subject: Subject, motion: str) -> str:
+    """``motion`` of a subject, with the way it went where the question said one ("were walking left")."""
+    return subject.motion if motion == "moving" and subject.motion.startswith("moving ") else motion
 
 
 def _every_camera(query: Query, tokens: list[str], cameras: Sequence[str]) -> Query:
@@ -3963,7 +4031,7 @@ class Reader:
                 zone = span.of("zone")
                 name = span.of("name")
                 followed_by_camera = _camera_after(spans, k)
-                said_as_camera = word(i - 1) in ("camera", "cam") or _before_a_thing(spans, k)
+                said_as_camera = _said_as_camera(tokens, spans, k)
                 place_role = role == "place" or role == "dress"
                 p = _Phrase(i, span.end, role if role != "dress" else "place", relation, said=w)
                 if name is not None:

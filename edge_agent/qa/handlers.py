@@ -133,11 +133,12 @@ def _what(subject: Subject) -> str:
     elif word in ("anything", "something", "everything", "nothing", "stuff", "one", "ones", "object", "objects"):
         word = "thing"
     moving = {"moving": "moving", "still": "stationary"}.get(subject.motion, "")  # "16 moving people"
+    way = subject.motion if subject.motion.startswith("moving ") else ""  # "5 people moving left"
     pattern = subject.pattern if subject.pattern not in ("", "plain") else ""  # "6 striped things"
     but = " ".join(f"non-{c}" for c in subject.not_colours)  # "6 non-black people"
     if colours and subject.kinds == ("person",):  # "people in black": what they wore, never what they are
-        return " ".join(w for w in (moving, but, pattern, singular(word), "in", colours) if w)
-    return " ".join(w for w in (moving, but, colours, pattern, singular(word)) if w)
+        return " ".join(w for w in (moving, but, pattern, singular(word), way, "in", colours) if w)
+    return " ".join(w for w in (moving, but, colours, pattern, singular(word), way) if w)
 
 
 def candidates(

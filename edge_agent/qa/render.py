@@ -67,9 +67,10 @@ def _count_of(n: int, what: str) -> str:
 def _plural(what: str, n: int) -> str:
     """The thing's words for ``n`` of them: 'person' / 'people', 'van' / 'vans'."""
     what = singular(what)
-    if " in " in what:  # "person in black": "people in black"
-        head, _, worn = what.partition(" in ")
-        return f"{_plural(head, n)} in {worn}"
+    for joint in (" in ", " moving "):  # "person in black": "people in black"; "person moving left"
+        if joint in what:
+            head, _, rest = what.partition(joint)
+            return f"{_plural(head, n)}{joint}{rest}"
     if n == 1 or what.endswith("s"):
         return what
     head, _, last = what.rpartition(" ")

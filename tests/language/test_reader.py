@@ -1925,6 +1925,36 @@ def test_round_41_forms(reader, question, check):
 
 
 @pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("how many people walked left?", lambda q: q.subject.motion == "moving left" and q.event is Event.SEEN),
+        ("how many people were walking left?", lambda q: q.subject.motion == "moving left" and q.event is Event.SEEN),
+        ("how many people went to the right?", lambda q: q.subject.motion == "moving right" and q.event is Event.SEEN),
+        ("did the car drive left?", lambda q: q.subject.motion == "moving left" and q.event is Event.SEEN),
+        ("were any cars driving to the left?", lambda q: q.subject.motion == "moving left"),
+        ("did anyone head off leftwards?", lambda q: q.subject.motion == "moving left"),
+        ("did anyone go left of the car?", lambda q: not q.subject.motion.startswith("moving ")),
+        ("was anyone walking right after 9:01?", lambda q: q.subject.motion != "moving right" and q.time.start),
+        ("did the man walk right into the kitchen?", lambda q: not q.subject.motion and q.event is Event.APPEARS),
+        ("who left?", lambda q: q.event is Event.LEAVES and not q.subject.motion),
+        ("how many people walked?", lambda q: not q.subject.motion.startswith("moving ")),
+        ("did anyone leave the desk?", lambda q: q.place.cameras == ("desk",) and q.event is Event.LEAVES),
+        (
+            "what happened right before the person left the desk?",
+            lambda q: q.other is not None and q.other.place.cameras == ("desk",),
+        ),
+        ("who sat at the desk?", lambda q: q.place.cameras == ("desk",)),
+    ],
+)
+def test_the_way_a_verb_of_going_says_picks_by_motion(reader, question, check):
+    """ "How many people walked left?" counts those seen moving left (before, "left" was read as leaving and the way
+    dropped); "left of the car" is a place, and "right after 9" or "right into the kitchen" says just when or where.
+    What one leaves or enters is a place: "left the desk" is the camera called desk (a desk is also a thing)."""
+    q = read(reader, question)
+    assert check(q), q
+
+
+@pytest.mark.parametrize(
     ("line", "leaves", "thanks"),
     [
         ("thank you", False, True),  # thanks, and the conversation goes on
