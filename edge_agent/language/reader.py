@@ -920,7 +920,7 @@ def _way_gone(tokens: list[str], i: int) -> str:
     while j < len(tokens) and j <= i + 3 and tokens[j] in ("to", "the", "towards", "toward", "off", "over", "its"):
         j += 1
     following = tokens[j + 1] if j + 1 < len(tokens) else ""
-    if j >= len(tokens) or following == "of":  # ("went left of the car": a place)
+    if j >= len(tokens) or following in ("of", "or"):  # ("went left of the car": a place; "left or right": asked)
         return ""
     if tokens[j] == "right" and following in _RIGHT_AS_JUST:  # "walked right after 9", "went right into the kitchen"
         return ""
@@ -1543,9 +1543,19 @@ def _direction(query: Query, tokens: list[str]) -> Query:
     """ "Which way was #4 walking?", "what direction did the truck go?": how it was seen moving (its motion), not a
     list of it."""
     pairs = {(a, b) for a, b in zip(tokens, tokens[1:])}
-    if not pairs & _DIRECTION_ASKED or not query.subject.named or query.subject.generic or query.yes_no:
+    either = _either_way(tokens)  # "did he go left or right?": which of the two, not whether he was on the right
+    how = any(  # "how did the person in the kitchen move around?": how it was seen moving
+        w == "how" and tokens[i + 1 : i + 2] and tokens[i + 1] in AUX and _GOING & set(tokens[i + 2 :])
+        for i, w in enumerate(tokens)
+    )
+    if not (pairs & _DIRECTION_ASKED or either or how) or not query.subject.named or query.subject.generic:
         return query
-    if query.intent not in (Intent.LIST, Intent.SUMMARY, Intent.WHERE, Intent.ATTRIBUTE):
+    if query.yes_no and not either:
+        return query
+    if either:
+        query = replace(query, yes_no=False, intent=Intent.ATTRIBUTE, place=replace(query.place, regions=()))
+        query = replace(query, subject=replace(query.subject, motion=""))
+    if query.intent not in (Intent.LIST, Intent.SUMMARY, Intent.WHERE, Intent.ATTRIBUTE) and not how:
         return query
     return replace(
         query,
@@ -1556,6 +1566,19 @@ def _direction(query: Query, tokens: list[str]) -> Query:
         alternative_of="",
         order=None,
     )
+
+
+#: Verbs: of what happened, and of going somewhere.
+_VERBS = frozenset(EVENT_VERBS) | _GOING
+
+
+def _either_way(tokens: list[str]) -> bool:
+    """Whether a verb of going is asked with two ways: "did he go left or right?", "walking to the left or right"."""
+    for i, w in enumerate(tokens):
+        if w in _WAYS and tokens[i + 1 : i + 2] == ["or"] and any(t in _GOING for t in tokens[:i]):
+            rest = [t for t in tokens[i + 2 : i + 5] if t not in ("to", "the", "towards")]
+            return bool(rest) and rest[0] in _WAYS
+    return False
 
 
 #: Words that ask which way a thing moved.
@@ -2786,10 +2809,13 @@ def _missing(query: Query, tokens: list[str]) -> Query:
         (
             i
             for i, w in enumerate(tokens)
-            if w in ("missing", "gone") and i > 0 and not {"i", "we"} & set(tokens[i - 3 : i])
+            if w in ("missing", "gone")
+            and i > 0
+            and not {"i", "we"} & set(tokens[i - 3 : i])
+            and not (w == "gone" and tokens[i + 1 : i + 2] in (["into"], ["in"], ["inside"], ["to"], ["through"]))
         ),
         None,
-    )  # (not "while I was gone": the user's own going)
+    )  # (not "while I was gone": the user's own going; not "has anybody gone into the bedroom?": came in)
     if said is None or query.intent not in (Intent.EXISTS, Intent.LIST, Intent.WHERE) or query.other is not None:
         return query
     subject = query.subject
@@ -4111,7 +4137,7 @@ class Reader:
                 and w not in AUX
                 and w not in WH
                 and w not in FILLER
-                and w not in EVENT_VERBS
+                and w not in _VERBS  # ("the person in the red top heading": a verb, no thing)
                 and w not in DETERMINERS
                 and w not in CLOTHES
                 and w not in NUMBER_WORDS  # "during its last ten seconds": a number, no thing

@@ -1944,6 +1944,18 @@ def test_round_41_forms(reader, question, check):
             lambda q: q.other is not None and q.other.place.cameras == ("desk",),
         ),
         ("who sat at the desk?", lambda q: q.place.cameras == ("desk",)),
+        # a blind probe's, after these were mended
+        (
+            "did the guy at the desk go left or right",
+            lambda q: q.asks == "direction" and not q.place.regions and not q.yes_no and not q.subject.motion,
+        ),
+        ("were ppl on the street mostly walking left or right", lambda q: q.asks == "direction"),
+        ("was the car on the left or the right?", lambda q: q.alternative_of == "region"),  # where, not which way
+        ("which way was the person in the blue checked top heading?", lambda q: not q.unknown_places),
+        ("has anybody gone into the bedroom today?", lambda q: q.event is Event.APPEARS),
+        ("has something gone from the desk?", lambda q: q.event is Event.LEAVES),
+        ("how did the person in the kitchen move around", lambda q: q.asks == "direction"),
+        ("how long did the person walk?", lambda q: q.intent is Intent.DURATION),
     ],
 )
 def test_the_way_a_verb_of_going_says_picks_by_motion(reader, question, check):
