@@ -139,6 +139,9 @@ class Graph:
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
+        # its threads wait without spinning: dev-forms took 17.5 s of CPU instead of 20.4 (wall 13.4 s against 12.1 on
+        # two idle cores); a spinning pool starves whatever shares the cores (a hub's other cameras, a busy machine)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # its notes on the shapes of the graph it optimised are not the user's
         # Constant folding (the weights' transposes) and the plain fusions; the extended fusions made the text encoder's
         # session take 0.19 s to open instead of 0.10, and ran it no faster (a question 4.1 ms against 3.4).
